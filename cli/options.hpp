@@ -1,0 +1,34 @@
+#pragma once
+// Command-line arguments of the dlcost tool, parsed into a value.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlcost/units.hpp"
+
+namespace dlcost::cli {
+
+struct Options {
+  std::string command;                  ///< estimate, presets, preset, help, version
+  std::vector<std::string> positional;  ///< e.g. the model file or preset name
+  std::optional<std::string> preset;    ///< --preset NAME
+  /// Workload overrides from flags, keyed by their workload field name ("batch", ...),
+  /// with the flag's text value.
+  std::map<std::string, std::string> workload;
+  bool json = false;
+  ByteUnits units = ByteUnits::kBinary;
+};
+
+/// Throws UsageError for unknown flags or missing values.
+Options parseOptions(int argc, const char* const* argv);
+
+struct UsageError {
+  std::string message;
+};
+
+/// The --help text.
+const char* usageText();
+
+}  // namespace dlcost::cli

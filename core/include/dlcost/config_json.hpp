@@ -1,0 +1,34 @@
+#pragma once
+// Reading dlcost's input documents (schema version 1) into values.
+
+#include <nlohmann/json.hpp>
+
+#include "dlcost/model.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+/// A model and the workload to run it with.
+struct Config {
+  Model model;
+  Workload workload;
+};
+
+/// Accepts, each with an optional `workload` object beside the model:
+/// - `{"model": MODEL, "workload": {...}}`
+/// - a model document itself: `{"input": [...], "layers": [...], "workload": {...}}`
+/// - `{"model": {"preset": "resnet50"}}`
+/// Throws InputError naming the JSON pointer of the first bad field.
+Config parseConfig(const nlohmann::json& document);
+
+/// Parses text as JSON first; malformed text is an InputError with code kParse.
+Config parseConfigText(const std::string& text);
+
+/// Parses a model document (the value of `model`, or the whole document) found at `path`.
+Model parseModel(const nlohmann::json& model, const std::string& path);
+
+/// Parses a workload object found at `path`, starting from `base` (fields absent keep base's).
+Workload parseWorkload(const nlohmann::json& workload, const std::string& path,
+                       const Workload& base = {});
+
+}  // namespace dlcost

@@ -1,0 +1,33 @@
+#pragma once
+// A model as the engine sees it.
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "dlcost/layer.hpp"
+#include "dlcost/shape.hpp"
+
+namespace dlcost {
+
+/// What the model input holds.
+enum class InputKind {
+  kValues,    ///< activations in the workload's precision (images, features)
+  kTokenIds,  ///< int64 indices (the input of an embedding)
+};
+
+/// A DAG of layers with one input, evaluated in list order (a topological order by
+/// construction: a layer may only read earlier layers).
+struct LayerGraph {
+  Shape input;
+  InputKind input_kind = InputKind::kValues;
+  std::vector<Layer> layers;
+};
+
+/// A model description: a name and its architecture.
+struct Model {
+  std::string name;
+  std::variant<LayerGraph> body;
+};
+
+}  // namespace dlcost

@@ -1,0 +1,39 @@
+#pragma once
+// Number formats and what each training precision stores in which format.
+
+#include <optional>
+#include <string>
+
+namespace dlcost {
+
+/// A storage format for one value. Sizes are in bits so that 4-bit formats stay exact.
+enum class DType { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4, kInt64, kBool };
+
+int dtypeBits(DType dtype);
+const char* dtypeName(DType dtype);
+std::optional<DType> parseDType(const std::string& name);
+
+/// The precision a workload runs in, as users name it.
+/// - fp32, fp16, bf16: everything (weights, gradients, optimizer states, activations) in
+///   that format; pure 16-bit training keeps optimizer states like the weights (PyTorch's
+///   `zeros_like(param)`).
+/// - mixed: 16-bit weights, gradients and activations with fp32 master weights and fp32
+///   optimizer states (Micikevicius et al. 2018; the ZeRO paper's 2 + 2 + 12 = 16 bytes per
+///   parameter with Adam).
+enum class Precision { kFp32, kFp16, kBf16, kMixed };
+
+const char* precisionName(Precision precision);
+std::optional<Precision> parsePrecision(const std::string& name);
+
+/// Formats a precision uses for each kind of tensor.
+struct PrecisionLayout {
+  DType weights;
+  DType gradients;
+  DType activations;
+  DType optimizer_states;
+  bool master_weights;  ///< an extra fp32 copy of the weights (mixed precision)
+};
+
+PrecisionLayout layoutOf(Precision precision);
+
+}  // namespace dlcost

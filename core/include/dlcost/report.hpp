@@ -1,0 +1,77 @@
+#pragma once
+// What an estimate produces. Every count is exact; every memory figure is in bytes.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlcost/shape.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+struct ParamCounts {
+  int64_t total = 0;      ///< trainable + non-trainable parameters (buffers excluded)
+  int64_t trainable = 0;  ///< parameters the optimizer updates
+  int64_t buffers = 0;    ///< non-parameter state, e.g. batchnorm running mean/var (values)
+};
+
+/// Multiply-accumulates. One MAC is one multiply and one add: FLOPs = 2 x MACs. Published
+/// "GFLOPS" for torchvision models are GMACs of conv and linear layers, which is what
+/// `forward` counts here.
+struct MacCounts {
+  int64_t forward = 0;
+  /// Gradient w.r.t. inputs (same MACs as forward, skipped where no input needs a gradient,
+  /// e.g. the first layer) plus gradient w.r.t. weights (same MACs as forward).
+  int64_t backward = 0;
+};
+
+/// Memory in bytes at the workload's batch. total = fixed + batch x per_sample.
+struct MemoryBreakdown {
+  int64_t weights = 0;           ///< parameters in the weight format
+  int64_t buffers = 0;           ///< running statistics and counters
+  int64_t gradients = 0;         ///< one gradient per trainable parameter
+  int64_t master_weights = 0;    ///< fp32 copy of the weights (mixed precision)
+  int64_t optimizer_states = 0;  ///< state tensors x trainable parameters
+  /// Training: tensors saved for backward (inputs, outputs, masks, indices per op).
+  /// Inference: the peak of simultaneously live tensors.
+  int64_t activations = 0;
+  /// Training: what the backward pass needs at its peak on top of the saved activations
+  /// (live activation gradients minus saved tensors already freed by then). 0 in inference.
+  int64_t activation_gradients = 0;
+  int64_t overhead = 0;    ///< the workload's fixed overhead
+  int64_t total = 0;       ///< sum of the lines above
+  int64_t fixed = 0;       ///< the part that does not grow with batch size
+  int64_t per_sample = 0;  ///< what each additional sample adds
+};
+
+/// One row of the per-layer table, at the workload's batch.
+struct LayerReport {
+  std::string name;
+  std::string type;
+  Shape output_shape;  ///< per sample
+  int64_t params = 0;
+  int64_t buffers = 0;
+  int64_t macs = 0;
+  /// Training: bytes this layer keeps for backward (its new output tensor if anything saves
+  /// it, plus masks/indices it saves). Inference: bytes of the tensor it allocates.
+  int64_t activation_bytes = 0;
+  bool inplace = false;  ///< output shares its input's memory (in-place op or view)
+};
+
+struct Report {
+  std::string model_name;
+  std::string model_kind;  ///< "layers"
+  Workload workload;
+  ParamCounts params;
+  MacCounts macs;
+  MemoryBreakdown memory;
+  /// Largest batch with total <= workload.memory_bytes (absent without a memory size;
+  /// 0 when not even one sample fits).
+  std::optional<int64_t> max_batch;
+  std::vector<LayerReport> layers;  ///< the model input first, then every layer in order
+  std::vector<std::string> warnings;
+};
+
+}  // namespace dlcost

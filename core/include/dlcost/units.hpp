@@ -1,0 +1,22 @@
+#pragma once
+// Human-readable numbers. Counts use decimal prefixes (G = 10^9, as "GMACs" are published);
+// bytes use either binary (GiB = 2^30) or decimal (GB = 10^9) units, always labelled.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dlcost {
+
+enum class ByteUnits { kBinary, kDecimal };
+
+std::optional<ByteUnits> parseByteUnits(const std::string& name);
+
+/// "25.56 M", "4.09 G" (decimal prefixes, 3 significant digits at least).
+std::string formatCount(int64_t count);
+/// "97.49 MiB" or "102.2 MB".
+std::string formatBytes(int64_t bytes, ByteUnits units);
+/// "25,557,032"
+std::string groupDigits(int64_t value);
+
+}  // namespace dlcost

@@ -1,0 +1,168 @@
+#include "activation_memory.hpp"
+
+#include <algorithm>
+
+#include "dlcost/checked.hpp"
+
+namespace dlcost {
+
+namespace {
+
+/// Sum of interval contributions over discrete time steps, then its maximum.
+class Timeline {
+ public:
+  explicit Timeline(size_t steps) : delta_(steps + 1, 0) {}
+  void add(size_t from, size_t to, int64_t bytes) {
+    if (bytes == 0 || from > to) return;
+    delta_[from] = checkedAdd(delta_[from], bytes);
+    delta_[to + 1] = checkedSub(delta_[to + 1], bytes);
+  }
+  int64_t peak() const {
+    int64_t live = 0, best = 0;
+    for (size_t t = 0; t + 1 < delta_.size(); ++t) {
+      live = checkedAdd(live, delta_[t]);
+      best = std::max(best, live);
+    }
+    return best;
+  }
+
+ private:
+  std::vector<int64_t> delta_;
+};
+
+}  // namespace
+
+ActivationMemory simulateActivations(const LayerGraph& graph,
+                                     const std::vector<LayerAnalysis>& layers,
+                                     const std::vector<Shape>& shapes, Mode mode,
+                                     int64_t activation_bytes, int64_t input_bytes) {
+  const size_t n = graph.layers.size();
+  const size_t tensors = n + 1;  // tensor 0 is the model input, tensor i + 1 layer i's output
+  auto tensorOf = [](int input) { return static_cast<size_t>(input + 1); };
+
+  // Memory each tensor lives in: its own, or its input's for in-place ops and views.
+  std::vector<size_t> storage(tensors);
+  std::vector<int64_t> bytes(tensors, 0);
+  storage[0] = 0;
+  bytes[0] = checkedMul(elementCount(shapes[0]), input_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t t = i + 1;
+    if (layers[i].aliases_input) {
+      storage[t] = storage[tensorOf(graph.layers[i].inputs[0])];
+    } else {
+      storage[t] = t;
+      bytes[t] = checkedMul(elementCount(shapes[t]), activation_bytes);
+    }
+  }
+
+  // Forward time step of tensor creation is its layer index + 1 (the input exists at 0);
+  // training appends the backward steps, layer n-1 first.
+  const bool training = mode == Mode::kTrain;
+  const size_t fwd_end = n;  // last forward step
+  auto bwdStep = [&](size_t layer) { return n + 1 + (n - 1 - layer); };
+  const size_t steps = training ? 2 * n + 1 : n + 1;
+
+  std::vector<size_t> last_use(tensors, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int in : graph.layers[i].inputs) {
+      const size_t s = storage[tensorOf(in)];
+      last_use[s] = std::max(last_use[s], i + 1);
+    }
+  }
+  last_use[storage[n]] = fwd_end;  // the model output is kept to the end
+
+  ActivationMemory out;
+  out.row_bytes_per_sample.assign(tensors, 0);
+  Timeline timeline(steps);
+
+  if (!training) {
+    for (size_t s = 0; s < tensors; ++s) {
+      if (storage[s] != s) continue;
+      const size_t created = s;  // tensor index == its creation step
+      timeline.add(created, std::max(last_use[s], created), bytes[s]);
+      out.row_bytes_per_sample[s] = bytes[s];
+    }
+    out.kept_per_sample = timeline.peak();
+    return out;
+  }
+
+  // Saved tensors live until the backward step of the earliest layer that saved them.
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<size_t> first_saver(tensors, kNone);
+  auto markSaved = [&](size_t s, size_t layer) {
+    first_saver[s] = first_saver[s] == kNone ? layer : std::min(first_saver[s], layer);
+  };
+  int64_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const SavedForBackward& sv = layers[i].saved;
+    for (size_t k = 0; k < sv.inputs.size(); ++k) {
+      if (sv.inputs[k]) markSaved(storage[tensorOf(graph.layers[i].inputs[k])], i);
+    }
+    if (sv.output) markSaved(storage[i + 1], i);
+    if (sv.extra_bytes_per_sample) {
+      timeline.add(i + 1, bwdStep(i), sv.extra_bytes_per_sample);
+      kept = checkedAdd(kept, sv.extra_bytes_per_sample);
+      out.row_bytes_per_sample[i + 1] =
+          checkedAdd(out.row_bytes_per_sample[i + 1], sv.extra_bytes_per_sample);
+    }
+    out.fixed_bytes = checkedAdd(out.fixed_bytes, sv.extra_fixed_bytes);
+  }
+  for (size_t s = 0; s < tensors; ++s) {
+    if (storage[s] != s) continue;
+    if (first_saver[s] != kNone) {
+      timeline.add(s, bwdStep(first_saver[s]), bytes[s]);
+      kept = checkedAdd(kept, bytes[s]);
+      out.row_bytes_per_sample[s] = checkedAdd(out.row_bytes_per_sample[s], bytes[s]);
+    } else {
+      timeline.add(s, std::max(last_use[s], s), bytes[s]);
+    }
+  }
+
+  // Gradients: a tensor needs one if it depends on a trainable parameter. It is created by
+  // the backward of its last consumer (the loss, for the output) and freed after the
+  // backward of its producer. A view's gradient is its input's, reshaped.
+  std::vector<bool> needs_grad(tensors, false);
+  std::vector<int> consumers(tensors, 0);
+  for (size_t i = 0; i < n; ++i) {
+    bool any = layers[i].params > 0;
+    for (int in : graph.layers[i].inputs) {
+      any = any || needs_grad[tensorOf(in)];
+      ++consumers[tensorOf(in)];
+    }
+    needs_grad[i + 1] = any;
+  }
+  std::vector<size_t> grad_born(tensors, 0), grad_dies(tensors, 0);
+  std::vector<size_t> grad_owner(tensors);
+  for (size_t t = 0; t < tensors; ++t) grad_owner[t] = t;
+  std::vector<size_t> last_consumer(tensors, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int in : graph.layers[i].inputs) last_consumer[tensorOf(in)] = i;
+  }
+  for (size_t t = n; t >= 1; --t) {
+    if (!needs_grad[t]) continue;
+    const size_t born = t == n ? bwdStep(n - 1) : bwdStep(last_consumer[t]);
+    const size_t dies = bwdStep(t - 1);
+    const LayerAnalysis& producer = layers[t - 1];
+    const size_t owner = grad_owner[t];
+    if (owner == t) {
+      grad_born[t] = born;
+      grad_dies[t] = dies;
+    } else {
+      grad_dies[owner] = std::max(grad_dies[owner], dies);
+    }
+    const size_t in = tensorOf(graph.layers[t - 1].inputs[0]);
+    if (producer.gradient_is_view && in > 0 && needs_grad[in] && consumers[in] == 1) {
+      grad_owner[in] = grad_owner[t];
+    }
+  }
+  for (size_t t = 1; t < tensors; ++t) {
+    if (!needs_grad[t] || grad_owner[t] != t) continue;
+    timeline.add(grad_born[t], grad_dies[t], checkedMul(elementCount(shapes[t]), activation_bytes));
+  }
+
+  out.kept_per_sample = kept;
+  out.backward_extra_per_sample = timeline.peak() - kept;
+  return out;
+}
+
+}  // namespace dlcost

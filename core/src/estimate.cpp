@@ -1,0 +1,141 @@
+#include "dlcost/estimate.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "activation_memory.hpp"
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "layer_analysis.hpp"
+
+namespace dlcost {
+
+int64_t maxBatchFor(int64_t fixed_bytes, int64_t per_sample_bytes, int64_t capacity_bytes) {
+  if (capacity_bytes < fixed_bytes) return 0;
+  if (per_sample_bytes <= 0) return kMaxBatchReported;
+  return std::min((capacity_bytes - fixed_bytes) / per_sample_bytes, kMaxBatchReported);
+}
+
+namespace {
+
+/// Fills the weight, gradient and optimizer lines common to every model kind.
+void addModelStates(const ParamCounts& params, const Workload& w, MemoryBreakdown& m) {
+  const PrecisionLayout lay = layoutOf(w.precision);
+  m.weights = bytesForBits(params.total, dtypeBits(lay.weights));
+  if (w.mode != Mode::kTrain) return;
+  m.gradients = bytesForBits(params.trainable, dtypeBits(lay.gradients));
+  if (lay.master_weights) m.master_weights = bytesForBits(params.trainable, 32);
+  m.optimizer_states = bytesForBits(checkedMul(params.trainable, optimizerStateCount(w.optimizer)),
+                                    dtypeBits(lay.optimizer_states));
+}
+
+Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
+  const PrecisionLayout lay = layoutOf(w.precision);
+  const int64_t act_bytes = dtypeBits(lay.activations) / 8;
+  const int64_t input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : act_bytes;
+  // Buffers stay fp32 under mixed precision (batchnorm is kept in fp32).
+  const int64_t buffer_bits = lay.master_weights ? 32 : dtypeBits(lay.weights);
+
+  Report r;
+  r.model_name = name;
+  r.model_kind = "layers";
+  r.workload = w;
+
+  std::vector<Shape> shapes{g.input};
+  std::vector<LayerAnalysis> analyses;
+  analyses.reserve(g.layers.size());
+  std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
+  int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
+  try {
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      const Layer& layer = g.layers[i];
+      std::vector<Shape> in;
+      bool input_grad = false;
+      for (int k : layer.inputs) {
+        in.push_back(shapes[static_cast<size_t>(k + 1)]);
+        input_grad = input_grad || needs_input_grad[static_cast<size_t>(k + 1)];
+      }
+      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations);
+      needs_input_grad[i + 1] = input_grad || a.params > 0;
+      r.params.total = checkedAdd(r.params.total, a.params);
+      buffer_values = checkedAdd(buffer_values, a.buffer_values);
+      counters = checkedAdd(counters, a.buffer_counters);
+      macs_ps = checkedAdd(macs_ps, a.macs_per_sample);
+      if (a.macs_per_sample) {
+        // Backward: the weight gradient always, the input gradient only where the input
+        // itself needs one (never for the layer reading the model input).
+        int64_t bwd = a.params > 0 ? a.macs_per_sample : 0;
+        if (input_grad) bwd = checkedAdd(bwd, a.macs_per_sample);
+        macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
+      }
+      shapes.push_back(a.output);
+      analyses.push_back(std::move(a));
+    }
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
+  }
+
+  const std::string batch_path = "/workload/batch";
+  try {
+    r.params.trainable = r.params.total;
+    r.params.buffers = checkedAdd(buffer_values, counters);
+    ActivationMemory act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
+
+    const int64_t b = w.batch;
+    r.macs.forward = checkedMul(macs_ps, b);
+    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
+    checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
+
+    MemoryBreakdown& m = r.memory;
+    addModelStates(r.params, w, m);
+    m.buffers = checkedAdd(bytesForBits(buffer_values, buffer_bits), checkedMul(counters, 8));
+    m.activations = checkedAdd(checkedMul(act.kept_per_sample, b), act.fixed_bytes);
+    m.activation_gradients = checkedMul(act.backward_extra_per_sample, b);
+    m.overhead = w.overhead_bytes;
+    m.per_sample = checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
+    m.fixed = checkedAdd(
+        checkedAdd(checkedAdd(m.weights, m.buffers), checkedAdd(m.gradients, m.master_weights)),
+        checkedAdd(checkedAdd(m.optimizer_states, act.fixed_bytes), m.overhead));
+    m.total = checkedAdd(m.fixed, checkedMul(m.per_sample, b));
+    if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
+
+    r.layers.reserve(g.layers.size() + 1);
+    LayerReport input;
+    input.name = "input";
+    input.type = "input";
+    input.output_shape = g.input;
+    input.activation_bytes = checkedMul(act.row_bytes_per_sample[0], b);
+    r.layers.push_back(std::move(input));
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      LayerReport row;
+      row.name = g.layers[i].name;
+      row.type = g.layers[i].type;
+      row.output_shape = shapes[i + 1];
+      row.params = analyses[i].params;
+      row.buffers = checkedAdd(analyses[i].buffer_values, analyses[i].buffer_counters);
+      row.macs = checkedMul(analyses[i].macs_per_sample, b);
+      row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
+      row.inplace = analyses[i].aliases_input;
+      r.layers.push_back(std::move(row));
+    }
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, batch_path,
+        "batch " + std::to_string(w.batch) + " makes the totals overflow 64-bit arithmetic");
+  }
+  return r;
+}
+
+}  // namespace
+
+Report estimate(const Model& model, const Workload& workload) {
+  return std::visit(
+      [&](const auto& body) -> Report {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, LayerGraph>)
+          return estimateGraph(model.name, body, workload);
+      },
+      model.body);
+}
+
+}  // namespace dlcost

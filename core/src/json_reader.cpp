@@ -1,0 +1,168 @@
+#include "json_reader.hpp"
+
+#include <cmath>
+
+namespace dlcost {
+
+using nlohmann::json;
+
+const char* jsonTypeName(const json& value) {
+  if (value.is_object()) return "object";
+  if (value.is_array()) return "array";
+  if (value.is_string()) return "string";
+  if (value.is_boolean()) return "boolean";
+  if (value.is_number_integer()) return "integer";
+  if (value.is_number()) return "number";
+  if (value.is_null()) return "null";
+  return "value";
+}
+
+ObjectReader::ObjectReader(const json& object, std::string path, const FieldOrigins* origins)
+    : object_(object), path_(std::move(path)), origins_(origins) {
+  if (!object_.is_object()) {
+    throw InputError(ErrorCode::kType, path_,
+                     std::string("must be an object, not ") + jsonTypeName(object_));
+  }
+}
+
+std::string ObjectReader::pathOf(const std::string& key) const {
+  if (origins_) {
+    auto it = origins_->find(key);
+    if (it != origins_->end()) return it->second;
+  }
+  return childPath(path_, key);
+}
+
+const json* ObjectReader::find(const std::string& key) const {
+  auto it = object_.find(key);
+  return it == object_.end() ? nullptr : &*it;
+}
+
+const json& ObjectReader::require(const std::string& key) const {
+  const json* v = find(key);
+  if (!v) {
+    throw InputError(ErrorCode::kMissingField, childPath(path_, key),
+                     "required field '" + key + "' is missing");
+  }
+  return *v;
+}
+
+int64_t readInt(const json& value, const std::string& path, int64_t min, int64_t max) {
+  if (value.is_number_unsigned()) {
+    if (value.get<uint64_t>() > static_cast<uint64_t>(max)) {
+      throw InputError(ErrorCode::kTooLarge, path,
+                       "is " + value.dump() + ", above the largest allowed " + std::to_string(max));
+    }
+    int64_t v = static_cast<int64_t>(value.get<uint64_t>());
+    if (v < min) {
+      throw InputError(ErrorCode::kValue, path,
+                       "must be at least " + std::to_string(min) + ", not " + std::to_string(v));
+    }
+    return v;
+  }
+  if (value.is_number_integer()) {
+    int64_t v = value.get<int64_t>();
+    if (v < min) {
+      throw InputError(ErrorCode::kValue, path,
+                       "must be at least " + std::to_string(min) + ", not " + std::to_string(v));
+    }
+    if (v > max) {
+      throw InputError(
+          ErrorCode::kTooLarge, path,
+          "is " + std::to_string(v) + ", above the largest allowed " + std::to_string(max));
+    }
+    return v;
+  }
+  if (value.is_number_float()) {
+    throw InputError(ErrorCode::kType, path, "must be an integer, not " + value.dump());
+  }
+  throw InputError(ErrorCode::kType, path,
+                   std::string("must be an integer, not ") + jsonTypeName(value));
+}
+
+int64_t ObjectReader::requiredInt(const std::string& key, int64_t min, int64_t max) const {
+  return readInt(require(key), pathOf(key), min, max);
+}
+
+int64_t ObjectReader::optionalInt(const std::string& key, int64_t fallback, int64_t min,
+                                  int64_t max) const {
+  const json* v = find(key);
+  return v ? readInt(*v, pathOf(key), min, max) : fallback;
+}
+
+double ObjectReader::optionalNumber(const std::string& key, double fallback, double min,
+                                    double max) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_number()) {
+    throw InputError(ErrorCode::kType, pathOf(key),
+                     std::string("must be a number, not ") + jsonTypeName(*v));
+  }
+  double d = v->get<double>();
+  if (!std::isfinite(d) || d < min || d > max) {
+    throw InputError(
+        ErrorCode::kValue, pathOf(key),
+        "must be between " + json(min).dump() + " and " + json(max).dump() + ", not " + v->dump());
+  }
+  return d;
+}
+
+bool ObjectReader::optionalBool(const std::string& key, bool fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) {
+    throw InputError(ErrorCode::kType, pathOf(key),
+                     std::string("must be true or false, not ") + jsonTypeName(*v));
+  }
+  return v->get<bool>();
+}
+
+std::string ObjectReader::requiredString(const std::string& key) const {
+  const json& v = require(key);
+  if (!v.is_string()) {
+    throw InputError(ErrorCode::kType, pathOf(key),
+                     std::string("must be a string, not ") + jsonTypeName(v));
+  }
+  return v.get<std::string>();
+}
+
+std::string ObjectReader::optionalString(const std::string& key,
+                                         const std::string& fallback) const {
+  return has(key) ? requiredString(key) : fallback;
+}
+
+Pair2 ObjectReader::requiredPair(const std::string& key, int64_t min, int64_t max) const {
+  const json& v = require(key);
+  const std::string p = pathOf(key);
+  if (v.is_array()) {
+    if (v.size() != 2) {
+      throw InputError(
+          ErrorCode::kValue, p,
+          "must be one integer or [height, width], not " + std::to_string(v.size()) + " values");
+    }
+    return {readInt(v[0], childPath(p, size_t{0}), min, max),
+            readInt(v[1], childPath(p, size_t{1}), min, max)};
+  }
+  int64_t n = readInt(v, p, min, max);
+  return {n, n};
+}
+
+Pair2 ObjectReader::optionalPair(const std::string& key, Pair2 fallback, int64_t min,
+                                 int64_t max) const {
+  return has(key) ? requiredPair(key, min, max) : fallback;
+}
+
+void ObjectReader::rejectUnknown(std::initializer_list<const char*> allowed) const {
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    bool known = false;
+    for (const char* a : allowed) known = known || it.key() == a;
+    if (!known) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      throw InputError(ErrorCode::kUnknownField, pathOf(it.key()),
+                       "unknown field '" + it.key() + "' (allowed here: " + list + ")");
+    }
+  }
+}
+
+}  // namespace dlcost

@@ -1,0 +1,43 @@
+#pragma once
+// Per-layer rules: output shape, parameters, MACs, and what the op keeps for backward.
+
+#include <cstdint>
+#include <vector>
+
+#include "dlcost/layer.hpp"
+#include "dlcost/precision.hpp"
+#include "dlcost/shape.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+/// What autograd keeps from one op until its backward runs (PyTorch's saved tensors).
+struct SavedForBackward {
+  std::vector<bool> inputs;  ///< per input: its tensor is kept
+  bool output = false;       ///< the op's own output is kept
+  /// Bytes per sample the op allocates only for backward: dropout masks, max-pool indices,
+  /// layernorm statistics, and the copy an in-place op makes of an input its gradient needs.
+  int64_t extra_bytes_per_sample = 0;
+  /// Bytes per batch, independent of batch size: batchnorm's saved mean and inverse std.
+  int64_t extra_fixed_bytes = 0;
+};
+
+struct LayerAnalysis {
+  Shape output;
+  int64_t params = 0;           ///< trainable parameters
+  int64_t buffer_values = 0;    ///< running statistics, in the buffer format
+  int64_t buffer_counters = 0;  ///< int64 counters (num_batches_tracked)
+  int64_t macs_per_sample = 0;  ///< conv and linear multiply-accumulates
+  /// The output reuses input 0's memory: an in-place op, or a view (flatten).
+  bool aliases_input = false;
+  /// The output's gradient is input 0's gradient reshaped (views only).
+  bool gradient_is_view = false;
+  SavedForBackward saved;
+};
+
+/// Applies the layer's rule to its input shapes. `activation` is the format of activations.
+/// Throws InputError at the layer's field that makes the shapes impossible.
+LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
+                           DType activation);
+
+}  // namespace dlcost

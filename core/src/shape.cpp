@@ -1,0 +1,22 @@
+#include "dlcost/shape.hpp"
+
+#include "dlcost/checked.hpp"
+
+namespace dlcost {
+
+int64_t elementCount(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n = checkedMul(n, d);
+  return n;
+}
+
+std::string shapeToString(const Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace dlcost

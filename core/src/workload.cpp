@@ -1,0 +1,59 @@
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+const char* modeName(Mode mode) {
+  return mode == Mode::kTrain ? "train" : "infer";
+}
+
+std::optional<Mode> parseMode(const std::string& name) {
+  if (name == "train") return Mode::kTrain;
+  if (name == "infer" || name == "inference") return Mode::kInfer;
+  return std::nullopt;
+}
+
+const char* optimizerName(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kMomentum:
+      return "momentum";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kRmsprop:
+      return "rmsprop";
+    case Optimizer::kAdagrad:
+      return "adagrad";
+  }
+  return "sgd";
+}
+
+std::optional<Optimizer> parseOptimizer(const std::string& name) {
+  for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam, Optimizer::kAdamW,
+                      Optimizer::kRmsprop, Optimizer::kAdagrad}) {
+    if (name == optimizerName(o)) return o;
+  }
+  return std::nullopt;
+}
+
+int optimizerStateCount(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kSgd:
+      return 0;
+    case Optimizer::kMomentum:
+      return 1;
+    case Optimizer::kAdam:
+      return 2;
+    case Optimizer::kAdamW:
+      return 2;
+    case Optimizer::kRmsprop:
+      return 1;
+    case Optimizer::kAdagrad:
+      return 1;
+  }
+  return 0;
+}
+
+}  // namespace dlcost
