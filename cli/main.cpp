@@ -29,61 +29,71 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-/// Turns the flags' text into a workload patch; errors name the flag.
-dlcost::Workload applyFlags(const dlcost::cli::Options& o, const dlcost::Workload& base) {
-  json patch = json::object();
-  for (const auto& [field, text] : o.workload) {
-    if (field == "batch" || field == "overhead_bytes") {
-      size_t used = 0;
-      long long v = 0;
-      try {
-        v = std::stoll(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || text.empty()) {
-        throw InputError(ErrorCode::kType, "/" + field, "must be an integer, not '" + text + "'");
-      }
-      patch[field] = v;
-    } else if (field == "memory_gib") {
-      size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || text.empty()) {
-        throw InputError(ErrorCode::kType, "/" + field, "must be a number, not '" + text + "'");
-      }
-      patch[field] = v;
-    } else {
-      patch[field] = text;
+/// Reads the flag's text as the JSON value its workload field expects.
+json flagValue(const std::string& field, const std::string& text) {
+  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib") {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
     }
+    if (used != text.size() || text.empty()) {
+      throw InputError(ErrorCode::kType, "/workload/" + field,
+                       "must be a number, not '" + text + "'");
+    }
+    if (field != "memory_gib" && v == static_cast<double>(static_cast<int64_t>(v)) &&
+        text.find_first_of(".eE") == std::string::npos) {
+      return std::stoll(text);
+    }
+    return v;
   }
-  try {
-    return dlcost::parseWorkload(patch, "", base);
-  } catch (const InputError& e) {
-    dlcost::Error err = e.error();
-    std::string flag = err.path.substr(1);
+  return text;
+}
+
+/// The document the engine sees: the file (or preset) with the flags merged into its
+/// "workload", so that `--json` equals what the page computes for the same document.
+json buildDocument(const dlcost::cli::Options& o) {
+  json doc;
+  if (o.preset) {
+    if (!o.positional.empty())
+      throw dlcost::cli::UsageError{"give a model file or --preset, not both"};
+    doc = json{{"model", {{"preset", *o.preset}}}};
+  } else {
+    if (o.positional.size() != 1) {
+      throw dlcost::cli::UsageError{"estimate needs one MODEL.json (or --preset NAME)"};
+    }
+    doc = dlcost::parseDocumentText(readFile(o.positional[0]));
+  }
+  if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  for (const auto& [field, text] : o.workload) {
+    if (!doc.contains("workload")) doc["workload"] = json::object();
+    if (!doc["workload"].is_object()) break;  // parseConfig reports it
+    doc["workload"][field] = flagValue(field, text);
+  }
+  return doc;
+}
+
+/// Errors in values that came from flags name the flag, not the merged document's path.
+InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
+  dlcost::Error err = e.error();
+  const std::string prefix = "/workload/";
+  if (err.path.rfind(prefix, 0) == 0 && o.workload.count(err.path.substr(prefix.size()))) {
+    std::string flag = err.path.substr(prefix.size());
     for (char& c : flag) c = c == '_' ? '-' : c;
     err.path = "--" + flag;
-    throw InputError(err);
   }
+  return InputError(err);
 }
 
 int runEstimate(const dlcost::cli::Options& o) {
   dlcost::Config config;
-  if (o.preset) {
-    if (!o.positional.empty())
-      throw dlcost::cli::UsageError{"give a model file or --preset, not both"};
-    config = dlcost::parseConfig(json{{"model", {{"preset", *o.preset}}}});
-  } else {
-    if (o.positional.size() != 1)
-      throw dlcost::cli::UsageError{"estimate needs one MODEL.json (or --preset NAME)"};
-    config = dlcost::parseConfigText(readFile(o.positional[0]));
+  try {
+    config = dlcost::parseConfig(buildDocument(o));
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
   }
-  config.workload = applyFlags(o, config.workload);
   const dlcost::Report report = dlcost::estimate(config.model, config.workload);
   if (o.json) {
     std::cout << dlcost::reportToJson(report).dump(2) << "\n";

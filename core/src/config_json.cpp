@@ -467,6 +467,10 @@ Config parseConfig(const json& doc) {
 }
 
 Config parseConfigText(const std::string& text) {
+  return parseConfig(parseDocumentText(text));
+}
+
+json parseDocumentText(const std::string& text) {
   json doc;
   // Deep nesting is refused while parsing, before anything recurses over it.
   constexpr int kMaxNesting = 64;
@@ -482,7 +486,7 @@ Config parseConfigText(const std::string& text) {
   } catch (const json::parse_error& e) {
     throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
   }
-  return parseConfig(doc);
+  return doc;
 }
 
 }  // namespace dlcost

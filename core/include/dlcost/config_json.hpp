@@ -21,6 +21,10 @@ struct Config {
 /// Throws InputError naming the JSON pointer of the first bad field.
 Config parseConfig(const nlohmann::json& document);
 
+/// Parses text as JSON (refusing nesting deeper than 64 levels); malformed text is an
+/// InputError with code kParse.
+nlohmann::json parseDocumentText(const std::string& text);
+
 /// Parses text as JSON first; malformed text is an InputError with code kParse.
 Config parseConfigText(const std::string& text);
 

@@ -1,0 +1,20 @@
+#pragma once
+// The one-call facade every front end uses (CLI, WebAssembly bindings): an input document
+// in, the report JSON out. Keeping one path guarantees that the CLI's --json and the page
+// show the same numbers for the same input.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace dlcost {
+
+/// Parses `document` (any form parseConfig accepts), estimates, and returns reportToJson.
+/// Throws InputError naming the JSON path of the first bad field.
+nlohmann::json estimateDocument(const nlohmann::json& document);
+
+/// The same from text; never throws: failures come back as errorToJson's
+/// `{"error": {"code", "path", "message"}}`.
+std::string estimateText(const std::string& document_text);
+
+}  // namespace dlcost
