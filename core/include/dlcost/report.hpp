@@ -58,6 +58,18 @@ struct LayerReport {
   /// it, plus masks/indices it saves). Inference: bytes of the tensor it allocates.
   int64_t activation_bytes = 0;
   bool inplace = false;  ///< output shares its input's memory (in-place op or view)
+  /// Forward memory traffic at the workload's batch: weights read + inputs read + output
+  /// written, in bytes (for the per-layer roofline).
+  int64_t bytes_accessed = 0;
+};
+
+/// The work of one phase of a step, for the roofline model:
+/// time = max(flops / (peak x utilisation), bytes / bandwidth).
+struct PhaseWork {
+  std::string name;    ///< "forward", "backward", "prefill", "decode" (one generated token)
+  int64_t flops = 0;   ///< floating-point operations of the phase at the workload's batch
+  int64_t bytes = 0;   ///< bytes moved to and from GPU memory by the phase
+  int64_t tokens = 0;  ///< tokens the phase processes (0 where not token-based)
 };
 
 struct Report {
@@ -71,6 +83,8 @@ struct Report {
   /// 0 when not even one sample fits).
   std::optional<int64_t> max_batch;
   std::vector<LayerReport> layers;  ///< the model input first, then every layer in order
+  /// The phases of one step (training: forward, backward; LLM inference: prefill, decode).
+  std::vector<PhaseWork> phases;
   std::vector<std::string> warnings;
 };
 
