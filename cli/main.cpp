@@ -96,7 +96,7 @@ int runEstimate(const dlcost::cli::Options& o) {
   }
   const dlcost::Report report = dlcost::estimate(config.model, config.workload);
   if (o.json) {
-    std::cout << dlcost::reportToJson(report).dump(2) << "\n";
+    std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
   } else {
     dlcost::cli::printReport(std::cout, report, o.units);
   }
@@ -118,7 +118,7 @@ int run(const dlcost::cli::Options& o) {
       for (const auto& p : dlcost::presetList()) {
         list.push_back({{"name", p.name}, {"family", p.family}, {"source", p.source}});
       }
-      std::cout << list.dump(2) << "\n";
+      std::cout << dlcost::dumpJson(list, 2) << "\n";
     } else {
       for (const auto& p : dlcost::presetList()) std::cout << p.name << "\t" << p.family << "\n";
     }
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     return kExitInput;
   } catch (const InputError& e) {
     const dlcost::Error& err = e.error();
-    if (want_json) std::cout << dlcost::errorToJson(err).dump(2) << "\n";
+    if (want_json) std::cout << dlcost::dumpJson(dlcost::errorToJson(err), 2) << "\n";
     std::cerr << "dlcost: error at " << (err.path.empty() ? "/" : err.path) << ": " << err.message
               << "\n";
     return kExitInput;

@@ -15,12 +15,12 @@ nlohmann::json estimateDocument(const nlohmann::json& document) {
 std::string estimateText(const std::string& document_text) {
   try {
     const Config config = parseConfigText(document_text);
-    return reportToJson(estimate(config.model, config.workload)).dump();
+    return dumpJson(reportToJson(estimate(config.model, config.workload)));
   } catch (const InputError& e) {
-    return errorToJson(e.error()).dump();
+    return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
-    return errorToJson(Error{ErrorCode::kValue, "", std::string("internal error: ") + e.what()})
-        .dump();
+    return dumpJson(
+        errorToJson(Error{ErrorCode::kInternal, "", std::string("internal error: ") + e.what()}));
   }
 }
 
