@@ -1,5 +1,6 @@
 #include "dlcost/config_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -470,23 +471,47 @@ Config parseConfigText(const std::string& text) {
   return parseConfig(parseDocumentText(text));
 }
 
-json parseDocumentText(const std::string& text) {
-  json doc;
-  // Deep nesting is refused while parsing, before anything recurses over it.
-  constexpr int kMaxNesting = 64;
-  const json::parser_callback_t depth_guard = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxNesting) {
-      throw InputError(ErrorCode::kTooLarge, "",
-                       "JSON nests deeper than " + std::to_string(kMaxNesting) + " levels");
+namespace {
+
+/// Deepest nesting of arrays and objects in JSON text, counted outside strings. A linear
+/// pre-scan, so that deep input is refused before anything recurses over it (nlohmann's
+/// callback parser would do the same but parses several times slower).
+int nestingDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
     }
-    return true;
-  };
+  }
+  return deepest;
+}
+
+}  // namespace
+
+json parseDocumentText(const std::string& text) {
+  constexpr int kMaxNesting = 64;
+  if (nestingDepth(text) > kMaxNesting) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "JSON nests deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
   try {
-    doc = json::parse(text, depth_guard);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
   }
-  return doc;
 }
 
 }  // namespace dlcost
