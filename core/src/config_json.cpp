@@ -246,7 +246,8 @@ class Expander {
   int addGroup(const json& item, const std::string& path, const FieldOrigins& origins, Scope& scope,
                int current, const Args* outer_args, int depth, size_t idx) {
     ObjectReader r(item, path, &origins);
-    r.rejectUnknown({"name", "repeat", "layers", "block", "args", "inputs", "comment"});
+    r.rejectUnknown(
+        {"name", "repeat", "first_index", "layers", "block", "args", "inputs", "comment"});
     if (depth >= kMaxBlockDepth) {
       throw InputError(ErrorCode::kTooLarge, path,
                        "blocks nest deeper than " + std::to_string(kMaxBlockDepth) +
@@ -256,6 +257,11 @@ class Expander {
       throw InputError(ErrorCode::kValue, path, "a group has either 'layers' or 'block', not both");
     }
     const int64_t repeat = r.optionalInt("repeat", 1, 1, kMaxLayers);
+    // Copies are numbered from first_index (default 0), so that a stage whose first block
+    // differs (a stride or a projection) can be written as that block, named "layer2.0",
+    // and a repeat of the others from 1, giving torchvision's names layer2.1, layer2.2, ...
+    const bool numbered = repeat > 1 || r.has("first_index");
+    const int64_t first_index = r.optionalInt("first_index", 0, 0, kMaxLayers);
     const std::string local = r.optionalString("name", std::to_string(idx));
     int in = current;
     if (const json* v = r.find("inputs")) {
@@ -292,7 +298,8 @@ class Expander {
     for (int64_t k = 0; k < repeat; ++k) {
       Scope child;
       child.parent = &scope;
-      child.prefix = scope.prefix + local + "." + (repeat > 1 ? std::to_string(k) + "." : "");
+      child.prefix =
+          scope.prefix + local + "." + (numbered ? std::to_string(first_index + k) + "." : "");
       child.names["input"] = in;
       in = expandList(*layers, layers_path, child, in, child_args, depth + 1);
     }
