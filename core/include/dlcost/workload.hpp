@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
 
 namespace dlcost {
@@ -40,6 +41,8 @@ struct Workload {
   int64_t overhead_bytes = 0;
   /// Memory available; when set, the report carries the largest batch that fits.
   std::optional<int64_t> memory_bytes;
+  /// GPU, multi-GPU layout and roofline settings (dlcost/parallel.hpp).
+  HardwareSettings hardware;
 };
 
 }  // namespace dlcost
