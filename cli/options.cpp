@@ -46,7 +46,7 @@ options (each overrides the document's "workload"):
   --batch N                 samples per step (default 1)
   --dtype fp32|fp16|bf16|mixed
                             mixed: 16-bit weights/activations, fp32 master weights and states
-  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad   (default adam)
+  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad|adam8bit   (default adam)
   --mode train|infer        (default train)
   --memory-gib X            memory available: report the largest batch that fits
   --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)

@@ -313,3 +313,38 @@ TEST_CASE("a custom GPU in the preset form is used as given", "[gpu][fit]") {
   CHECK(r.gpu_fit->peak_flops == 2e13);
   CHECK(r.gpu_fit->fits);
 }
+
+TEST_CASE("8-bit Adam keeps two 1-byte states per parameter", "[gpu][fit][optimizer]") {
+  // Dettmers et al. 2022 (8-bit Optimizers via Block-wise Quantization): Adam's two states
+  // quantized to 8 bits, 2 bytes per parameter instead of 8 in fp32; block-wise scales are
+  // left out (one fp32 per 2048 values, under 0.1 %).
+  const json model = linearModel(1000, 1000);
+  const char* dtype = GENERATE("fp32", "mixed", "bf16");
+  CAPTURE(dtype);
+  const Report r = run(withWorkload(model, {{"optimizer", "adam8bit"}, {"dtype", dtype}}));
+  CHECK(r.memory.optimizer_states == 2 * 1000 * 1000);
+}
+
+TEST_CASE("phase-level reports: prefill sets the step time, decode the tokens per second",
+          "[gpu][fit][roofline][decode]") {
+  // The contract for model kinds that report phases instead of layers (LLMs): "decode" is one
+  // generated token for every sequence of the batch, bound by max(FLOPs / (peak x u),
+  // bytes / bandwidth); the other phases make up the step.
+  Report r;
+  r.model_kind = "transformer";
+  r.workload.mode = dlcost::Mode::kInfer;
+  r.workload.batch = 8;
+  const int64_t weights = int64_t{14} * 1000 * 1000 * 1000;  // 7B parameters in fp16
+  r.phases = {{"prefill", int64_t{2} * 7000000000 * 8 * 512, weights, 8 * 512},
+              {"decode", int64_t{2} * 7000000000 * 8, weights + 8 * 1000000, 8}};
+  const dlcost::Gpu& g = *dlcost::findGpu("h100-sxm");
+  const double u = 0.5;
+  const dlcost::StepTime t =
+      dlcost::rooflineStep(r, dlcost::Parallelism{}, dlcost::PerGpuMemory{}, g, g.fp16_flops, u);
+  const double prefill = std::max(2.0 * 7e9 * 8 * 512 / (g.fp16_flops * u),
+                                  static_cast<double>(weights) / g.bandwidth_bytes_per_s);
+  CHECK_THAT(t.step_s, WithinRel(prefill, kSummationTolerance));
+  REQUIRE(t.tokens_per_s);
+  const double decode = static_cast<double>(weights + 8 * 1000000) / g.bandwidth_bytes_per_s;
+  CHECK_THAT(*t.tokens_per_s, WithinRel(8 / decode, kSummationTolerance));
+}

@@ -83,16 +83,23 @@ std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuF
     if (offer(text, c)) break;
   }
 
-  // 3. A lighter optimizer: fewer state tensors per parameter.
+  // 3. A lighter optimizer: Adam's states in 8 bits first (same algorithm), then fewer state
+  //    tensors per parameter.
   if (w.mode == Mode::kTrain && optimizerStateCount(w.optimizer) > 0) {
+    const bool adam = w.optimizer == Optimizer::kAdam || w.optimizer == Optimizer::kAdamW;
+    bool lighter = false;
+    if (adam) {
+      Workload c = w;
+      c.optimizer = Optimizer::kAdam8bit;
+      lighter = offer("8-bit Adam (bitsandbytes: 2 bytes of state per parameter)", c);
+    }
     for (Optimizer o : {Optimizer::kMomentum, Optimizer::kSgd}) {
-      if (optimizerStateCount(o) >= optimizerStateCount(w.optimizer)) continue;
+      if (lighter || optimizerStateCount(o) >= optimizerStateCount(w.optimizer)) continue;
       Workload c = w;
       c.optimizer = o;
-      if (offer(std::string("optimizer ") + optimizerName(o) + " (" +
-                    std::to_string(optimizerStateCount(o)) + " state tensors per parameter)",
-                c))
-        break;
+      lighter = offer(std::string("optimizer ") + optimizerName(o) + " (" +
+                          std::to_string(optimizerStateCount(o)) + " state tensors per parameter)",
+                      c);
     }
   }
 

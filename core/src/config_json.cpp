@@ -434,8 +434,9 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
     const std::string s = r.requiredString("optimizer");
     auto o = parseOptimizer(s);
     if (!o) {
-      throw InputError(ErrorCode::kValue, r.pathOf("optimizer"),
-                       "must be sgd, momentum, adam, adamw, rmsprop or adagrad, not \"" + s + "\"");
+      throw InputError(
+          ErrorCode::kValue, r.pathOf("optimizer"),
+          "must be sgd, momentum, adam, adamw, rmsprop, adagrad or adam8bit, not \"" + s + "\"");
     }
     w.optimizer = *o;
   }

@@ -26,8 +26,9 @@ void addModelStates(const ParamCounts& params, const Workload& w, MemoryBreakdow
   if (w.mode != Mode::kTrain) return;
   m.gradients = bytesForBits(params.trainable, dtypeBits(lay.gradients));
   if (lay.master_weights) m.master_weights = bytesForBits(params.trainable, 32);
+  const int state_bits = optimizerStateBits(w.optimizer);
   m.optimizer_states = bytesForBits(checkedMul(params.trainable, optimizerStateCount(w.optimizer)),
-                                    dtypeBits(lay.optimizer_states));
+                                    state_bits ? state_bits : dtypeBits(lay.optimizer_states));
 }
 
 /// Forward memory traffic of layer i at batch b: weights read + inputs read + output written.

@@ -185,7 +185,14 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
         "tensor parallelism without sequence parallelism keeps 10/34 of the activations "
         "replicated (Korthikanti et al. 2022)");
   }
-  if (!f.fits && hw.advise) f.advice = adviseFits(model, w, f);
+  if (!f.fits && hw.advise) {
+    f.advice = adviseFits(model, w, f);
+    if (graph) {
+      f.notes.push_back(
+          "activation recomputation, LoRA and quantized weights are not modelled for layer "
+          "graphs, so the advisor does not offer them");
+    }
+  }
   return f;
 }
 

@@ -23,6 +23,9 @@ enum class Optimizer {
   kAdamW,     ///< 2, as Adam
   kRmsprop,   ///< 1 (square_avg; PyTorch's default momentum=0 adds none)
   kAdagrad,   ///< 1 (sum)
+  /// Adam with 8-bit block-wise quantized states (bitsandbytes; Dettmers et al. 2022, "8-bit
+  /// Optimizers via Block-wise Quantization"): 2 states of 1 byte per parameter.
+  kAdam8bit,
 };
 
 const char* modeName(Mode mode);
@@ -31,6 +34,8 @@ const char* optimizerName(Optimizer optimizer);
 std::optional<Optimizer> parseOptimizer(const std::string& name);
 /// Per-parameter state tensors the optimizer keeps.
 int optimizerStateCount(Optimizer optimizer);
+/// Bits of each state value: 8 for 8-bit optimizers, else 0 = the precision's state format.
+int optimizerStateBits(Optimizer optimizer);
 
 struct Workload {
   Mode mode = Mode::kTrain;
