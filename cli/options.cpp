@@ -57,7 +57,7 @@ options (each overrides the document's "workload"):
                             3 +weights)
   --tp T  --pp P            tensor- and pipeline-parallel degrees; --sp adds sequence parallel
   --microbatches M          pipeline micro-batches per step (default pp)
-  --utilization U           achievable fraction of the dense peak, (0, 1] (default 0.5)
+  --utilization U           achievable fraction of the dense peak, [0.01, 1] (default 0.5)
   --reserve-bytes N         per-GPU reserve (default 1 GiB, +1 GiB NCCL with several GPUs)
   --fragmentation F         allocator fragmentation share, [0, 0.5) (default 0.05)
   --gpu-dtype fp32|tf32|fp16|bf16|fp8|int8   matmul arithmetic (default from --dtype)

@@ -49,7 +49,8 @@ void checkLayout(const Model& model, const Workload& w) {
   }
   const int64_t replica = w.batch / dp;
   if (replica % p.microbatchCount() != 0) {
-    throw InputError(ErrorCode::kValue, "/workload/microbatches",
+    throw InputError(ErrorCode::kValue,
+                     p.microbatches > 0 ? "/workload/microbatches" : "/workload/pp",
                      "the replica batch " + std::to_string(replica) + " does not split into " +
                          std::to_string(p.microbatchCount()) + " pipeline micro-batches");
   }

@@ -172,12 +172,9 @@ json parseHardware(const json& v, const std::string& path, HardwareSettings& hw)
   p.sp = r.optionalBool("sp", p.sp);
   p.microbatches = r.optionalInt("microbatches", p.microbatches, 1, int64_t{1} << 20);
   if (r.has("utilization")) {
-    const double u = r.optionalNumber("utilization", 0, 0, 1);
-    if (u <= 0) {
-      throw InputError(ErrorCode::kValue, r.pathOf("utilization"),
-                       "must be above 0 (a fraction of the dense peak, at most 1)");
-    }
-    hw.utilization = u;
+    // A fraction of the dense peak; below 1 % no GPU workload is realistic, and the bound
+    // keeps every time finite.
+    hw.utilization = r.optionalNumber("utilization", 0, kMinUtilization, 1);
   }
   if (r.has("reserve_bytes")) hw.reserve_bytes = r.optionalInt("reserve_bytes", 0, 0, kMaxBytes);
   if (r.has("fragmentation")) {

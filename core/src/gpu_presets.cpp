@@ -101,9 +101,9 @@ std::vector<Gpu> buildTable() {
                37.4 * kT, 74.8 * kT, 149.7 * kT, 149.7 * kT, 0, 299.3 * kT, 300, 0, 1,
                "ECC on GDDR6 (default) leaves 15/16 of the 48 GiB", "NVIDIA A40 datasheet"});
   // Datasheet: 38.7 FP32, 309.7 tensor TFLOPS with sparsity (154.8 dense), 48 GB GDDR6 at
-  // 768 GB/s, 300 W, $4650. nvidia-smi 49140 MiB with ECC off (its default).
+  // 768 GB/s, 300 W, $4649. nvidia-smi 49140 MiB with ECC off (its default).
   t.push_back({"rtx-a6000", "NVIDIA RTX A6000", "NVIDIA", "Ampere", 2020, 48 * kGiB, 49140,
-               768 * kGBs, 38.7 * kT, 77.4 * kT, 154.8 * kT, 154.8 * kT, 0, 309.7 * kT, 300, 4650,
+               768 * kGBs, 38.7 * kT, 77.4 * kT, 154.8 * kT, 154.8 * kT, 0, 309.7 * kT, 300, 4649,
                1, "ECC off by default; with ECC on nvidia-smi shows 46068 MiB",
                "NVIDIA RTX A6000 datasheet"});
   t.push_back({"a100-sxm4-80gb", "NVIDIA A100 SXM4 80GB", "NVIDIA", "Ampere", 2020, 80 * kGiB,

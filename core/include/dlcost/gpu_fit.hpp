@@ -65,6 +65,8 @@ struct GpuFit {
   bool fits = false;
   int64_t headroom_bytes = 0;  ///< usable - per_gpu.total (negative when it does not fit)
   /// Largest global batch that fits (a multiple of data_parallel x micro-batches); 0 = none.
+  /// For LLM inference this is the most concurrent sequences at the workload's sequence
+  /// length, since memory.per_sample is per sequence.
   int64_t max_batch = 0;
   StepTime time;
   /// Throughput per 1000 USD of launch price of the GPUs used; absent without a price.

@@ -33,6 +33,8 @@ struct Parallelism {
 /// Default achievable fraction of the dense peak for matmul-bound work: the middle of the
 /// 30-60 % model-FLOPs utilisation end-to-end training reaches on A100/H100 (GPU-NOTES.md).
 constexpr double kDefaultUtilization = 0.5;
+/// Smallest utilisation accepted.
+constexpr double kMinUtilization = 0.01;
 /// Default per-GPU reserve: CUDA context with lazy module loading (~0.3-0.5 GiB) plus the
 /// 0.25-0.9 GiB PyTorch cannot see of nvidia-smi's total: 1 GiB.
 constexpr int64_t kDefaultReserveBytes = int64_t{1} << 30;
@@ -47,7 +49,8 @@ constexpr double kDefaultFragmentation = 0.05;
 struct HardwareSettings {
   std::optional<Gpu> gpu;  ///< a preset ("gpu": "h100-sxm") or a custom GPU object
   Parallelism parallel;
-  /// Achievable fraction of the dense peak, in (0, 1]; absent = kDefaultUtilization.
+  /// Achievable fraction of the dense peak, in [kMinUtilization, 1]; absent =
+  /// kDefaultUtilization.
   std::optional<double> utilization;
   /// Bytes per GPU held back from the capacity; absent = kDefaultReserveBytes (+ NCCL's when
   /// gpus > 1).
