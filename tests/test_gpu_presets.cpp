@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dlcost/gpu.hpp"
+#include "dlcost/gpu_json.hpp"
 
 using Catch::Matchers::WithinRel;
 using dlcost::findGpu;
@@ -187,4 +188,26 @@ TEST_CASE("GeForce 16-bit tensor rates are the FP32-accumulate half of the headl
 TEST_CASE("capacity is nvidia-smi's total where known, else the marketed size", "[gpu][presets]") {
   CHECK(dlcost::gpuCapacityBytes(*findGpu("h100-sxm")) == 81559 * kMiB);
   CHECK(dlcost::gpuCapacityBytes(*findGpu("mi300x")) == 192 * kGiB);
+}
+
+TEST_CASE("every preset reads back from its own JSON as a custom GPU", "[gpu][presets][json]") {
+  // "Users can add a custom GPU in the same form": `dlcost gpus --json` rows are that form.
+  for (const Gpu& g : gpuPresets()) {
+    CAPTURE(g.id);
+    const Gpu back = dlcost::parseGpu(dlcost::gpuToJson(g), "/workload/gpu");
+    CHECK(back.id == g.id);
+    CHECK(back.memory_bytes == g.memory_bytes);
+    CHECK(back.smi_total_mib == g.smi_total_mib);
+    CHECK(back.bandwidth_bytes_per_s == g.bandwidth_bytes_per_s);
+    CHECK(back.fp32_flops == g.fp32_flops);
+    CHECK(back.tf32_flops == g.tf32_flops);
+    CHECK(back.fp16_flops == g.fp16_flops);
+    CHECK(back.bf16_flops == g.bf16_flops);
+    CHECK(back.fp8_flops == g.fp8_flops);
+    CHECK(back.int8_ops == g.int8_ops);
+    CHECK(back.tdp_watts == g.tdp_watts);
+    CHECK(back.price_usd == g.price_usd);
+    CHECK(back.devices_per_board == g.devices_per_board);
+    CHECK(back.source == g.source);
+  }
 }

@@ -50,28 +50,12 @@ double rate(const ObjectReader& r, const char* key, double fallback) {
 Gpu parseGpu(const json& v, const std::string& path) {
   if (v.is_string()) return requirePreset(v, path);
   ObjectReader r(v, path);
-  r.rejectUnknown({"base",
-                   "id",
-                   "name",
-                   "vendor",
-                   "architecture",
-                   "release_year",
-                   "memory_bytes",
-                   "memory_gib",
-                   "smi_total_mib",
-                   "bandwidth_bytes_per_s",
-                   "fp32_flops",
-                   "tf32_flops",
-                   "fp16_flops",
-                   "bf16_flops",
-                   "fp8_flops",
-                   "int8_ops",
-                   "tdp_watts",
-                   "price_usd",
-                   "devices_per_board",
-                   "notes",
-                   "source",
-                   "comment"});
+  r.rejectUnknown({"base", "id", "name", "vendor", "architecture", "release_year", "memory_bytes",
+                   "memory_gib", "smi_total_mib", "bandwidth_bytes_per_s", "fp32_flops",
+                   "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops", "tdp_watts",
+                   "price_usd", "devices_per_board", "notes", "source", "comment",
+                   // written by gpuToJson, derived or descriptive: accepted, ignored
+                   "capacity_bytes", "convention"});
   Gpu g;
   const bool has_base = r.has("base");
   if (has_base) {
