@@ -312,6 +312,20 @@ TEST_CASE("a custom GPU in the preset form is used as given", "[gpu][fit]") {
   CHECK(r.gpu_fit->capacity_bytes == int64_t{8} << 30);
   CHECK(r.gpu_fit->peak_flops == 2e13);
   CHECK(r.gpu_fit->fits);
+  // The report's workload carries the custom GPU in full, so it can be estimated again.
+  const json report = dlcost::estimateDocument({{"model", {{"preset", "mlp_mnist"}}},
+                                                {"workload",
+                                                 {{"batch", 32},
+                                                  {"gpu",
+                                                   {{"name", "lab card"},
+                                                    {"memory_gib", 8},
+                                                    {"bandwidth_bytes_per_s", 5e11},
+                                                    {"fp32_flops", 2e13}}}}}});
+  json workload = report["workload"]["hardware"];
+  workload["batch"] = 32;
+  const json again =
+      dlcost::estimateDocument({{"model", {{"preset", "mlp_mnist"}}}, {"workload", workload}});
+  CHECK(again["step_time_s"] == report["step_time_s"]);
 }
 
 TEST_CASE("8-bit Adam keeps two 1-byte states per parameter", "[gpu][fit][optimizer]") {

@@ -191,7 +191,12 @@ json parseHardware(const json& v, const std::string& path, HardwareSettings& hw)
 
 json hardwareToJson(const HardwareSettings& hw) {
   json j = json::object();
-  if (hw.gpu) j["gpu"] = hw.gpu->id;
+  if (hw.gpu) {
+    // A preset by its id; a custom (or changed) GPU in full, so the workload reads back.
+    const Gpu* preset = findGpu(hw.gpu->id);
+    const bool is_preset = preset && gpuToJson(*preset) == gpuToJson(*hw.gpu);
+    j["gpu"] = is_preset ? json(hw.gpu->id) : gpuToJson(*hw.gpu);
+  }
   const Parallelism& p = hw.parallel;
   j["gpus"] = p.gpus;
   j["zero"] = p.zero;
