@@ -362,3 +362,24 @@ TEST_CASE("phase-level reports: prefill sets the step time, decode the tokens pe
   const double decode = static_cast<double>(weights + 8 * 1000000) / g.bandwidth_bytes_per_s;
   CHECK_THAT(*t.tokens_per_s, WithinRel(8 / decode, kSummationTolerance));
 }
+
+TEST_CASE("a layer's traffic is its weights read, inputs read and output written",
+          "[gpu][fit][roofline]") {
+  // The roofline's byte count per layer (LayerReport::bytes_accessed, at the batch).
+  const int64_t b = GENERATE(1, 7, 64);
+  const char* dtype = GENERATE("fp32", "fp16");
+  CAPTURE(b, dtype);
+  const int64_t bytes = std::string(dtype) == "fp32" ? 4 : 2;
+  const Report r = run({{"model",
+                         {{"input", {512}},
+                          {"layers",
+                           {{{"type", "linear"}, {"out_features", 256}},
+                            {{"type", "relu"}, {"inplace", true}},
+                            {{"type", "flatten"}}}}}},
+                        {"workload", {{"batch", b}, {"dtype", dtype}, {"mode", "infer"}}}});
+  // linear: (512 x 256 + 256) weights, 512 inputs and 256 outputs per sample.
+  CHECK(r.layers[1].bytes_accessed == (512 * 256 + 256) * bytes + b * (512 + 256) * bytes);
+  // in-place ReLU still reads and writes its tensor; flatten is a view and moves nothing.
+  CHECK(r.layers[2].bytes_accessed == b * 2 * 256 * bytes);
+  CHECK(r.layers[3].bytes_accessed == 0);
+}
