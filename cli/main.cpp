@@ -3,8 +3,10 @@
 
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
+#include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
@@ -32,7 +34,11 @@ std::string readFile(const std::string& path) {
 
 /// Reads the flag's text as the JSON value its workload field expects.
 json flagValue(const std::string& field, const std::string& text) {
-  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib") {
+  if (field == "sp") return text == "true";
+  static const std::set<std::string> kNumeric = {
+      "batch", "overhead_bytes", "memory_gib",  "gpus",          "zero",         "tp",
+      "pp",    "microbatches",   "utilization", "reserve_bytes", "fragmentation"};
+  if (kNumeric.count(field)) {
     size_t used = 0;
     double v = 0;
     try {
@@ -44,7 +50,8 @@ json flagValue(const std::string& field, const std::string& text) {
       throw InputError(ErrorCode::kType, "/workload/" + field,
                        "must be a number, not '" + text + "'");
     }
-    if (field != "memory_gib" && v == static_cast<double>(static_cast<int64_t>(v)) &&
+    if (field != "memory_gib" && field != "utilization" && field != "fragmentation" &&
+        v == static_cast<double>(static_cast<int64_t>(v)) &&
         text.find_first_of(".eE") == std::string::npos) {
       return std::stoll(text);
     }
@@ -95,12 +102,13 @@ InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
 
 int runEstimate(const dlcost::cli::Options& o) {
   dlcost::Config config;
+  dlcost::Report report;
   try {
     config = dlcost::parseConfig(buildDocument(o));
+    report = dlcost::estimate(config.model, config.workload);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
-  const dlcost::Report report = dlcost::estimate(config.model, config.workload);
   if (o.json) {
     std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
   } else {
@@ -119,7 +127,7 @@ int runLink(const dlcost::cli::Options& o) {
   json doc;
   try {
     doc = buildDocument(o);
-    dlcost::parseConfig(doc);
+    dlcost::estimateDocument(doc);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
@@ -128,6 +136,29 @@ int runLink(const dlcost::cli::Options& o) {
     state["ui"]["units"] = o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal";
   if (o.lang) state["ui"]["lang"] = *o.lang;
   std::cout << dlcost::encodeShareLink(state) << "\n";
+  return 0;
+}
+
+int runCompare(const dlcost::cli::Options& o) {
+  json doc;
+  try {
+    doc = buildDocument(o);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  json result;
+  try {
+    result = dlcost::compareDocument(doc, o.sort);
+  } catch (const InputError& e) {
+    dlcost::Error err = renameFlagPath(e, o).error();
+    if (err.path == "/sort") err.path = "--sort";
+    throw InputError(err);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else {
+    dlcost::cli::printCompare(std::cout, result, o.units);
+  }
   return 0;
 }
 
@@ -152,6 +183,15 @@ int run(const dlcost::cli::Options& o) {
     }
     return 0;
   }
+  if (o.command == "gpus") {
+    if (o.json) {
+      std::cout << dlcost::gpuTable().dump(2) << "\n";
+    } else {
+      dlcost::cli::printGpus(std::cout, dlcost::gpuTable(), o.units);
+    }
+    return 0;
+  }
+  if (o.command == "compare") return runCompare(o);
   if (o.command == "preset") {
     if (o.positional.size() != 1) throw dlcost::cli::UsageError{"preset needs one NAME"};
     const char* text = dlcost::presetJson(o.positional[0]);

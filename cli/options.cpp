@@ -7,8 +7,22 @@ namespace {
 /// Workload flags and the workload field each sets.
 const std::map<std::string, std::string>& workloadFlags() {
   static const std::map<std::string, std::string> kFlags = {
-      {"--batch", "batch"}, {"--dtype", "dtype"},           {"--optimizer", "optimizer"},
-      {"--mode", "mode"},   {"--memory-gib", "memory_gib"}, {"--overhead-bytes", "overhead_bytes"},
+      {"--batch", "batch"},
+      {"--dtype", "dtype"},
+      {"--optimizer", "optimizer"},
+      {"--mode", "mode"},
+      {"--memory-gib", "memory_gib"},
+      {"--overhead-bytes", "overhead_bytes"},
+      {"--gpu", "gpu"},
+      {"--gpus", "gpus"},
+      {"--zero", "zero"},
+      {"--tp", "tp"},
+      {"--pp", "pp"},
+      {"--microbatches", "microbatches"},
+      {"--utilization", "utilization"},
+      {"--reserve-bytes", "reserve_bytes"},
+      {"--fragmentation", "fragmentation"},
+      {"--gpu-dtype", "gpu_dtype"},
   };
   return kFlags;
 }
@@ -25,6 +39,9 @@ usage:
                                            print a share-link fragment (#d1....) for the page
   dlcost link --decode FRAGMENT            print the state a share link carries
   dlcost estimate --link FRAGMENT [options]  estimate what a share link shows
+  dlcost compare MODEL.json|--preset NAME [options] [--sort FIELD]
+                                           the workload on every GPU preset
+  dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
   dlcost --help | --version
@@ -33,10 +50,23 @@ options (each overrides the document's "workload"):
   --batch N                 samples per step (default 1)
   --dtype fp32|fp16|bf16|mixed
                             mixed: 16-bit weights/activations, fp32 master weights and states
-  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad   (default adam)
+  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad|adam8bit   (default adam)
   --mode train|infer        (default train)
   --memory-gib X            memory available: report the largest batch that fits
   --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)
+  --gpu NAME                run on this GPU (`dlcost gpus` lists them): fit, largest batch,
+                            roofline step time, price/performance, advice when it does not fit
+  --gpus N                  GPUs in all (data parallel x tp x pp); batch is the global batch
+  --zero 0|1|2|3            ZeRO stage over the data-parallel GPUs (1 states, 2 +gradients,
+                            3 +weights)
+  --tp T  --pp P            tensor- and pipeline-parallel degrees; --sp adds sequence parallel
+  --microbatches M          pipeline micro-batches per step (default pp)
+  --utilization U           achievable fraction of the dense peak, [0.01, 1] (default 0.5)
+  --reserve-bytes N         per-GPU reserve (default 1 GiB, +1 GiB NCCL with several GPUs)
+  --fragmentation F         allocator fragmentation share, [0, 0.5) (default 0.05)
+  --gpu-dtype fp32|tf32|fp16|bf16|fp8|int8   matmul arithmetic (default from --dtype)
+  --sort FIELD              compare: name, year, memory, fits, max_batch, step_time,
+                            samples_per_s (default), tokens_per_s, per_1000usd, per_watt
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --json                    print the report as JSON (exact bytes and counts)
 
@@ -59,7 +89,7 @@ Options parseOptions(int argc, const char* const* argv) {
     return o;
   }
   if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
-      o.command != "link") {
+      o.command != "link" && o.command != "compare" && o.command != "gpus") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -70,6 +100,10 @@ Options parseOptions(int argc, const char* const* argv) {
     const std::string a = args[i++];
     if (a == "--json") {
       o.json = true;
+    } else if (a == "--sp") {
+      o.workload["sp"] = "true";
+    } else if (a == "--sort") {
+      o.sort = value(a);
     } else if (a == "--preset") {
       o.preset = value(a);
     } else if (a == "--link") {

@@ -7,6 +7,7 @@
 
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/gpu_json.hpp"
 #include "dlcost/presets.hpp"
 #include "json_reader.hpp"
 #include "layer_json.hpp"
@@ -414,10 +415,11 @@ Model parseModel(const json& m, const std::string& path) {
 }
 
 Workload parseWorkload(const json& v, const std::string& path, const Workload& base) {
-  ObjectReader r(v, path);
+  Workload w = base;
+  const json rest = parseHardware(v, path, w.hardware);  // GPU fields: gpu_json.cpp
+  ObjectReader r(rest, path);
   r.rejectUnknown({"mode", "batch", "dtype", "optimizer", "overhead_bytes", "memory_gib",
                    "memory_bytes", "comment"});
-  Workload w = base;
   if (r.has("mode")) {
     const std::string s = r.requiredString("mode");
     auto m = parseMode(s);
@@ -440,8 +442,9 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
     const std::string s = r.requiredString("optimizer");
     auto o = parseOptimizer(s);
     if (!o) {
-      throw InputError(ErrorCode::kValue, r.pathOf("optimizer"),
-                       "must be sgd, momentum, adam, adamw, rmsprop or adagrad, not \"" + s + "\"");
+      throw InputError(
+          ErrorCode::kValue, r.pathOf("optimizer"),
+          "must be sgd, momentum, adam, adamw, rmsprop, adagrad or adam8bit, not \"" + s + "\"");
     }
     w.optimizer = *o;
   }

@@ -1,5 +1,7 @@
 #include "dlcost/report_json.hpp"
 
+#include "dlcost/gpu_json.hpp"
+
 namespace dlcost {
 
 using nlohmann::json;
@@ -13,6 +15,7 @@ json workloadToJson(const Workload& w) {
             {"optimizer", optimizerName(w.optimizer)},
             {"overhead_bytes", w.overhead_bytes}};
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
+  if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
   return j;
 }
 
@@ -29,7 +32,13 @@ json reportToJson(const Report& r) {
                       {"buffers", l.buffers},
                       {"macs", l.macs},
                       {"activation_bytes", l.activation_bytes},
-                      {"inplace", l.inplace}});
+                      {"inplace", l.inplace},
+                      {"bytes_accessed", l.bytes_accessed}});
+  }
+  json phases = json::array();
+  for (const PhaseWork& p : r.phases) {
+    phases.push_back(
+        {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
   }
   json j = {
       {"schema", "dlcost.report/1"},
@@ -64,9 +73,16 @@ json reportToJson(const Report& r) {
         {"per_sample", m.per_sample},
         {"units", "bytes"}}},
       {"layers", std::move(layers)},
+      {"phases", std::move(phases)},
       {"warnings", r.warnings},
   };
   if (r.max_batch) j["max_batch"] = *r.max_batch;
+  // With a GPU: "gpu", "fits", "headroom_bytes", "max_batch" (the GPU's), "step_time_s",
+  // "tokens_per_s", "per_gpu", "advice" and the figures behind them.
+  if (r.gpu_fit) {
+    const json fit = gpuFitToJson(*r.gpu_fit, r.workload);
+    for (auto it = fit.begin(); it != fit.end(); ++it) j[it.key()] = it.value();
+  }
   return j;
 }
 

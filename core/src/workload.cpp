@@ -26,13 +26,15 @@ const char* optimizerName(Optimizer optimizer) {
       return "rmsprop";
     case Optimizer::kAdagrad:
       return "adagrad";
+    case Optimizer::kAdam8bit:
+      return "adam8bit";
   }
   return "sgd";
 }
 
 std::optional<Optimizer> parseOptimizer(const std::string& name) {
   for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam, Optimizer::kAdamW,
-                      Optimizer::kRmsprop, Optimizer::kAdagrad}) {
+                      Optimizer::kRmsprop, Optimizer::kAdagrad, Optimizer::kAdam8bit}) {
     if (name == optimizerName(o)) return o;
   }
   return std::nullopt;
@@ -52,8 +54,14 @@ int optimizerStateCount(Optimizer optimizer) {
       return 1;
     case Optimizer::kAdagrad:
       return 1;
+    case Optimizer::kAdam8bit:
+      return 2;
   }
   return 0;
+}
+
+int optimizerStateBits(Optimizer optimizer) {
+  return optimizer == Optimizer::kAdam8bit ? 8 : 0;
 }
 
 }  // namespace dlcost

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
 
 namespace dlcost {
@@ -22,6 +23,9 @@ enum class Optimizer {
   kAdamW,     ///< 2, as Adam
   kRmsprop,   ///< 1 (square_avg; PyTorch's default momentum=0 adds none)
   kAdagrad,   ///< 1 (sum)
+  /// Adam with 8-bit block-wise quantized states (bitsandbytes; Dettmers et al. 2022, "8-bit
+  /// Optimizers via Block-wise Quantization"): 2 states of 1 byte per parameter.
+  kAdam8bit,
 };
 
 const char* modeName(Mode mode);
@@ -30,6 +34,8 @@ const char* optimizerName(Optimizer optimizer);
 std::optional<Optimizer> parseOptimizer(const std::string& name);
 /// Per-parameter state tensors the optimizer keeps.
 int optimizerStateCount(Optimizer optimizer);
+/// Bits of each state value: 8 for 8-bit optimizers, else 0 = the precision's state format.
+int optimizerStateBits(Optimizer optimizer);
 
 struct Workload {
   Mode mode = Mode::kTrain;
@@ -40,6 +46,8 @@ struct Workload {
   int64_t overhead_bytes = 0;
   /// Memory available; when set, the report carries the largest batch that fits.
   std::optional<int64_t> memory_bytes;
+  /// GPU, multi-GPU layout and roofline settings (dlcost/parallel.hpp).
+  HardwareSettings hardware;
 };
 
 }  // namespace dlcost
