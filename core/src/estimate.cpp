@@ -82,6 +82,14 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   r.model_kind = "layers";
   r.workload = w;
 
+  try {
+    checkedMul(elementCount(g.input), input_bytes);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, "/input",
+        "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
+  }
+
   std::vector<Shape> shapes{g.input};
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
@@ -116,11 +124,22 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
   }
 
+  // Everything per sample is checked before the batch multiplies it, so that an overflow
+  // at batch 1 blames the model, not the batch.
+  ActivationMemory act;
+  try {
+    act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
+    checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
+    checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "the activations or MACs of one sample overflow 64-bit arithmetic");
+  }
+
   const std::string batch_path = "/workload/batch";
   try {
     r.params.trainable = r.params.total;
     r.params.buffers = checkedAdd(buffer_values, counters);
-    ActivationMemory act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
 
     const int64_t b = w.batch;
     r.macs.forward = checkedMul(macs_ps, b);

@@ -319,7 +319,9 @@ LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs,
   a.r.saved.inputs.assign(inputs.size(), false);
   try {
     std::visit(a, layer.spec);
-    elementCount(a.r.output);
+    // The output tensor's bytes must fit too, or the memory simulation would overflow
+    // later without a layer to blame.
+    checkedMul(elementCount(a.r.output), a.act_bytes);
   } catch (const ArithmeticOverflow&) {
     fail(layer, "", ErrorCode::kTooLarge, "sizes overflow 64-bit arithmetic");
   }
