@@ -211,6 +211,12 @@ TEST_CASE("every bad-input class names its JSON path, code and reason", "[errors
                "/model/preset", "unknown preset 'resnet9000'"},
       BadInput{"schema version 2", R"({"schema": 2, "input": [4], "layers": [{"type": "relu"}]})",
                ErrorCode::kValue, "/schema", "schema version 1"},
+      BadInput{"gelu approximation", oneLayer(R"({"type": "gelu", "approximate": "erf"})"),
+               ErrorCode::kValue, "/layers/0/approximate", "must be \"none\" or \"tanh\""},
+      BadInput{"approximate on relu", oneLayer(R"({"type": "relu", "approximate": "tanh"})"),
+               ErrorCode::kUnknownField, "/layers/0/approximate", "only gelu has it"},
+      BadInput{"batchnorm on a vector", R"({"input": [4], "layers": [{"type": "batchnorm2d"}]})",
+               ErrorCode::kShape, "/layers/0", "batchnorm2d needs a [C, H, W] (or [C, L]) input"},
       BadInput{"pooling a vector",
                R"({"input": [4], "layers": [{"type": "maxpool2d", "kernel": 2}]})",
                ErrorCode::kShape, "/layers/0", "needs a 3-D input [C, H, W], got [4]"});

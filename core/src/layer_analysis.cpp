@@ -174,7 +174,7 @@ struct Analyzer {
   void operator()(const BatchNorm2d& b) {
     if (in[0].size() < 2) {
       fail(layer, "", ErrorCode::kShape,
-           "batchnorm2d needs a [C, H, W] input, got " + shapeToString(in[0]));
+           "batchnorm2d needs a [C, H, W] (or [C, L]) input, got " + shapeToString(in[0]));
     }
     const int64_t c = in[0][0];
     r.output = in[0];
