@@ -152,6 +152,70 @@ TEST_CASE("a residual block by hand", "[memory][simulation]") {
   CHECK(infer.memory.activations == 96);
 }
 
+TEST_CASE("an add passes its gradient through; a second reader accumulates into it",
+          "[memory][simulation]") {
+  // input[8] -> fc0 -> relu0 (y) -> fc1 -> sum = y + fc1 -> fc2 [1]; fp32, a [8] tensor is
+  // 32 bytes. Saved: the input (fc0), y (relu0's result, also fc1's input), sum (fc2's
+  // input): 96 bytes. Backward steps: fc2 6, sum 7, fc1 8, relu0 9, fc0 10.
+  //   step 6: saved 96 + fc2's output gradient 4 + sum's gradient 32 = 132 (the peak);
+  //   step 7: AddBackward hands sum's gradient to both inputs unchanged (no new memory)
+  //           and the input/fc0 saved tensors remain: 96 - 32 (sum freed) + 32 = 96;
+  //   step 8: fc1 computes its input gradient into a temporary (32) and accumulates it in
+  //           place into y's gradient buffer, which is sum's gradient: 64 + 32 + 32 = 128;
+  //   step 9: relu0 reads y and that buffer and makes fc0's output gradient: 128.
+  // Counting each add input's gradient as a new tensor would give 160 at step 7.
+  const json layers = json::array({{{"name", "fc0"}, {"type", "linear"}, {"out_features", 8}},
+                                   {{"name", "y"}, {"type", "relu"}},
+                                   {{"name", "fc1"}, {"type", "linear"}, {"out_features", 8}},
+                                   {{"name", "sum"}, {"type", "add"}, {"inputs", {"y", "fc1"}}},
+                                   {{"name", "fc2"}, {"type", "linear"}, {"out_features", 1}}});
+  const auto r = run(layers, {8});
+  CHECK(r.memory.activations == 96);
+  CHECK(r.memory.activation_gradients == 132 - 96);
+}
+
+TEST_CASE("a broadcast add input gets a new, reduced gradient", "[memory][simulation]") {
+  // x [4, 2, 2] + s [4, 1, 1] (squeeze-excite-like, with add): s's gradient is sum_to(grad),
+  // a new [4, 1, 1] tensor; x's is the output's gradient itself.
+  const json layers =
+      json::array({{{"name", "x"}, {"type", "conv2d"}, {"out_channels", 4}, {"kernel", 1}},
+                   {{"name", "s"}, {"type", "global_avgpool2d"}},
+                   {{"name", "m"}, {"type", "add"}, {"inputs", {"x", "s"}}},
+                   {{"name", "fc"}, {"type", "conv2d"}, {"out_channels", 1}, {"kernel", 2}}});
+  const auto r = run(layers, {1, 2, 2});
+  // Saved: the input (4 values, x's input), x (16, the pool's input), m (16, fc's input):
+  // 36 values = 144 bytes. Backward steps: fc 5, m 6, s 7, x 8.
+  //   step 5: saved 144 + fc's output gradient 4 + m's gradient 64 = 212;
+  //   step 6: the input 16 + x 64 + m's gradient (which is also x's) 64 + s's reduced
+  //           gradient 16 = 160;
+  //   step 7: the pool computes its input gradient into a temporary (64) and accumulates
+  //           it into x's buffer: 16 + 64 + 64 + 16 + 64 = 224, the peak.
+  CHECK(r.memory.activations == 144);
+  CHECK(r.memory.activation_gradients == 224 - 144);
+}
+
+TEST_CASE("a tensor no layer reads is an output: kept to the loss and given a gradient",
+          "[memory][simulation]") {
+  // input[2] -> fc0 [8] -> aux = fc_aux [2] (an auxiliary head, GoogLeNet-style) and
+  // main = fc1 [2] (reading fc0). fp32. Saved: the input (8 bytes) and fc0's output (32,
+  // read by both heads): 40. Backward steps: main 4, aux 5, fc0 6.
+  //   step 4: saved 40 + both heads' loss gradients 8 + 8 + fc0's output gradient 32 = 88;
+  //   step 5: the aux head's input gradient is a temporary (32) accumulated into fc0's:
+  //           40 + 8 + 32 + 32 = 112, the peak.
+  const json layers =
+      json::array({{{"name", "fc0"}, {"type", "linear"}, {"out_features", 8}},
+                   {{"name", "aux"}, {"type", "linear"}, {"out_features", 2}},
+                   {{"name", "main"}, {"type", "linear"}, {"out_features", 2}, {"inputs", "fc0"}}});
+  const auto r = run(layers, {2});
+  CHECK(r.memory.activations == 40);
+  CHECK(r.memory.activation_gradients == 112 - 40);
+  // Both heads are trained: fc0 1x (16 MACs), each head 2x (16 MACs each).
+  CHECK(r.macs.backward == 16 + 2 * 16 + 2 * 16);
+  // Inference: both outputs live to the end of the forward pass, with fc0's output: the
+  // peak is 32 + 8 + 8 = 48 (fc0's own step holds only 8 + 32).
+  CHECK(run(layers, {2}, {{"mode", "infer"}}).memory.activations == 48);
+}
+
 TEST_CASE("a concatenation by hand", "[memory][simulation]") {
   // input[4] -> a = linear 4, b = linear 6 (both read the input) -> cat [10] -> fc linear 2.
   // Saved (fp32): the input (16 bytes, by a and b, once) and cat's output (40, by fc);

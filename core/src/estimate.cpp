@@ -37,8 +37,8 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
                        const std::vector<Shape>& shapes, const PrecisionLayout& lay,
                        int64_t input_bytes, int64_t b) {
   const Layer& layer = g.layers[i];
-  const bool is_view = a.gradient_is_view || (a.aliases_input && a.macs_per_sample == 0 &&
-                                              std::holds_alternative<Dropout>(layer.spec));
+  const bool is_view = std::holds_alternative<Flatten>(layer.spec) ||
+                       (a.aliases_input && std::holds_alternative<Dropout>(layer.spec));
   if (is_view) return 0;
   const int64_t act_bytes = dtypeBits(lay.activations) / 8;
   int64_t per_sample = 0;
