@@ -217,6 +217,9 @@ TEST_CASE("every bad-input class names its JSON path, code and reason", "[errors
                ErrorCode::kUnknownField, "/layers/0/approximate", "only gelu has it"},
       BadInput{"batchnorm on a vector", R"({"input": [4], "layers": [{"type": "batchnorm2d"}]})",
                ErrorCode::kShape, "/layers/0", "batchnorm2d needs a [C, H, W] (or [C, L]) input"},
+      BadInput{"schema version 2 beside a model",
+               R"({"schema": 2, "model": {"input": [4], "layers": [{"type": "relu"}]}})",
+               ErrorCode::kValue, "/schema", "schema version 1"},
       BadInput{"pooling a vector",
                R"({"input": [4], "layers": [{"type": "maxpool2d", "kernel": 2}]})",
                ErrorCode::kShape, "/layers/0", "needs a 3-D input [C, H, W], got [4]"});

@@ -469,6 +469,10 @@ Config parseConfig(const json& doc) {
   Config c;
   if (r.has("model")) {
     r.rejectUnknown({"model", "workload", "schema", "comment"});
+    if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
+      throw InputError(ErrorCode::kValue, r.pathOf("schema"),
+                       "this dlcost reads model schema version 1");
+    }
     c.model = parseModel(r.require("model"), r.pathOf("model"));
   } else {
     json model = doc;
