@@ -234,6 +234,51 @@ TEST_CASE("a concatenation by hand", "[memory][simulation]") {
   CHECK(infer.memory.activations == 80);
 }
 
+TEST_CASE("each op saves what its PyTorch gradient formula reads", "[memory][saved]") {
+  // One layer on a [4, 6, 6] fp32 input (144 values, 576 bytes), training, batch 1. What
+  // autograd keeps (tools/autograd/derivatives.yaml): conv/linear/pooling their input, max
+  // pooling also int64 indices per output, layernorm fp32 mean and rstd per row, relu/
+  // sigmoid/tanh/softmax their result, relu6/gelu their input, in-place silu a copy of
+  // the input it overwrites, dropout a 1-byte mask, multiply its factors, add/concat/flatten
+  // nothing. The one layer's own output is the model output, counted only when saved.
+  struct Case {
+    json layer;
+    int64_t saved;
+  };
+  const int64_t input = 576;
+  const auto c = GENERATE_COPY(
+      Case{{{"type", "conv2d"}, {"out_channels", 2}, {"kernel", 1}}, input},
+      Case{{{"type", "linear"}, {"out_features", 3}}, input},
+      Case{{{"type", "maxpool2d"}, {"kernel", 2}}, input + 4 * 3 * 3 * 8},
+      Case{{{"type", "adaptive_maxpool2d"}, {"output_size", 3}}, input + 4 * 3 * 3 * 8},
+      Case{{{"type", "avgpool2d"}, {"kernel", 2}}, input},
+      Case{{{"type", "global_avgpool2d"}}, input},
+      Case{{{"type", "batchnorm2d"}}, input + 2 * 4 * 4},    // + mean, invstd per channel
+      Case{{{"type", "layernorm"}}, input + 4 * 6 * 2 * 4},  // 24 rows of 6
+      Case{{{"type", "relu"}}, input},                       // its result
+      Case{{{"type", "relu"}, {"inplace", true}}, input},    // its result = the input memory
+      Case{{{"type", "sigmoid"}}, input}, Case{{{"type", "tanh"}}, input},
+      Case{{{"type", "softmax"}}, input}, Case{{{"type", "relu6"}}, input},
+      Case{{{"type", "gelu"}}, input},
+      Case{{{"type", "silu"}, {"inplace", true}}, input},                      // the copy
+      Case{{{"type", "hardswish"}}, input}, Case{{{"type", "dropout"}}, 144},  // the mask only
+      Case{{{"type", "flatten"}}, 0}, Case{{{"type", "add"}, {"inputs", {"input", "input"}}}, 0},
+      Case{{{"type", "concat"}, {"inputs", {"input", "input"}}}, 0},
+      Case{{{"type", "multiply"}, {"inputs", {"input", "input"}}}, input});  // kept once
+  CAPTURE(c.layer.dump());
+  const auto r = run(json::array({c.layer}), {4, 6, 6});
+  CHECK(r.memory.activations == c.saved);
+  // Inference saves nothing: only the peak of live tensors (input and output) remains.
+  const auto infer = run(json::array({c.layer}), {4, 6, 6}, {{"mode", "infer"}});
+  CHECK(infer.memory.activations == input + row(infer, r.layers[1].name).activation_bytes);
+}
+
+TEST_CASE("embedding saves its int64 ids", "[memory][saved]") {
+  const auto r = run(
+      json::array({{{"type", "embedding"}, {"num_embeddings", 100}, {"embedding_dim", 8}}}), {16});
+  CHECK(r.memory.activations == 16 * 8);
+}
+
 TEST_CASE("in-place ReLU saves one tensor copy and is never counted twice", "[memory][inplace]") {
   // conv (3 -> 64 channels, 32x32) -> relu -> maxpool 2: the relu tensor is the largest.
   // Inference: out of place, the relu step holds its input and its output (2 x 64 x 32 x 32
