@@ -33,15 +33,30 @@ run() {
   return 1
 }
 
-# check NAME PYTHON_EXPR: evaluates the expression with `d` = JSON of $tmp/out.
+# check NAME PYTHON_EXPR...: evaluates each expression with `d` = the JSON on stdout
+# ($tmp/out), all in one python3 process (its start-up is the slow part of this script).
 check() {
-  local name=$1 expr=$2
-  if python3 - "$tmp/out" "$expr" <<'EOF'; then pass; else fail "$name: $expr"; fi
+  local name=$1 status expr seen=0
+  shift
+  while IFS=$'\t' read -r status expr; do
+    seen=$((seen + 1))
+    if [ "$status" = PASS ]; then pass; else fail "$name: $expr"; fi
+  done < <(python3 - "$tmp/out" "$@" <<'EOF'
 import json, sys
-with open(sys.argv[1]) as f:
-    d = json.load(f)
-sys.exit(0 if eval(sys.argv[2]) else 1)
+try:
+    with open(sys.argv[1]) as f:
+        d = json.load(f)
+except ValueError:
+    d = None
+for expr in sys.argv[2:]:
+    try:
+        ok = d is not None and bool(eval(expr))
+    except Exception:
+        ok = False
+    print(("PASS\t" if ok else "FAIL\t") + expr)
 EOF
+  )
+  [ "$seen" -eq $# ] || fail "$name: python3 evaluated $seen of $# checks"
 }
 
 # stderr_has NAME TEXT: the error message names TEXT (a field path or flag).
@@ -51,24 +66,26 @@ stderr_has() {
 
 # --- estimate --json: the required fields --------------------------------------------------
 if run "estimate alexnet --json" 0 estimate --preset alexnet --batch 2 --memory-gib 16 --json; then
-  check "valid JSON object" 'isinstance(d, dict) and "error" not in d'
-  for f in total trainable; do check "params.$f" "isinstance(d['params']['$f'], int)"; done
-  check "macs.forward" "isinstance(d['macs']['forward'], int)"
-  check "flops.forward = 2 x macs.forward" "d['flops']['forward'] == 2 * d['macs']['forward']"
-  check "flops.backward = 2 x macs.backward" "d['flops']['backward'] == 2 * d['macs']['backward']"
+  fields=()
   for f in weights gradients optimizer_states activations activation_gradients overhead total \
     fixed per_sample; do
-    check "memory.$f" "isinstance(d['memory']['$f'], int) and d['memory']['$f'] >= 0"
+    fields+=("isinstance(d['memory']['$f'], int) and d['memory']['$f'] >= 0")
   done
-  check "memory.total = fixed + batch x per_sample" \
-    "d['memory']['total'] == d['memory']['fixed'] + 2 * d['memory']['per_sample']"
-  check "max_batch with --memory-gib" "isinstance(d['max_batch'], int) and d['max_batch'] > 0"
-  check "layers[] fields" \
-    "all(all(k in l for k in ('name','type','output_shape','params','macs','activation_bytes')) for l in d['layers'])"
   # torchvision AlexNet_Weights.IMAGENET1K_V1: 61,100,840 params; 0.71 GMACs per image.
-  check "alexnet params" "d['params']['total'] == 61100840"
-  check "alexnet MACs at batch 2" "d['macs']['forward'] == 2 * 714188480"
-  check "workload echoed" "d['workload']['batch'] == 2 and d['workload']['memory_bytes'] == 16 * 2**30"
+  check "alexnet --json" \
+    'isinstance(d, dict) and "error" not in d' \
+    "isinstance(d['params']['total'], int)" \
+    "isinstance(d['params']['trainable'], int)" \
+    "isinstance(d['macs']['forward'], int)" \
+    "d['flops']['forward'] == 2 * d['macs']['forward']" \
+    "d['flops']['backward'] == 2 * d['macs']['backward']" \
+    "${fields[@]}" \
+    "d['memory']['total'] == d['memory']['fixed'] + 2 * d['memory']['per_sample']" \
+    "isinstance(d['max_batch'], int) and d['max_batch'] > 0" \
+    "all(all(k in l for k in ('name','type','output_shape','params','macs','activation_bytes')) for l in d['layers'])" \
+    "d['params']['total'] == 61100840" \
+    "d['macs']['forward'] == 2 * 714188480" \
+    "d['workload']['batch'] == 2 and d['workload']['memory_bytes'] == 16 * 2**30"
 fi
 
 if run "no memory size, no max_batch" 0 estimate --preset mlp_mnist --json; then
@@ -85,9 +102,9 @@ if run "workload from the file" 0 estimate "$tmp/mlp.json" --json; then
 fi
 if run "flags override the file" 0 estimate "$tmp/mlp.json" --batch 3 --dtype mixed \
   --optimizer sgd --mode train --json; then
-  check "flags win" "d['workload']['batch'] == 3 and d['workload']['dtype'] == 'mixed'"
-  check "sgd keeps no states" "d['memory']['optimizer_states'] == 0"
-  check "mixed keeps fp32 master weights" "d['memory']['master_weights'] == 4 * d['params']['total']"
+  check "flags win" "d['workload']['batch'] == 3 and d['workload']['dtype'] == 'mixed'" \
+    "d['memory']['optimizer_states'] == 0" \
+    "d['memory']['master_weights'] == 4 * d['params']['total']"
 fi
 if run "inference mode" 0 estimate "$tmp/mlp.json" --mode infer --json; then
   check "no gradients in inference" \
@@ -115,20 +132,32 @@ if run "presets --json" 0 presets --json; then
     "all(p['name'] and p['family'] and p['source'] for p in d)"
 fi
 # Every listed preset prints JSON that estimate accepts back, with the same figures.
-"$DLCOST" presets >"$tmp/list" 2>/dev/null
-while read -r name _; do
-  [ -n "$name" ] || continue
-  if run "preset $name" 0 preset "$name"; then
-    cp "$tmp/out" "$tmp/preset.json"
-    if run "estimate the printed $name" 0 estimate "$tmp/preset.json" --json; then
-      cp "$tmp/out" "$tmp/from_file.json"
-      if run "estimate --preset $name" 0 estimate --preset "$name" --json; then
-        if python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(0 if a['params']==b['params'] and a['memory']==b['memory'] else 1)" \
-          "$tmp/from_file.json" "$tmp/out"; then pass; else fail "$name round trip differs"; fi
-      fi
-    fi
-  fi
-done <"$tmp/list"
+while IFS=$'\t' read -r status what; do
+  if [ "$status" = PASS ]; then pass; else fail "preset round trip: $what"; fi
+done < <(python3 - "$DLCOST" "$tmp" <<'EOF'
+import json, subprocess, sys
+dlcost, tmp = sys.argv[1], sys.argv[2]
+def run(*args):
+    return subprocess.run([dlcost, *args], capture_output=True, text=True)
+names = [line.split()[0] for line in run("presets").stdout.splitlines() if line.strip()]
+print(("PASS\t" if names else "FAIL\t") + "presets lists %d names" % len(names))
+for name in names:
+    printed = run("preset", name)
+    if printed.returncode:
+        print("FAIL\t%s: preset exit %d" % (name, printed.returncode))
+        continue
+    path = "%s/%s.json" % (tmp, name)
+    with open(path, "w") as f:
+        f.write(printed.stdout)
+    a, b = run("estimate", path, "--json"), run("estimate", "--preset", name, "--json")
+    if a.returncode or b.returncode:
+        print("FAIL\t%s: estimate exit %d/%d %s%s" % (name, a.returncode, b.returncode, a.stderr, b.stderr))
+        continue
+    ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+    same = all(ja[k] == jb[k] for k in ("params", "macs", "memory"))
+    print(("PASS\t" if same else "FAIL\t") + name)
+EOF
+)
 
 # --- help and usage ---------------------------------------------------------------------------
 if run "--help" 0 --help; then
