@@ -313,6 +313,26 @@ TEST_CASE("in-place ReLU saves one tensor copy and is never counted twice", "[me
   CHECK(row(t_out, "relu").activation_bytes == big);
 }
 
+TEST_CASE("an in-place add (out += identity) allocates nothing", "[memory][inplace]") {
+  // [4, 8, 8] fp32 tensors are 1,024 bytes. c = 1x1 conv of the input; sum = c + input;
+  // relu in place. Inference at the add: out of place input + c + sum, in place input + c.
+  // Training keeps the input (conv) and the relu's result either way.
+  const int64_t tensor = 4 * 8 * 8 * 4;
+  auto layers = [](bool inplace) {
+    return json::array(
+        {{{"name", "c"}, {"type", "conv2d"}, {"out_channels", 4}, {"kernel", 1}},
+         {{"name", "sum"}, {"type", "add"}, {"inputs", {"c", "input"}}, {"inplace", inplace}},
+         {{"type", "relu"}, {"inplace", true}}});
+  };
+  CHECK(run(layers(false), {4, 8, 8}, {{"mode", "infer"}}).memory.activations == 3 * tensor);
+  CHECK(run(layers(true), {4, 8, 8}, {{"mode", "infer"}}).memory.activations == 2 * tensor);
+  const auto in_place = run(layers(true), {4, 8, 8});
+  CHECK(in_place.memory.activations == 2 * tensor);
+  CHECK(run(layers(false), {4, 8, 8}).memory.activations == 2 * tensor);
+  CHECK(row(in_place, "sum").inplace);
+  CHECK(row(in_place, "c").activation_bytes == tensor);  // the relu's result lives in c
+}
+
 TEST_CASE("in-place activations whose gradient needs the input keep a copy of it",
           "[memory][inplace]") {
   // SiLU/hardswish gradients read the input; overwriting it in place makes autograd keep
