@@ -122,6 +122,10 @@ TEST_CASE("inference memory is the peak of live tensors, below training", "[memo
   const auto train = runPreset("mlp_mnist", {{"mode", "train"}});
   CHECK(infer.memory.total < train.memory.total);
 
+  // AlexNet inference: features.0 holds the image and its output at once, 3*224*224 +
+  // 64*55*55 values; every later pair is smaller (the in-place ReLUs allocate nothing).
+  CHECK(runPreset("alexnet", {{"mode", "infer"}}).memory.activations ==
+        (3 * 224 * 224 + 64 * 55 * 55) * 4);
   const auto alex_infer = runPreset("alexnet", {{"mode", "infer"}, {"batch", 8}});
   const auto alex_train = runPreset("alexnet", {{"mode", "train"}, {"batch", 8}});
   CHECK(alex_infer.memory.activations < alex_train.memory.activations);
