@@ -29,17 +29,20 @@ TEST_CASE("optimizer states per parameter: sgd 0, momentum 1, adam/adamw 2, rmsp
   // PyTorch torch.optim state per parameter: SGD without momentum none; SGD momentum
   // `momentum_buffer`; Adam/AdamW `exp_avg` and `exp_avg_sq`; RMSprop `square_avg` (the
   // default momentum=0 and centered=False add none); Adagrad `sum`.
+  // bitsandbytes' Adam8bit (Dettmers et al. 2022) keeps both states in 8 bits.
   struct Case {
     const char* optimizer;
     int states;
+    int state_bytes;
   };
-  const auto c = GENERATE(Case{"sgd", 0}, Case{"momentum", 1}, Case{"adam", 2}, Case{"adamw", 2},
-                          Case{"rmsprop", 1}, Case{"adagrad", 1});
+  const auto c =
+      GENERATE(Case{"sgd", 0, 4}, Case{"momentum", 1, 4}, Case{"adam", 2, 4}, Case{"adamw", 2, 4},
+               Case{"rmsprop", 1, 4}, Case{"adagrad", 1, 4}, Case{"adam8bit", 2, 1});
   CAPTURE(c.optimizer);
   const auto r = runPreset("mlp_mnist", {{"optimizer", c.optimizer}, {"dtype", "fp32"}});
   CHECK(r.memory.weights == kMlpParams * 4);
   CHECK(r.memory.gradients == kMlpParams * 4);
-  CHECK(r.memory.optimizer_states == c.states * kMlpParams * 4);
+  CHECK(r.memory.optimizer_states == c.states * c.state_bytes * kMlpParams);
   CHECK(r.memory.master_weights == 0);
 }
 
