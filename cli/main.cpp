@@ -109,10 +109,34 @@ int runEstimate(const dlcost::cli::Options& o) {
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
+  json explained;
+  if (o.explain) {
+    try {
+      explained =
+          dlcost::explainDocument(buildDocument(o), o.lang.value_or("en"),
+                                  o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal");
+    } catch (const InputError& e) {
+      throw renameFlagPath(e, o);
+    }
+  }
   if (o.json) {
-    std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
-  } else {
-    dlcost::cli::printReport(std::cout, report, o.units);
+    json j = dlcost::reportToJson(report);
+    if (o.explain) {
+      j["explanations"] = explained["explanations"];
+      j["dominant"] = explained["dominant"];
+    }
+    std::cout << dlcost::dumpJson(j, 2) << "\n";
+    return 0;
+  }
+  dlcost::cli::printReport(std::cout, report, o.units);
+  if (o.explain) {
+    std::cout << "\n";
+    for (const auto& d : explained["dominant"])
+      std::cout << "* " << d["text"].get<std::string>() << "\n";
+    std::cout << "\n";
+    for (const auto& e : explained["explanations"]) {
+      std::cout << e["id"].get<std::string>() << "\n  " << e["text"].get<std::string>() << "\n";
+    }
   }
   return 0;
 }

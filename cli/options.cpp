@@ -69,6 +69,9 @@ options (each overrides the document's "workload"):
                             samples_per_s (default), tokens_per_s, per_1000usd, per_watt
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --json                    print the report as JSON (exact bytes and counts)
+  --explain                 also show how every figure was computed and what dominates it
+                            (with --json: adds "explanations" and "dominant")
+  --lang en|zh              language of --explain (and of share links made by `link`)
 
 exit status: 0 success, 2 bad input or usage (the message names the field), 1 internal error
 )";
@@ -110,6 +113,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.link = value(a);
     } else if (a == "--decode") {
       o.decode = true;
+    } else if (a == "--explain") {
+      o.explain = true;
     } else if (a == "--lang") {
       o.lang = value(a);
       if (*o.lang != "en" && *o.lang != "zh") throw UsageError{"--lang must be en or zh"};

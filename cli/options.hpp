@@ -23,7 +23,9 @@ struct Options {
   bool units_given = false;
   std::optional<std::string> link;  ///< --link FRAGMENT: read the document from a share link
   std::optional<std::string> lang;  ///< --lang en|zh: recorded in share links for the page
-  bool decode = false;              ///< link --decode FRAGMENT: print the state it carries
+  bool decode = false;
+  bool explain = false;  ///< estimate --explain: how each figure was computed              ///<
+                         ///< link --decode FRAGMENT: print the state it carries
 };
 
 /// Throws UsageError for unknown flags or missing values.

@@ -4,8 +4,10 @@
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/explain.hpp"
 #include "dlcost/gpu_json.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/units.hpp"
 
 namespace dlcost {
 
@@ -60,6 +62,44 @@ std::string estimateText(const std::string& document_text) {
     return dumpJson(
         errorToJson(Error{ErrorCode::kInternal, "", std::string("internal error: ") + e.what()}));
   }
+}
+
+nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language,
+                               const std::string& units) {
+  const auto lang = parseLanguage(language);
+  if (!lang)
+    throw InputError(ErrorCode::kValue, "/lang",
+                     "must be \"en\" or \"zh\", not \"" + language + "\"");
+  const auto byte_units = parseByteUnits(units);
+  if (!byte_units) {
+    throw InputError(ErrorCode::kValue, "/units",
+                     "must be \"binary\" or \"decimal\", not \"" + units + "\"");
+  }
+  const Config config = parseConfig(document);
+  const Report report = estimate(config.model, config.workload);
+  nlohmann::json explanations = nlohmann::json::array();
+  for (const Explanation& e : explainReport(config.model, report, *lang, *byte_units)) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const FormulaTerm& t : e.inputs) {
+      inputs.push_back({{"symbol", t.symbol}, {"label", t.label}, {"value", t.value}});
+    }
+    explanations.push_back({{"id", e.id},
+                            {"title", e.title},
+                            {"formula", e.formula},
+                            {"inputs", std::move(inputs)},
+                            {"result", e.result},
+                            {"text", e.text}});
+  }
+  nlohmann::json dominant = nlohmann::json::array();
+  for (const Dominance& d : dominantTerms(report, *lang)) {
+    dominant.push_back({{"quantity", d.quantity},
+                        {"layer_type", d.layer_type},
+                        {"layers", d.layers},
+                        {"share", d.share},
+                        {"names", d.names},
+                        {"text", d.text}});
+  }
+  return {{"explanations", std::move(explanations)}, {"dominant", std::move(dominant)}};
 }
 
 }  // namespace dlcost

@@ -27,4 +27,11 @@ nlohmann::json gpuTable();
 /// `{"error": {"code", "path", "message"}}`.
 std::string estimateText(const std::string& document_text);
 
+/// How every figure of the document's report was computed, and what dominates it:
+/// `{"explanations": [{"id", "title", "formula", "inputs": [{"symbol", "label", "value"}],
+/// "result", "text"}], "dominant": [{"quantity", "layer_type", "layers", "share", "names",
+/// "text"}]}`. `language` is "en" or "zh", `units` "binary" or "decimal". Throws InputError.
+nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language = "en",
+                               const std::string& units = "binary");
+
 }  // namespace dlcost
