@@ -31,7 +31,10 @@ std::string readFile(const std::string& path) {
 
 /// Reads the flag's text as the JSON value its workload field expects.
 json flagValue(const std::string& field, const std::string& text) {
-  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib") {
+  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib" ||
+      field == "grad_accum" || field == "seq_len" || field == "prompt_tokens" ||
+      field == "generated_tokens" || field == "quant_group_size" || field == "lora_rank" ||
+      field == "lora_alpha") {
     size_t used = 0;
     double v = 0;
     try {
@@ -43,13 +46,19 @@ json flagValue(const std::string& field, const std::string& text) {
       throw InputError(ErrorCode::kType, "/workload/" + field,
                        "must be a number, not '" + text + "'");
     }
-    if (field != "memory_gib" && v == static_cast<double>(static_cast<int64_t>(v)) &&
+    if (field != "memory_gib" && field != "lora_alpha" &&
+        v == static_cast<double>(static_cast<int64_t>(v)) &&
         text.find_first_of(".eE") == std::string::npos) {
       return std::stoll(text);
     }
     return v;
   }
   return text;
+}
+
+/// A Hugging Face config.json given as the whole file (the engine's own test is the same).
+bool isHfConfig(const json& doc) {
+  return doc.is_object() && (doc.contains("model_type") || doc.contains("architectures"));
 }
 
 /// The document the engine sees: the file (or preset) with the flags merged into its
@@ -67,6 +76,10 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  if (isHfConfig(doc)) {
+    // A config.json has no workload of its own: wrap it so the flags have one to go in.
+    doc = json{{"model", {{"hf_config", std::move(doc)}}}};
+  }
   for (const auto& [field, text] : o.workload) {
     if (!doc.contains("workload")) doc["workload"] = json::object();
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
@@ -79,6 +92,9 @@ json buildDocument(const dlcost::cli::Options& o) {
 InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
   dlcost::Error err = e.error();
   const std::string prefix = "/workload/";
+  // A config.json file was wrapped as /model/hf_config: its errors point into the file.
+  const std::string wrapped = "/model/hf_config";
+  if (!o.preset && err.path.rfind(wrapped, 0) == 0) err.path = err.path.substr(wrapped.size());
   if (err.path.rfind(prefix, 0) == 0 && o.workload.count(err.path.substr(prefix.size()))) {
     std::string flag = err.path.substr(prefix.size());
     for (char& c : flag) c = c == '_' ? '-' : c;

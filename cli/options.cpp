@@ -7,8 +7,25 @@ namespace {
 /// Workload flags and the workload field each sets.
 const std::map<std::string, std::string>& workloadFlags() {
   static const std::map<std::string, std::string> kFlags = {
-      {"--batch", "batch"}, {"--dtype", "dtype"},           {"--optimizer", "optimizer"},
-      {"--mode", "mode"},   {"--memory-gib", "memory_gib"}, {"--overhead-bytes", "overhead_bytes"},
+      {"--batch", "batch"},
+      {"--dtype", "dtype"},
+      {"--optimizer", "optimizer"},
+      {"--mode", "mode"},
+      {"--memory-gib", "memory_gib"},
+      {"--overhead-bytes", "overhead_bytes"},
+      {"--grad-accum", "grad_accum"},
+      {"--seq-len", "seq_len"},
+      {"--prompt-tokens", "prompt_tokens"},
+      {"--generated-tokens", "generated_tokens"},
+      {"--weight-dtype", "weight_dtype"},
+      {"--quant-group-size", "quant_group_size"},
+      {"--kv-dtype", "kv_dtype"},
+      {"--attention", "attention"},
+      {"--recompute", "recompute"},
+      {"--finetune", "finetune"},
+      {"--lora-rank", "lora_rank"},
+      {"--lora-alpha", "lora_alpha"},
+      {"--lora-targets", "lora_targets"},
   };
   return kFlags;
 }
@@ -29,10 +46,31 @@ options (each overrides the document's "workload"):
   --batch N                 samples per step (default 1)
   --dtype fp32|fp16|bf16|mixed
                             mixed: 16-bit weights/activations, fp32 master weights and states
-  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad   (default adam)
+  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad|adam8bit   (default adam)
   --mode train|infer        (default train)
   --memory-gib X            memory available: report the largest batch that fits
   --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)
+  --grad-accum N            micro-batches per optimizer step (default 1): memory is one
+                            micro-batch's, MACs/FLOPs/phases the whole step's
+
+transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):
+  --seq-len N               training tokens per sequence (default min(2048, context))
+  --prompt-tokens N         inference prompt length (default: as --seq-len)
+  --generated-tokens N      inference tokens generated after the prompt (default 0)
+  --weight-dtype fp32|fp16|bf16|fp8|int8|int4
+                            weight storage (default: the --dtype's); int8/int4 add one
+                            fp16 scale per group of block linear weights
+  --quant-group-size N      weights per quantization group (default 128)
+  --kv-dtype fp32|fp16|bf16|fp8|int8|int4   KV cache storage (default: activations')
+  --attention eager|flash   eager keeps the s x s scores; flash does not (default flash)
+  --recompute none|selective|full   activation recomputation (default none)
+  --finetune none|full|lora|qlora   what training updates (default none: from scratch);
+                            qlora stores the base in int4 unless --weight-dtype says
+  --lora-rank R             LoRA rank (default 8)
+  --lora-alpha A            LoRA alpha (default 8; changes no cost)
+  --lora-targets LIST       modules with adapters, comma-separated: q_proj,k_proj,v_proj,
+                            o_proj,gate_proj,up_proj,down_proj or all-linear
+                            (default q_proj,v_proj)
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --json                    print the report as JSON (exact bytes and counts)
 

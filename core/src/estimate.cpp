@@ -7,6 +7,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "layer_analysis.hpp"
+#include "transformer_estimate.hpp"
 
 namespace dlcost {
 
@@ -26,7 +27,7 @@ void addModelStates(const ParamCounts& params, const Workload& w, MemoryBreakdow
   m.gradients = bytesForBits(params.trainable, dtypeBits(lay.gradients));
   if (lay.master_weights) m.master_weights = bytesForBits(params.trainable, 32);
   m.optimizer_states = bytesForBits(checkedMul(params.trainable, optimizerStateCount(w.optimizer)),
-                                    dtypeBits(lay.optimizer_states));
+                                    optimizerStateBits(w.optimizer, lay.optimizer_states));
 }
 
 Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
@@ -82,8 +83,10 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     ActivationMemory act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
 
     const int64_t b = w.batch;
-    r.macs.forward = checkedMul(macs_ps, b);
-    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
+    // MACs count the whole optimizer step: grad_accum micro-batches of `b` samples.
+    r.macs.forward = checkedMul(checkedMul(macs_ps, b), w.grad_accum);
+    r.macs.backward =
+        w.mode == Mode::kTrain ? checkedMul(checkedMul(macs_bwd_ps, b), w.grad_accum) : 0;
     checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
 
     MemoryBreakdown& m = r.memory;
@@ -129,13 +132,19 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 }  // namespace
 
 Report estimate(const Model& model, const Workload& workload) {
-  return std::visit(
+  Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, LayerGraph>)
+        if constexpr (std::is_same_v<T, LayerGraph>) {
           return estimateGraph(model.name, body, workload);
+        } else {
+          static_assert(std::is_same_v<T, Transformer>);
+          return estimateTransformer(model.name, body, workload);
+        }
       },
       model.body);
+  report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
+  return report;
 }
 
 }  // namespace dlcost

@@ -13,7 +13,42 @@ json workloadToJson(const Workload& w) {
             {"optimizer", optimizerName(w.optimizer)},
             {"overhead_bytes", w.overhead_bytes}};
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
+  j["grad_accum"] = w.grad_accum;
   return j;
+}
+
+/// The workload fields only transformers read, as the estimate resolved them.
+void addTransformerWorkload(const Workload& w, json& j) {
+  j["attention"] = attentionName(w.attention);
+  j["recompute"] = recomputeName(w.recompute);
+  j["finetune"] = finetuneName(w.finetune);
+  if (w.weight_dtype) j["weight_dtype"] = dtypeName(*w.weight_dtype);
+  if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
+  j["quant_group_size"] = w.quant_group_size;
+  if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
+    j["lora_rank"] = w.lora_rank;
+    j["lora_alpha"] = w.lora_alpha;
+    j["lora_targets"] = w.lora_targets;
+  }
+}
+
+json transformerToJson(const TransformerSummary& t) {
+  const TransformerParams& p = t.params;
+  return {{"architecture", t.architecture},
+          {"params_by_component",
+           {{"embeddings", p.embeddings},
+            {"attention", p.attention},
+            {"mlp", p.mlp},
+            {"norms", p.norms},
+            {"lm_head", p.lm_head},
+            {"other", p.other}}},
+          {"active_params_per_token", p.active_per_token},
+          {"seq_len", t.seq_len},
+          {"generated_tokens", t.generated_tokens},
+          {"context_tokens", t.context_tokens},
+          {"tokens_per_step", t.tokens_per_step},
+          {"forward_flops_per_token", t.forward_flops_per_token},
+          {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
 }
 
 }  // namespace
@@ -29,6 +64,7 @@ json reportToJson(const Report& r) {
                       {"buffers", l.buffers},
                       {"macs", l.macs},
                       {"activation_bytes", l.activation_bytes},
+                      {"bytes_accessed", l.bytes_accessed},
                       {"inplace", l.inplace}});
   }
   json j = {
@@ -39,7 +75,8 @@ json reportToJson(const Report& r) {
        {{"total", r.params.total},
         {"trainable", r.params.trainable},
         {"non_trainable", r.params.total - r.params.trainable},
-        {"buffers", r.params.buffers}}},
+        {"buffers", r.params.buffers},
+        {"adapters", r.params.adapters}}},
       {"macs",
        {{"forward", r.macs.forward},
         {"backward", r.macs.backward},
@@ -58,6 +95,11 @@ json reportToJson(const Report& r) {
         {"optimizer_states", m.optimizer_states},
         {"activations", m.activations},
         {"activation_gradients", m.activation_gradients},
+        {"kv_cache", m.kv_cache},
+        {"quant_scales", m.quant_scales},
+        {"adapter_weights", m.adapter_weights},
+        {"adapter_gradients", m.adapter_gradients},
+        {"adapter_optimizer_states", m.adapter_optimizer_states},
         {"overhead", m.overhead},
         {"total", m.total},
         {"fixed", m.fixed},
@@ -67,6 +109,19 @@ json reportToJson(const Report& r) {
       {"warnings", r.warnings},
   };
   if (r.max_batch) j["max_batch"] = *r.max_batch;
+  json phases = json::array();
+  for (const PhaseWork& p : r.phases) {
+    phases.push_back(
+        {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
+  }
+  j["phases"] = std::move(phases);
+  if (r.transformer) {
+    j["transformer"] = transformerToJson(*r.transformer);
+    addTransformerWorkload(r.workload, j["workload"]);
+    j["macs"]["convention"] =
+        "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
+        "square, LM head) at the workload's batch, for the whole step";
+  }
   return j;
 }
 
