@@ -382,12 +382,13 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
                                         optimizerStateBits(w.optimizer, lay.optimizer_states));
     }
     if (train && lora) {
-      // PEFT keeps adapters in fp32 when the base is 16-bit (autocast_adapter_dtype).
-      const int adapter_bits = lay.master_weights ? 32 : dtypeBits(lay.weights);
+      // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's
+      // autocast_adapter_dtype=True upcasts fp16/bf16 adapters), so their gradients and
+      // optimizer states are fp32 as well (8-bit under Adam8bit).
+      const int adapter_bits = 32;
       m.adapter_weights = bytesForBits(ad.params, adapter_bits);
       m.adapter_gradients = bytesForBits(ad.params, adapter_bits);
-      const int state_bits =
-          optimizerStateBits(w.optimizer, lay.master_weights ? DType::kFp32 : lay.optimizer_states);
+      const int state_bits = optimizerStateBits(w.optimizer, DType::kFp32);
       m.adapter_optimizer_states =
           bytesForBits(mul(ad.params, optimizerStateCount(w.optimizer)), state_bits);
     }

@@ -46,7 +46,7 @@ struct MemoryBreakdown {
   /// Group-wise quantization scales of int8/int4 weights (one fp16 per group), fp8's
   /// per-tensor fp32 scales.
   int64_t quant_scales = 0;
-  int64_t adapter_weights = 0;           ///< LoRA adapters (fp32 under mixed, as PEFT keeps them)
+  int64_t adapter_weights = 0;           ///< LoRA adapters, fp32 (PEFT upcasts 16-bit adapters)
   int64_t adapter_gradients = 0;         ///< one gradient per adapter parameter
   int64_t adapter_optimizer_states = 0;  ///< optimizer states of the adapters
   int64_t overhead = 0;                  ///< the workload's fixed overhead
