@@ -78,7 +78,9 @@ json buildDocument(const dlcost::cli::Options& o) {
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
   if (isHfConfig(doc)) {
     // A config.json has no workload of its own: wrap it so the flags have one to go in.
-    doc = json{{"model", {{"hf_config", std::move(doc)}}}};
+    json workload = doc.contains("workload") ? doc["workload"] : json::object();
+    doc.erase("workload");
+    doc = json{{"model", {{"hf_config", std::move(doc)}}}, {"workload", std::move(workload)}};
   }
   for (const auto& [field, text] : o.workload) {
     if (!doc.contains("workload")) doc["workload"] = json::object();

@@ -33,9 +33,9 @@ void printTransformer(std::ostream& out, const Report& r) {
         << formatCount(p.active_per_token) << ")\n";
   if (r.params.adapters)
     out << "  LoRA adapters    " << groupDigits(r.params.adapters) << " (trainable)\n";
-  out << "tokens           " << t.seq_len
-      << (r.workload.mode == Mode::kTrain ? " per sequence" : " prompt");
-  if (r.workload.mode != Mode::kTrain) out << " + " << t.generated_tokens << " generated";
+  const bool generates = r.workload.mode != Mode::kTrain && t.kv_cache_bytes_per_token > 0;
+  out << "tokens           " << t.seq_len << (generates ? " prompt" : " per sequence");
+  if (generates) out << " + " << t.generated_tokens << " generated";
   out << "; forward " << formatCount(t.forward_flops_per_token) << "FLOPs per token at "
       << t.context_tokens << " tokens of context\n";
   for (const PhaseWork& ph : r.phases) {
@@ -142,7 +142,7 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
     line("backward peak extra", m.activation_gradients);
   } else {
     line("activations (peak)", m.activations);
-    if (r.transformer) line("KV cache", m.kv_cache);
+    if (r.transformer && r.transformer->kv_cache_bytes_per_token) line("KV cache", m.kv_cache);
   }
   if (m.overhead) line("overhead", m.overhead);
   line("total", m.total);

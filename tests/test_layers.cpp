@@ -23,9 +23,9 @@ TEST_CASE("conv2d output size follows floor((H + 2P - D(K-1) - 1)/S) + 1", "[lay
   struct Case {
     int h, k, s, p, d, expected;
   };
-  const auto c = GENERATE(Case{224, 11, 4, 2, 1, 55}, Case{224, 7, 2, 3, 1, 112},
-                          Case{56, 3, 1, 1, 1, 56}, Case{56, 3, 2, 1, 1, 28},
-                          Case{32, 3, 1, 2, 2, 32}, Case{7, 7, 1, 0, 1, 1});
+  const auto c =
+      GENERATE(Case{224, 11, 4, 2, 1, 55}, Case{224, 7, 2, 3, 1, 112}, Case{56, 3, 1, 1, 1, 56},
+               Case{56, 3, 2, 1, 1, 28}, Case{32, 3, 1, 2, 2, 32}, Case{7, 7, 1, 0, 1, 1});
   CAPTURE(c.h, c.k, c.s, c.p, c.d);
   const auto r = run(json::array({{{"type", "conv2d"},
                                    {"out_channels", 8},

@@ -61,6 +61,8 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
   // - falcon-7b 6,921,720,704: FalconForCausalLM ties its head; the Hub's "7.22B" (14.43 GB
   //   of bf16 safetensors) stores the 65024 x 4544 head a second time:
   //   6,921,720,704 + 295,469,056 = 7,217,189,760.
+  // - pythia-70m 70,426,624: Biderman et al. 2023 (Pythia) Table 1 gives 18,915,328
+  //   non-embedding parameters; plus the untied 50304 x 512 embedding and head.
   const Case c = GENERATE(
       Case{"gpt2", 124439808}, Case{"gpt2-medium", 354823168}, Case{"gpt2-large", 774030080},
       Case{"gpt2-xl", 1557611200}, Case{"bert-base-uncased", 109482240},
@@ -69,7 +71,8 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
       Case{"llama-2-70b", 68976648192}, Case{"llama-3-8b", 8030261248},
       Case{"llama-3-70b", 70553706496}, Case{"mistral-7b", 7241732096},
       Case{"mixtral-8x7b", 46702792704}, Case{"qwen2-7b", 7615616512}, Case{"gemma-7b", 8537680896},
-      Case{"phi-2", 2779683840}, Case{"phi-3-mini-4k", 3821079552}, Case{"falcon-7b", 6921720704});
+      Case{"phi-2", 2779683840}, Case{"phi-3-mini-4k", 3821079552}, Case{"falcon-7b", 6921720704},
+      Case{"pythia-70m", 18915328 + 2 * 50304 * 512});
   CAPTURE(c.preset);
   const dlcost::Report r = runPreset(c.preset);
   CHECK(r.model_kind == "transformer");

@@ -10,6 +10,7 @@ set(DLCOST_PRESET_FILES
   hf/bert-base-uncased.json
   hf/bert-large-uncased.json
   hf/t5-base.json
+  hf/pythia-70m.json
   hf/llama-2-7b.json
   hf/llama-2-13b.json
   hf/llama-2-70b.json

@@ -593,8 +593,10 @@ Config parseConfig(const json& doc) {
   ObjectReader r(doc, "");
   Config c;
   if (isHfConfig(doc)) {
-    // A config.json as the whole document carries no dlcost workload.
+    // A config.json as the whole document; "workload" is no Hugging Face field, so a
+    // workload written into the file is dlcost's.
     c.model = parseModel(doc, "");
+    if (const json* w = r.find("workload")) c.workload = parseWorkload(*w, r.pathOf("workload"));
     return c;
   }
   if (r.has("model")) {

@@ -504,7 +504,9 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
           decoder_side
               ? mul(b, bytesForBits(mul(mul(2, t.layers), kvWidth(t), p), dtypeBits(kv_dtype)))
               : 0;
-      r.phases.push_back({"prefill", mul(2, fwd, b), add(weights_read, prompt_kv), mul(b, p)});
+      // An encoder has no generation: its one pass is a plain forward.
+      r.phases.push_back({decoder_side ? "prefill" : "forward", mul(2, fwd, b),
+                          add(weights_read, prompt_kv), mul(b, p)});
       if (decoder_side) {
         // One generated token per sequence: every weight read once (under MoE only the
         // experts the batch's tokens can reach), the whole KV cache read.
