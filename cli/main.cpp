@@ -106,13 +106,13 @@ InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
 }
 
 int runEstimate(const dlcost::cli::Options& o) {
-  dlcost::Config config;
+  dlcost::Report report;
   try {
-    config = dlcost::parseConfig(buildDocument(o));
+    const dlcost::Config config = dlcost::parseConfig(buildDocument(o));
+    report = dlcost::estimate(config.model, config.workload);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
-  const dlcost::Report report = dlcost::estimate(config.model, config.workload);
   if (o.json) {
     std::cout << dlcost::reportToJson(report).dump(2) << "\n";
   } else {

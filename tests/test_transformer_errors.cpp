@@ -111,7 +111,7 @@ TEST_CASE("bad transformer workloads are errors at their path", "[transformer][e
       Case{"unknown finetune", json{{"finetune", "adapter"}}, "/workload/finetune"},
       Case{"finetune in inference", json{{"mode", "infer"}, {"finetune", "lora"}},
            "/workload/mode"},
-      Case{"unknown LoRA module", json{{"finetune", "lora"}, {"lora_targets", "q_proj,c_attn"}},
+      Case{"unknown LoRA module", json{{"finetune", "lora"}, {"lora_targets", "q_proj,wq"}},
            "/workload/lora_targets"},
       Case{"LoRA rank zero", json{{"finetune", "lora"}, {"lora_rank", 0}}, "/workload/lora_rank"},
       Case{"zero group size", json{{"quant_group_size", 0}}, "/workload/quant_group_size"},

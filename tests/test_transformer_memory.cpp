@@ -218,6 +218,31 @@ TEST_CASE("LoRA trains rank-r adapters on the target modules only", "[transforme
   CHECK(m.adapter_optimizer_states == 8 * c.trainable);
 }
 
+TEST_CASE("LoRA targets use each architecture's own module names", "[transformer][memory][lora]") {
+  // PEFT on GPT-2 with target_modules=["c_attn"], r = 8 prints "trainable params: 294,912
+  // || all params: 124,734,720": 12 layers x 8 x (768 + 2304) on the fused q/k/v Conv1D.
+  // Naming a logical projection (q_proj) adapts the fused module that computes it.
+  struct Case {
+    const char* preset;
+    const char* targets;
+    int64_t trainable;
+  };
+  const Case c =
+      GENERATE(Case{"gpt2", "c_attn", 294912}, Case{"gpt2", "q_proj,v_proj", 294912},
+               // Both Conv1D modules named c_proj (attention output, MLP output) match, as in PEFT.
+               Case{"gpt2", "c_proj", 12 * 8 * ((768 + 768) + (3072 + 768))},
+               // Mixtral's experts: w1/w3/w2 in each of 8 experts per layer.
+               Case{"mixtral-8x7b", "w2", 32 * 8 * 8 * (14336 + 4096)},
+               Case{"falcon-7b", "query_key_value", 32 * 8 * (4544 + 73 * 64)},
+               // T5-base, q and v (PEFT's default for T5) in encoder self-attention and decoder
+               // self- and cross-attention: PEFT prints "trainable params: 884,736".
+               Case{"t5-base", "q,v", 2 * 8 * (768 + 768) * (12 + 2 * 12)});
+  CAPTURE(c.preset, c.targets);
+  const dlcost::Report r =
+      runPreset(c.preset, {{"finetune", "lora"}, {"dtype", "mixed"}, {"lora_targets", c.targets}});
+  CHECK(r.params.trainable == c.trainable);
+}
+
 TEST_CASE("QLoRA stores the frozen base in 4 bits with group-wise scales",
           "[transformer][memory][lora][quantization]") {
   // Dettmers et al. 2023 (QLoRA), section 3: NF4 base weights in blocks of 64 with one

@@ -162,12 +162,37 @@ struct Adapters {
   int64_t saved_per_token = 0;  ///< r values per target module (the A x output), bytes
 };
 
+bool contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+/// LoRA adapters on the modules `w.lora_targets` names: a module's own name (what PEFT's
+/// target_modules matches), a logical projection it computes (q_proj on GPT-2 adapts the
+/// fused c_attn), or "all-linear" (every block module, as PEFT's all-linear).
 Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t e) {
+  const std::vector<LinearModule> modules = blockLinearModules(t);
+  for (const std::string& target : w.lora_targets) {
+    bool found = target == "all-linear";
+    for (const LinearModule& m : modules)
+      found = found || m.name == target || contains(m.logical, target);
+    if (!found) {
+      std::string names;
+      for (const LinearModule& m : modules) {
+        if (names.find(m.name + ",") == std::string::npos) names += m.name + ",";
+      }
+      names += "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear";
+      throw InputError(
+          ErrorCode::kValue, "/workload/lora_targets",
+          "no module '" + target + "' in " + t.architecture + " layers (known: " + names + ")");
+    }
+  }
   Adapters a;
   const int64_t r = w.lora_rank;
-  for (const LinearModule& m : blockLinearModules(t)) {
-    if (std::find(w.lora_targets.begin(), w.lora_targets.end(), m.name) == w.lora_targets.end())
-      continue;
+  const bool all = contains(w.lora_targets, "all-linear");
+  for (const LinearModule& m : modules) {
+    bool targeted = all || contains(w.lora_targets, m.name);
+    for (const std::string& l : m.logical) targeted = targeted || contains(w.lora_targets, l);
+    if (!targeted) continue;
     const int64_t layers =
         t.kind == TransformerKind::kEncoderDecoder && m.encoder ? t.encoder_layers : t.layers;
     const int64_t per_copy = mul(r, add(m.in, m.out));

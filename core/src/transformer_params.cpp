@@ -91,39 +91,80 @@ TransformerParams countParams(const Transformer& t) {
 }
 
 std::vector<LinearModule> blockLinearModules(const Transformer& t) {
+  const int64_t h = t.hidden, f = t.ffn;
   const int64_t q = checkedMul(t.heads, t.head_dim);
   const int64_t kv = checkedMul(t.kv_heads, t.head_dim);
-  const int64_t copies = isMoe(t) ? t.experts : 1;
-  auto layer = [&](bool encoder, bool cross_attention) {
-    std::vector<LinearModule> m = {
-        {"q_proj", t.hidden, q, 1, false, encoder},
-        {"k_proj", t.hidden, kv, 1, false, encoder},
-        {"v_proj", t.hidden, kv, 1, false, encoder},
-        {"o_proj", q, t.hidden, 1, false, encoder},
-    };
-    if (cross_attention) {
-      for (size_t i = 0; i < 4; ++i) {
-        LinearModule c = m[i];
-        c.cross = true;
-        m.push_back(c);
-      }
+  const int64_t e = isMoe(t) ? t.experts : 1;
+  const std::string& a = t.architecture;
+  using V = std::vector<std::string>;
+  const V kQ{"q_proj"}, kK{"k_proj"}, kV{"v_proj"}, kO{"o_proj"},
+      kQkv{"q_proj", "k_proj", "v_proj"};
+  const V kGate{"gate_proj"}, kUp{"up_proj"}, kDown{"down_proj"};
+  if (a == "gpt2") {
+    // Conv1D modules; attention's and the MLP's output projections are both "c_proj".
+    return {{"c_attn", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+            {"c_proj", kO, q, h},
+            {"c_fc", kUp, h, f},
+            {"c_proj", kDown, f, h}};
+  }
+  if (a == "gpt_neox" || a == "falcon" || a == "refinedweb" || a == "refinedwebmodel") {
+    return {{"query_key_value", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+            {"dense", kO, q, h},
+            {"dense_h_to_4h", kUp, h, f},
+            {"dense_4h_to_h", kDown, f, h}};
+  }
+  if (a == "phi3") {
+    return {{"qkv_proj", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+            {"o_proj", kO, q, h},
+            {"gate_up_proj", V{"gate_proj", "up_proj"}, h, checkedMul(2, f)},
+            {"down_proj", kDown, f, h}};
+  }
+  if (a == "phi") {
+    return {{"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv},
+            {"dense", kO, q, h},  {"fc1", kUp, h, f},    {"fc2", kDown, f, h}};
+  }
+  if (a == "bert" || a == "roberta" || a == "xlm-roberta") {
+    // BertSelfAttention query/key/value, BertSelfOutput/BertIntermediate/BertOutput dense.
+    return {{"query", kQ, h, q}, {"key", kK, h, kv},   {"value", kV, h, kv},
+            {"dense", kO, q, h}, {"dense", kUp, h, f}, {"dense", kDown, f, h}};
+  }
+  if (a == "t5" || a == "mt5") {
+    std::vector<LinearModule> mlp;
+    if (t.gated_mlp) {
+      mlp = {{"wi_0", kGate, h, f}, {"wi_1", kUp, h, f}};
+    } else {
+      mlp = {{"wi", kUp, h, f}};
     }
-    if (t.gated_mlp) m.push_back({"gate_proj", t.hidden, t.ffn, copies, false, encoder});
-    m.push_back({"up_proj", t.hidden, t.ffn, copies, false, encoder});
-    m.push_back({"down_proj", t.ffn, t.hidden, copies, false, encoder});
+    mlp.push_back({"wo", kDown, f, h});
+    const std::vector<LinearModule> attention = {
+        {"q", kQ, h, q}, {"k", kK, h, kv}, {"v", kV, h, kv}, {"o", kO, q, h}};
+    std::vector<LinearModule> all;
+    for (LinearModule m : attention) {  // encoder: self-attention, MLP
+      m.encoder = true;
+      all.push_back(m);
+    }
+    for (LinearModule m : mlp) {
+      m.encoder = true;
+      all.push_back(m);
+    }
+    for (int k = 0; k < 2; ++k)  // decoder: self-attention, cross-attention (EncDecAttention)
+      for (const LinearModule& m : attention) all.push_back(m);
+    for (const LinearModule& m : mlp) all.push_back(m);
+    return all;
+  }
+  std::vector<LinearModule> m = {
+      {"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv}, {"o_proj", kO, q, h}};
+  if (a == "mixtral") {
+    // MixtralBlockSparseTop2MLP: w1 (gate), w3 (up), w2 (down) in each expert.
+    m.push_back({"w1", kGate, h, f, e});
+    m.push_back({"w3", kUp, h, f, e});
+    m.push_back({"w2", kDown, f, h, e});
     return m;
-  };
-  if (t.kind != TransformerKind::kEncoderDecoder)
-    return layer(t.kind == TransformerKind::kEncoder, false);
-  std::vector<LinearModule> all = layer(true, false);
-  for (const LinearModule& m : layer(false, true)) all.push_back(m);
-  return all;
-}
-
-const std::vector<std::string>& knownModuleNames() {
-  static const std::vector<std::string> kNames = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-                                                  "gate_proj", "up_proj", "down_proj"};
-  return kNames;
+  }
+  if (t.gated_mlp) m.push_back({"gate_proj", kGate, h, f, e});
+  m.push_back({"up_proj", kUp, h, f, e});
+  m.push_back({"down_proj", kDown, f, h, e});
+  return m;
 }
 
 }  // namespace dlcost

@@ -45,7 +45,7 @@ check "missing hidden_size names the field in the file" 2 'error at /hidden_size
 check "negative --seq-len names the flag" 2 'error at --seq-len' \
   "$DLCOST" estimate --preset gpt2 --seq-len -5
 check "unknown LoRA module names the flag" 2 'error at --lora-targets' \
-  "$DLCOST" estimate --preset gpt2 --finetune lora --lora-targets q_proj,c_attn
+  "$DLCOST" estimate --preset gpt2 --finetune lora --lora-targets q_proj,query_key_value
 check "error JSON with --json" 2 '"code": "missing_field"' \
   "$DLCOST" estimate "$tmp/no_hidden.json" --json
 

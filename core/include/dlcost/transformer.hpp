@@ -84,21 +84,21 @@ struct TransformerParams {
 /// Counts parameters; throws ArithmeticOverflow for sizes beyond 64-bit arithmetic.
 TransformerParams countParams(const Transformer& t);
 
-/// One linear module of a block, as PEFT names it for LoRA targets.
+/// One linear module of a layer, named as the architecture's Hugging Face implementation
+/// names it (what PEFT's target_modules match), with the logical projections it holds.
 struct LinearModule {
-  std::string name;      ///< q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj
+  std::string name;  ///< e.g. q_proj (Llama), c_attn (GPT-2), query_key_value (Falcon)
+  /// Logical projections this module computes, among q_proj, k_proj, v_proj, o_proj,
+  /// gate_proj, up_proj, down_proj (GPT-2's c_attn: q_proj, k_proj, v_proj).
+  std::vector<std::string> logical;
   int64_t in = 0;        ///< in_features
   int64_t out = 0;       ///< out_features
-  int64_t copies = 1;    ///< per layer: experts under MoE for MLP modules
-  bool cross = false;    ///< T5 decoder cross-attention
-  bool encoder = false;  ///< in an encoder-stack layer (T5)
+  int64_t copies = 1;    ///< per layer: experts under MoE for expert modules
+  bool encoder = false;  ///< in an encoder-stack layer of an encoder-decoder (T5)
 };
 
-/// The linear modules of one layer (the names LoRA's target_modules use). For MoE MLPs
-/// `copies` is the expert count. T5's encoder and decoder layers are listed separately.
+/// The linear modules of one layer (T5: one encoder layer's, then one decoder layer's,
+/// cross-attention included). Together they hold every block weight matrix.
 std::vector<LinearModule> blockLinearModules(const Transformer& t);
-
-/// The module names blockLinearModules can yield, for error messages.
-const std::vector<std::string>& knownModuleNames();
 
 }  // namespace dlcost
