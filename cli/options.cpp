@@ -68,8 +68,9 @@ transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset)
                             qlora stores the base in int4 unless --weight-dtype says
   --lora-rank R             LoRA rank (default 8)
   --lora-alpha A            LoRA alpha (default 8; changes no cost)
-  --lora-targets LIST       modules with adapters, comma-separated: q_proj,k_proj,v_proj,
-                            o_proj,gate_proj,up_proj,down_proj or all-linear
+  --lora-targets LIST       modules with adapters, comma-separated: the model's own names
+                            (c_attn, query_key_value, w1, ...), the logical q_proj,k_proj,
+                            v_proj,o_proj,gate_proj,up_proj,down_proj, or all-linear
                             (default q_proj,v_proj)
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --json                    print the report as JSON (exact bytes and counts)

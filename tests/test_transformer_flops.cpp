@@ -112,3 +112,27 @@ TEST_CASE("LoRA's backward skips the frozen weights' gradients", "[transformer][
   CHECK(lora.macs.backward == linear + 2 * core + 2 * adapters);
   CHECK(full.macs.backward == 2 * full.macs.forward);
 }
+
+TEST_CASE("a decode step moves every weight once plus the whole KV cache",
+          "[transformer][flops][roofline]") {
+  // The memory-bound decode of Pope et al. 2022 ("Efficiently Scaling Transformer
+  // Inference", section 2): one step reads all weights and the KV cache. Llama-2-7b in
+  // fp16: 2 bytes per parameter; 512 KiB of cache per token.
+  const int64_t batch = GENERATE(1, 16);
+  CAPTURE(batch);
+  const dlcost::Report r = runPreset("llama-2-7b", {{"mode", "infer"},
+                                                    {"dtype", "fp16"},
+                                                    {"batch", batch},
+                                                    {"prompt_tokens", 1000},
+                                                    {"generated_tokens", 24}});
+  CHECK(phase(r, "decode").bytes == 2 * 6738415616 + batch * 1024 * 512 * 1024);
+  CHECK(r.memory.gradients == 0);
+  CHECK(r.memory.optimizer_states == 0);
+  // Mixtral at batch 1 reaches 2 of its 8 experts per layer: the other six experts'
+  // weights (32 x 6 x 3 x 4096 x 14336 bf16 values) are not read.
+  const dlcost::Report m = runPreset(
+      "mixtral-8x7b",
+      {{"mode", "infer"}, {"dtype", "bf16"}, {"prompt_tokens", 1000}, {"generated_tokens", 24}});
+  const int64_t kv = 1024 * 2 * 32 * 8 * 128 * 2;
+  CHECK(phase(m, "decode").bytes == 2 * (46702792704 - 32LL * 6 * 3 * 4096 * 14336) + kv);
+}

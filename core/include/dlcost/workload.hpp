@@ -96,8 +96,10 @@ struct Workload {
   Finetune finetune = Finetune::kNone;
   int64_t lora_rank = 8;  ///< r (PEFT's LoraConfig default)
   double lora_alpha = 8;  ///< scaling alpha / r: changes no cost, reported back
-  /// Modules that get adapters (PEFT's target_modules); default q_proj, v_proj (PEFT's
-  /// default for Llama-style models).
+  /// Modules that get adapters (PEFT's target_modules): the architecture's module names,
+  /// logical projections (q_proj ... down_proj, adapting the module that computes them) or
+  /// "all-linear". Default q_proj, v_proj: PEFT's default for Llama, GPT-2 (c_attn), T5.
+  /// Names the architecture lacks are an error at /workload/lora_targets.
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};
 };
 
