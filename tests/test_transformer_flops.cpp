@@ -136,3 +136,17 @@ TEST_CASE("a decode step moves every weight once plus the whole KV cache",
   const int64_t kv = 1024 * 2 * 32 * 8 * 128 * 2;
   CHECK(phase(m, "decode").bytes == 2 * (46702792704 - 32LL * 6 * 3 * 4096 * 14336) + kv);
 }
+
+TEST_CASE("each row's traffic is its weights plus its input and output",
+          "[transformer][flops][roofline]") {
+  // Llama-2-7b, fp16, one prompt token: an MLP row reads its 3 x 4096 x 11008 weights and
+  // RMSNorm (2 bytes each) and moves a 4096-wide input and output; the tied-or-not LM head
+  // reads the whole 32000 x 4096 matrix; an embedding lookup reads one row per token.
+  const dlcost::Report r =
+      runPreset("llama-2-7b", {{"mode", "infer"}, {"dtype", "fp16"}, {"prompt_tokens", 1}});
+  CHECK(dlcost::testing::row(r, "layers.0.mlp").bytes_accessed ==
+        2 * (3 * 4096LL * 11008 + 4096) + 2 * (4096 + 4096));
+  CHECK(dlcost::testing::row(r, "lm_head").bytes_accessed ==
+        2 * 32000LL * 4096 + 2 * (4096 + 32000));
+  CHECK(dlcost::testing::row(r, "embeddings").bytes_accessed == 2 * 4096 + 2 * (4096 + 4096));
+}

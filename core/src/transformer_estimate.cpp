@@ -560,9 +560,13 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
 
     // --- rows --------------------------------------------------------------------------------
     const int64_t norm_params = t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * h : h;
-    const int weight_bits = dtypeBits(weight_dtype);
+    // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the
+    // rest in the precision's format) plus their input read and output written.
+    const int block_bits = dtypeBits(weight_dtype);
+    const int other_bits = isQuantized(weight_dtype) ? default_bits : block_bits;
     auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
-                   int64_t width, int64_t params, int64_t macs_per_seq, int64_t saved_per_seq) {
+                   int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
+                   int64_t saved_per_seq) {
       LayerReport l;
       l.name = row_name;
       l.type = type;
@@ -570,12 +574,13 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       l.params = params;
       l.macs = mul(macs_per_seq, b);
       l.activation_bytes = train ? mul(saved_per_seq, b) : mul(tokens, e, mul(width, b));
-      l.bytes_accessed =
-          add(bytesForBits(params, weight_bits), mul(mul(2, e), mul(tokens, width), b));
+      l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
       r.layers.push_back(std::move(l));
     };
+    // An embedding lookup reads one table row per token.
     row("embeddings", "embedding", stacks.front().tokens, h,
-        add(tp.embeddings, t.embedding_norm ? norm_params : 0), 0, embed_saved);
+        add(tp.embeddings, t.embedding_norm ? norm_params : 0),
+        bytesForBits(mul(stacks.front().tokens, b, h), other_bits), 0, embed_saved);
     const int64_t attn_params = countParams([&] {
                                   Transformer one = t;
                                   one.kind = TransformerKind::kDecoder;
@@ -602,28 +607,37 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
         int64_t attn_p = add(attn_params, attn_norms);
         if (t.positions == PositionKind::kRelativeBias && i == 0)
           attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
-        row(base + "attention", "attention", st.tokens, h, attn_p, attn_macs, attn_row[si]);
-        if (st.cross)
-          row(base + "cross_attention", "cross_attention", st.tokens, h,
-              add(attn_params, norm_params), cross_macs, cross_row[si]);
-        row(base + (isMoe(t) ? "moe" : "mlp"), isMoe(t) ? "moe" : "mlp", st.tokens, h,
-            add(mlp_layer_params, mlp_norms), mlp_macs, mlp_row[si]);
+        row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
+            attn_macs, attn_row[si]);
+        if (st.cross) {
+          const int64_t cross_p = add(attn_params, norm_params);
+          row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+              bytesForBits(cross_p, block_bits), cross_macs, cross_row[si]);
+        }
+        const int64_t mlp_p = add(mlp_layer_params, mlp_norms);
+        row(base + (isMoe(t) ? "moe" : "mlp"), isMoe(t) ? "moe" : "mlp", st.tokens, h, mlp_p,
+            bytesForBits(mlp_p, block_bits), mlp_macs, mlp_row[si]);
       }
       if (t.final_norm) {
         const std::string norm_name = stacks.size() > 1
                                           ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
                                           : "final_norm";
-        row(norm_name, "norm", st.tokens, h, norm_params, 0, mul(st.tokens, e, h));
+        row(norm_name, "norm", st.tokens, h, norm_params, bytesForBits(norm_params, other_bits), 0,
+            mul(st.tokens, e, h));
       }
     }
-    if (t.pooler) row("pooler", "linear", 1, h, tp.other, mul(h, h), pooler_saved);
+    if (t.pooler)
+      row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
+          pooler_saved);
     if (decoder_side) {
+      // A tied head still reads the whole vocab x hidden matrix.
       row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", logit_tokens, t.vocab,
-          tp.lm_head, mul(logit_tokens, head_macs_per_token), head_saved);
+          tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
+          mul(logit_tokens, head_macs_per_token), head_saved);
     }
     if (lora && train) {
-      row("lora_adapters", "lora", stacks.back().tokens, w.lora_rank, ad.params, adapter_fwd,
-          mul(stacks.back().tokens, ad.saved_per_token));
+      row("lora_adapters", "lora", stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
+          adapter_fwd, mul(stacks.back().tokens, ad.saved_per_token));
     }
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, overflow_path,
