@@ -61,6 +61,9 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
   // - falcon-7b 6,921,720,704: FalconForCausalLM ties its head; the Hub's "7.22B" (14.43 GB
   //   of bf16 safetensors) stores the 65024 x 4544 head a second time:
   //   6,921,720,704 + 295,469,056 = 7,217,189,760.
+  // - Qwen3-8B 8,190,735,360 (per-head q/k RMSNorms): the Hub's safetensors.total of
+  //   Qwen/Qwen3-8B; gemma-2-9b 9,241,705,984 (four norms per layer): the Hub's
+  //   safetensors.total of google/gemma-2-9b and keras-hub gemma2_9b_en metadata.
   // - pythia-70m 70,426,624: Biderman et al. 2023 (Pythia) Table 1 gives 18,915,328
   //   non-embedding parameters; plus the untied 50304 x 512 embedding and head.
   const Case c = GENERATE(

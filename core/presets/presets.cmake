@@ -19,7 +19,9 @@ set(DLCOST_PRESET_FILES
   hf/mistral-7b.json
   hf/mixtral-8x7b.json
   hf/qwen2-7b.json
+  hf/qwen3-8b.json
   hf/gemma-7b.json
+  hf/gemma-2-9b.json
   hf/phi-2.json
   hf/phi-3-mini-4k.json
   hf/falcon-7b.json

@@ -159,7 +159,10 @@ void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
   t.norm_bias = false;
   t.positions = PositionKind::kRotary;
   // Defaults of each family's PretrainedConfig subclass when the key is absent.
-  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, family == "gemma");
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, family == "gemma" || family == "gemma2");
+  // Gemma 2 adds a norm after attention and after the MLP; Qwen3 normalises q and k per head.
+  if (family == "gemma2") t.norms_per_layer = 4;
+  if (family == "qwen3") t.qk_norm = true;
   if (family == "qwen2") {
     t.qkv_bias = true;  // Qwen2Attention: q/k/v with bias, o_proj without
   } else {
@@ -203,7 +206,7 @@ void readGptNeox(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
 }
 
-void readPhi(HfFields& f, Transformer& t, std::vector<std::string>& warnings) {
+void readPhi(HfFields& f, Transformer& t) {
   t.hidden = f.reqInt("hidden", {"hidden_size", "n_embd"});
   t.layers = f.reqInt("layers", {"num_hidden_layers", "n_layer"});
   t.heads = f.reqInt("heads", {"num_attention_heads", "n_head"});
@@ -218,8 +221,7 @@ void readPhi(HfFields& f, Transformer& t, std::vector<std::string>& warnings) {
   t.norms_per_layer = 1;
   t.qkv_bias = t.out_bias = t.mlp_bias = t.lm_head_bias = true;
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
-  if (f.optBool({"qk_layernorm"}, false))
-    warnings.push_back("qk_layernorm: the per-head q/k LayerNorms are not counted");
+  t.qk_norm = f.optBool({"qk_layernorm"}, false);
 }
 
 void readPhi3(HfFields& f, Transformer& t) {
@@ -335,12 +337,12 @@ Transformer readHfConfig(const json& config, const std::string& path,
   Transformer t;
   t.architecture = family;
   if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2" ||
-      family == "gemma") {
+      family == "gemma" || family == "gemma2" || family == "qwen3") {
     readLlamaLike(f, t, family);
   } else if (family == "phi3") {
     readPhi3(f, t);
   } else if (family == "phi") {
-    readPhi(f, t, warnings);
+    readPhi(f, t);
   } else if (family == "gpt2") {
     readGpt2(f, t);
   } else if (family == "gpt_neox") {

@@ -68,11 +68,13 @@ int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
 /// projection input 2h + dropout mask h = 13h: Korthikanti's 11sbh for attention plus one of
 /// the two layer norms' 2sbh each.
 int64_t attentionSaved(const Transformer& t, int64_t e) {
-  int64_t b = mul(2, e, t.hidden);                 // norm input, QKV input
-  b = add(b, mul(e, add(qWidth(t), kvWidth(t))));  // Q and K for QK^T
-  b = add(b, mul(e, kvWidth(t)));                  // V for AV
-  b = add(b, mul(e, qWidth(t)));                   // output projection input
-  if (t.hidden_dropout) b = add(b, t.hidden);      // residual dropout mask, 1 byte
+  int64_t b = mul(2, e, t.hidden);                                // norm input, QKV input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));       // post-attention norm input
+  if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), kvWidth(t))));  // q/k norm inputs
+  b = add(b, mul(e, add(qWidth(t), kvWidth(t))));                 // Q and K for QK^T
+  b = add(b, mul(e, kvWidth(t)));                                 // V for AV
+  b = add(b, mul(e, qWidth(t)));                                  // output projection input
+  if (t.hidden_dropout) b = add(b, t.hidden);                     // residual dropout mask, 1 byte
   return b;
 }
 
@@ -95,7 +97,8 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
 int64_t mlpSaved(const Transformer& t, int64_t e) {
   int64_t b = 0;
   const bool shared_input = t.parallel_block && t.norms_per_layer == 1;
-  if (!shared_input) b = mul(2, e, t.hidden);  // norm input, MLP input
+  if (!shared_input) b = mul(2, e, t.hidden);                // norm input, MLP input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));  // post-MLP norm input
   const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, t.ffn);
   if (isMoe(t)) {
     // Router logits, each active expert's gathered copy of its tokens, its intermediates.
@@ -120,6 +123,12 @@ int64_t crossSaved(const Transformer& t, int64_t e) {
 
 int64_t activationBytes(const Workload& w) {
   return dtypeBits(layoutOf(w.precision).activations) / 8;
+}
+
+/// Parameters of one attention's q and k norms (Qwen3, Phi's qk_layernorm).
+int64_t qkNormParams(const Transformer& t) {
+  if (!t.qk_norm) return 0;
+  return mul(2, t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim);
 }
 
 bool isQuantized(DType d) {
@@ -590,8 +599,12 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
                                     .attention;
     const int64_t mlp_layer_params =
         tp.mlp / add(t.layers, t.kind == TransformerKind::kEncoderDecoder ? t.encoder_layers : 0);
-    const int64_t attn_norms = norm_params;  // the norm before attention (after, in BERT)
-    const int64_t mlp_norms = t.norms_per_layer == 2 ? norm_params : 0;
+    // Norms by sublayer: before (BERT: after) attention and MLP; Gemma 2 both; q/k norms.
+    int64_t attn_norms = t.norms_per_layer == 4 ? 2 * norm_params : norm_params;
+    if (t.qk_norm) attn_norms = add(attn_norms, qkNormParams(t));
+    const int64_t mlp_norms = t.norms_per_layer == 4   ? 2 * norm_params
+                              : t.norms_per_layer == 2 ? norm_params
+                                                       : 0;
     for (size_t si = 0; si < stacks.size(); ++si) {
       const Stack& st = stacks[si];
       const int64_t attn_macs =
@@ -610,7 +623,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
         row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
             attn_macs, attn_row[si]);
         if (st.cross) {
-          const int64_t cross_p = add(attn_params, norm_params);
+          const int64_t cross_p = add(attn_params, norm_params, qkNormParams(t));
           row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
               bytesForBits(cross_p, block_bits), cross_macs, cross_row[si]);
         }

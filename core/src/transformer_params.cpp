@@ -65,6 +65,11 @@ TransformerParams countParams(const Transformer& t) {
   if (t.final_norm) norm_count = checkedAdd(norm_count, enc_dec ? 2 : 1);
   if (t.embedding_norm) norm_count = checkedAdd(norm_count, 1);
   p.norms = checkedMul(norm_count, normParams(t));
+  if (t.qk_norm) {
+    // Two norms over head_dim in every attention of every layer.
+    const int64_t per = t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim;
+    p.norms = checkedAdd(p.norms, checkedMul(checkedMul(2, attentions), per));
+  }
 
   if (t.kind != TransformerKind::kEncoder && !t.tied_embeddings)
     p.lm_head = linearParams(t.hidden, t.vocab, t.lm_head_bias);

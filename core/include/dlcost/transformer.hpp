@@ -49,13 +49,16 @@ struct Transformer {
   bool lm_head_bias = false;
   bool tied_embeddings = false;  ///< the LM head reuses the token embedding matrix
   PositionKind positions = PositionKind::kRotary;
-  int64_t max_positions = 0;       ///< context length; rows of the learned table
-  int64_t relative_buckets = 0;    ///< kRelativeBias only
-  int64_t type_vocab = 0;          ///< BERT token-type embeddings (0: none)
-  bool embedding_norm = false;     ///< a norm right after the embeddings (BERT)
-  bool pooler = false;             ///< BERT pooler: dense h x h + bias on the first token
-  bool parallel_block = false;     ///< attention and MLP read the same input (GPT-J, Falcon)
-  int64_t norms_per_layer = 2;     ///< 1 when a parallel block shares one norm
+  int64_t max_positions = 0;     ///< context length; rows of the learned table
+  int64_t relative_buckets = 0;  ///< kRelativeBias only
+  int64_t type_vocab = 0;        ///< BERT token-type embeddings (0: none)
+  bool embedding_norm = false;   ///< a norm right after the embeddings (BERT)
+  bool pooler = false;           ///< BERT pooler: dense h x h + bias on the first token
+  bool parallel_block = false;   ///< attention and MLP read the same input (GPT-J, Falcon)
+  /// 1 when a parallel block shares one norm; 4 with norms after attention and MLP too
+  /// (Gemma 2's pre/post norms).
+  int64_t norms_per_layer = 2;
+  bool qk_norm = false;            ///< per-head norms of q and k (Qwen3, Phi's qk_layernorm)
   bool final_norm = true;          ///< a norm after the last layer
   int64_t experts = 0;             ///< routed experts per MoE layer (0: dense MLP)
   int64_t experts_per_token = 0;   ///< experts each token is routed to (MoE only)
