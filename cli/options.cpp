@@ -51,7 +51,7 @@ options (each overrides the document's "workload"):
   --memory-gib X            memory available: report the largest batch that fits
   --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)
   --grad-accum N            micro-batches per optimizer step (default 1): memory is one
-                            micro-batch's, MACs/FLOPs/phases the whole step's
+                            micro-batch's, MACs/FLOPs the whole step's
 
 transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):
   --seq-len N               training tokens per sequence (default min(2048, context))

@@ -525,13 +525,13 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     // --- phases for the roofline -------------------------------------------------------------
     const int64_t weights_read = add(m.weights, m.quant_scales, m.adapter_weights);
     if (train) {
-      PhaseWork f{"forward", mul(2, fwd, mul(b, ga)), mul(add(weights_read, m.activations), ga),
-                  mul(mul(b, ga), fwd_tokens)};
-      PhaseWork k{"backward", mul(2, bwd, mul(b, ga)),
-                  mul(add(add(weights_read, m.gradients, m.adapter_gradients),
-                          add(m.activations, m.activation_gradients)),
-                      ga),
-                  mul(mul(b, ga), fwd_tokens)};
+      // One micro-batch of `batch` sequences (what a roofline times); the step runs
+      // grad_accum of them.
+      PhaseWork f{"forward", mul(2, fwd, b), add(weights_read, m.activations), mul(b, fwd_tokens)};
+      PhaseWork k{"backward", mul(2, bwd, b),
+                  add(add(weights_read, m.gradients, m.adapter_gradients),
+                      add(m.activations, m.activation_gradients)),
+                  mul(b, fwd_tokens)};
       r.phases = {f, k};
     } else {
       const int64_t prompt_kv =

@@ -72,8 +72,8 @@ struct Workload {
   int64_t overhead_bytes = 0;
   /// Memory available; when set, the report carries the largest batch that fits.
   std::optional<int64_t> memory_bytes;
-  /// Micro-batches per optimizer step (>= 1). Memory is that of one micro-batch of `batch`;
-  /// MACs, FLOPs and phases count the whole step.
+  /// Micro-batches per optimizer step (>= 1). Memory and the phases are those of one
+  /// micro-batch of `batch`; MACs and FLOPs count the whole step.
   int64_t grad_accum = 1;
 
   // --- transformers (ignored for layer graphs) -----------------------------------------
