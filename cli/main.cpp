@@ -3,13 +3,16 @@
 
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
+#include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/share_link.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -31,10 +34,26 @@ std::string readFile(const std::string& path) {
 
 /// Reads the flag's text as the JSON value its workload field expects.
 json flagValue(const std::string& field, const std::string& text) {
-  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib" ||
-      field == "grad_accum" || field == "seq_len" || field == "prompt_tokens" ||
-      field == "generated_tokens" || field == "quant_group_size" || field == "lora_rank" ||
-      field == "lora_alpha") {
+  if (field == "sp") return text == "true";
+  static const std::set<std::string> kNumeric = {"batch",
+                                                 "overhead_bytes",
+                                                 "memory_gib",
+                                                 "gpus",
+                                                 "zero",
+                                                 "tp",
+                                                 "pp",
+                                                 "microbatches",
+                                                 "utilization",
+                                                 "reserve_bytes",
+                                                 "fragmentation",
+                                                 "grad_accum",
+                                                 "seq_len",
+                                                 "prompt_tokens",
+                                                 "generated_tokens",
+                                                 "quant_group_size",
+                                                 "lora_rank",
+                                                 "lora_alpha"};
+  if (kNumeric.count(field)) {
     size_t used = 0;
     double v = 0;
     try {
@@ -46,8 +65,8 @@ json flagValue(const std::string& field, const std::string& text) {
       throw InputError(ErrorCode::kType, "/workload/" + field,
                        "must be a number, not '" + text + "'");
     }
-    if (field != "memory_gib" && field != "lora_alpha" &&
-        v == static_cast<double>(static_cast<int64_t>(v)) &&
+    if (field != "memory_gib" && field != "utilization" && field != "fragmentation" &&
+        field != "lora_alpha" && v == static_cast<double>(static_cast<int64_t>(v)) &&
         text.find_first_of(".eE") == std::string::npos) {
       return std::stoll(text);
     }
@@ -65,14 +84,19 @@ bool isHfConfig(const json& doc) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.positional.empty() ? 0 : 1) != 1 ||
+      o.positional.size() > 1) {
+    throw dlcost::cli::UsageError{"give one MODEL.json, --preset NAME or --link FRAGMENT"};
+  }
   if (o.preset) {
-    if (!o.positional.empty())
-      throw dlcost::cli::UsageError{"give a model file or --preset, not both"};
     doc = json{{"model", {{"preset", *o.preset}}}};
-  } else {
-    if (o.positional.size() != 1) {
-      throw dlcost::cli::UsageError{"estimate needs one MODEL.json (or --preset NAME)"};
+  } else if (o.link) {
+    const json state = dlcost::decodeShareLink(*o.link);
+    if (!state.contains("doc") || !state["doc"].is_object()) {
+      throw InputError(ErrorCode::kValue, "", "share link: it carries no model document");
     }
+    doc = state["doc"];
+  } else {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
@@ -106,17 +130,63 @@ InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
 }
 
 int runEstimate(const dlcost::cli::Options& o) {
+  dlcost::Config config;
   dlcost::Report report;
   try {
-    const dlcost::Config config = dlcost::parseConfig(buildDocument(o));
+    config = dlcost::parseConfig(buildDocument(o));
     report = dlcost::estimate(config.model, config.workload);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
   if (o.json) {
-    std::cout << dlcost::reportToJson(report).dump(2) << "\n";
+    std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
   } else {
     dlcost::cli::printReport(std::cout, report, o.units);
+  }
+  return 0;
+}
+
+/// `dlcost link`: the fragment for the document, checked first so no link fails to open.
+int runLink(const dlcost::cli::Options& o) {
+  if (o.decode) {
+    if (o.positional.size() != 1) throw dlcost::cli::UsageError{"link --decode needs one FRAGMENT"};
+    std::cout << dlcost::dumpJson(dlcost::decodeShareLink(o.positional[0]), 2) << "\n";
+    return 0;
+  }
+  json doc;
+  try {
+    doc = buildDocument(o);
+    dlcost::estimateDocument(doc);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  json state = {{"doc", doc}};
+  if (o.units_given)
+    state["ui"]["units"] = o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal";
+  if (o.lang) state["ui"]["lang"] = *o.lang;
+  std::cout << dlcost::encodeShareLink(state) << "\n";
+  return 0;
+}
+
+int runCompare(const dlcost::cli::Options& o) {
+  json doc;
+  try {
+    doc = buildDocument(o);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  json result;
+  try {
+    result = dlcost::compareDocument(doc, o.sort);
+  } catch (const InputError& e) {
+    dlcost::Error err = renameFlagPath(e, o).error();
+    if (err.path == "/sort") err.path = "--sort";
+    throw InputError(err);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else {
+    dlcost::cli::printCompare(std::cout, result, o.units);
   }
   return 0;
 }
@@ -136,12 +206,21 @@ int run(const dlcost::cli::Options& o) {
       for (const auto& p : dlcost::presetList()) {
         list.push_back({{"name", p.name}, {"family", p.family}, {"source", p.source}});
       }
-      std::cout << list.dump(2) << "\n";
+      std::cout << dlcost::dumpJson(list, 2) << "\n";
     } else {
       for (const auto& p : dlcost::presetList()) std::cout << p.name << "\t" << p.family << "\n";
     }
     return 0;
   }
+  if (o.command == "gpus") {
+    if (o.json) {
+      std::cout << dlcost::gpuTable().dump(2) << "\n";
+    } else {
+      dlcost::cli::printGpus(std::cout, dlcost::gpuTable(), o.units);
+    }
+    return 0;
+  }
+  if (o.command == "compare") return runCompare(o);
   if (o.command == "preset") {
     if (o.positional.size() != 1) throw dlcost::cli::UsageError{"preset needs one NAME"};
     const char* text = dlcost::presetJson(o.positional[0]);
@@ -152,6 +231,7 @@ int run(const dlcost::cli::Options& o) {
     std::cout << text;
     return 0;
   }
+  if (o.command == "link") return runLink(o);
   return runEstimate(o);
 }
 
@@ -167,7 +247,7 @@ int main(int argc, char** argv) {
     return kExitInput;
   } catch (const InputError& e) {
     const dlcost::Error& err = e.error();
-    if (want_json) std::cout << dlcost::errorToJson(err).dump(2) << "\n";
+    if (want_json) std::cout << dlcost::dumpJson(dlcost::errorToJson(err), 2) << "\n";
     std::cerr << "dlcost: error at " << (err.path.empty() ? "/" : err.path) << ": " << err.message
               << "\n";
     return kExitInput;

@@ -13,6 +13,16 @@ const std::map<std::string, std::string>& workloadFlags() {
       {"--mode", "mode"},
       {"--memory-gib", "memory_gib"},
       {"--overhead-bytes", "overhead_bytes"},
+      {"--gpu", "gpu"},
+      {"--gpus", "gpus"},
+      {"--zero", "zero"},
+      {"--tp", "tp"},
+      {"--pp", "pp"},
+      {"--microbatches", "microbatches"},
+      {"--utilization", "utilization"},
+      {"--reserve-bytes", "reserve_bytes"},
+      {"--fragmentation", "fragmentation"},
+      {"--gpu-dtype", "gpu_dtype"},
       {"--grad-accum", "grad_accum"},
       {"--seq-len", "seq_len"},
       {"--prompt-tokens", "prompt_tokens"},
@@ -38,6 +48,13 @@ const char* usageText() {
 usage:
   dlcost estimate MODEL.json [options]     estimate a model described in JSON
   dlcost estimate --preset NAME [options]  estimate a built-in preset
+  dlcost link MODEL.json|--preset NAME [options] [--lang en|zh]
+                                           print a share-link fragment (#d1....) for the page
+  dlcost link --decode FRAGMENT            print the state a share link carries
+  dlcost estimate --link FRAGMENT [options]  estimate what a share link shows
+  dlcost compare MODEL.json|--preset NAME [options] [--sort FIELD]
+                                           the workload on every GPU preset
+  dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
   dlcost --help | --version
@@ -50,10 +67,23 @@ options (each overrides the document's "workload"):
   --mode train|infer        (default train)
   --memory-gib X            memory available: report the largest batch that fits
   --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)
-  --grad-accum N            micro-batches per optimizer step (default 1): memory is one
-                            micro-batch's, MACs/FLOPs the whole step's
+  --gpu NAME                run on this GPU (`dlcost gpus` lists them): fit, largest batch,
+                            roofline step time, price/performance, advice when it does not fit
+  --gpus N                  GPUs in all (data parallel x tp x pp); batch is the global batch
+  --zero 0|1|2|3            ZeRO stage over the data-parallel GPUs (1 states, 2 +gradients,
+                            3 +weights)
+  --tp T  --pp P            tensor- and pipeline-parallel degrees; --sp adds sequence parallel
+  --microbatches M          pipeline micro-batches per step (default pp)
+  --utilization U           achievable fraction of the dense peak, [0.01, 1] (default 0.5)
+  --reserve-bytes N         per-GPU reserve (default 1 GiB, +1 GiB NCCL with several GPUs)
+  --fragmentation F         allocator fragmentation share, [0, 0.5) (default 0.05)
+  --gpu-dtype fp32|tf32|fp16|bf16|fp8|int8   matmul arithmetic (default from --dtype)
+  --sort FIELD              compare: name, year, memory, fits, max_batch, step_time,
+                            samples_per_s (default), tokens_per_s, per_1000usd, per_watt
 
 transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):
+  --grad-accum N            micro-batches per optimizer step (default 1): memory is one
+                            micro-batch's, MACs/FLOPs the whole step's
   --seq-len N               training tokens per sequence (default min(2048, context))
   --prompt-tokens N         inference prompt length (default: as --seq-len)
   --generated-tokens N      inference tokens generated after the prompt (default 0)
@@ -93,7 +123,8 @@ Options parseOptions(int argc, const char* const* argv) {
     o.command = "version";
     return o;
   }
-  if (o.command != "estimate" && o.command != "presets" && o.command != "preset") {
+  if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
+      o.command != "link" && o.command != "compare" && o.command != "gpus") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -104,13 +135,25 @@ Options parseOptions(int argc, const char* const* argv) {
     const std::string a = args[i++];
     if (a == "--json") {
       o.json = true;
+    } else if (a == "--sp") {
+      o.workload["sp"] = "true";
+    } else if (a == "--sort") {
+      o.sort = value(a);
     } else if (a == "--preset") {
       o.preset = value(a);
+    } else if (a == "--link") {
+      o.link = value(a);
+    } else if (a == "--decode") {
+      o.decode = true;
+    } else if (a == "--lang") {
+      o.lang = value(a);
+      if (*o.lang != "en" && *o.lang != "zh") throw UsageError{"--lang must be en or zh"};
     } else if (a == "--units") {
       const std::string u = value(a);
       auto parsed = parseByteUnits(u);
       if (!parsed) throw UsageError{"--units must be binary or decimal, not '" + u + "'"};
       o.units = *parsed;
+      o.units_given = true;
     } else if (auto it = workloadFlags().find(a); it != workloadFlags().end()) {
       o.workload[it->second] = value(a);
     } else if (a.rfind("--", 0) == 0) {

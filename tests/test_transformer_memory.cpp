@@ -2,6 +2,7 @@
 // quantized weights, LoRA/QLoRA.
 #include <catch2/catch.hpp>
 
+#include "dlcost/error.hpp"
 #include "transformer_estimate.hpp"
 #include "transformer_test_util.hpp"
 
@@ -268,4 +269,26 @@ TEST_CASE("the largest batch follows from fixed + batch x per_sample", "[transfo
   CHECK(m.fixed + *r.max_batch * m.per_sample <= capacity);
   CHECK(m.fixed + (*r.max_batch + 1) * m.per_sample > capacity);
   CHECK(m.total == m.fixed + m.per_sample);
+}
+
+TEST_CASE("LoRA and quantization lines shard like the states they belong to on GPUs",
+          "[transformer][memory][gpu]") {
+  // QLoRA Llama-2-7b on one H100: the per-GPU weights are the 4-bit base plus its scales
+  // plus the fp32 adapters; gradients and optimizer states are the adapters'.
+  const dlcost::Report r =
+      runPreset("llama-2-7b",
+                {{"finetune", "qlora"}, {"dtype", "bf16"}, {"seq_len", 512}, {"gpu", "h100-sxm"}});
+  REQUIRE(r.gpu_fit);
+  const dlcost::MemoryBreakdown& m = r.memory;
+  CHECK(r.gpu_fit->per_gpu.weights == m.weights + m.quant_scales + m.adapter_weights);
+  CHECK(r.gpu_fit->per_gpu.gradients == m.adapter_gradients);
+  CHECK(r.gpu_fit->per_gpu.optimizer_states == m.adapter_optimizer_states);
+  CHECK(r.gpu_fit->fits);
+  // Tensor parallelism must split the 32 heads.
+  try {
+    (void)runPreset("llama-2-7b", {{"gpu", "h100-sxm"}, {"gpus", 3}, {"tp", 3}});
+    FAIL("tp 3 accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/workload/tp");
+  }
 }

@@ -196,5 +196,5 @@ TEST_CASE("an unknown model_type is read as a generic decoder with a warning",
 TEST_CASE("a config.json as the whole document is read as the model", "[transformer][params]") {
   const dlcost::Config c = parseConfig(presetConfig("gpt2"));
   CHECK(estimate(c.model, c.workload).params.total == 124439808);
-  CHECK(c.model.name == "gpt2");
+  CHECK(c.model.name == "openai-community/gpt2");  // its _name_or_path
 }

@@ -1,5 +1,7 @@
 #include "dlcost/report_json.hpp"
 
+#include "dlcost/gpu_json.hpp"
+
 namespace dlcost {
 
 using nlohmann::json;
@@ -13,12 +15,13 @@ json workloadToJson(const Workload& w) {
             {"optimizer", optimizerName(w.optimizer)},
             {"overhead_bytes", w.overhead_bytes}};
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
-  j["grad_accum"] = w.grad_accum;
+  if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
   return j;
 }
 
 /// The workload fields only transformers read, as the estimate resolved them.
 void addTransformerWorkload(const Workload& w, json& j) {
+  j["grad_accum"] = w.grad_accum;
   j["attention"] = attentionName(w.attention);
   j["recompute"] = recomputeName(w.recompute);
   j["finetune"] = finetuneName(w.finetune);
@@ -64,8 +67,13 @@ json reportToJson(const Report& r) {
                       {"buffers", l.buffers},
                       {"macs", l.macs},
                       {"activation_bytes", l.activation_bytes},
-                      {"bytes_accessed", l.bytes_accessed},
-                      {"inplace", l.inplace}});
+                      {"inplace", l.inplace},
+                      {"bytes_accessed", l.bytes_accessed}});
+  }
+  json phases = json::array();
+  for (const PhaseWork& p : r.phases) {
+    phases.push_back(
+        {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
   }
   json j = {
       {"schema", "dlcost.report/1"},
@@ -106,23 +114,28 @@ json reportToJson(const Report& r) {
         {"per_sample", m.per_sample},
         {"units", "bytes"}}},
       {"layers", std::move(layers)},
+      {"phases", std::move(phases)},
       {"warnings", r.warnings},
   };
   if (r.max_batch) j["max_batch"] = *r.max_batch;
-  json phases = json::array();
-  for (const PhaseWork& p : r.phases) {
-    phases.push_back(
-        {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
-  }
-  j["phases"] = std::move(phases);
   if (r.transformer) {
     j["transformer"] = transformerToJson(*r.transformer);
     addTransformerWorkload(r.workload, j["workload"]);
     j["macs"]["convention"] =
         "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
-        "square, LM head) at the workload's batch, for the whole step";
+        "square, LM head) at the workload's batch, for the whole step (grad_accum micro-batches)";
+  }
+  // With a GPU: "gpu", "fits", "headroom_bytes", "max_batch" (the GPU's), "step_time_s",
+  // "tokens_per_s", "per_gpu", "advice" and the figures behind them.
+  if (r.gpu_fit) {
+    const json fit = gpuFitToJson(*r.gpu_fit, r.workload);
+    for (auto it = fit.begin(); it != fit.end(); ++it) j[it.key()] = it.value();
   }
   return j;
+}
+
+std::string dumpJson(const json& value, int indent) {
+  return value.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 json errorToJson(const Error& e) {

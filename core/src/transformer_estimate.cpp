@@ -131,6 +131,12 @@ int64_t qkNormParams(const Transformer& t) {
   return mul(2, t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim);
 }
 
+/// Bits of one optimizer state value: the optimizer's own (8-bit Adam) or `format`'s.
+int stateBits(Optimizer optimizer, DType format) {
+  const int own = optimizerStateBits(optimizer);
+  return own ? own : dtypeBits(format);
+}
+
 bool isQuantized(DType d) {
   return d == DType::kInt8 || d == DType::kInt4 || d == DType::kFp8;
 }
@@ -413,7 +419,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       m.gradients = bytesForBits(tp.total, dtypeBits(lay.gradients));
       if (lay.master_weights) m.master_weights = mul(4, tp.total);
       m.optimizer_states = bytesForBits(mul(tp.total, optimizerStateCount(w.optimizer)),
-                                        optimizerStateBits(w.optimizer, lay.optimizer_states));
+                                        stateBits(w.optimizer, lay.optimizer_states));
     }
     if (train && lora) {
       // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's
@@ -422,7 +428,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       const int adapter_bits = 32;
       m.adapter_weights = bytesForBits(ad.params, adapter_bits);
       m.adapter_gradients = bytesForBits(ad.params, adapter_bits);
-      const int state_bits = optimizerStateBits(w.optimizer, DType::kFp32);
+      const int state_bits = stateBits(w.optimizer, DType::kFp32);
       m.adapter_optimizer_states =
           bytesForBits(mul(ad.params, optimizerStateCount(w.optimizer)), state_bits);
     }

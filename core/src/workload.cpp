@@ -60,8 +60,8 @@ int optimizerStateCount(Optimizer optimizer) {
   return 0;
 }
 
-int optimizerStateBits(Optimizer optimizer, DType state_dtype) {
-  return optimizer == Optimizer::kAdam8bit ? 8 : dtypeBits(state_dtype);
+int optimizerStateBits(Optimizer optimizer) {
+  return optimizer == Optimizer::kAdam8bit ? 8 : 0;
 }
 
 const char* attentionName(AttentionImpl attention) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/gpu_fit.hpp"
 #include "dlcost/shape.hpp"
 #include "dlcost/transformer.hpp"
 #include "dlcost/workload.hpp"
@@ -108,6 +109,8 @@ struct Report {
   std::vector<LayerReport> layers;  ///< the model input first, then every layer in order
   /// The phases of one step (training: forward, backward; LLM inference: prefill, decode).
   std::vector<PhaseWork> phases;
+  /// Fit, step time and advice on the workload's GPU (absent without "gpu").
+  std::optional<GpuFit> gpu_fit;
   std::vector<std::string> warnings;
   std::optional<TransformerSummary> transformer;  ///< transformers only
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
 
 namespace dlcost {
@@ -23,7 +24,9 @@ enum class Optimizer {
   kAdamW,     ///< 2, as Adam
   kRmsprop,   ///< 1 (square_avg; PyTorch's default momentum=0 adds none)
   kAdagrad,   ///< 1 (sum)
-  kAdam8bit,  ///< 2, stored in 8 bits (bitsandbytes' Adam8bit; block-wise statistics ignored)
+  /// Adam with 8-bit block-wise quantized states (bitsandbytes; Dettmers et al. 2022, "8-bit
+  /// Optimizers via Block-wise Quantization"): 2 states of 1 byte per parameter.
+  kAdam8bit,
 };
 
 /// How attention is computed (transformers only).
@@ -54,8 +57,8 @@ const char* optimizerName(Optimizer optimizer);
 std::optional<Optimizer> parseOptimizer(const std::string& name);
 /// Per-parameter state tensors the optimizer keeps.
 int optimizerStateCount(Optimizer optimizer);
-/// Bits of one optimizer state value: 8 for Adam8bit, else the precision's state format.
-int optimizerStateBits(Optimizer optimizer, DType state_dtype);
+/// Bits of each state value: 8 for 8-bit optimizers, else 0 = the precision's state format.
+int optimizerStateBits(Optimizer optimizer);
 const char* attentionName(AttentionImpl attention);
 std::optional<AttentionImpl> parseAttention(const std::string& name);
 const char* recomputeName(Recompute recompute);
@@ -72,11 +75,10 @@ struct Workload {
   int64_t overhead_bytes = 0;
   /// Memory available; when set, the report carries the largest batch that fits.
   std::optional<int64_t> memory_bytes;
+  // --- transformers (ignored for layer graphs) -----------------------------------------
   /// Micro-batches per optimizer step (>= 1). Memory and the phases are those of one
   /// micro-batch of `batch`; MACs and FLOPs count the whole step.
   int64_t grad_accum = 1;
-
-  // --- transformers (ignored for layer graphs) -----------------------------------------
   /// Tokens per sequence in training. Absent: min(2048, the model's context length).
   std::optional<int64_t> seq_len;
   /// Inference: tokens of the prompt (prefill). Absent: the seq_len rule above.
@@ -101,6 +103,8 @@ struct Workload {
   /// "all-linear". Default q_proj, v_proj: PEFT's default for Llama, GPT-2 (c_attn), T5.
   /// Names the architecture lacks are an error at /workload/lora_targets.
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};
+  /// GPU, multi-GPU layout and roofline settings (dlcost/parallel.hpp).
+  HardwareSettings hardware;
 };
 
 }  // namespace dlcost
