@@ -152,3 +152,21 @@ TEST_CASE("the text facade returns errors as values for transformers", "[transfo
   CHECK(out["error"]["path"] == "/hidden_size");
   CHECK(!out.contains("params"));
 }
+
+TEST_CASE("a transformer report's workload reads back as the same workload",
+          "[transformer][errors]") {
+  // The report's "workload" object is a valid input workload: estimating with it again
+  // gives the same report.
+  const json doc = {{"model", {{"preset", "llama-2-7b"}}},
+                    {"workload",
+                     {{"finetune", "qlora"},
+                      {"dtype", "bf16"},
+                      {"seq_len", 1024},
+                      {"recompute", "selective"},
+                      {"lora_targets", "all-linear"},
+                      {"grad_accum", 4}}}};
+  const json first = dlcost::estimateDocument(doc);
+  const json again = dlcost::estimateDocument(
+      json{{"model", {{"preset", "llama-2-7b"}}}, {"workload", first["workload"]}});
+  CHECK(again == first);
+}

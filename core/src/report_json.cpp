@@ -22,6 +22,9 @@ json workloadToJson(const Workload& w) {
 /// The workload fields only transformers read, as the estimate resolved them.
 void addTransformerWorkload(const Workload& w, json& j) {
   j["grad_accum"] = w.grad_accum;
+  if (w.seq_len) j["seq_len"] = *w.seq_len;
+  if (w.prompt_tokens) j["prompt_tokens"] = *w.prompt_tokens;
+  if (w.mode == Mode::kInfer) j["generated_tokens"] = w.generated_tokens;
   j["attention"] = attentionName(w.attention);
   j["recompute"] = recomputeName(w.recompute);
   j["finetune"] = finetuneName(w.finetune);
