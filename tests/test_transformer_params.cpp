@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/config_json.hpp"
+#include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
 
@@ -197,4 +198,26 @@ TEST_CASE("a config.json as the whole document is read as the model", "[transfor
   const dlcost::Config c = parseConfig(presetConfig("gpt2"));
   CHECK(estimate(c.model, c.workload).params.total == 124439808);
   CHECK(c.model.name == "openai-community/gpt2");  // its _name_or_path
+}
+
+TEST_CASE("a multimodal config is read from its text_config with a warning",
+          "[transformer][params]") {
+  // LLaVA-style wrappers nest the language model: its count is the nested config's.
+  const json cfg = {{"model_type", "llava"},
+                    {"architectures", json::array({"LlavaForConditionalGeneration"})},
+                    {"text_config", presetConfig("llama-2-7b")},
+                    {"vision_config", {{"hidden_size", 1024}}}};
+  const dlcost::Report r = runConfig(cfg);
+  CHECK(r.params.total == 6738415616);
+  REQUIRE(!r.warnings.empty());
+  CHECK_THAT(r.warnings.back(), Catch::Matchers::Contains("vision tower"));
+  // Errors inside point into text_config.
+  json bad = cfg;
+  bad["text_config"].erase("hidden_size");
+  try {
+    (void)runConfig(bad);
+    FAIL("missing hidden_size accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/model/hf_config/text_config/hidden_size");
+  }
 }

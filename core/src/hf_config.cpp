@@ -159,10 +159,12 @@ void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
   t.norm_bias = false;
   t.positions = PositionKind::kRotary;
   // Defaults of each family's PretrainedConfig subclass when the key is absent.
-  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, family == "gemma" || family == "gemma2");
-  // Gemma 2 adds a norm after attention and after the MLP; Qwen3 normalises q and k per head.
-  if (family == "gemma2") t.norms_per_layer = 4;
-  if (family == "qwen3") t.qk_norm = true;
+  const bool gemma = family == "gemma" || family == "gemma2" || family == "gemma3_text";
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, gemma);
+  // Gemma 2 and 3 add a norm after attention and after the MLP; Qwen3 and Gemma 3 normalise
+  // q and k per head.
+  if (family == "gemma2" || family == "gemma3_text") t.norms_per_layer = 4;
+  if (family == "qwen3" || family == "gemma3_text") t.qk_norm = true;
   if (family == "qwen2") {
     t.qkv_bias = true;  // Qwen2Attention: q/k/v with bias, o_proj without
   } else {
@@ -334,10 +336,21 @@ Transformer readHfConfig(const json& config, const std::string& path,
                          std::vector<std::string>& warnings) {
   HfFields f(config, path);
   const std::string family = familyOf(f, config, path);
+  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, ...) keep the language model's config
+  // in text_config: read that, and say what is left out.
+  const json* text = f.find({"text_config"});
+  if (text && text->is_object() && !f.find({"hidden_size", "n_embd", "d_model"})) {
+    json inner = *text;
+    if (!inner.contains("model_type")) inner["model_type"] = family + "_text";
+    Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings);
+    warnings.push_back("read the language model of '" + family +
+                       "' from text_config; its vision tower and projector are not counted");
+    return t;
+  }
   Transformer t;
   t.architecture = family;
   if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2" ||
-      family == "gemma" || family == "gemma2" || family == "qwen3") {
+      family == "gemma" || family == "gemma2" || family == "gemma3_text" || family == "qwen3") {
     readLlamaLike(f, t, family);
   } else if (family == "phi3") {
     readPhi3(f, t);
