@@ -292,3 +292,20 @@ TEST_CASE("LoRA and quantization lines shard like the states they belong to on G
     CHECK(e.error().path == "/workload/tp");
   }
 }
+
+TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt's keys",
+          "[transformer][memory][kv]") {
+  // BERT reads its input once: no generation, no KV cache, one forward phase.
+  const dlcost::Report bert =
+      runPreset("bert-base-uncased", {{"mode", "infer"}, {"dtype", "fp16"}, {"seq_len", 128}});
+  CHECK(bert.memory.kv_cache == 0);
+  REQUIRE(bert.phases.size() == 1);
+  CHECK(bert.phases[0].name == "forward");
+  // T5-base generating 32 tokens after a 512-token prompt: every one of the 12 decoder
+  // layers caches K and V (12 heads x 64) of its 32 generated tokens (self-attention) and
+  // of the 512 encoder outputs (cross-attention), 2 bytes each.
+  const dlcost::Report t5 = runPreset(
+      "t5-base",
+      {{"mode", "infer"}, {"dtype", "fp16"}, {"prompt_tokens", 512}, {"generated_tokens", 32}});
+  CHECK(t5.memory.kv_cache == 2 * 12 * 768 * (32 + 512) * 2);
+}
