@@ -199,11 +199,12 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   out << "\nparameters       " << groupDigits(r.params.total) << " (" << formatCount(r.params.total)
       << "), trainable " << groupDigits(r.params.trainable) << ", buffers "
       << groupDigits(r.params.buffers) << "\n";
-  out << "MACs forward     " << groupDigits(r.macs.forward) << " (" << formatCount(r.macs.forward)
-      << "MACs = " << formatCount(2 * r.macs.forward) << "FLOPs; FLOPs = 2 x MACs)\n";
+  out << "MACs forward     " << groupDigits(r.macs.forward) << " ("
+      << formatCount(r.macs.forward, "MACs") << " = " << formatCount(2 * r.macs.forward, "FLOPs")
+      << "; FLOPs = 2 x MACs)\n";
   if (w.mode == Mode::kTrain) {
     out << "MACs backward    " << groupDigits(r.macs.backward) << " ("
-        << formatCount(r.macs.backward) << "MACs)\n";
+        << formatCount(r.macs.backward, "MACs") << ")\n";
   }
   if (r.transformer) printTransformer(out, r);
   const MemoryBreakdown& m = r.memory;

@@ -149,7 +149,7 @@ class Expander {
           if (!isParameterRef((*it)[i])) continue;
           const Arg& a = lookup((*it)[i], childPath(fpath, i));
           (*it)[i] = a.value;
-          origins.emplace(it.key(), a.path);
+          origins[elementOriginKey(it.key(), i)] = a.path;
         }
       }
     }
@@ -172,7 +172,9 @@ class Expander {
     throw InputError(ErrorCode::kGraph, path, "unknown layer '" + name + "'");
   }
 
-  std::vector<int> readInputs(const json& v, const std::string& path, const Scope& scope) const {
+  std::vector<int> readInputs(const ObjectReader& r, const Scope& scope) const {
+    const json& v = r.require("inputs");
+    const std::string path = r.pathOf("inputs");
     std::vector<int> out;
     if (v.is_string()) {
       out.push_back(resolve(v.get<std::string>(), scope, path));
@@ -184,10 +186,10 @@ class Expander {
     }
     for (size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) {
-        throw InputError(ErrorCode::kType, childPath(path, i),
+        throw InputError(ErrorCode::kType, r.pathOf("inputs", i),
                          std::string("must be a layer name, not ") + jsonTypeName(v[i]));
       }
-      out.push_back(resolve(v[i].get<std::string>(), scope, childPath(path, i)));
+      out.push_back(resolve(v[i].get<std::string>(), scope, r.pathOf("inputs", i)));
     }
     return out;
   }
@@ -224,8 +226,8 @@ class Expander {
     layer.path = path;
     layer.field_paths = origins;
     layer.spec = parseLayerSpec(layer.type, r);
-    if (const json* in = r.find("inputs")) {
-      layer.inputs = readInputs(*in, r.pathOf("inputs"), scope);
+    if (r.has("inputs")) {
+      layer.inputs = readInputs(r, scope);
     } else {
       layer.inputs = {current};
     }
@@ -266,8 +268,8 @@ class Expander {
     const int64_t first_index = r.optionalInt("first_index", 0, 0, kMaxLayers);
     const std::string local = r.optionalString("name", std::to_string(idx));
     int in = current;
-    if (const json* v = r.find("inputs")) {
-      std::vector<int> ins = readInputs(*v, r.pathOf("inputs"), scope);
+    if (r.has("inputs")) {
+      std::vector<int> ins = readInputs(r, scope);
       if (ins.size() != 1) {
         throw InputError(ErrorCode::kValue, r.pathOf("inputs"), "a group takes exactly one input");
       }
@@ -602,6 +604,10 @@ Config parseConfig(const json& doc) {
   }
   if (r.has("model")) {
     r.rejectUnknown({"model", "workload", "schema", "comment"});
+    if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
+      throw InputError(ErrorCode::kValue, r.pathOf("schema"),
+                       "this dlcost reads model schema version 1");
+    }
     c.model = parseModel(r.require("model"), r.pathOf("model"));
   } else {
     json model = doc;

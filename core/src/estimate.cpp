@@ -38,8 +38,8 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
                        const std::vector<Shape>& shapes, const PrecisionLayout& lay,
                        int64_t input_bytes, int64_t b) {
   const Layer& layer = g.layers[i];
-  const bool is_view = a.gradient_is_view || (a.aliases_input && a.macs_per_sample == 0 &&
-                                              std::holds_alternative<Dropout>(layer.spec));
+  const bool is_view = std::holds_alternative<Flatten>(layer.spec) ||
+                       (a.aliases_input && std::holds_alternative<Dropout>(layer.spec));
   if (is_view) return 0;
   const int64_t act_bytes = dtypeBits(lay.activations) / 8;
   int64_t per_sample = 0;
@@ -83,6 +83,14 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   r.model_kind = "layers";
   r.workload = w;
 
+  try {
+    checkedMul(elementCount(g.input), input_bytes);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, "/input",
+        "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
+  }
+
   std::vector<Shape> shapes{g.input};
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
@@ -117,11 +125,22 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
   }
 
+  // Everything per sample is checked before the batch multiplies it, so that an overflow
+  // at batch 1 blames the model, not the batch.
+  ActivationMemory act;
+  try {
+    act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
+    checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
+    checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "the activations or MACs of one sample overflow 64-bit arithmetic");
+  }
+
   const std::string batch_path = "/workload/batch";
   try {
     r.params.trainable = r.params.total;
     r.params.buffers = checkedAdd(buffer_values, counters);
-    ActivationMemory act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
 
     const int64_t b = w.batch;
     r.macs.forward = checkedMul(macs_ps, b);

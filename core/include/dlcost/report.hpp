@@ -40,8 +40,10 @@ struct MemoryBreakdown {
   /// Training: tensors saved for backward (inputs, outputs, masks, indices per op).
   /// Inference: the peak of simultaneously live tensors.
   int64_t activations = 0;
-  /// Training: what the backward pass needs at its peak on top of the saved activations
-  /// (live activation gradients minus saved tensors already freed by then). 0 in inference.
+  /// Training: what the passes need at their peak on top of `activations`: the largest,
+  /// over every forward and backward step, of the live tensors (saved ones not yet freed,
+  /// forward temporaries, activation gradients and the temporaries accumulated into them)
+  /// minus the saved bytes. 0 in inference.
   int64_t activation_gradients = 0;
   int64_t kv_cache = 0;  ///< inference: 2 x layers x kv_heads x head_dim x tokens x bytes
   /// Group-wise quantization scales of int8/int4 weights (one fp16 per group), fp8's
