@@ -18,7 +18,8 @@ TEST_CASE("a GPT training step costs Megatron's 72 or 96 B s l h^2 (1 + s/6h + V
   const int64_t b = GENERATE(1, 4);
   const int64_t s = GENERATE(128, 1024);
   CAPTURE(b, s);
-  const json w = {{"batch", b}, {"seq_len", s}, {"dtype", "mixed"}};
+  // Megatron's count is for standard (eager) attention.
+  const json w = {{"batch", b}, {"seq_len", s}, {"dtype", "mixed"}, {"attention", "eager"}};
   const dlcost::Report none = runPreset("gpt2", w);
   const int64_t forward = 24 * b * s * l * h * h + 4 * b * s * s * l * h + 2 * b * s * h * v;
   CHECK(phase(none, "forward").flops == forward);
@@ -32,6 +33,16 @@ TEST_CASE("a GPT training step costs Megatron's 72 or 96 B s l h^2 (1 + s/6h + V
   // FLOPs = 2 x MACs, and the report's MACs are the phases' halves.
   CHECK(2 * none.macs.forward == phase(none, "forward").flops);
   CHECK(2 * none.macs.backward == phase(none, "backward").flops);
+  // Selective recomputation re-runs the attention matmuls (4 B s^2 l h) in the backward.
+  json ws = w;
+  ws["recompute"] = "selective";
+  const dlcost::Report sel = runPreset("gpt2", ws);
+  CHECK(phase(sel, "backward").flops - phase(none, "backward").flops == 4 * b * s * s * l * h);
+  // FlashAttention's backward costs 2.5x its forward attention matmuls instead of 2x.
+  json wflash = w;
+  wflash["attention"] = "flash";
+  const dlcost::Report flash = runPreset("gpt2", wflash);
+  CHECK(phase(flash, "backward").flops - phase(none, "backward").flops == 2 * b * s * s * l * h);
 }
 
 TEST_CASE("decoding one token costs 2 x non-embedding parameters plus the attention term",
@@ -101,7 +112,7 @@ TEST_CASE("gradient accumulation multiplies the step's MACs, not its memory or p
 TEST_CASE("LoRA's backward skips the frozen weights' gradients", "[transformer][flops][lora]") {
   // Frozen base matmuls need only input gradients (1x forward); the attention matmuls
   // (2x) and the adapters (2x) keep both. Hu et al. 2021 (LoRA), section 4.2.
-  const json w = {{"dtype", "bf16"}, {"seq_len", 256}};
+  const json w = {{"dtype", "bf16"}, {"seq_len", 256}, {"attention", "eager"}};
   const dlcost::Report full = runPreset("llama-2-7b", w);
   json wl = w;
   wl["finetune"] = "lora";

@@ -365,13 +365,18 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     int64_t bwd = 0;
     if (train) {
       // Input and weight gradients: 2x forward each matmul; a frozen base computes input
-      // gradients only (1x); recomputation re-runs forward work inside the backward.
-      bwd = add(mul(lora ? 1 : 2, linear), mul(2, core), mul(2, adapter_fwd));
+      // gradients only (1x). The attention matmuls' backward is 2x theirs; FlashAttention
+      // also recomputes QK^T, 2.5x (Dao 2023, FlashAttention-2, section 4). Recomputation
+      // re-runs forward work inside the backward: full, the layers; selective, the attention
+      // matmuls (which flash recomputes anyway).
+      const bool flash = w.attention == AttentionImpl::kFlash;
+      const int64_t core_bwd = flash ? mul(core / 2, 5) : mul(2, core);
+      bwd = add(mul(lora ? 1 : 2, linear), core_bwd, mul(2, adapter_fwd));
       int64_t layers_fwd = 0;
       for (const Stack& st : stacks)
         layers_fwd = add(layers_fwd, mul(st.layers, layerMacsPerSequence(t, st)));
       if (w.recompute == Recompute::kFull) bwd = add(bwd, layers_fwd);
-      if (w.recompute == Recompute::kSelective) bwd = add(bwd, core);
+      if (w.recompute == Recompute::kSelective && !flash) bwd = add(bwd, core);
     }
 
     // Decode: one token per sequence against `c` cached tokens.
