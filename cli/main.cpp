@@ -35,9 +35,24 @@ std::string readFile(const std::string& path) {
 /// Reads the flag's text as the JSON value its workload field expects.
 json flagValue(const std::string& field, const std::string& text) {
   if (field == "sp") return text == "true";
-  static const std::set<std::string> kNumeric = {
-      "batch", "overhead_bytes", "memory_gib",  "gpus",          "zero",         "tp",
-      "pp",    "microbatches",   "utilization", "reserve_bytes", "fragmentation"};
+  static const std::set<std::string> kNumeric = {"batch",
+                                                 "overhead_bytes",
+                                                 "memory_gib",
+                                                 "gpus",
+                                                 "zero",
+                                                 "tp",
+                                                 "pp",
+                                                 "microbatches",
+                                                 "utilization",
+                                                 "reserve_bytes",
+                                                 "fragmentation",
+                                                 "grad_accum",
+                                                 "seq_len",
+                                                 "prompt_tokens",
+                                                 "generated_tokens",
+                                                 "quant_group_size",
+                                                 "lora_rank",
+                                                 "lora_alpha"};
   if (kNumeric.count(field)) {
     size_t used = 0;
     double v = 0;
@@ -51,13 +66,18 @@ json flagValue(const std::string& field, const std::string& text) {
                        "must be a number, not '" + text + "'");
     }
     if (field != "memory_gib" && field != "utilization" && field != "fragmentation" &&
-        v == static_cast<double>(static_cast<int64_t>(v)) &&
+        field != "lora_alpha" && v == static_cast<double>(static_cast<int64_t>(v)) &&
         text.find_first_of(".eE") == std::string::npos) {
       return std::stoll(text);
     }
     return v;
   }
   return text;
+}
+
+/// A Hugging Face config.json given as the whole file (the engine's own test is the same).
+bool isHfConfig(const json& doc) {
+  return doc.is_object() && (doc.contains("model_type") || doc.contains("architectures"));
 }
 
 /// The document the engine sees: the file (or preset) with the flags merged into its
@@ -80,6 +100,12 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  if (isHfConfig(doc)) {
+    // A config.json has no workload of its own: wrap it so the flags have one to go in.
+    json workload = doc.contains("workload") ? doc["workload"] : json::object();
+    doc.erase("workload");
+    doc = json{{"model", {{"hf_config", std::move(doc)}}}, {"workload", std::move(workload)}};
+  }
   for (const auto& [field, text] : o.workload) {
     if (!doc.contains("workload")) doc["workload"] = json::object();
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
@@ -92,6 +118,9 @@ json buildDocument(const dlcost::cli::Options& o) {
 InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
   dlcost::Error err = e.error();
   const std::string prefix = "/workload/";
+  // A config.json file was wrapped as /model/hf_config: its errors point into the file.
+  const std::string wrapped = "/model/hf_config";
+  if (!o.preset && err.path.rfind(wrapped, 0) == 0) err.path = err.path.substr(wrapped.size());
   if (err.path.rfind(prefix, 0) == 0 && o.workload.count(err.path.substr(prefix.size()))) {
     std::string flag = err.path.substr(prefix.size());
     for (char& c : flag) c = c == '_' ? '-' : c;

@@ -23,6 +23,19 @@ const std::map<std::string, std::string>& workloadFlags() {
       {"--reserve-bytes", "reserve_bytes"},
       {"--fragmentation", "fragmentation"},
       {"--gpu-dtype", "gpu_dtype"},
+      {"--grad-accum", "grad_accum"},
+      {"--seq-len", "seq_len"},
+      {"--prompt-tokens", "prompt_tokens"},
+      {"--generated-tokens", "generated_tokens"},
+      {"--weight-dtype", "weight_dtype"},
+      {"--quant-group-size", "quant_group_size"},
+      {"--kv-dtype", "kv_dtype"},
+      {"--attention", "attention"},
+      {"--recompute", "recompute"},
+      {"--finetune", "finetune"},
+      {"--lora-rank", "lora_rank"},
+      {"--lora-alpha", "lora_alpha"},
+      {"--lora-targets", "lora_targets"},
   };
   return kFlags;
 }
@@ -67,6 +80,28 @@ options (each overrides the document's "workload"):
   --gpu-dtype fp32|tf32|fp16|bf16|fp8|int8   matmul arithmetic (default from --dtype)
   --sort FIELD              compare: name, year, memory, fits, max_batch, step_time,
                             samples_per_s (default), tokens_per_s, per_1000usd, per_watt
+
+transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):
+  --grad-accum N            micro-batches per optimizer step (default 1): memory is one
+                            micro-batch's, MACs/FLOPs the whole step's
+  --seq-len N               training tokens per sequence (default min(2048, context))
+  --prompt-tokens N         inference prompt length (default: as --seq-len)
+  --generated-tokens N      inference tokens generated after the prompt (default 0)
+  --weight-dtype fp32|fp16|bf16|fp8|int8|int4
+                            weight storage (default: the --dtype's); int8/int4 add one
+                            fp16 scale per group of block linear weights
+  --quant-group-size N      weights per quantization group (default 128)
+  --kv-dtype fp32|fp16|bf16|fp8|int8|int4   KV cache storage (default: activations')
+  --attention eager|flash   eager keeps the s x s scores; flash does not (default flash)
+  --recompute none|selective|full   activation recomputation (default none)
+  --finetune none|full|lora|qlora   what training updates (default none: from scratch);
+                            qlora stores the base in int4 unless --weight-dtype says
+  --lora-rank R             LoRA rank (default 8)
+  --lora-alpha A            LoRA alpha (default 8; changes no cost)
+  --lora-targets LIST       modules with adapters, comma-separated: the model's own names
+                            (c_attn, query_key_value, w1, ...), the logical q_proj,k_proj,
+                            v_proj,o_proj,gate_proj,up_proj,down_proj, or all-linear
+                            (default q_proj,v_proj)
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --json                    print the report as JSON (exact bytes and counts)
   --explain                 also show how every figure was computed and what dominates it

@@ -8,6 +8,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/fit.hpp"
 #include "layer_analysis.hpp"
+#include "transformer_estimate.hpp"
 
 namespace dlcost {
 
@@ -191,15 +192,20 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 }  // namespace
 
 Report estimate(const Model& model, const Workload& workload) {
-  Report r = std::visit(
+  Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, LayerGraph>)
+        if constexpr (std::is_same_v<T, LayerGraph>) {
           return estimateGraph(model.name, body, workload);
+        } else {
+          static_assert(std::is_same_v<T, Transformer>);
+          return estimateTransformer(model.name, body, workload);
+        }
       },
       model.body);
-  if (workload.hardware.gpu) r.gpu_fit = fitOnGpu(model, workload, r);
-  return r;
+  if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
+  report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
+  return report;
 }
 
 }  // namespace dlcost

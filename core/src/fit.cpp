@@ -54,6 +54,22 @@ void checkLayout(const Model& model, const Workload& w) {
                      "the replica batch " + std::to_string(replica) + " does not split into " +
                          std::to_string(p.microbatchCount()) + " pipeline micro-batches");
   }
+  if (const auto* t = std::get_if<Transformer>(&model.body)) {
+    // Pipeline stages hold whole layers; Megatron splits heads and the MLP width over tp.
+    const int64_t layers = t->layers + t->encoder_layers;
+    if (p.pp > layers) {
+      throw InputError(ErrorCode::kValue, "/workload/pp",
+                       "pipeline of " + std::to_string(p.pp) + " stages exceeds the model's " +
+                           std::to_string(layers) + " layers");
+    }
+    if (t->heads % p.tp != 0 || t->ffn % p.tp != 0) {
+      throw InputError(ErrorCode::kValue, "/workload/tp",
+                       "tensor-parallel degree " + std::to_string(p.tp) +
+                           " does not divide the model's " + std::to_string(t->heads) +
+                           " attention heads and MLP width " + std::to_string(t->ffn));
+    }
+    return;
+  }
   const auto* graph = std::get_if<LayerGraph>(&model.body);
   if (!graph) return;
   if (p.pp > static_cast<int64_t>(graph->layers.size())) {
@@ -89,18 +105,23 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   const int64_t dp = p.dataParallel();
   const int64_t split = checkedMul(p.tp, p.pp);
   PerGpuMemory g;
-  g.weights = ceilDiv(m.weights, p.zero >= 3 ? checkedMul(split, dp) : split);
+  // Transformer lines shard like the states they belong to: quantization scales and LoRA
+  // adapters with the weights, adapter gradients and optimizer states with theirs.
+  const int64_t weights = checkedAdd(checkedAdd(m.weights, m.quant_scales), m.adapter_weights);
+  const int64_t gradients = checkedAdd(m.gradients, m.adapter_gradients);
+  const int64_t optimizer_states = checkedAdd(m.optimizer_states, m.adapter_optimizer_states);
+  g.weights = ceilDiv(weights, p.zero >= 3 ? checkedMul(split, dp) : split);
   g.buffers = ceilDiv(m.buffers, split);
-  g.gradients = ceilDiv(m.gradients, p.zero >= 2 ? checkedMul(split, dp) : split);
+  g.gradients = ceilDiv(gradients, p.zero >= 2 ? checkedMul(split, dp) : split);
   const int64_t states_split = p.zero >= 1 ? checkedMul(split, dp) : split;
   g.master_weights = ceilDiv(m.master_weights, states_split);
-  g.optimizer_states = ceilDiv(m.optimizer_states, states_split);
+  g.optimizer_states = ceilDiv(optimizer_states, states_split);
   g.overhead = m.overhead;
 
   // Activation parts of the whole model: a per-batch part and a per-sample part.
   const int64_t states = checkedAdd(
-      checkedAdd(checkedAdd(m.weights, m.buffers), checkedAdd(m.gradients, m.master_weights)),
-      checkedAdd(m.optimizer_states, m.overhead));
+      checkedAdd(checkedAdd(weights, m.buffers), checkedAdd(gradients, m.master_weights)),
+      checkedAdd(optimizer_states, m.overhead));
   const int64_t act_fixed = std::max<int64_t>(0, m.fixed - states);
   // Tensor parallelism: a fraction num/den of the activations stays on each GPU.
   const int64_t tp_num = p.sp ? 1 : checkedAdd(checkedMul(10, p.tp), 24);

@@ -64,4 +64,54 @@ int optimizerStateBits(Optimizer optimizer) {
   return optimizer == Optimizer::kAdam8bit ? 8 : 0;
 }
 
+const char* attentionName(AttentionImpl attention) {
+  return attention == AttentionImpl::kEager ? "eager" : "flash";
+}
+
+std::optional<AttentionImpl> parseAttention(const std::string& name) {
+  if (name == "eager") return AttentionImpl::kEager;
+  if (name == "flash") return AttentionImpl::kFlash;
+  return std::nullopt;
+}
+
+const char* recomputeName(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "none";
+}
+
+std::optional<Recompute> parseRecompute(const std::string& name) {
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (name == recomputeName(r)) return r;
+  }
+  return std::nullopt;
+}
+
+const char* finetuneName(Finetune finetune) {
+  switch (finetune) {
+    case Finetune::kNone:
+      return "none";
+    case Finetune::kFull:
+      return "full";
+    case Finetune::kLora:
+      return "lora";
+    case Finetune::kQlora:
+      return "qlora";
+  }
+  return "none";
+}
+
+std::optional<Finetune> parseFinetune(const std::string& name) {
+  for (Finetune f : {Finetune::kNone, Finetune::kFull, Finetune::kLora, Finetune::kQlora}) {
+    if (name == finetuneName(f)) return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace dlcost
