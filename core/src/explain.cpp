@@ -168,8 +168,9 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
     }
   }
   // Activations: batch x per-sample bytes, plus per-batch statistics (batchnorm).
-  const int64_t states =
-      m.weights + m.buffers + m.gradients + m.master_weights + m.optimizer_states + m.overhead;
+  const int64_t states = m.weights + m.buffers + m.gradients + m.master_weights +
+                         m.optimizer_states + m.quant_scales + m.adapter_weights +
+                         m.adapter_gradients + m.adapter_optimizer_states + m.overhead;
   const int64_t act_fixed = m.fixed - states;
   const int64_t kept_ps = b > 0 ? (m.activations - act_fixed) / b : 0;
   const bool train = wl.mode == Mode::kTrain;
@@ -202,9 +203,26 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
                        Writer::num(b) + " × " + Writer::num(m.activation_gradients / b) + " B",
                        t.bytes(m.activation_gradients)));
   }
+  if (m.kv_cache && r.transformer && b > 0) {
+    const TransformerSummary& ts = *r.transformer;
+    out.push_back(make(
+        "/memory/kv_cache", t.w({"KV cache", "KV 缓存"}), "B × T × (2 × L × h_kv × d × b)",
+        {{"B", t.w({"batch size (sequences)", "批量大小（序列数）"}), Writer::num(b)},
+         {"T", t.w({"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}),
+          Writer::num(ts.context_tokens)},
+         {"2 × L × h_kv × d × b",
+          t.w({"bytes per token: K and V of every layer and KV head",
+               "每个词元的字节数：每层每个 KV 头的 K 与 V"}),
+          t.bytes(ts.kv_cache_bytes_per_token)}},
+        Writer::num(b) + " × " + Writer::num(ts.context_tokens) + " × " +
+            Writer::num(ts.kv_cache_bytes_per_token) + " B",
+        t.bytes(m.kv_cache)));
+  }
   std::string sum;
-  for (int64_t v : {m.weights, m.buffers, m.gradients, m.master_weights, m.optimizer_states,
-                    m.activations, m.activation_gradients, m.overhead}) {
+  for (int64_t v :
+       {m.weights, m.buffers, m.gradients, m.master_weights, m.optimizer_states, m.quant_scales,
+        m.adapter_weights, m.adapter_gradients, m.adapter_optimizer_states, m.activations,
+        m.activation_gradients, m.kv_cache, m.overhead}) {
     if (v) sum += (sum.empty() ? "" : " + ") + Writer::num(v);
   }
   out.push_back(
@@ -392,7 +410,7 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
     const std::string pct = Writer::real(100 * best.share, "%.1f") + " %";
     best.text = language == Language::kChinese
                     ? std::to_string(best.layers) + " 个 " + best.layer_type + " 层" +
-                          t.w(quantities[q].verb) + t.w(what[q]) + " " + pct
+                          t.w(quantities[q].verb) + " " + pct + " " + t.w(what[q])
                     : std::to_string(best.layers) + " " + best.layer_type + " layer" +
                           (best.layers == 1 ? "" : "s") + " " + t.w(quantities[q].verb) + " " +
                           pct + " " + t.w(what[q]);
