@@ -1,0 +1,83 @@
+// The batch sweep behind the page's memory-vs-batch chart: each point must equal a full
+// estimate at that batch (the sweep is the report's own fixed + batch x per_sample line).
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "dlcost/api.hpp"
+#include "dlcost/presets.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json presetDocument(const std::string& name, const std::string& mode, int64_t batch) {
+  return {{"model", {{"preset", name}}},
+          {"workload", {{"mode", mode}, {"batch", batch}, {"memory_gib", 16}}}};
+}
+
+}  // namespace
+
+TEST_CASE("every sweep point equals a full estimate at that batch", "[sweep]") {
+  const std::string mode = GENERATE("train", "infer");
+  const std::vector<int64_t> batches = {1, 2, 7, 64, 1000};
+  for (const auto& preset : dlcost::presetList()) {
+    CAPTURE(preset.name, mode);
+    const json sweep = json::parse(
+        dlcost::sweepBatchText(presetDocument(preset.name, mode, 3).dump(), json(batches).dump()));
+    REQUIRE_FALSE(sweep.contains("error"));
+    REQUIRE(sweep["points"].size() == batches.size());
+    for (size_t i = 0; i < batches.size(); ++i) {
+      CAPTURE(batches[i]);
+      const json report = dlcost::estimateDocument(presetDocument(preset.name, mode, batches[i]));
+      CHECK(sweep["points"][i]["batch"] == batches[i]);
+      CHECK(sweep["points"][i]["total"] == report["memory"]["total"]);
+      CHECK(sweep["points"][i]["fits"] ==
+            (report["memory"]["total"].get<int64_t>() <= report["workload"]["memory_bytes"]));
+    }
+    const json at3 = dlcost::estimateDocument(presetDocument(preset.name, mode, 3));
+    CHECK(sweep["max_batch"] == at3["max_batch"]);
+    CHECK(sweep["fixed"] == at3["memory"]["fixed"]);
+  }
+}
+
+TEST_CASE("a sweep names the bad batch entry or the bad document field", "[sweep][errors]") {
+  struct Case {
+    std::string document, batches, code, path;
+  };
+  const std::string good = R"({"model":{"preset":"alexnet"}})";
+  const Case c = GENERATE_COPY(values<Case>({
+      {good, "[1, 0, 4]", "value", "/batches/1"},
+      {good, "[1, 2.5]", "type", "/batches/1"},
+      {good, "[]", "value", "/batches"},
+      {good, "{\"b\": 1}", "type", "/batches"},
+      {good, "[1, 10000000000000000000]", "too_large", "/batches/1"},
+      {good, "[1,", "parse", ""},
+      {R"({"model":{"preset":"alexnet"},"workload":{"batch":0}})", "[1]", "value",
+       "/workload/batch"},
+  }));
+  CAPTURE(c.document, c.batches);
+  const json out = json::parse(dlcost::sweepBatchText(c.document, c.batches));
+  REQUIRE(out.contains("error"));
+  CHECK(out["error"]["code"] == c.code);
+  CHECK(out["error"]["path"] == c.path);
+  CHECK_FALSE(out["error"]["message"].get<std::string>().empty());
+}
+
+TEST_CASE("a sweep refuses a total that overflows 64 bits", "[sweep][errors]") {
+  const json out = json::parse(
+      dlcost::sweepBatchText(R"({"model":{"preset":"alexnet"}})", "[1, 4000000000000000000]"));
+  REQUIRE(out.contains("error"));
+  CHECK(out["error"]["code"] == "too_large");
+  CHECK(out["error"]["path"] == "/batches/1");
+}
+
+TEST_CASE("presetText returns the model document or a structured error", "[sweep][presets]") {
+  for (const auto& preset : dlcost::presetList()) {
+    CAPTURE(preset.name);
+    CHECK(json::parse(dlcost::presetText(preset.name)).contains("layers"));
+  }
+  const json missing = json::parse(dlcost::presetText("no-such-model"));
+  CHECK(missing["error"]["path"] == "/model/preset");
+  CHECK(dlcost::presetListJson().size() == dlcost::presetList().size());
+}
