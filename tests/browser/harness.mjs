@@ -2,10 +2,8 @@
 // Debian's Chromium driven by playwright-core with the flags that keep it off the network,
 // and a record of every request, console error and CSP violation the page makes.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -13,7 +11,6 @@ import { chromium } from 'playwright-core';
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = join(ROOT, 'dist');
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
-export const CLI = join(ROOT, 'build', 'dlcost');
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -57,39 +54,37 @@ export const CHROMIUM_ARGS = [
 /** Starts the server and Chromium; `close()` stops both and is safe to call twice. */
 export async function openSession() {
   const server = await serve();
-  const profile = mkdtempSync(join(tmpdir(), 'dlcost-chromium-'));
-  let context;
+  let browser;
   try {
-    context = await chromium.launchPersistentContext(profile, {
+    browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       headless: true,
       args: CHROMIUM_ARGS,
       timeout: 30000,
-      viewport: { width: 1280, height: 900 },
     });
   } catch (e) {
     await server.close();
-    rmSync(profile, { recursive: true, force: true });
     throw e;
   }
   let closed = false;
   return {
     url: server.url,
-    context,
+    browser,
     async close() {
       if (closed) return;
       closed = true;
-      await context.close().catch(() => {});
+      await browser.close().catch(() => {});
       await server.close();
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }
 
 /** Opens the page and waits for the engine; `problems` collects what must not happen. */
 export async function openPage(session, { colorScheme = 'light', viewport, locale } = {}) {
-  const page = await session.context.newPage();
-  if (viewport) await page.setViewportSize(viewport);
+  // A fresh context per page: its own storage, so no test sees another's preferences.
+  const context = await session.browser.newContext({ viewport: viewport || { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on('close', () => context.close().catch(() => {}));
   await page.emulateMedia({ colorScheme });
   const problems = [];
   const origin = new URL(session.url).origin;
@@ -117,22 +112,3 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** The native CLI's --json report for a document. */
-export function cliReport(document) {
-  const dir = mkdtempSync(join(tmpdir(), 'dlcost-doc-'));
-  try {
-    const file = join(dir, 'doc.json');
-    writeFileSync(file, JSON.stringify(document));
-    const r = spawnSync(CLI, ['estimate', file, '--json'], { encoding: 'utf8', timeout: 20000 });
-    if (r.status !== 0) throw new Error(`dlcost exited ${r.status}: ${r.stderr}`);
-    return JSON.parse(r.stdout);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-export function cliPresets() {
-  const r = spawnSync(CLI, ['presets', '--json'], { encoding: 'utf8', timeout: 20000 });
-  if (r.status !== 0) throw new Error(`dlcost presets exited ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}

@@ -29,6 +29,10 @@ const DEFAULT_FIELDS = {
 
 const GROUP = '(group)';
 
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 /**
  * @param root      container element
  * @param onChange  called with the edited model document after every edit
@@ -235,9 +239,10 @@ export function createModelEditor(root, onChange) {
             }
           }
         }
-        row.shape.textContent = layer ? formatShape(layer.output_shape) : '–';
-        row.params.textContent = layer ? formatCount(p) : '–';
-        row.macs.textContent = layer ? formatCount(m) : '–';
+        // Only changed text is written: each write costs layout in a long list.
+        setText(row.shape, layer ? formatShape(layer.output_shape) : '–');
+        setText(row.params, layer ? formatCount(p) : '–');
+        setText(row.macs, layer ? formatCount(m) : '–');
       });
     },
     /** Shows `error` ({path, message}) on the row or field it names; returns whether it did. */

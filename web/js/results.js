@@ -118,6 +118,20 @@ const COLUMNS = [
   { key: 'activation_bytes', num: true, bar: true },
 ];
 
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function cellText(col, l, units) {
+  if (col.key === 'output_shape') return formatShape(l.output_shape);
+  if (!col.num) return String(l[col.key]);
+  return col.key === 'activation_bytes' ? formatBytes(l[col.key], units) : formatCount(l[col.key]);
+}
+
+/** Rebuilt only when the rows, their order, the units or the language change; otherwise the
+ *  existing cells get new text and bar widths (a batch change), which keeps a redraw cheap. */
+const tableCache = new WeakMap();
+
 /**
  * @param sort     {key, dir} (dir 1 ascending, -1 descending; key null: report order)
  * @param onSort   (key) => void
@@ -126,14 +140,39 @@ export function renderLayerTable(root, report, units, sort, onSort) {
   const rows = report.layers.map((l, i) => ({ ...l, index: i }));
   if (sort.key) {
     const col = COLUMNS.find((c) => c.key === sort.key);
+    const value = (l) => (col.num ? l[sort.key] : cellText(col, l, units));
     rows.sort((a, b) => {
-      const va = col.num ? a[sort.key] : sort.key === 'output_shape' ? formatShape(a.output_shape) : String(a[sort.key]);
-      const vb = col.num ? b[sort.key] : sort.key === 'output_shape' ? formatShape(b.output_shape) : String(b[sort.key]);
+      const va = value(a);
+      const vb = value(b);
       return (va < vb ? -1 : va > vb ? 1 : a.index - b.index) * sort.dir;
     });
   }
   const max = {};
-  for (const c of COLUMNS) if (c.bar) max[c.key] = Math.max(1, ...report.layers.map((l) => l[c.key]));
+  for (const c of COLUMNS) {
+    if (!c.bar) continue;
+    let m = 1;
+    for (const l of report.layers) if (l[c.key] > m) m = l[c.key];
+    max[c.key] = m;
+  }
+  const key = JSON.stringify([rows.map((l) => `${l.name}\u0000${l.type}`), sort, units, t('col_name')]);
+  let cache = tableCache.get(root);
+  if (!cache || cache.key !== key || !root.contains(cache.table)) {
+    cache = build(root, rows, sort, onSort, key);
+    tableCache.set(root, cache);
+  }
+  rows.forEach((l, r) => {
+    const cells = cache.cells[r];
+    COLUMNS.forEach((c, k) => {
+      setText(cells[k].text, cellText(c, l, units));
+      if (c.bar) {
+        const width = `${((100 * l[c.key]) / max[c.key]).toFixed(1)}%`;
+        if (cells[k].bar.style.width !== width) cells[k].bar.style.width = width;
+      }
+    });
+  });
+}
+
+function build(root, rows, sort, onSort, key) {
   const head = h('tr', {});
   for (const c of COLUMNS) {
     const active = sort.key === c.key;
@@ -145,23 +184,29 @@ export function renderLayerTable(root, report, units, sort, onSort) {
       'aria-sort': active ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none',
     }, button));
   }
-  const body = document.createDocumentFragment();
+  const body = h('tbody', {});
+  const cells = [];
   for (const l of rows) {
     const tr = h('tr', { dataset: { name: l.name } });
+    const rowCells = [];
     for (const c of COLUMNS) {
-      if (c.key === 'output_shape') tr.append(h('td', { class: 'shape' }, formatShape(l.output_shape)));
-      else if (!c.num) tr.append(h('td', {}, l[c.key]));
-      else {
-        const text = c.key === 'activation_bytes' ? formatBytes(l[c.key], units) : formatCount(l[c.key]);
+      if (c.num) {
         const bar = h('span', { class: `bar bar-${c.key}`, 'aria-hidden': 'true' });
-        bar.style.width = `${((100 * l[c.key]) / max[c.key]).toFixed(1)}%`;
-        tr.append(h('td', { class: 'num bar-cell' }, bar, h('span', { class: 'bar-text' }, text)));
+        const text = h('span', { class: 'bar-text' });
+        tr.append(h('td', { class: 'num bar-cell' }, bar, text));
+        rowCells.push({ bar, text });
+      } else {
+        const td = h('td', { class: c.key === 'output_shape' ? 'shape' : '' });
+        tr.append(td);
+        rowCells.push({ text: td });
       }
     }
+    cells.push(rowCells);
     body.append(tr);
   }
   const table = h('table', { class: 'layers' },
     h('caption', { class: 'visually-hidden' }, t('perLayerCaption')),
-    h('thead', {}, head), h('tbody', {}, body));
+    h('thead', {}, head), body);
   replace(root, table);
+  return { key, table, cells };
 }

@@ -47,7 +47,9 @@ export function formatCount(count) {
 
 /** "25,557,032" */
 export function groupDigits(value) {
-  return Math.round(value).toLocaleString('en-US');
+  // A regex, not toLocaleString: that builds an Intl formatter per call, too slow for tables.
+  const sign = value < 0 ? '-' : '';
+  return sign + String(Math.round(Math.abs(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** "[3, 224, 224]" -> "3×224×224" */
