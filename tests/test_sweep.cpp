@@ -7,6 +7,8 @@
 #include "dlcost/api.hpp"
 #include "dlcost/presets.hpp"
 
+#include <algorithm>
+
 using nlohmann::json;
 
 namespace {
@@ -80,4 +82,31 @@ TEST_CASE("presetText returns the model document or a structured error", "[sweep
   const json missing = json::parse(dlcost::presetText("no-such-model"));
   CHECK(missing["error"]["path"] == "/model/preset");
   CHECK(dlcost::presetListJson().size() == dlcost::presetList().size());
+}
+
+TEST_CASE("chart batches span past the largest batch that fits and include the marked ones",
+          "[sweep]") {
+  for (const auto& preset : dlcost::presetList()) {
+    const int64_t batch = GENERATE(1, 7, 256);
+    const double gib = GENERATE(0.5, 16.0, 80.0);
+    CAPTURE(preset.name, batch, gib);
+    const json doc = {{"model", {{"preset", preset.name}}},
+                      {"workload", {{"batch", batch}, {"memory_gib", gib}}}};
+    const json both = json::parse(dlcost::estimateWithSweepText(doc.dump(), 25));
+    REQUIRE_FALSE(both.contains("error"));
+    // The report part is exactly what estimate returns for the same document.
+    CHECK(both["report"] == json::parse(dlcost::estimateText(doc.dump())));
+    std::vector<int64_t> seen;
+    for (const json& p : both["sweep"]["points"]) seen.push_back(p["batch"].get<int64_t>());
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    CHECK(seen.front() == 1);
+    CHECK(std::count(seen.begin(), seen.end(), batch) == 1);
+    CHECK(seen.back() >= 2 * batch);
+    const int64_t max_batch = both["report"]["max_batch"].get<int64_t>();
+    if (max_batch >= 1) {
+      CHECK(std::count(seen.begin(), seen.end(), max_batch) == 1);
+      CHECK(seen.back() > max_batch);
+    }
+  }
 }

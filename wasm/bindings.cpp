@@ -48,6 +48,12 @@ std::string sweepBatch(const std::string& document_text, const std::string& batc
   return guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); });
 }
 
+/// estimateWithSweep(documentText, points) -> {"report", "sweep"}: what one page update needs,
+/// from one parse and one estimate (dlcost::estimateWithSweepText).
+std::string estimateWithSweep(const std::string& document_text, int points) {
+  return guarded([&] { return dlcost::estimateWithSweepText(document_text, points); });
+}
+
 /// presets() -> JSON array of {name, family, source}.
 std::string presets() {
   return guarded([] { return dlcost::presetListJson().dump(); });
@@ -70,6 +76,7 @@ std::string exceptionMessage(uintptr_t exception_ptr) {
 EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("estimate", &estimate);
   emscripten::function("sweepBatch", &sweepBatch);
+  emscripten::function("estimateWithSweep", &estimateWithSweep);
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
   emscripten::function("exceptionMessage", &exceptionMessage);

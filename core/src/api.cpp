@@ -84,6 +84,20 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
   }
 }
 
+std::string estimateWithSweepText(const std::string& document_text, int points) {
+  try {
+    const Config config = parseConfigText(document_text);
+    const Report report = estimate(config.model, config.workload);
+    nlohmann::json out = {{"report", reportToJson(report)},
+                          {"sweep", sweepToJson(sweepBatch(report, chartBatches(report, points)))}};
+    return out.dump();
+  } catch (const InputError& e) {
+    return errorToJson(e.error()).dump();
+  } catch (const std::exception& e) {
+    return internalError(e);
+  }
+}
+
 nlohmann::json presetListJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const PresetInfo& p : presetList()) {

@@ -1,11 +1,49 @@
 #include "dlcost/sweep.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "dlcost/checked.hpp"
+#include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
 
 namespace dlcost {
+
+namespace {
+
+/// The smallest 1, 2 or 5 x 10^k that is >= value (value >= 1).
+int64_t roundUp125(int64_t value) {
+  for (int64_t scale = 1;; scale *= 10) {
+    for (int64_t m : {1, 2, 5}) {
+      if (m * scale >= value) return m * scale;
+    }
+    if (scale > kMaxBatch) return kMaxBatch;
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> chartBatches(const Report& report, int points) {
+  points = std::clamp(points, 2, static_cast<int>(kMaxSweepPoints) - 3);
+  const int64_t batch = report.workload.batch;
+  int64_t want = std::max<int64_t>(8, std::min(kMaxBatch, batch) * 2);
+  if (report.max_batch && *report.max_batch > 0) {
+    want = std::max(want, std::min(kMaxBatch, *report.max_batch + *report.max_batch / 5 + 1));
+  }
+  const int64_t top = std::min(roundUp125(want), kMaxBatch);
+  std::vector<int64_t> out{1, batch};
+  for (int i = 1; i < points; ++i) {
+    // i * top / (points - 1) without overflow: top <= 2^32 and points <= 1024.
+    out.push_back(std::max<int64_t>(1, std::llround(static_cast<double>(top) * i / (points - 1))));
+  }
+  if (report.max_batch && *report.max_batch >= 1 && *report.max_batch <= top) {
+    out.push_back(*report.max_batch);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches) {
   if (batches.empty() || batches.size() > kMaxSweepPoints) {

@@ -44,6 +44,12 @@ describe('every preset estimates the same in wasm as in the native CLI', () => {
         const cli = cliEstimate(doc);
         assert.equal(cli.status, 0, cli.stderr);
         assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), cli.json);
+        // The page's one-call update carries the same report.
+        const both = JSON.parse(engine.estimateWithSweep(JSON.stringify(doc), 25));
+        assert.deepEqual(both.report, cli.json);
+        for (const p of both.sweep.points) {
+          assert.equal(p.total, cli.json.memory.fixed + p.batch * cli.json.memory.per_sample);
+        }
       });
     }
     test(`${name}: the full model document estimates as the preset reference does`, () => {

@@ -62,16 +62,6 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
   replace(root, svg, legend);
 }
 
-/** The batch sizes to sweep: evenly spread up to a round maximum, plus the ones marked. */
-export function sweepBatches(batch, maxBatch) {
-  const want = Math.max(2 * batch, 8, maxBatch ? Math.ceil(1.2 * maxBatch) : 0);
-  const top = Math.min(niceTicks(want, 4).at(-1), 2 ** 32);
-  const set = new Set([1, batch, top]);
-  for (let i = 1; i <= 24; i += 1) set.add(Math.max(1, Math.round((top * i) / 24)));
-  if (maxBatch && maxBatch >= 1 && maxBatch <= top) set.add(maxBatch);
-  return [...set].filter((b) => b >= 1 && b <= top).sort((a, b) => a - b);
-}
-
 const W = 640;
 const H = 260;
 const M = { l: 72, r: 16, t: 14, b: 40 };

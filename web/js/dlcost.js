@@ -48,6 +48,9 @@ const api = {
   estimate: (doc) => call('estimate', toText(doc)),
   /** Memory at each batch size from one estimate: {fixed, per_sample, points: [{batch, total}]}. */
   sweepBatch: (doc, batches) => call('sweepBatch', toText(doc), JSON.stringify(batches)),
+  /** One page update: {report, sweep} from one estimate; the sweep spans the chart's range
+   *  (`points` batch sizes past the largest batch that fits, plus the marked ones). */
+  estimateWithSweep: (doc, points = 25) => call('estimateWithSweep', toText(doc), points),
   /** [{name, family, source}] */
   presets: () => call('presets'),
   /** A preset's model document. */

@@ -3,7 +3,7 @@
 
 import dlcost, { DlcostError, ready } from './dlcost.js';
 import { byId } from './dom.js';
-import { renderBreakdown, renderSweep, sweepBatches } from './charts.js';
+import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
 import { createModelIo } from './model_io.js';
@@ -64,12 +64,11 @@ function renderReport(report, sweep) {
   editor.showReport(report);
 }
 
-/** Estimates the current document and redraws everything; one engine call per view. */
+/** Estimates the current document and redraws everything: one engine call per update. */
 export function recompute() {
   const doc = buildDocument();
   try {
-    const report = dlcost.estimate(doc);
-    const sweep = dlcost.sweepBatch(doc, sweepBatches(report.workload.batch, report.max_batch));
+    const { report, sweep } = dlcost.estimateWithSweep(doc);
     lastReport = report;
     renderReport(report, sweep);
     showError(null);

@@ -128,9 +128,14 @@ function cellText(col, l, units) {
   return col.key === 'activation_bytes' ? formatBytes(l[col.key], units) : formatCount(l[col.key]);
 }
 
-/** Rebuilt only when the rows, their order, the units or the language change; otherwise the
- *  existing cells get new text and bar widths (a batch change), which keeps a redraw cheap. */
-const tableCache = new WeakMap();
+/** Table rows are drawn only where the table is scrolled to (plus a margin), so a model of a
+ *  thousand layers redraws as fast as one of twenty; ROW_PX matches the CSS row height. */
+export const ROW_PX = 26;
+const OVERSCAN = 12;
+
+/** One table view per container: the header is rebuilt when the sort, units or language
+ *  change; rows are refilled on every report and on scroll. */
+const views = new WeakMap();
 
 /**
  * @param sort     {key, dir} (dir 1 ascending, -1 descending; key null: report order)
@@ -154,26 +159,19 @@ export function renderLayerTable(root, report, units, sort, onSort) {
     for (const l of report.layers) if (l[c.key] > m) m = l[c.key];
     max[c.key] = m;
   }
-  const key = JSON.stringify([rows.map((l) => `${l.name}\u0000${l.type}`), sort, units, t('col_name')]);
-  let cache = tableCache.get(root);
-  if (!cache || cache.key !== key || !root.contains(cache.table)) {
-    cache = build(root, rows, sort, onSort, key);
-    tableCache.set(root, cache);
+  const key = JSON.stringify([sort, units, t('col_name')]);
+  let view = views.get(root);
+  if (!view || view.key !== key || !root.contains(view.table)) {
+    view = buildView(root, sort, onSort, key);
+    views.set(root, view);
   }
-  rows.forEach((l, r) => {
-    const cells = cache.cells[r];
-    COLUMNS.forEach((c, k) => {
-      setText(cells[k].text, cellText(c, l, units));
-      if (c.bar) {
-        const width = `${((100 * l[c.key]) / max[c.key]).toFixed(1)}%`;
-        if (cells[k].bar.style.width !== width) cells[k].bar.style.width = width;
-      }
-    });
-  });
+  view.data = { rows, max, units };
+  view.table.setAttribute('aria-rowcount', String(rows.length + 1));
+  view.draw();
 }
 
-function build(root, rows, sort, onSort, key) {
-  const head = h('tr', {});
+function buildView(root, sort, onSort, key) {
+  const head = h('tr', { 'aria-rowindex': '1' });
   for (const c of COLUMNS) {
     const active = sort.key === c.key;
     const button = h('button', { type: 'button', class: 'sort', dataset: { key: c.key } },
@@ -184,29 +182,68 @@ function build(root, rows, sort, onSort, key) {
       'aria-sort': active ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none',
     }, button));
   }
-  const body = h('tbody', {});
-  const cells = [];
-  for (const l of rows) {
-    const tr = h('tr', { dataset: { name: l.name } });
-    const rowCells = [];
-    for (const c of COLUMNS) {
-      if (c.num) {
-        const bar = h('span', { class: `bar bar-${c.key}`, 'aria-hidden': 'true' });
-        const text = h('span', { class: 'bar-text' });
-        tr.append(h('td', { class: 'num bar-cell' }, bar, text));
-        rowCells.push({ bar, text });
-      } else {
-        const td = h('td', { class: c.key === 'output_shape' ? 'shape' : '' });
-        tr.append(td);
-        rowCells.push({ text: td });
-      }
-    }
-    cells.push(rowCells);
-    body.append(tr);
-  }
+  const top = h('tr', { class: 'spacer', 'aria-hidden': 'true' }, h('td', { colspan: String(COLUMNS.length) }));
+  const bottom = h('tr', { class: 'spacer', 'aria-hidden': 'true' }, h('td', { colspan: String(COLUMNS.length) }));
+  const body = h('tbody', {}, top, bottom);
   const table = h('table', { class: 'layers' },
     h('caption', { class: 'visually-hidden' }, t('perLayerCaption')),
     h('thead', {}, head), body);
   replace(root, table);
-  return { key, table, cells };
+
+  const pool = [];  // reusable row elements with their cells
+  const makeRow = () => {
+    const tr = h('tr', {});
+    const cells = COLUMNS.map((c) => {
+      if (c.num) {
+        const bar = h('span', { class: `bar bar-${c.key}`, 'aria-hidden': 'true' });
+        const text = h('span', { class: 'bar-text' });
+        tr.append(h('td', { class: 'num bar-cell' }, bar, text));
+        return { bar, text };
+      }
+      const td = h('td', { class: c.key === 'output_shape' ? 'shape' : '' });
+      tr.append(td);
+      return { text: td };
+    });
+    return { tr, cells };
+  };
+
+  const view = { key, table, data: null };
+  view.draw = () => {
+    const { rows, max, units } = view.data;
+    const height = root.clientHeight || 640;
+    const first = Math.max(0, Math.floor(root.scrollTop / ROW_PX) - OVERSCAN);
+    const last = Math.min(rows.length, Math.ceil((root.scrollTop + height) / ROW_PX) + OVERSCAN);
+    while (pool.length < last - first) pool.push(makeRow());
+    top.firstChild.style.height = `${first * ROW_PX}px`;
+    top.hidden = first === 0;
+    bottom.firstChild.style.height = `${(rows.length - last) * ROW_PX}px`;
+    bottom.hidden = last === rows.length;
+    let at = top.nextSibling;
+    for (let r = first; r < last; r += 1) {
+      const { tr, cells } = pool[r - first];
+      const l = rows[r];
+      if (tr.dataset.name !== l.name) tr.dataset.name = l.name;
+      tr.setAttribute('aria-rowindex', String(r + 2));
+      COLUMNS.forEach((c, k) => {
+        setText(cells[k].text, cellText(c, l, units));
+        if (c.bar) {
+          const width = `${((100 * l[c.key]) / max[c.key]).toFixed(1)}%`;
+          if (cells[k].bar.style.width !== width) cells[k].bar.style.width = width;
+        }
+      });
+      if (at !== tr) body.insertBefore(tr, at);
+      at = tr.nextSibling;
+    }
+    for (let i = last - first; i < pool.length; i += 1) pool[i].tr.remove();
+  };
+  let pending = false;
+  root.onscroll = () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (view.data) view.draw();
+    });
+  };
+  return view;
 }

@@ -25,6 +25,11 @@ std::string estimateText(const std::string& document_text);
 /// batch entry.
 std::string sweepBatchText(const std::string& document_text, const std::string& batches_json_text);
 
+/// One call for a page update: `{"report": R, "sweep": S}` where R is exactly estimateText's
+/// report and S the sweep over chartBatches(R, points), from a single parse and estimate.
+/// Never throws; failures come back as errorToJson's object.
+std::string estimateWithSweepText(const std::string& document_text, int points);
+
 /// The built-in presets as a JSON array of `{"name", "family", "source"}`, in presetList order.
 nlohmann::json presetListJson();
 

@@ -28,6 +28,13 @@ struct BatchSweep {
   std::vector<BatchPoint> points;       ///< one per requested batch, in the order given
 };
 
+/// Batch sizes for a memory-vs-batch chart of `report`: `points` evenly spread from 1 to a
+/// round maximum (1, 2 or 5 x 10^k) at least twice the workload's batch, 8, and 1.2 x the
+/// largest batch that fits (when known), capped at kMaxBatch; plus 1, the workload's batch and
+/// the largest batch that fits, ascending and without repeats. `points` is clamped to
+/// [2, kMaxSweepPoints - 3].
+std::vector<int64_t> chartBatches(const Report& report, int points);
+
 /// Evaluates `report`'s memory line at each batch (each >= 1). Throws InputError (kValue for
 /// an empty, too long or non-positive list, kTooLarge when a total overflows 64 bits) with
 /// the path "/batches/i" of the offending entry.
