@@ -10,6 +10,7 @@
 #include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/share_link.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -56,14 +57,19 @@ json flagValue(const std::string& field, const std::string& text) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.positional.empty() ? 0 : 1) != 1 ||
+      o.positional.size() > 1) {
+    throw dlcost::cli::UsageError{"give one MODEL.json, --preset NAME or --link FRAGMENT"};
+  }
   if (o.preset) {
-    if (!o.positional.empty())
-      throw dlcost::cli::UsageError{"give a model file or --preset, not both"};
     doc = json{{"model", {{"preset", *o.preset}}}};
-  } else {
-    if (o.positional.size() != 1) {
-      throw dlcost::cli::UsageError{"estimate needs one MODEL.json (or --preset NAME)"};
+  } else if (o.link) {
+    const json state = dlcost::decodeShareLink(*o.link);
+    if (!state.contains("doc") || !state["doc"].is_object()) {
+      throw InputError(ErrorCode::kValue, "", "share link: it carries no model document");
     }
+    doc = state["doc"];
+  } else {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
@@ -96,10 +102,32 @@ int runEstimate(const dlcost::cli::Options& o) {
   }
   const dlcost::Report report = dlcost::estimate(config.model, config.workload);
   if (o.json) {
-    std::cout << dlcost::reportToJson(report).dump(2) << "\n";
+    std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
   } else {
     dlcost::cli::printReport(std::cout, report, o.units);
   }
+  return 0;
+}
+
+/// `dlcost link`: the fragment for the document, checked first so no link fails to open.
+int runLink(const dlcost::cli::Options& o) {
+  if (o.decode) {
+    if (o.positional.size() != 1) throw dlcost::cli::UsageError{"link --decode needs one FRAGMENT"};
+    std::cout << dlcost::dumpJson(dlcost::decodeShareLink(o.positional[0]), 2) << "\n";
+    return 0;
+  }
+  json doc;
+  try {
+    doc = buildDocument(o);
+    dlcost::parseConfig(doc);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  json state = {{"doc", doc}};
+  if (o.units_given)
+    state["ui"]["units"] = o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal";
+  if (o.lang) state["ui"]["lang"] = *o.lang;
+  std::cout << dlcost::encodeShareLink(state) << "\n";
   return 0;
 }
 
@@ -118,7 +146,7 @@ int run(const dlcost::cli::Options& o) {
       for (const auto& p : dlcost::presetList()) {
         list.push_back({{"name", p.name}, {"family", p.family}, {"source", p.source}});
       }
-      std::cout << list.dump(2) << "\n";
+      std::cout << dlcost::dumpJson(list, 2) << "\n";
     } else {
       for (const auto& p : dlcost::presetList()) std::cout << p.name << "\t" << p.family << "\n";
     }
@@ -134,6 +162,7 @@ int run(const dlcost::cli::Options& o) {
     std::cout << text;
     return 0;
   }
+  if (o.command == "link") return runLink(o);
   return runEstimate(o);
 }
 
@@ -149,7 +178,7 @@ int main(int argc, char** argv) {
     return kExitInput;
   } catch (const InputError& e) {
     const dlcost::Error& err = e.error();
-    if (want_json) std::cout << dlcost::errorToJson(err).dump(2) << "\n";
+    if (want_json) std::cout << dlcost::dumpJson(dlcost::errorToJson(err), 2) << "\n";
     std::cerr << "dlcost: error at " << (err.path.empty() ? "/" : err.path) << ": " << err.message
               << "\n";
     return kExitInput;

@@ -21,6 +21,10 @@ const char* usageText() {
 usage:
   dlcost estimate MODEL.json [options]     estimate a model described in JSON
   dlcost estimate --preset NAME [options]  estimate a built-in preset
+  dlcost link MODEL.json|--preset NAME [options] [--lang en|zh]
+                                           print a share-link fragment (#d1....) for the page
+  dlcost link --decode FRAGMENT            print the state a share link carries
+  dlcost estimate --link FRAGMENT [options]  estimate what a share link shows
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
   dlcost --help | --version
@@ -54,7 +58,8 @@ Options parseOptions(int argc, const char* const* argv) {
     o.command = "version";
     return o;
   }
-  if (o.command != "estimate" && o.command != "presets" && o.command != "preset") {
+  if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
+      o.command != "link") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -67,11 +72,19 @@ Options parseOptions(int argc, const char* const* argv) {
       o.json = true;
     } else if (a == "--preset") {
       o.preset = value(a);
+    } else if (a == "--link") {
+      o.link = value(a);
+    } else if (a == "--decode") {
+      o.decode = true;
+    } else if (a == "--lang") {
+      o.lang = value(a);
+      if (*o.lang != "en" && *o.lang != "zh") throw UsageError{"--lang must be en or zh"};
     } else if (a == "--units") {
       const std::string u = value(a);
       auto parsed = parseByteUnits(u);
       if (!parsed) throw UsageError{"--units must be binary or decimal, not '" + u + "'"};
       o.units = *parsed;
+      o.units_given = true;
     } else if (auto it = workloadFlags().find(a); it != workloadFlags().end()) {
       o.workload[it->second] = value(a);
     } else if (a.rfind("--", 0) == 0) {

@@ -19,6 +19,10 @@ struct Options {
   std::map<std::string, std::string> workload;
   bool json = false;
   ByteUnits units = ByteUnits::kBinary;
+  bool units_given = false;
+  std::optional<std::string> link;  ///< --link FRAGMENT: read the document from a share link
+  std::optional<std::string> lang;  ///< --lang en|zh: recorded in share links for the page
+  bool decode = false;              ///< link --decode FRAGMENT: print the state it carries
 };
 
 /// Throws UsageError for unknown flags or missing values.

@@ -86,9 +86,10 @@ TEST_CASE("presetText returns the model document or a structured error", "[sweep
 
 TEST_CASE("chart batches span past the largest batch that fits and include the marked ones",
           "[sweep]") {
+  // GENERATE outside the loop: Catch2 re-runs the test case per generated value.
+  const int64_t batch = GENERATE(1, 7, 256);
+  const double gib = GENERATE(0.5, 16.0, 80.0);
   for (const auto& preset : dlcost::presetList()) {
-    const int64_t batch = GENERATE(1, 7, 256);
-    const double gib = GENERATE(0.5, 16.0, 80.0);
     CAPTURE(preset.name, batch, gib);
     const json doc = {{"model", {{"preset", preset.name}}},
                       {"workload", {{"batch", batch}, {"memory_gib", gib}}}};

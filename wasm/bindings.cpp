@@ -7,6 +7,7 @@
 // works because the module is compiled and linked with -fexceptions (see wasm/CMakeLists.txt).
 
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cstdint>
 #include <exception>
@@ -19,9 +20,8 @@
 namespace {
 
 std::string internalError(const std::string& what) {
-  return dlcost::errorToJson(
-             dlcost::Error{dlcost::ErrorCode::kValue, "", "internal error: " + what})
-      .dump();
+  return dlcost::dumpJson(dlcost::errorToJson(
+      dlcost::Error{dlcost::ErrorCode::kInternal, "", "internal error: " + what}));
 }
 
 /// Runs `body`, turning any escaping exception into the structured error object.
@@ -30,7 +30,7 @@ std::string guarded(Body body) {
   try {
     return body();
   } catch (const dlcost::InputError& e) {
-    return dlcost::errorToJson(e.error()).dump();
+    return dlcost::dumpJson(dlcost::errorToJson(e.error()));
   } catch (const std::exception& e) {
     return internalError(e.what());
   } catch (...) {
@@ -48,15 +48,21 @@ std::string sweepBatch(const std::string& document_text, const std::string& batc
   return guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); });
 }
 
-/// estimateWithSweep(documentText, points) -> {"report", "sweep"}: what one page update needs,
-/// from one parse and one estimate (dlcost::estimateWithSweepText).
-std::string estimateWithSweep(const std::string& document_text, int points) {
-  return guarded([&] { return dlcost::estimateWithSweepText(document_text, points); });
+/// estimateWithSweep(documentText, points) -> {"report", "sweep"} (dlcost::estimateWithSweepText):
+/// what one page update needs, from one parse and one estimate. The hot path, so it returns
+/// the UTF-8 bytes as a Uint8Array view into wasm memory, valid until the next call, for the
+/// caller to decode with TextDecoder: Embind's std::string conversion walks every byte in
+/// JavaScript, which costs milliseconds on the report of a 600-layer model.
+emscripten::val estimateWithSweep(const std::string& document_text, int points) {
+  static std::string last;
+  last = guarded([&] { return dlcost::estimateWithSweepText(document_text, points); });
+  return emscripten::val(emscripten::typed_memory_view(
+      last.size(), reinterpret_cast<const unsigned char*>(last.data())));
 }
 
 /// presets() -> JSON array of {name, family, source}.
 std::string presets() {
-  return guarded([] { return dlcost::presetListJson().dump(); });
+  return guarded([] { return dlcost::dumpJson(dlcost::presetListJson()); });
 }
 
 /// preset(name) -> the preset's model document as JSON text, or the error object.

@@ -3,4 +3,30 @@
 set(DLCOST_PRESET_FILES
   cnn/mlp_mnist.json
   cnn/alexnet.json
+  cnn/vgg11.json
+  cnn/vgg11_bn.json
+  cnn/vgg13.json
+  cnn/vgg13_bn.json
+  cnn/vgg16.json
+  cnn/vgg16_bn.json
+  cnn/vgg19.json
+  cnn/vgg19_bn.json
+  cnn/resnet18.json
+  cnn/resnet34.json
+  cnn/resnet50.json
+  cnn/resnet101.json
+  cnn/resnet152.json
+  cnn/resnext50_32x4d.json
+  cnn/wide_resnet50_2.json
+  cnn/mobilenet_v1.json
+  cnn/mobilenet_v2.json
+  cnn/mobilenet_v3_large.json
+  cnn/mobilenet_v3_small.json
+  cnn/squeezenet1_0.json
+  cnn/squeezenet1_1.json
+  cnn/densenet121.json
+  cnn/densenet169.json
+  cnn/googlenet.json
+  cnn/inception_v3.json
+  cnn/efficientnet_b0.json
 )

@@ -14,8 +14,8 @@ namespace dlcost {
 namespace {
 
 std::string internalError(const std::exception& e) {
-  return errorToJson(Error{ErrorCode::kValue, "", std::string("internal error: ") + e.what()})
-      .dump();
+  return dumpJson(
+      errorToJson(Error{ErrorCode::kInternal, "", std::string("internal error: ") + e.what()}));
 }
 
 std::vector<int64_t> readBatches(const std::string& text) {
@@ -64,9 +64,9 @@ nlohmann::json estimateDocument(const nlohmann::json& document) {
 std::string estimateText(const std::string& document_text) {
   try {
     const Config config = parseConfigText(document_text);
-    return reportToJson(estimate(config.model, config.workload)).dump();
+    return dumpJson(reportToJson(estimate(config.model, config.workload)));
   } catch (const InputError& e) {
-    return errorToJson(e.error()).dump();
+    return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
     return internalError(e);
   }
@@ -76,9 +76,9 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
   try {
     const Config config = parseConfigText(document_text);
     const Report report = estimate(config.model, config.workload);
-    return sweepToJson(sweepBatch(report, readBatches(batches_json_text))).dump();
+    return dumpJson(sweepToJson(sweepBatch(report, readBatches(batches_json_text))));
   } catch (const InputError& e) {
-    return errorToJson(e.error()).dump();
+    return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
     return internalError(e);
   }
@@ -90,9 +90,9 @@ std::string estimateWithSweepText(const std::string& document_text, int points) 
     const Report report = estimate(config.model, config.workload);
     nlohmann::json out = {{"report", reportToJson(report)},
                           {"sweep", sweepToJson(sweepBatch(report, chartBatches(report, points)))}};
-    return out.dump();
+    return dumpJson(out);
   } catch (const InputError& e) {
-    return errorToJson(e.error()).dump();
+    return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
     return internalError(e);
   }
@@ -109,9 +109,9 @@ nlohmann::json presetListJson() {
 std::string presetText(const std::string& name) {
   const char* text = presetJson(name);
   if (!text) {
-    return errorToJson(Error{ErrorCode::kValue, "/model/preset",
-                             "unknown preset '" + name + "' (`dlcost presets` lists them)"})
-        .dump();
+    return dumpJson(
+        errorToJson(Error{ErrorCode::kValue, "/model/preset",
+                          "unknown preset '" + name + "' (`dlcost presets` lists them)"}));
   }
   return text;
 }

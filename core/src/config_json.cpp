@@ -1,5 +1,6 @@
 #include "dlcost/config_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -245,7 +246,8 @@ class Expander {
   int addGroup(const json& item, const std::string& path, const FieldOrigins& origins, Scope& scope,
                int current, const Args* outer_args, int depth, size_t idx) {
     ObjectReader r(item, path, &origins);
-    r.rejectUnknown({"name", "repeat", "layers", "block", "args", "inputs", "comment"});
+    r.rejectUnknown(
+        {"name", "repeat", "first_index", "layers", "block", "args", "inputs", "comment"});
     if (depth >= kMaxBlockDepth) {
       throw InputError(ErrorCode::kTooLarge, path,
                        "blocks nest deeper than " + std::to_string(kMaxBlockDepth) +
@@ -255,6 +257,11 @@ class Expander {
       throw InputError(ErrorCode::kValue, path, "a group has either 'layers' or 'block', not both");
     }
     const int64_t repeat = r.optionalInt("repeat", 1, 1, kMaxLayers);
+    // Copies are numbered from first_index (default 0), so that a stage whose first block
+    // differs (a stride or a projection) can be written as that block, named "layer2.0",
+    // and a repeat of the others from 1, giving torchvision's names layer2.1, layer2.2, ...
+    const bool numbered = repeat > 1 || r.has("first_index");
+    const int64_t first_index = r.optionalInt("first_index", 0, 0, kMaxLayers);
     const std::string local = r.optionalString("name", std::to_string(idx));
     int in = current;
     if (const json* v = r.find("inputs")) {
@@ -291,7 +298,8 @@ class Expander {
     for (int64_t k = 0; k < repeat; ++k) {
       Scope child;
       child.parent = &scope;
-      child.prefix = scope.prefix + local + "." + (repeat > 1 ? std::to_string(k) + "." : "");
+      child.prefix =
+          scope.prefix + local + "." + (numbered ? std::to_string(first_index + k) + "." : "");
       child.names["input"] = in;
       in = expandList(*layers, layers_path, child, in, child_args, depth + 1);
     }
@@ -376,9 +384,16 @@ Model parseModel(const json& m, const std::string& path) {
       throw InputError(ErrorCode::kValue, r.pathOf("preset"),
                        "unknown preset '" + name + "' (`dlcost presets` lists them)");
     }
-    Model model = parseModel(json::parse(text), "");
-    model.name = name;
-    return model;
+    // Presets are immutable, so each is parsed and expanded once per process: the page
+    // re-estimates on every keystroke, and expanding a 600-layer preset is a third of that.
+    static std::map<std::string, Model> parsed;
+    auto it = parsed.find(name);
+    if (it == parsed.end()) {
+      Model model = parseModel(json::parse(text), "");
+      model.name = name;
+      it = parsed.emplace(name, std::move(model)).first;
+    }
+    return it->second;
   }
   r.rejectUnknown(
       {"schema", "name", "description", "source", "comment", "input", "layers", "blocks"});
@@ -470,23 +485,47 @@ Config parseConfigText(const std::string& text) {
   return parseConfig(parseDocumentText(text));
 }
 
-json parseDocumentText(const std::string& text) {
-  json doc;
-  // Deep nesting is refused while parsing, before anything recurses over it.
-  constexpr int kMaxNesting = 64;
-  const json::parser_callback_t depth_guard = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxNesting) {
-      throw InputError(ErrorCode::kTooLarge, "",
-                       "JSON nests deeper than " + std::to_string(kMaxNesting) + " levels");
+namespace {
+
+/// Deepest nesting of arrays and objects in JSON text, counted outside strings. A linear
+/// pre-scan, so that deep input is refused before anything recurses over it (nlohmann's
+/// callback parser would do the same but parses several times slower).
+int nestingDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
     }
-    return true;
-  };
+  }
+  return deepest;
+}
+
+}  // namespace
+
+json parseDocumentText(const std::string& text) {
+  constexpr int kMaxNesting = 64;
+  if (nestingDepth(text) > kMaxNesting) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "JSON nests deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
   try {
-    doc = json::parse(text, depth_guard);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
   }
-  return doc;
 }
 
 }  // namespace dlcost

@@ -20,6 +20,8 @@ const char* errorCodeName(ErrorCode code) {
       return "graph";
     case ErrorCode::kTooLarge:
       return "too_large";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "value";
 }

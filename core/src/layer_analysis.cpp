@@ -261,7 +261,17 @@ struct Analyzer {
     r.gradient_is_view = true;
   }
 
-  void operator()(const Add&) { r.output = broadcast(layer, in); }
+  void operator()(const Add& a) {
+    r.output = broadcast(layer, in);
+    if (a.inplace && r.output != in[0]) {
+      fail(layer, "inplace", ErrorCode::kShape,
+           "an in-place add writes into its first input, so that input must have the "
+           "result's shape " +
+               shapeToString(r.output) + ", not " + shapeToString(in[0]));
+    }
+    // The sum's gradient passes unchanged to every input, so nothing is saved either way.
+    r.aliases_input = a.inplace;
+  }
 
   void operator()(const Multiply&) {
     r.output = broadcast(layer, in);

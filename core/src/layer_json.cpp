@@ -156,8 +156,8 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
     return Flatten{r.optionalInt("start_dim", 0, -8, 8), r.optionalInt("end_dim", -1, -8, 8)};
   }
   if (type == "add") {
-    r.rejectUnknown({DLCOST_COMMON});
-    return Add{};
+    r.rejectUnknown({DLCOST_COMMON, "inplace"});
+    return Add{r.optionalBool("inplace", false)};
   }
   if (type == "multiply") {
     r.rejectUnknown({DLCOST_COMMON});

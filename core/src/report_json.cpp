@@ -70,6 +70,10 @@ json reportToJson(const Report& r) {
   return j;
 }
 
+std::string dumpJson(const json& value, int indent) {
+  return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 json errorToJson(const Error& e) {
   return {{"error", {{"code", errorCodeName(e.code)}, {"path", e.path}, {"message", e.message}}}};
 }

@@ -45,7 +45,7 @@ describe('every preset estimates the same in wasm as in the native CLI', () => {
         assert.equal(cli.status, 0, cli.stderr);
         assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), cli.json);
         // The page's one-call update carries the same report.
-        const both = JSON.parse(engine.estimateWithSweep(JSON.stringify(doc), 25));
+        const both = JSON.parse(new TextDecoder().decode(engine.estimateWithSweep(JSON.stringify(doc), 25)));
         assert.deepEqual(both.report, cli.json);
         for (const p of both.sweep.points) {
           assert.equal(p.total, cli.json.memory.fixed + p.batch * cli.json.memory.per_sample);

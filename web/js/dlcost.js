@@ -31,10 +31,13 @@ export async function ready(options) {
   return api;
 }
 
+const utf8 = new TextDecoder();
+
 function call(name, ...args) {
   if (!engine) throw new Error('dlcost: call ready() first');
-  const text = engine[name](...args);
-  const value = JSON.parse(text);
+  const out = engine[name](...args);
+  // Hot-path calls return UTF-8 bytes (a view into wasm memory, decoded at once).
+  const value = JSON.parse(typeof out === 'string' ? out : utf8.decode(out));
   if (value && typeof value === 'object' && !Array.isArray(value) && value.error) {
     throw new DlcostError(value.error);
   }

@@ -16,6 +16,7 @@ enum class ErrorCode {
   kShape,         ///< shapes do not fit together (conv output <= 0, add of unequal shapes, ...)
   kGraph,         ///< `inputs` names an unknown or later layer
   kTooLarge,      ///< sizes overflow 64-bit arithmetic or the model exceeds the engine's limits
+  kInternal,      ///< a bug in dlcost, not in the input (front ends report it, never crash)
 };
 
 /// Stable lower-case name of a code, e.g. "missing_field".

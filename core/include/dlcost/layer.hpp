@@ -97,7 +97,11 @@ struct Flatten {
 };
 
 /// Element-wise sum of two or more inputs (residual connections), broadcasting.
-struct Add {};
+struct Add {
+  /// Writes the sum into the first input (PyTorch's `out += identity`), allocating nothing;
+  /// the first input must then already have the result's shape.
+  bool inplace = false;
+};
 /// Element-wise product of two or more inputs (squeeze-excite scaling), broadcasting.
 struct Multiply {};
 /// Concatenation along `axis` of the sample shape (0 = channels of [C, H, W]).

@@ -15,4 +15,8 @@ nlohmann::json reportToJson(const Report& report);
 /// `{"error": {"code": ..., "path": ..., "message": ...}}`
 nlohmann::json errorToJson(const Error& error);
 
+/// Serialises for output. Invalid UTF-8 (which a parse error may quote from the input) is
+/// replaced by U+FFFD instead of throwing, so an error report can always be printed.
+std::string dumpJson(const nlohmann::json& value, int indent = -1);
+
 }  // namespace dlcost
