@@ -3,8 +3,10 @@
 
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
+#include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
@@ -32,7 +34,26 @@ std::string readFile(const std::string& path) {
 
 /// Reads the flag's text as the JSON value its workload field expects.
 json flagValue(const std::string& field, const std::string& text) {
-  if (field == "batch" || field == "overhead_bytes" || field == "memory_gib") {
+  if (field == "sp") return text == "true";
+  static const std::set<std::string> kNumeric = {"batch",
+                                                 "overhead_bytes",
+                                                 "memory_gib",
+                                                 "gpus",
+                                                 "zero",
+                                                 "tp",
+                                                 "pp",
+                                                 "microbatches",
+                                                 "utilization",
+                                                 "reserve_bytes",
+                                                 "fragmentation",
+                                                 "grad_accum",
+                                                 "seq_len",
+                                                 "prompt_tokens",
+                                                 "generated_tokens",
+                                                 "quant_group_size",
+                                                 "lora_rank",
+                                                 "lora_alpha"};
+  if (kNumeric.count(field)) {
     size_t used = 0;
     double v = 0;
     try {
@@ -44,13 +65,19 @@ json flagValue(const std::string& field, const std::string& text) {
       throw InputError(ErrorCode::kType, "/workload/" + field,
                        "must be a number, not '" + text + "'");
     }
-    if (field != "memory_gib" && v == static_cast<double>(static_cast<int64_t>(v)) &&
+    if (field != "memory_gib" && field != "utilization" && field != "fragmentation" &&
+        field != "lora_alpha" && v == static_cast<double>(static_cast<int64_t>(v)) &&
         text.find_first_of(".eE") == std::string::npos) {
       return std::stoll(text);
     }
     return v;
   }
   return text;
+}
+
+/// A Hugging Face config.json given as the whole file (the engine's own test is the same).
+bool isHfConfig(const json& doc) {
+  return doc.is_object() && (doc.contains("model_type") || doc.contains("architectures"));
 }
 
 /// The document the engine sees: the file (or preset) with the flags merged into its
@@ -73,6 +100,12 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  if (isHfConfig(doc)) {
+    // A config.json has no workload of its own: wrap it so the flags have one to go in.
+    json workload = doc.contains("workload") ? doc["workload"] : json::object();
+    doc.erase("workload");
+    doc = json{{"model", {{"hf_config", std::move(doc)}}}, {"workload", std::move(workload)}};
+  }
   for (const auto& [field, text] : o.workload) {
     if (!doc.contains("workload")) doc["workload"] = json::object();
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
@@ -85,6 +118,9 @@ json buildDocument(const dlcost::cli::Options& o) {
 InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
   dlcost::Error err = e.error();
   const std::string prefix = "/workload/";
+  // A config.json file was wrapped as /model/hf_config: its errors point into the file.
+  const std::string wrapped = "/model/hf_config";
+  if (!o.preset && err.path.rfind(wrapped, 0) == 0) err.path = err.path.substr(wrapped.size());
   if (err.path.rfind(prefix, 0) == 0 && o.workload.count(err.path.substr(prefix.size()))) {
     std::string flag = err.path.substr(prefix.size());
     for (char& c : flag) c = c == '_' ? '-' : c;
@@ -95,16 +131,41 @@ InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
 
 int runEstimate(const dlcost::cli::Options& o) {
   dlcost::Config config;
+  dlcost::Report report;
   try {
     config = dlcost::parseConfig(buildDocument(o));
+    report = dlcost::estimate(config.model, config.workload);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
-  const dlcost::Report report = dlcost::estimate(config.model, config.workload);
+  json explained;
+  if (o.explain) {
+    try {
+      explained =
+          dlcost::explainDocument(buildDocument(o), o.lang.value_or("en"),
+                                  o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal");
+    } catch (const InputError& e) {
+      throw renameFlagPath(e, o);
+    }
+  }
   if (o.json) {
-    std::cout << dlcost::dumpJson(dlcost::reportToJson(report), 2) << "\n";
-  } else {
-    dlcost::cli::printReport(std::cout, report, o.units);
+    json j = dlcost::reportToJson(report);
+    if (o.explain) {
+      j["explanations"] = explained["explanations"];
+      j["dominant"] = explained["dominant"];
+    }
+    std::cout << dlcost::dumpJson(j, 2) << "\n";
+    return 0;
+  }
+  dlcost::cli::printReport(std::cout, report, o.units);
+  if (o.explain) {
+    std::cout << "\n";
+    for (const auto& d : explained["dominant"])
+      std::cout << "* " << d["text"].get<std::string>() << "\n";
+    std::cout << "\n";
+    for (const auto& e : explained["explanations"]) {
+      std::cout << e["id"].get<std::string>() << "\n  " << e["text"].get<std::string>() << "\n";
+    }
   }
   return 0;
 }
@@ -119,7 +180,7 @@ int runLink(const dlcost::cli::Options& o) {
   json doc;
   try {
     doc = buildDocument(o);
-    dlcost::parseConfig(doc);
+    dlcost::estimateDocument(doc);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
@@ -128,6 +189,29 @@ int runLink(const dlcost::cli::Options& o) {
     state["ui"]["units"] = o.units == dlcost::ByteUnits::kBinary ? "binary" : "decimal";
   if (o.lang) state["ui"]["lang"] = *o.lang;
   std::cout << dlcost::encodeShareLink(state) << "\n";
+  return 0;
+}
+
+int runCompare(const dlcost::cli::Options& o) {
+  json doc;
+  try {
+    doc = buildDocument(o);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  json result;
+  try {
+    result = dlcost::compareDocument(doc, o.sort);
+  } catch (const InputError& e) {
+    dlcost::Error err = renameFlagPath(e, o).error();
+    if (err.path == "/sort") err.path = "--sort";
+    throw InputError(err);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else {
+    dlcost::cli::printCompare(std::cout, result, o.units);
+  }
   return 0;
 }
 
@@ -152,6 +236,15 @@ int run(const dlcost::cli::Options& o) {
     }
     return 0;
   }
+  if (o.command == "gpus") {
+    if (o.json) {
+      std::cout << dlcost::gpuTable().dump(2) << "\n";
+    } else {
+      dlcost::cli::printGpus(std::cout, dlcost::gpuTable(), o.units);
+    }
+    return 0;
+  }
+  if (o.command == "compare") return runCompare(o);
   if (o.command == "preset") {
     if (o.positional.size() != 1) throw dlcost::cli::UsageError{"preset needs one NAME"};
     const char* text = dlcost::presetJson(o.positional[0]);

@@ -1,7 +1,10 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iomanip>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,117 @@ void printRow(std::ostream& out, const std::vector<std::string>& cells,
   }
 }
 
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string seconds(double s) {
+  if (s >= 1) return fixed(s, 2) + " s";
+  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
+  return fixed(s * 1e6, 1) + " us";
+}
+
+/// Columns before `left_columns` are left-aligned, the rest right-aligned.
+void printTable(std::ostream& out, const std::vector<std::string>& head,
+                const std::vector<std::vector<std::string>>& rows, size_t left_columns) {
+  std::vector<size_t> widths(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    widths[c] = head[c].size();
+    for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < cells.size(); ++c) {
+      out << (c < left_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[c]))
+          << cells[c] << (c + 1 < cells.size() ? "  " : "\n");
+    }
+  };
+  line(head);
+  for (const auto& row : rows) line(row);
+}
+
+void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
+  const Parallelism& p = w.hardware.parallel;
+  out << "\non " << f.gpu.name;
+  if (p.gpus > 1) {
+    out << " x " << p.gpus << " (data parallel " << f.data_parallel << ", tp " << p.tp << ", pp "
+        << p.pp << ", ZeRO " << p.zero << (p.sp ? ", sequence parallel" : "") << ")";
+  }
+  out << ": " << (f.fits ? "fits" : "DOES NOT FIT") << "\n";
+  auto line = [&](const char* label, int64_t bytes) {
+    out << "  " << std::left << std::setw(22) << label << std::right << std::setw(12)
+        << formatBytes(bytes, units) << "\n";
+  };
+  const PerGpuMemory& m = f.per_gpu;
+  line("weights", m.weights);
+  if (m.buffers) line("buffers", m.buffers);
+  if (w.mode == Mode::kTrain) {
+    line("gradients", m.gradients);
+    if (m.master_weights) line("master weights (fp32)", m.master_weights);
+    line("optimizer states", m.optimizer_states);
+  }
+  line("activations", m.activations);
+  if (m.overhead) line("overhead", m.overhead);
+  line("per GPU total", m.total);
+  out << "  usable " << formatBytes(f.usable_bytes, units) << " = nvidia-smi "
+      << formatBytes(f.capacity_bytes, units) << " - reserve "
+      << formatBytes(f.reserve_bytes, units) << " - fragmentation "
+      << formatBytes(f.fragmentation_bytes, units) << "; headroom "
+      << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
+      << "\n";
+  out << "  largest batch that fits: " << f.max_batch << "\n";
+  out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
+      << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
+      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; "
+      << (f.time.compute_s >= f.time.memory_s ? "compute" : "memory") << "-bound), "
+      << fixed(f.time.samples_per_s, 1) << " samples/s";
+  if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
+  out << "\n";
+  if (f.samples_per_s_per_1000usd) {
+    out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
+  } else {
+    out << "  ";
+  }
+  out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
+  for (const auto& n : f.notes) out << "  note: " << n << "\n";
+  if (!f.advice.empty()) {
+    out << "\nto make it fit (each checked by re-estimating):\n";
+    for (const Advice& a : f.advice) {
+      out << "  - " << a.change << ": " << formatBytes(a.per_gpu_bytes, units) << " per GPU\n";
+    }
+  } else if (!f.fits) {
+    out << "\nno single change among batch, precision, optimizer, ZeRO and GPU count makes it "
+           "fit\n";
+  }
+}
+
+/// What only transformers report: parameters by component, per-token figures, phases.
+void printTransformer(std::ostream& out, const Report& r) {
+  const TransformerSummary& t = *r.transformer;
+  const TransformerParams& p = t.params;
+  out << "  by component     embeddings " << formatCount(p.embeddings) << ", attention "
+      << formatCount(p.attention) << ", MLP " << formatCount(p.mlp) << ", norms "
+      << formatCount(p.norms) << ", LM head " << formatCount(p.lm_head);
+  if (p.other) out << ", other " << formatCount(p.other);
+  out << "\n";
+  if (p.active_per_token != p.total)
+    out << "  active per token " << groupDigits(p.active_per_token) << " ("
+        << formatCount(p.active_per_token) << ")\n";
+  if (r.params.adapters)
+    out << "  LoRA adapters    " << groupDigits(r.params.adapters) << " (trainable)\n";
+  const bool generates = r.workload.mode != Mode::kTrain && t.kv_cache_bytes_per_token > 0;
+  out << "tokens           " << t.seq_len << (generates ? " prompt" : " per sequence");
+  if (generates) out << " + " << t.generated_tokens << " generated";
+  out << "; forward " << formatCount(t.forward_flops_per_token) << "FLOPs per token at "
+      << t.context_tokens << " tokens of context\n";
+  for (const PhaseWork& ph : r.phases) {
+    out << "phase " << std::left << std::setw(11) << ph.name << std::right << formatCount(ph.flops)
+        << "FLOPs, " << formatBytes(ph.bytes, ByteUnits::kDecimal) << " moved, " << ph.tokens
+        << " tokens\n";
+  }
+}
+
 }  // namespace
 
 void printReport(std::ostream& out, const Report& r, ByteUnits units) {
@@ -25,12 +139,49 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   out << r.model_name << "  (" << modeName(w.mode) << ", batch " << w.batch << ", "
       << precisionName(w.precision);
   if (w.mode == Mode::kTrain) out << ", " << optimizerName(w.optimizer);
+  if (r.transformer && w.finetune != Finetune::kNone)
+    out << ", finetune " << finetuneName(w.finetune);
+  if (r.transformer) out << ", " << attentionName(w.attention) << " attention";
+  if (r.transformer && w.mode == Mode::kTrain && w.recompute != Recompute::kNone)
+    out << ", " << recomputeName(w.recompute) << " recomputation";
   out << ")\n\n";
 
   const std::vector<std::string> head = {"layer",  "type", "output",
                                          "params", "MACs", "activations"};
   std::vector<std::vector<std::string>> rows;
+  // Transformer layers repeat: identical rows "layers.7.mlp" fold into one
+  // "layers.0-31.mlp (x32)" row.
+  struct Fold {
+    size_t row;
+    std::string prefix, suffix, first, last;
+    int count;
+  };
+  std::vector<Fold> folds;
+  std::map<std::string, size_t> fold_of;
   for (const LayerReport& l : r.layers) {
+    const size_t dot = l.name.rfind('.');
+    const size_t num =
+        dot == std::string::npos || dot == 0 ? std::string::npos : l.name.rfind('.', dot - 1);
+    const std::string index = num == std::string::npos ? "" : l.name.substr(num + 1, dot - num - 1);
+    const bool numbered = r.transformer && !index.empty() &&
+                          index.find_first_not_of("0123456789") == std::string::npos;
+    if (numbered) {
+      const std::string prefix = l.name.substr(0, num + 1), suffix = l.name.substr(dot);
+      const std::string key = prefix + "*" + suffix + "|" + l.type + "|" +
+                              std::to_string(l.params) + "|" + std::to_string(l.macs) + "|" +
+                              std::to_string(l.activation_bytes);
+      auto it = fold_of.find(key);
+      if (it != fold_of.end()) {
+        Fold& f = folds[it->second];
+        f.last = index;
+        ++f.count;
+        rows[f.row][0] =
+            f.prefix + f.first + "-" + f.last + f.suffix + " (x" + std::to_string(f.count) + ")";
+        continue;
+      }
+      fold_of[key] = folds.size();
+      folds.push_back({rows.size(), prefix, suffix, index, index, 1});
+    }
     rows.push_back({l.name, l.type + (l.inplace ? " (in-place)" : ""),
                     shapeToString(l.output_shape), groupDigits(l.params), groupDigits(l.macs),
                     formatBytes(l.activation_bytes, units)});
@@ -48,12 +199,14 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   out << "\nparameters       " << groupDigits(r.params.total) << " (" << formatCount(r.params.total)
       << "), trainable " << groupDigits(r.params.trainable) << ", buffers "
       << groupDigits(r.params.buffers) << "\n";
-  out << "MACs forward     " << groupDigits(r.macs.forward) << " (" << formatCount(r.macs.forward)
-      << "MACs = " << formatCount(2 * r.macs.forward) << "FLOPs; FLOPs = 2 x MACs)\n";
+  out << "MACs forward     " << groupDigits(r.macs.forward) << " ("
+      << formatCount(r.macs.forward, "MACs") << " = " << formatCount(2 * r.macs.forward, "FLOPs")
+      << "; FLOPs = 2 x MACs)\n";
   if (w.mode == Mode::kTrain) {
     out << "MACs backward    " << groupDigits(r.macs.backward) << " ("
-        << formatCount(r.macs.backward) << "MACs)\n";
+        << formatCount(r.macs.backward, "MACs") << ")\n";
   }
+  if (r.transformer) printTransformer(out, r);
   const MemoryBreakdown& m = r.memory;
   out << "\nmemory (" << unit_note << ")\n";
   auto line = [&](const char* label, int64_t bytes) {
@@ -61,15 +214,23 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
         << formatBytes(bytes, units) << "  " << std::setw(16) << groupDigits(bytes) << " B\n";
   };
   line("weights", m.weights);
+  if (m.quant_scales) line("quantization scales", m.quant_scales);
   if (m.buffers) line("buffers", m.buffers);
   if (w.mode == Mode::kTrain) {
-    line("gradients", m.gradients);
+    const bool adapters = m.adapter_weights > 0;
+    if (!adapters || m.gradients) line("gradients", m.gradients);
     if (m.master_weights) line("master weights (fp32)", m.master_weights);
-    line("optimizer states", m.optimizer_states);
+    if (!adapters || m.optimizer_states) line("optimizer states", m.optimizer_states);
+    if (adapters) {
+      line("LoRA adapter weights", m.adapter_weights);
+      line("LoRA adapter gradients", m.adapter_gradients);
+      line("LoRA optimizer states", m.adapter_optimizer_states);
+    }
     line("activations (saved)", m.activations);
     line("backward peak extra", m.activation_gradients);
   } else {
     line("activations (peak)", m.activations);
+    if (r.transformer && r.transformer->kv_cache_bytes_per_token) line("KV cache", m.kv_cache);
   }
   if (m.overhead) line("overhead", m.overhead);
   line("total", m.total);
@@ -79,7 +240,52 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
     out << "\nlargest batch in " << formatBytes(*w.memory_bytes, units) << ": " << *r.max_batch
         << "\n";
   }
+  if (r.gpu_fit) printFit(out, *r.gpu_fit, w, units);
   for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
+}
+
+void printGpus(std::ostream& out, const nlohmann::json& table, ByteUnits units) {
+  const std::vector<std::string> head = {"id",          "name",          "memory",     "bandwidth",
+                                         "FP32 TFLOPS", "16-bit TFLOPS", "FP8 TFLOPS", "TDP W",
+                                         "price USD",   "year"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : table) {
+    const double bf16 = g["bf16_flops"].get<double>(), fp16 = g["fp16_flops"].get<double>();
+    rows.push_back(
+        {g["id"].get<std::string>(), g["name"].get<std::string>(),
+         formatBytes(g["capacity_bytes"].get<int64_t>(), units),
+         fixed(g["bandwidth_bytes_per_s"].get<double>() / 1e9, 0) + " GB/s",
+         fixed(g["fp32_flops"].get<double>() / 1e12, 1), fixed(std::max(fp16, bf16) / 1e12, 1),
+         fixed(g["fp8_flops"].get<double>() / 1e12, 1), std::to_string(g["tdp_watts"].get<int>()),
+         g["price_usd"].get<int>() ? std::to_string(g["price_usd"].get<int>()) : "-",
+         std::to_string(g["release_year"].get<int>())});
+  }
+  printTable(out, head, rows, 2);
+  out << "\nmemory as nvidia-smi reports it; rates dense, per device, 16-bit with FP32 "
+         "accumulate (GeForce: half the headline); 0 = no fast path\n";
+}
+
+void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits units) {
+  out << result["model"]["name"].get<std::string>() << " on every GPU (sorted by "
+      << result["sort"].get<std::string>() << ")\n\n";
+  const std::vector<std::string> head = {"gpu",          "fits",    "per GPU",   "usable",
+                                         "max batch",    "step",    "samples/s", "tokens/s",
+                                         "/s per $1000", "/s per W"};
+  std::vector<std::vector<std::string>> rows;
+  auto optional = [](const nlohmann::json& v, int digits) {
+    return v.is_null() ? std::string("-") : fixed(v.get<double>(), digits);
+  };
+  for (const auto& r : result["rows"]) {
+    rows.push_back({r["gpu"].get<std::string>(), r["fits"].get<bool>() ? "yes" : "no",
+                    formatBytes(r["per_gpu_bytes"].get<int64_t>(), units),
+                    formatBytes(r["usable_bytes"].get<int64_t>(), units),
+                    groupDigits(r["max_batch"].get<int64_t>()),
+                    seconds(r["step_time_s"].get<double>()),
+                    fixed(r["samples_per_s"].get<double>(), 1), optional(r["tokens_per_s"], 1),
+                    optional(r["samples_per_s_per_1000usd"], 2),
+                    fixed(r["samples_per_s_per_watt"].get<double>(), 3)});
+  }
+  printTable(out, head, rows, 1);
 }
 
 }  // namespace dlcost::cli

@@ -77,7 +77,10 @@ TEST_CASE("a sweep refuses a total that overflows 64 bits", "[sweep][errors]") {
 TEST_CASE("presetText returns the model document or a structured error", "[sweep][presets]") {
   for (const auto& preset : dlcost::presetList()) {
     CAPTURE(preset.name);
-    CHECK(json::parse(dlcost::presetText(preset.name)).contains("layers"));
+    const json doc = json::parse(dlcost::presetText(preset.name));
+    CHECK(doc == json::parse(dlcost::presetJson(preset.name)));
+    // The document estimates as a model of its own (what the page's editor sends back).
+    CHECK_NOTHROW(dlcost::estimateDocument({{"model", doc}}));
   }
   const json missing = json::parse(dlcost::presetText("no-such-model"));
   CHECK(missing["error"]["path"] == "/model/preset");

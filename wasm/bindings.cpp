@@ -70,6 +70,11 @@ std::string preset(const std::string& name) {
   return guarded([&] { return dlcost::presetText(name); });
 }
 
+/// gpus() -> JSON array of the GPU presets ({id, name, memory_bytes, ...}; dlcost::gpuTable).
+std::string gpus() {
+  return guarded([] { return dlcost::dumpJson(dlcost::gpuTable()); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -85,5 +90,6 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("estimateWithSweep", &estimateWithSweep);
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
+  emscripten::function("gpus", &gpus);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

@@ -62,14 +62,20 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   auto bwdStep = [&](size_t layer) { return n + 1 + (n - 1 - layer); };
   const size_t steps = training ? 2 * n + 1 : n + 1;
 
-  std::vector<size_t> last_use(tensors, 0);
+  // Readers of each tensor, in forward order (a layer reading a tensor twice appears twice).
+  std::vector<std::vector<size_t>> readers(tensors);
   for (size_t i = 0; i < n; ++i) {
-    for (int in : graph.layers[i].inputs) {
-      const size_t s = storage[tensorOf(in)];
-      last_use[s] = std::max(last_use[s], i + 1);
-    }
+    for (int in : graph.layers[i].inputs) readers[tensorOf(in)].push_back(i);
   }
-  last_use[storage[n]] = fwd_end;  // the model output is kept to the end
+  std::vector<size_t> last_use(tensors, 0);
+  for (size_t t = 0; t < tensors; ++t) {
+    for (size_t i : readers[t]) last_use[storage[t]] = std::max(last_use[storage[t]], i + 1);
+  }
+  // Outputs (the last layer, and any tensor no layer reads, such as an auxiliary head) are
+  // kept to the end of the forward pass, where the loss reads them.
+  for (size_t t = 1; t < tensors; ++t) {
+    if (t == n || readers[t].empty()) last_use[storage[t]] = fwd_end;
+  }
 
   ActivationMemory out;
   out.row_bytes_per_sample.assign(tensors, 0);
@@ -118,42 +124,57 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     }
   }
 
-  // Gradients: a tensor needs one if it depends on a trainable parameter. It is created by
-  // the backward of its last consumer (the loss, for the output) and freed after the
-  // backward of its producer. A view's gradient is its input's, reshaped.
+  // Gradients: a tensor needs one if it depends on a trainable parameter (the model input
+  // never does). Backward visits a tensor's readers in reverse order; the first to run (its
+  // last reader; the loss, for an output) creates the gradient buffer, which is freed after
+  // the backward of the tensor's producer. Where that reader passes its output gradient
+  // through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
+  // kept alive until its last user is done. Every other reader's contribution is computed
+  // into a temporary tensor that lives during its backward step and is then accumulated in
+  // place (as PyTorch's InputBuffer does); pass-through readers add without a temporary.
   std::vector<bool> needs_grad(tensors, false);
-  std::vector<int> consumers(tensors, 0);
   for (size_t i = 0; i < n; ++i) {
     bool any = layers[i].params > 0;
-    for (int in : graph.layers[i].inputs) {
-      any = any || needs_grad[tensorOf(in)];
-      ++consumers[tensorOf(in)];
-    }
+    for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];
     needs_grad[i + 1] = any;
   }
-  std::vector<size_t> grad_born(tensors, 0), grad_dies(tensors, 0);
-  std::vector<size_t> grad_owner(tensors);
-  for (size_t t = 0; t < tensors; ++t) grad_owner[t] = t;
-  std::vector<size_t> last_consumer(tensors, 0);
-  for (size_t i = 0; i < n; ++i) {
-    for (int in : graph.layers[i].inputs) last_consumer[tensorOf(in)] = i;
-  }
-  for (size_t t = n; t >= 1; --t) {
+  // Whether layer `reader` hands `t` its output gradient without new memory: it reads t in
+  // exactly one input slot, and that slot passes the gradient through.
+  auto passesThrough = [&](size_t reader, size_t t) {
+    const std::vector<int>& ins = graph.layers[reader].inputs;
+    int slots = 0;
+    bool passes = false;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      if (tensorOf(ins[k]) != t) continue;
+      ++slots;
+      passes = layers[reader].passes_gradient[k];
+    }
+    return slots == 1 && passes;
+  };
+  std::vector<size_t> grad_owner(tensors), grad_born(tensors, 0), grad_dies(tensors, 0);
+  for (size_t t = n; t >= 1; --t) {  // outputs before inputs: owners are settled first
+    grad_owner[t] = t;
     if (!needs_grad[t]) continue;
-    const size_t born = t == n ? bwdStep(n - 1) : bwdStep(last_consumer[t]);
     const size_t dies = bwdStep(t - 1);
-    const LayerAnalysis& producer = layers[t - 1];
-    const size_t owner = grad_owner[t];
-    if (owner == t) {
-      grad_born[t] = born;
-      grad_dies[t] = dies;
+    const int64_t size = checkedMul(elementCount(shapes[t]), activation_bytes);
+    if (readers[t].empty()) {
+      grad_born[t] = bwdStep(n - 1);  // from the loss, at the first backward step
     } else {
-      grad_dies[owner] = std::max(grad_dies[owner], dies);
+      const size_t first = readers[t].back();
+      if (passesThrough(first, t)) {
+        grad_owner[t] = grad_owner[first + 1];
+      } else {
+        grad_born[t] = bwdStep(first);
+      }
+      for (size_t k = 0; k + 1 < readers[t].size(); ++k) {
+        const size_t other = readers[t][k];
+        if (other != first && !passesThrough(other, t)) {
+          timeline.add(bwdStep(other), bwdStep(other), size);
+        }
+      }
     }
-    const size_t in = tensorOf(graph.layers[t - 1].inputs[0]);
-    if (producer.gradient_is_view && in > 0 && needs_grad[in] && consumers[in] == 1) {
-      grad_owner[in] = grad_owner[t];
-    }
+    const size_t owner = grad_owner[t];
+    grad_dies[owner] = std::max(grad_dies[owner], dies);
   }
   for (size_t t = 1; t < tensors; ++t) {
     if (!needs_grad[t] || grad_owner[t] != t) continue;

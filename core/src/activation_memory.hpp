@@ -15,7 +15,8 @@ namespace dlcost {
 struct ActivationMemory {
   /// Training: bytes kept for backward. Inference: peak of live tensors.
   int64_t kept_per_sample = 0;
-  /// Training: peak of (kept tensors not yet freed + live gradients) minus kept_per_sample.
+  /// Training: the peak over all steps of live tensors (kept ones not yet freed, forward
+  /// temporaries, gradients and their temporaries) minus kept_per_sample.
   int64_t backward_extra_per_sample = 0;
   /// Per-batch bytes (batchnorm statistics), counted as alive throughout.
   int64_t fixed_bytes = 0;

@@ -2,12 +2,16 @@
 
 #include <cstdint>
 
+#include "dlcost/compare.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/explain.hpp"
+#include "dlcost/gpu_json.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/sweep.hpp"
+#include "dlcost/units.hpp"
 
 namespace dlcost {
 
@@ -59,6 +63,42 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
 nlohmann::json estimateDocument(const nlohmann::json& document) {
   const Config config = parseConfig(document);
   return reportToJson(estimate(config.model, config.workload));
+}
+
+nlohmann::json compareDocument(const nlohmann::json& document, const std::string& sort) {
+  const Config config = parseConfig(document);
+  std::vector<CompareRow> rows = compareGpus(config.model, config.workload);
+  sortCompareRows(rows, sort, "/sort");
+  nlohmann::json out = nlohmann::json::array();
+  for (const CompareRow& r : rows) {
+    out.push_back(
+        {{"gpu", r.gpu.id},
+         {"name", r.gpu.name},
+         {"fits", r.fits},
+         {"per_gpu_bytes", r.per_gpu_bytes},
+         {"usable_bytes", r.usable_bytes},
+         {"max_batch", r.max_batch},
+         {"step_time_s", r.step_time_s},
+         {"samples_per_s", r.samples_per_s},
+         {"tokens_per_s", r.tokens_per_s ? nlohmann::json(*r.tokens_per_s) : nullptr},
+         {"samples_per_s_per_1000usd",
+          r.samples_per_s_per_1000usd ? nlohmann::json(*r.samples_per_s_per_1000usd) : nullptr},
+         {"samples_per_s_per_watt", r.samples_per_s_per_watt},
+         {"price_usd", r.gpu.price_usd},
+         {"tdp_watts", r.gpu.tdp_watts}});
+  }
+  Workload base = config.workload;  // the GPU-independent part of the report
+  base.hardware.gpu.reset();
+  const nlohmann::json report = reportToJson(estimate(config.model, base));
+  return {{"schema", "dlcost.compare/1"},
+          {"model", report["model"]},
+          {"workload", report["workload"]},
+          {"sort", sort},
+          {"rows", std::move(out)}};
+}
+
+nlohmann::json gpuTable() {
+  return gpuTableJson();
 }
 
 std::string estimateText(const std::string& document_text) {
@@ -114,6 +154,44 @@ std::string presetText(const std::string& name) {
                           "unknown preset '" + name + "' (`dlcost presets` lists them)"}));
   }
   return text;
+}
+
+nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language,
+                               const std::string& units) {
+  const auto lang = parseLanguage(language);
+  if (!lang)
+    throw InputError(ErrorCode::kValue, "/lang",
+                     "must be \"en\" or \"zh\", not \"" + language + "\"");
+  const auto byte_units = parseByteUnits(units);
+  if (!byte_units) {
+    throw InputError(ErrorCode::kValue, "/units",
+                     "must be \"binary\" or \"decimal\", not \"" + units + "\"");
+  }
+  const Config config = parseConfig(document);
+  const Report report = estimate(config.model, config.workload);
+  nlohmann::json explanations = nlohmann::json::array();
+  for (const Explanation& e : explainReport(config.model, report, *lang, *byte_units)) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const FormulaTerm& t : e.inputs) {
+      inputs.push_back({{"symbol", t.symbol}, {"label", t.label}, {"value", t.value}});
+    }
+    explanations.push_back({{"id", e.id},
+                            {"title", e.title},
+                            {"formula", e.formula},
+                            {"inputs", std::move(inputs)},
+                            {"result", e.result},
+                            {"text", e.text}});
+  }
+  nlohmann::json dominant = nlohmann::json::array();
+  for (const Dominance& d : dominantTerms(report, *lang)) {
+    dominant.push_back({{"quantity", d.quantity},
+                        {"layer_type", d.layer_type},
+                        {"layers", d.layers},
+                        {"share", d.share},
+                        {"names", d.names},
+                        {"text", d.text}});
+  }
+  return {{"explanations", std::move(explanations)}, {"dominant", std::move(dominant)}};
 }
 
 }  // namespace dlcost

@@ -7,7 +7,9 @@
 
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/gpu_json.hpp"
 #include "dlcost/presets.hpp"
+#include "hf_config.hpp"
 #include "json_reader.hpp"
 #include "layer_json.hpp"
 
@@ -147,7 +149,7 @@ class Expander {
           if (!isParameterRef((*it)[i])) continue;
           const Arg& a = lookup((*it)[i], childPath(fpath, i));
           (*it)[i] = a.value;
-          origins.emplace(it.key(), a.path);
+          origins[elementOriginKey(it.key(), i)] = a.path;
         }
       }
     }
@@ -170,7 +172,9 @@ class Expander {
     throw InputError(ErrorCode::kGraph, path, "unknown layer '" + name + "'");
   }
 
-  std::vector<int> readInputs(const json& v, const std::string& path, const Scope& scope) const {
+  std::vector<int> readInputs(const ObjectReader& r, const Scope& scope) const {
+    const json& v = r.require("inputs");
+    const std::string path = r.pathOf("inputs");
     std::vector<int> out;
     if (v.is_string()) {
       out.push_back(resolve(v.get<std::string>(), scope, path));
@@ -182,10 +186,10 @@ class Expander {
     }
     for (size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) {
-        throw InputError(ErrorCode::kType, childPath(path, i),
+        throw InputError(ErrorCode::kType, r.pathOf("inputs", i),
                          std::string("must be a layer name, not ") + jsonTypeName(v[i]));
       }
-      out.push_back(resolve(v[i].get<std::string>(), scope, childPath(path, i)));
+      out.push_back(resolve(v[i].get<std::string>(), scope, r.pathOf("inputs", i)));
     }
     return out;
   }
@@ -222,8 +226,8 @@ class Expander {
     layer.path = path;
     layer.field_paths = origins;
     layer.spec = parseLayerSpec(layer.type, r);
-    if (const json* in = r.find("inputs")) {
-      layer.inputs = readInputs(*in, r.pathOf("inputs"), scope);
+    if (r.has("inputs")) {
+      layer.inputs = readInputs(r, scope);
     } else {
       layer.inputs = {current};
     }
@@ -264,8 +268,8 @@ class Expander {
     const int64_t first_index = r.optionalInt("first_index", 0, 0, kMaxLayers);
     const std::string local = r.optionalString("name", std::to_string(idx));
     int in = current;
-    if (const json* v = r.find("inputs")) {
-      std::vector<int> ins = readInputs(*v, r.pathOf("inputs"), scope);
+    if (r.has("inputs")) {
+      std::vector<int> ins = readInputs(r, scope);
       if (ins.size() != 1) {
         throw InputError(ErrorCode::kValue, r.pathOf("inputs"), "a group takes exactly one input");
       }
@@ -372,6 +376,93 @@ Shape readShape(const json& v, const std::string& path) {
   return s;
 }
 
+/// The workload fields that only transformers use.
+void readTransformerWorkload(const ObjectReader& r, Workload& w) {
+  w.grad_accum = r.optionalInt("grad_accum", w.grad_accum, 1, kMaxBatch);
+  if (r.has("seq_len")) w.seq_len = r.optionalInt("seq_len", 0, 1, kMaxSequence);
+  if (r.has("prompt_tokens")) w.prompt_tokens = r.optionalInt("prompt_tokens", 0, 1, kMaxSequence);
+  w.generated_tokens = r.optionalInt("generated_tokens", w.generated_tokens, 0, kMaxSequence);
+  auto dtype = [&](const char* key) -> std::optional<DType> {
+    const std::string s = r.requiredString(key);
+    auto d = parseDType(s);
+    if (!d || *d == DType::kInt64 || *d == DType::kBool) {
+      throw InputError(ErrorCode::kValue, r.pathOf(key),
+                       "must be fp32, fp16, bf16, fp8, int8 or int4, not \"" + s + "\"");
+    }
+    return d;
+  };
+  if (r.has("weight_dtype")) w.weight_dtype = dtype("weight_dtype");
+  if (r.has("kv_dtype")) w.kv_dtype = dtype("kv_dtype");
+  w.quant_group_size = r.optionalInt("quant_group_size", w.quant_group_size, 1, kMaxDimension);
+  if (r.has("attention")) {
+    const std::string s = r.requiredString("attention");
+    auto a = parseAttention(s);
+    if (!a) {
+      throw InputError(ErrorCode::kValue, r.pathOf("attention"),
+                       "must be \"eager\" or \"flash\", not \"" + s + "\"");
+    }
+    w.attention = *a;
+  }
+  if (r.has("recompute")) {
+    const std::string s = r.requiredString("recompute");
+    auto c = parseRecompute(s);
+    if (!c) {
+      throw InputError(ErrorCode::kValue, r.pathOf("recompute"),
+                       "must be none, selective or full, not \"" + s + "\"");
+    }
+    w.recompute = *c;
+  }
+  if (r.has("finetune")) {
+    const std::string s = r.requiredString("finetune");
+    auto f = parseFinetune(s);
+    if (!f) {
+      throw InputError(ErrorCode::kValue, r.pathOf("finetune"),
+                       "must be none, full, lora or qlora, not \"" + s + "\"");
+    }
+    w.finetune = *f;
+  }
+  if (w.finetune != Finetune::kNone && w.mode != Mode::kTrain) {
+    throw InputError(ErrorCode::kValue, r.pathOf(r.has("mode") ? "mode" : "finetune"),
+                     "fine-tuning trains: give mode \"train\" with finetune");
+  }
+  w.lora_rank = r.optionalInt("lora_rank", w.lora_rank, 1, kMaxDimension);
+  w.lora_alpha = r.optionalNumber("lora_alpha", w.lora_alpha, 0, 1e9);
+  if (const json* t = r.find("lora_targets")) {
+    const std::string tpath = r.pathOf("lora_targets");
+    std::vector<std::string> names;
+    if (t->is_string()) {
+      // "q_proj,v_proj", as the CLI flag gives it.
+      std::string item;
+      for (char ch : t->get<std::string>() + ",") {
+        if (ch == ',') {
+          if (!item.empty()) names.push_back(item);
+          item.clear();
+        } else if (ch != ' ') {
+          item += ch;
+        }
+      }
+    } else if (t->is_array()) {
+      for (size_t i = 0; i < t->size(); ++i) {
+        if (!(*t)[i].is_string()) {
+          throw InputError(ErrorCode::kType, childPath(tpath, i),
+                           std::string("must be a module name, not ") + jsonTypeName((*t)[i]));
+        }
+        names.push_back((*t)[i].get<std::string>());
+      }
+    } else {
+      throw InputError(ErrorCode::kType, tpath,
+                       "must be an array of module names (or one comma-separated string)");
+    }
+    // Which names exist depends on the architecture: the estimate checks them.
+    std::vector<std::string> targets;
+    for (const std::string& n : names) {
+      if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
+    }
+    if (targets.empty()) throw InputError(ErrorCode::kValue, tpath, "names no module");
+    w.lora_targets = targets;
+  }
+}
+
 }  // namespace
 
 Model parseModel(const json& m, const std::string& path) {
@@ -390,13 +481,43 @@ Model parseModel(const json& m, const std::string& path) {
     auto it = parsed.find(name);
     if (it == parsed.end()) {
       Model model = parseModel(json::parse(text), "");
-      model.name = name;
+      // A config.json preset keeps its repository id (_name_or_path), as the printed preset
+      // read back does.
+      if (!std::holds_alternative<Transformer>(model.body)) model.name = name;
       it = parsed.emplace(name, std::move(model)).first;
     }
     return it->second;
   }
-  r.rejectUnknown(
-      {"schema", "name", "description", "source", "comment", "input", "layers", "blocks"});
+  if (isHfConfig(m)) {
+    // A verbatim config.json: its many unused fields are ignored, as transformers does.
+    Model model;
+    const json* name = r.find("_name_or_path");
+    model.name = name && name->is_string() && !name->get<std::string>().empty()
+                     ? name->get<std::string>()
+                     : r.optionalString("model_type", "transformer");
+    model.body = readHfConfig(m, path, model.warnings);
+    return model;
+  }
+  if (r.has("hf_config")) {
+    r.rejectUnknown({"hf_config", "name", "comment"});
+    const json& cfg = r.require("hf_config");
+    if (!isHfConfig(cfg)) {
+      throw InputError(ErrorCode::kMissingField, childPath(r.pathOf("hf_config"), "model_type"),
+                       "a config.json needs model_type (or architectures naming the model class)");
+    }
+    Model model = parseModel(cfg, r.pathOf("hf_config"));
+    if (r.has("name")) model.name = r.requiredString("name");
+    return model;
+  }
+  if (r.has("transformer")) {
+    r.rejectUnknown({"transformer", "name", "comment"});
+    Model model;
+    model.name = r.optionalString("name", "transformer");
+    model.body = readGenericTransformer(r.require("transformer"), r.pathOf("transformer"));
+    return model;
+  }
+  r.rejectUnknown({"schema", "name", "description", "source", "comment", "input", "layers",
+                   "blocks", "hf_config", "transformer"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                      "this dlcost reads model schema version 1");
@@ -421,10 +542,20 @@ Model parseModel(const json& m, const std::string& path) {
 }
 
 Workload parseWorkload(const json& v, const std::string& path, const Workload& base) {
-  ObjectReader r(v, path);
-  r.rejectUnknown({"mode", "batch", "dtype", "optimizer", "overhead_bytes", "memory_gib",
-                   "memory_bytes", "comment"});
   Workload w = base;
+  const json rest = parseHardware(v, path, w.hardware);  // GPU fields: gpu_json.cpp
+  ObjectReader r(rest, path);
+  r.rejectUnknown({"mode",           "batch",
+                   "dtype",          "optimizer",
+                   "overhead_bytes", "memory_gib",
+                   "memory_bytes",   "comment",
+                   "grad_accum",     "seq_len",
+                   "prompt_tokens",  "generated_tokens",
+                   "weight_dtype",   "quant_group_size",
+                   "kv_dtype",       "attention",
+                   "recompute",      "finetune",
+                   "lora_rank",      "lora_alpha",
+                   "lora_targets"});
   if (r.has("mode")) {
     const std::string s = r.requiredString("mode");
     auto m = parseMode(s);
@@ -447,8 +578,9 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
     const std::string s = r.requiredString("optimizer");
     auto o = parseOptimizer(s);
     if (!o) {
-      throw InputError(ErrorCode::kValue, r.pathOf("optimizer"),
-                       "must be sgd, momentum, adam, adamw, rmsprop or adagrad, not \"" + s + "\"");
+      throw InputError(
+          ErrorCode::kValue, r.pathOf("optimizer"),
+          "must be sgd, momentum, adam, adamw, rmsprop, adagrad or adam8bit, not \"" + s + "\"");
     }
     w.optimizer = *o;
   }
@@ -463,14 +595,26 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
     w.memory_bytes = static_cast<int64_t>(std::floor(gib * 1073741824.0));
   }
   if (r.has("memory_bytes")) w.memory_bytes = r.optionalInt("memory_bytes", 0, 0, kMaxBytes);
+  readTransformerWorkload(r, w);
   return w;
 }
 
 Config parseConfig(const json& doc) {
   ObjectReader r(doc, "");
   Config c;
+  if (isHfConfig(doc)) {
+    // A config.json as the whole document; "workload" is no Hugging Face field, so a
+    // workload written into the file is dlcost's.
+    c.model = parseModel(doc, "");
+    if (const json* w = r.find("workload")) c.workload = parseWorkload(*w, r.pathOf("workload"));
+    return c;
+  }
   if (r.has("model")) {
     r.rejectUnknown({"model", "workload", "schema", "comment"});
+    if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
+      throw InputError(ErrorCode::kValue, r.pathOf("schema"),
+                       "this dlcost reads model schema version 1");
+    }
     c.model = parseModel(r.require("model"), r.pathOf("model"));
   } else {
     json model = doc;

@@ -6,7 +6,9 @@
 #include "activation_memory.hpp"
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/fit.hpp"
 #include "layer_analysis.hpp"
+#include "transformer_estimate.hpp"
 
 namespace dlcost {
 
@@ -25,8 +27,48 @@ void addModelStates(const ParamCounts& params, const Workload& w, MemoryBreakdow
   if (w.mode != Mode::kTrain) return;
   m.gradients = bytesForBits(params.trainable, dtypeBits(lay.gradients));
   if (lay.master_weights) m.master_weights = bytesForBits(params.trainable, 32);
+  const int state_bits = optimizerStateBits(w.optimizer);
   m.optimizer_states = bytesForBits(checkedMul(params.trainable, optimizerStateCount(w.optimizer)),
-                                    dtypeBits(lay.optimizer_states));
+                                    state_bits ? state_bits : dtypeBits(lay.optimizer_states));
+}
+
+/// Forward memory traffic of layer i at batch b: weights read + inputs read + output written.
+/// Views (flatten, dropout at inference) move nothing.
+int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
+                       const std::vector<Shape>& shapes, const PrecisionLayout& lay,
+                       int64_t input_bytes, int64_t b) {
+  const Layer& layer = g.layers[i];
+  const bool is_view = std::holds_alternative<Flatten>(layer.spec) ||
+                       (a.aliases_input && std::holds_alternative<Dropout>(layer.spec));
+  if (is_view) return 0;
+  const int64_t act_bytes = dtypeBits(lay.activations) / 8;
+  int64_t per_sample = 0;
+  for (int k : layer.inputs) {
+    const int64_t elem_bytes = k == kModelInput ? input_bytes : act_bytes;
+    per_sample = checkedAdd(
+        per_sample, checkedMul(elementCount(shapes[static_cast<size_t>(k + 1)]), elem_bytes));
+  }
+  per_sample = checkedAdd(per_sample, checkedMul(elementCount(shapes[i + 1]), act_bytes));
+  // An embedding gathers one row per token instead of reading its whole table.
+  if (std::holds_alternative<Embedding>(layer.spec)) {
+    const int64_t rows = bytesForBits(elementCount(shapes[i + 1]), dtypeBits(lay.weights));
+    return checkedMul(checkedAdd(per_sample, rows), b);
+  }
+  const int64_t weights = bytesForBits(a.params, dtypeBits(lay.weights));
+  return checkedAdd(weights, checkedMul(per_sample, b));
+}
+
+/// Forward and backward work of a layer graph for the roofline. Backward FLOPs are the
+/// counted backward MACs x 2; its traffic is taken as twice the forward's (it reads the saved
+/// activations and the output gradients and writes input and weight gradients).
+std::vector<PhaseWork> graphPhases(const Report& r, const Workload& w) {
+  PhaseWork fwd{"forward", checkedMul(2, r.macs.forward), 0, 0};
+  for (const LayerReport& l : r.layers) fwd.bytes = checkedAdd(fwd.bytes, l.bytes_accessed);
+  std::vector<PhaseWork> phases{fwd};
+  if (w.mode == Mode::kTrain) {
+    phases.push_back({"backward", checkedMul(2, r.macs.backward), checkedMul(2, fwd.bytes), 0});
+  }
+  return phases;
 }
 
 Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
@@ -40,6 +82,14 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   r.model_name = name;
   r.model_kind = "layers";
   r.workload = w;
+
+  try {
+    checkedMul(elementCount(g.input), input_bytes);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, "/input",
+        "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
+  }
 
   std::vector<Shape> shapes{g.input};
   std::vector<LayerAnalysis> analyses;
@@ -75,11 +125,22 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
   }
 
+  // Everything per sample is checked before the batch multiplies it, so that an overflow
+  // at batch 1 blames the model, not the batch.
+  ActivationMemory act;
+  try {
+    act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
+    checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
+    checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "the activations or MACs of one sample overflow 64-bit arithmetic");
+  }
+
   const std::string batch_path = "/workload/batch";
   try {
     r.params.trainable = r.params.total;
     r.params.buffers = checkedAdd(buffer_values, counters);
-    ActivationMemory act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
 
     const int64_t b = w.batch;
     r.macs.forward = checkedMul(macs_ps, b);
@@ -116,8 +177,10 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       row.macs = checkedMul(analyses[i].macs_per_sample, b);
       row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
       row.inplace = analyses[i].aliases_input;
+      row.bytes_accessed = forwardTraffic(g, i, analyses[i], shapes, lay, input_bytes, b);
       r.layers.push_back(std::move(row));
     }
+    r.phases = graphPhases(r, w);
   } catch (const ArithmeticOverflow&) {
     throw InputError(
         ErrorCode::kTooLarge, batch_path,
@@ -129,13 +192,20 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 }  // namespace
 
 Report estimate(const Model& model, const Workload& workload) {
-  return std::visit(
+  Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<T, LayerGraph>)
+        if constexpr (std::is_same_v<T, LayerGraph>) {
           return estimateGraph(model.name, body, workload);
+        } else {
+          static_assert(std::is_same_v<T, Transformer>);
+          return estimateTransformer(model.name, body, workload);
+        }
       },
       model.body);
+  if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
+  report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
+  return report;
 }
 
 }  // namespace dlcost

@@ -33,6 +33,19 @@ std::string ObjectReader::pathOf(const std::string& key) const {
   return childPath(path_, key);
 }
 
+std::string elementOriginKey(const std::string& key, size_t index) {
+  // The unit separator cannot clash with a field name anyone writes.
+  return key + '\x1f' + std::to_string(index);
+}
+
+std::string ObjectReader::pathOf(const std::string& key, size_t index) const {
+  if (origins_) {
+    auto it = origins_->find(elementOriginKey(key, index));
+    if (it != origins_->end()) return it->second;
+  }
+  return childPath(pathOf(key), index);
+}
+
 const json* ObjectReader::find(const std::string& key) const {
   auto it = object_.find(key);
   return it == object_.end() ? nullptr : &*it;
@@ -140,8 +153,7 @@ Pair2 ObjectReader::requiredPair(const std::string& key, int64_t min, int64_t ma
           ErrorCode::kValue, p,
           "must be one integer or [height, width], not " + std::to_string(v.size()) + " values");
     }
-    return {readInt(v[0], childPath(p, size_t{0}), min, max),
-            readInt(v[1], childPath(p, size_t{1}), min, max)};
+    return {readInt(v[0], pathOf(key, 0), min, max), readInt(v[1], pathOf(key, 1), min, max)};
   }
   int64_t n = readInt(v, p, min, max);
   return {n, n};

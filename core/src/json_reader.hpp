@@ -16,8 +16,13 @@
 namespace dlcost {
 
 /// Where each field of an object really came from, when a block template substituted a
-/// "$parameter" with an argument: errors then point at the argument.
+/// "$parameter" with an argument: errors then point at the argument. Keyed by the field
+/// name when the whole field was substituted, by elementOriginKey when one element of an
+/// array field was.
 using FieldOrigins = std::map<std::string, std::string>;
+
+/// The FieldOrigins key of element `index` of array field `key`.
+std::string elementOriginKey(const std::string& key, size_t index);
 
 /// "object", "array", "string", "integer", "number", "boolean" or "null".
 const char* jsonTypeName(const nlohmann::json& value);
@@ -30,6 +35,8 @@ class ObjectReader {
   const nlohmann::json& object() const { return object_; }
   const std::string& path() const { return path_; }
   std::string pathOf(const std::string& key) const;
+  /// JSON pointer of element `index` of array field `key`, following block arguments.
+  std::string pathOf(const std::string& key, size_t index) const;
   bool has(const std::string& key) const { return object_.contains(key); }
   const nlohmann::json* find(const std::string& key) const;
   const nlohmann::json& require(const std::string& key) const;

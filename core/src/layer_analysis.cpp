@@ -174,7 +174,7 @@ struct Analyzer {
   void operator()(const BatchNorm2d& b) {
     if (in[0].size() < 2) {
       fail(layer, "", ErrorCode::kShape,
-           "batchnorm2d needs a [C, H, W] input, got " + shapeToString(in[0]));
+           "batchnorm2d needs a [C, H, W] (or [C, L]) input, got " + shapeToString(in[0]));
     }
     const int64_t c = in[0][0];
     r.output = in[0];
@@ -237,7 +237,7 @@ struct Analyzer {
     r.output = in[0];
     if (!training()) {
       r.aliases_input = true;  // the identity at inference
-      r.gradient_is_view = true;
+      r.passes_gradient[0] = true;
       return;
     }
     r.aliases_input = d.inplace;
@@ -258,7 +258,7 @@ struct Analyzer {
     out.insert(out.end(), in[0].begin() + e + 1, in[0].end());
     r.output = out;
     r.aliases_input = true;
-    r.gradient_is_view = true;
+    r.passes_gradient[0] = true;  // the gradient is reshaped back: a view
   }
 
   void operator()(const Add& a) {
@@ -269,8 +269,10 @@ struct Analyzer {
            "result's shape " +
                shapeToString(r.output) + ", not " + shapeToString(in[0]));
     }
-    // The sum's gradient passes unchanged to every input, so nothing is saved either way.
+    // Nothing is saved either way. AddBackward hands its output gradient to each input
+    // unchanged (alpha = 1); only a broadcast input gets a new, reduced tensor (sum_to).
     r.aliases_input = a.inplace;
+    for (size_t k = 0; k < in.size(); ++k) r.passes_gradient[k] = in[k] == r.output;
   }
 
   void operator()(const Multiply&) {
@@ -294,6 +296,7 @@ struct Analyzer {
       out[axis] = checkedAdd(out[axis], in[k][axis]);
     }
     r.output = out;
+    r.passes_gradient.assign(in.size(), true);  // CatBackward narrows: views of one gradient
   }
 
   void operator()(const Embedding& e) {
@@ -317,9 +320,12 @@ LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs,
                            DType activation) {
   Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, {}};
   a.r.saved.inputs.assign(inputs.size(), false);
+  a.r.passes_gradient.assign(inputs.size(), false);
   try {
     std::visit(a, layer.spec);
-    elementCount(a.r.output);
+    // The output tensor's bytes must fit too, or the memory simulation would overflow
+    // later without a layer to blame.
+    checkedMul(elementCount(a.r.output), a.act_bytes);
   } catch (const ArithmeticOverflow&) {
     fail(layer, "", ErrorCode::kTooLarge, "sizes overflow 64-bit arithmetic");
   }

@@ -30,8 +30,10 @@ struct LayerAnalysis {
   int64_t macs_per_sample = 0;  ///< conv and linear multiply-accumulates
   /// The output reuses input 0's memory: an in-place op, or a view (flatten).
   bool aliases_input = false;
-  /// The output's gradient is input 0's gradient reshaped (views only).
-  bool gradient_is_view = false;
+  /// Per input: its gradient is the output's gradient itself or a view of it (flatten's
+  /// reshape, add's pass-through where the shapes are equal, concat's slices), so backward
+  /// allocates no new memory for it.
+  std::vector<bool> passes_gradient;
   SavedForBackward saved;
 };
 

@@ -85,7 +85,11 @@ Activation activation(const ObjectReader& r, ActivationKind kind, bool can_inpla
     throw InputError(ErrorCode::kUnknownField, r.pathOf("approximate"),
                      "unknown field 'approximate' (only gelu has it)");
   }
-  r.optionalString("approximate", "none");
+  // nn.GELU(approximate=...) accepts exactly these two; the cost is the same either way.
+  if (const std::string a = r.optionalString("approximate", "none"); a != "none" && a != "tanh") {
+    throw InputError(ErrorCode::kValue, r.pathOf("approximate"),
+                     "must be \"none\" or \"tanh\", not \"" + a + "\"");
+  }
   return Activation{kind, can_inplace && r.optionalBool("inplace", false)};
 }
 

@@ -1,5 +1,7 @@
 #include "dlcost/report_json.hpp"
 
+#include "dlcost/gpu_json.hpp"
+
 namespace dlcost {
 
 using nlohmann::json;
@@ -13,7 +15,46 @@ json workloadToJson(const Workload& w) {
             {"optimizer", optimizerName(w.optimizer)},
             {"overhead_bytes", w.overhead_bytes}};
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
+  if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
   return j;
+}
+
+/// The workload fields only transformers read, as the estimate resolved them.
+void addTransformerWorkload(const Workload& w, json& j) {
+  j["grad_accum"] = w.grad_accum;
+  if (w.seq_len) j["seq_len"] = *w.seq_len;
+  if (w.prompt_tokens) j["prompt_tokens"] = *w.prompt_tokens;
+  if (w.mode == Mode::kInfer) j["generated_tokens"] = w.generated_tokens;
+  j["attention"] = attentionName(w.attention);
+  j["recompute"] = recomputeName(w.recompute);
+  j["finetune"] = finetuneName(w.finetune);
+  if (w.weight_dtype) j["weight_dtype"] = dtypeName(*w.weight_dtype);
+  if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
+  j["quant_group_size"] = w.quant_group_size;
+  if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
+    j["lora_rank"] = w.lora_rank;
+    j["lora_alpha"] = w.lora_alpha;
+    j["lora_targets"] = w.lora_targets;
+  }
+}
+
+json transformerToJson(const TransformerSummary& t) {
+  const TransformerParams& p = t.params;
+  return {{"architecture", t.architecture},
+          {"params_by_component",
+           {{"embeddings", p.embeddings},
+            {"attention", p.attention},
+            {"mlp", p.mlp},
+            {"norms", p.norms},
+            {"lm_head", p.lm_head},
+            {"other", p.other}}},
+          {"active_params_per_token", p.active_per_token},
+          {"seq_len", t.seq_len},
+          {"generated_tokens", t.generated_tokens},
+          {"context_tokens", t.context_tokens},
+          {"tokens_per_step", t.tokens_per_step},
+          {"forward_flops_per_token", t.forward_flops_per_token},
+          {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
 }
 
 }  // namespace
@@ -29,7 +70,13 @@ json reportToJson(const Report& r) {
                       {"buffers", l.buffers},
                       {"macs", l.macs},
                       {"activation_bytes", l.activation_bytes},
-                      {"inplace", l.inplace}});
+                      {"inplace", l.inplace},
+                      {"bytes_accessed", l.bytes_accessed}});
+  }
+  json phases = json::array();
+  for (const PhaseWork& p : r.phases) {
+    phases.push_back(
+        {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
   }
   json j = {
       {"schema", "dlcost.report/1"},
@@ -39,7 +86,8 @@ json reportToJson(const Report& r) {
        {{"total", r.params.total},
         {"trainable", r.params.trainable},
         {"non_trainable", r.params.total - r.params.trainable},
-        {"buffers", r.params.buffers}}},
+        {"buffers", r.params.buffers},
+        {"adapters", r.params.adapters}}},
       {"macs",
        {{"forward", r.macs.forward},
         {"backward", r.macs.backward},
@@ -58,15 +106,34 @@ json reportToJson(const Report& r) {
         {"optimizer_states", m.optimizer_states},
         {"activations", m.activations},
         {"activation_gradients", m.activation_gradients},
+        {"kv_cache", m.kv_cache},
+        {"quant_scales", m.quant_scales},
+        {"adapter_weights", m.adapter_weights},
+        {"adapter_gradients", m.adapter_gradients},
+        {"adapter_optimizer_states", m.adapter_optimizer_states},
         {"overhead", m.overhead},
         {"total", m.total},
         {"fixed", m.fixed},
         {"per_sample", m.per_sample},
         {"units", "bytes"}}},
       {"layers", std::move(layers)},
+      {"phases", std::move(phases)},
       {"warnings", r.warnings},
   };
   if (r.max_batch) j["max_batch"] = *r.max_batch;
+  if (r.transformer) {
+    j["transformer"] = transformerToJson(*r.transformer);
+    addTransformerWorkload(r.workload, j["workload"]);
+    j["macs"]["convention"] =
+        "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
+        "square, LM head) at the workload's batch, for the whole step (grad_accum micro-batches)";
+  }
+  // With a GPU: "gpu", "fits", "headroom_bytes", "max_batch" (the GPU's), "step_time_s",
+  // "tokens_per_s", "per_gpu", "advice" and the figures behind them.
+  if (r.gpu_fit) {
+    const json fit = gpuFitToJson(*r.gpu_fit, r.workload);
+    for (auto it = fit.begin(); it != fit.end(); ++it) j[it.key()] = it.value();
+  }
   return j;
 }
 

@@ -22,14 +22,21 @@ int64_t roundUp125(int64_t value) {
   }
 }
 
+/// The GPU fit's largest batch when a GPU is given, else the one for the workload's memory.
+std::optional<int64_t> largestBatch(const Report& report) {
+  if (report.gpu_fit) return report.gpu_fit->max_batch;
+  return report.max_batch;
+}
+
 }  // namespace
 
 std::vector<int64_t> chartBatches(const Report& report, int points) {
   points = std::clamp(points, 2, static_cast<int>(kMaxSweepPoints) - 3);
   const int64_t batch = report.workload.batch;
+  const std::optional<int64_t> fit_batch = largestBatch(report);
   int64_t want = std::max<int64_t>(8, std::min(kMaxBatch, batch) * 2);
-  if (report.max_batch && *report.max_batch > 0) {
-    want = std::max(want, std::min(kMaxBatch, *report.max_batch + *report.max_batch / 5 + 1));
+  if (fit_batch && *fit_batch > 0) {
+    want = std::max(want, std::min(kMaxBatch, *fit_batch + *fit_batch / 5 + 1));
   }
   const int64_t top = std::min(roundUp125(want), kMaxBatch);
   std::vector<int64_t> out{1, batch};
@@ -37,9 +44,7 @@ std::vector<int64_t> chartBatches(const Report& report, int points) {
     // i * top / (points - 1) without overflow: top <= 2^32 and points <= 1024.
     out.push_back(std::max<int64_t>(1, std::llround(static_cast<double>(top) * i / (points - 1))));
   }
-  if (report.max_batch && *report.max_batch >= 1 && *report.max_batch <= top) {
-    out.push_back(*report.max_batch);
-  }
+  if (fit_batch && *fit_batch >= 1 && *fit_batch <= top) out.push_back(*fit_batch);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -53,8 +58,9 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
   BatchSweep s;
   s.fixed = report.memory.fixed;
   s.per_sample = report.memory.per_sample;
-  s.memory_bytes = report.workload.memory_bytes;
-  s.max_batch = report.max_batch;
+  s.memory_bytes = report.gpu_fit ? std::optional<int64_t>(report.gpu_fit->usable_bytes)
+                                  : report.workload.memory_bytes;
+  s.max_batch = largestBatch(report);
   s.points.reserve(batches.size());
   for (size_t i = 0; i < batches.size(); ++i) {
     const int64_t b = batches[i];

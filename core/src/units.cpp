@@ -36,6 +36,11 @@ std::string formatCount(int64_t count) {
   return scaled(static_cast<double>(count), 1000.0, kSuffixes, 7);
 }
 
+std::string formatCount(int64_t count, const std::string& unit) {
+  const std::string n = formatCount(count);
+  return n + (n.back() >= '0' && n.back() <= '9' ? " " : "") + unit;
+}
+
 std::string formatBytes(int64_t bytes, ByteUnits units) {
   static const char* const kBinary[] = {" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"};
   static const char* const kDecimal[] = {" B", " kB", " MB", " GB", " TB", " PB", " EB"};

@@ -26,13 +26,15 @@ const char* optimizerName(Optimizer optimizer) {
       return "rmsprop";
     case Optimizer::kAdagrad:
       return "adagrad";
+    case Optimizer::kAdam8bit:
+      return "adam8bit";
   }
   return "sgd";
 }
 
 std::optional<Optimizer> parseOptimizer(const std::string& name) {
   for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam, Optimizer::kAdamW,
-                      Optimizer::kRmsprop, Optimizer::kAdagrad}) {
+                      Optimizer::kRmsprop, Optimizer::kAdagrad, Optimizer::kAdam8bit}) {
     if (name == optimizerName(o)) return o;
   }
   return std::nullopt;
@@ -52,8 +54,64 @@ int optimizerStateCount(Optimizer optimizer) {
       return 1;
     case Optimizer::kAdagrad:
       return 1;
+    case Optimizer::kAdam8bit:
+      return 2;
   }
   return 0;
+}
+
+int optimizerStateBits(Optimizer optimizer) {
+  return optimizer == Optimizer::kAdam8bit ? 8 : 0;
+}
+
+const char* attentionName(AttentionImpl attention) {
+  return attention == AttentionImpl::kEager ? "eager" : "flash";
+}
+
+std::optional<AttentionImpl> parseAttention(const std::string& name) {
+  if (name == "eager") return AttentionImpl::kEager;
+  if (name == "flash") return AttentionImpl::kFlash;
+  return std::nullopt;
+}
+
+const char* recomputeName(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "none";
+}
+
+std::optional<Recompute> parseRecompute(const std::string& name) {
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (name == recomputeName(r)) return r;
+  }
+  return std::nullopt;
+}
+
+const char* finetuneName(Finetune finetune) {
+  switch (finetune) {
+    case Finetune::kNone:
+      return "none";
+    case Finetune::kFull:
+      return "full";
+    case Finetune::kLora:
+      return "lora";
+    case Finetune::kQlora:
+      return "qlora";
+  }
+  return "none";
+}
+
+std::optional<Finetune> parseFinetune(const std::string& name) {
+  for (Finetune f : {Finetune::kNone, Finetune::kFull, Finetune::kLora, Finetune::kQlora}) {
+    if (name == finetuneName(f)) return f;
+  }
+  return std::nullopt;
 }
 
 }  // namespace dlcost

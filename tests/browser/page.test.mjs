@@ -56,6 +56,34 @@ describe('the page', () => {
     }
   });
 
+  test("lists presets by family and GPUs from the engine; a chosen GPU's fit is the CLI's", T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      const families = new Set(cliPresets().map((p) => p.family));
+      assert.equal(await page.locator('#preset optgroup').count(), families.size);
+      const ids = await page.$$eval('#wl-gpu option', (os) => os.map((o) => o.value).filter(Boolean));
+      assert.ok(ids.length > 0, 'the GPU picker lists the engine\'s GPU presets');
+      await page.selectOption('#preset', 'resnet50');
+      for (const id of [ids[0], ids.at(-1)]) {
+        await page.selectOption('#wl-gpu', id);
+        const report = await lastReport(page);
+        const cli = cliEstimate({ model: { preset: 'resnet50' }, workload: { mode: 'train', batch: 32, dtype: 'fp32', optimizer: 'adam', gpu: id } });
+        assert.equal(cli.status, 0, cli.stderr);
+        assert.deepEqual(report, cli.json, id);
+        assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.fits), id);
+        assert.equal(await page.locator('#headroom').innerText(), formatBytes(cli.json.headroom_bytes, 'GiB'), id);
+      }
+      await screenshot(page, 'gpu-preset');
+      // Typing a memory size returns to a custom capacity.
+      await page.fill('#wl-memory', '12');
+      assert.equal(await page.locator('#wl-gpu').inputValue(), '');
+      assert.equal((await lastReport(page)).workload.memory_bytes, 12 * 1073741824);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('updates shapes, params and MACs when a layer is edited, added, moved or removed', T, async () => {
     const { page, problems } = await openPage(session);
     try {

@@ -1,1 +1,215 @@
-echo "cli: 0 passed, 0 failed"
+#!/usr/bin/env bash
+# The dlcost CLI contract (issue 2): exit codes, --json fields, presets round trip, flags.
+# ctest passes the binary in $DLCOST. Prints "cli: N passed, M failed"; exits non-zero on
+# any failure.
+set -u
+
+DLCOST=${DLCOST:?set DLCOST to the dlcost binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $1" >&2
+  [ -f "$tmp/out" ] && head -c 2000 "$tmp/out" >&2
+  [ -f "$tmp/err" ] && head -c 2000 "$tmp/err" >&2
+  echo >&2
+}
+
+# run NAME EXPECTED_EXIT ARGS...: runs dlcost, keeps stdout/stderr in $tmp/out, $tmp/err.
+run() {
+  local name=$1 expected=$2
+  shift 2
+  "$DLCOST" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$expected" ]; then
+    pass
+    return 0
+  fi
+  fail "$name: exit $rc, expected $expected (dlcost $*)"
+  return 1
+}
+
+# check NAME PYTHON_EXPR...: evaluates each expression with `d` = the JSON on stdout
+# ($tmp/out), all in one python3 process (its start-up is the slow part of this script).
+check() {
+  local name=$1 status expr seen=0
+  shift
+  while IFS=$'\t' read -r status expr; do
+    seen=$((seen + 1))
+    if [ "$status" = PASS ]; then pass; else fail "$name: $expr"; fi
+  done < <(python3 - "$tmp/out" "$@" <<'EOF'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        d = json.load(f)
+except ValueError:
+    d = None
+for expr in sys.argv[2:]:
+    try:
+        ok = d is not None and bool(eval(expr))
+    except Exception:
+        ok = False
+    print(("PASS\t" if ok else "FAIL\t") + expr)
+EOF
+  )
+  [ "$seen" -eq $# ] || fail "$name: python3 evaluated $seen of $# checks"
+}
+
+# stderr_has NAME TEXT: the error message names TEXT (a field path or flag).
+stderr_has() {
+  if grep -qF -- "$2" "$tmp/err"; then pass; else fail "$1: stderr lacks '$2'"; fi
+}
+
+# --- estimate --json: the required fields --------------------------------------------------
+if run "estimate alexnet --json" 0 estimate --preset alexnet --batch 2 --memory-gib 16 --json; then
+  fields=()
+  for f in weights gradients optimizer_states activations activation_gradients overhead total \
+    fixed per_sample; do
+    fields+=("isinstance(d['memory']['$f'], int) and d['memory']['$f'] >= 0")
+  done
+  # torchvision AlexNet_Weights.IMAGENET1K_V1: 61,100,840 params; 0.71 GMACs per image.
+  check "alexnet --json" \
+    'isinstance(d, dict) and "error" not in d' \
+    "isinstance(d['params']['total'], int)" \
+    "isinstance(d['params']['trainable'], int)" \
+    "isinstance(d['macs']['forward'], int)" \
+    "d['flops']['forward'] == 2 * d['macs']['forward']" \
+    "d['flops']['backward'] == 2 * d['macs']['backward']" \
+    "${fields[@]}" \
+    "d['memory']['total'] == d['memory']['fixed'] + 2 * d['memory']['per_sample']" \
+    "isinstance(d['max_batch'], int) and d['max_batch'] > 0" \
+    "all(all(k in l for k in ('name','type','output_shape','params','macs','activation_bytes')) for l in d['layers'])" \
+    "d['params']['total'] == 61100840" \
+    "d['macs']['forward'] == 2 * 714188480" \
+    "d['workload']['batch'] == 2 and d['workload']['memory_bytes'] == 16 * 2**30"
+fi
+
+if run "no memory size, no max_batch" 0 estimate --preset mlp_mnist --json; then
+  check "max_batch absent" "'max_batch' not in d"
+fi
+
+# Flags override the document's workload.
+cat >"$tmp/mlp.json" <<'EOF'
+{"input": [784], "layers": [{"type": "linear", "out_features": 300}, {"type": "relu"},
+ {"type": "linear", "out_features": 10}], "workload": {"batch": 8, "dtype": "fp16"}}
+EOF
+if run "workload from the file" 0 estimate "$tmp/mlp.json" --json; then
+  check "file workload used" "d['workload']['batch'] == 8 and d['workload']['dtype'] == 'fp16'"
+fi
+if run "flags override the file" 0 estimate "$tmp/mlp.json" --batch 3 --dtype mixed \
+  --optimizer sgd --mode train --json; then
+  check "flags win" "d['workload']['batch'] == 3 and d['workload']['dtype'] == 'mixed'" \
+    "d['memory']['optimizer_states'] == 0" \
+    "d['memory']['master_weights'] == 4 * d['params']['total']"
+fi
+if run "inference mode" 0 estimate "$tmp/mlp.json" --mode infer --json; then
+  check "no gradients in inference" \
+    "d['memory']['gradients'] == 0 and d['memory']['optimizer_states'] == 0 and d['macs']['backward'] == 0"
+fi
+
+# The human-readable table.
+if run "table output" 0 estimate --preset alexnet; then
+  if grep -q "features.0" "$tmp/out" && grep -q "GiB = 2^30" "$tmp/out"; then pass; else
+    fail "table names layers and labels binary units"
+  fi
+fi
+if run "decimal units" 0 estimate --preset alexnet --units decimal; then
+  if grep -q "GB = 10^9" "$tmp/out"; then pass; else fail "decimal units labelled"; fi
+fi
+
+# --- presets ----------------------------------------------------------------------------------
+if run "presets" 0 presets; then
+  for p in alexnet mlp_mnist; do
+    if grep -q "^$p\b" "$tmp/out"; then pass; else fail "presets lists $p"; fi
+  done
+fi
+if run "presets --json" 0 presets --json; then
+  check "presets JSON has name/family/source" \
+    "all(p['name'] and p['family'] and p['source'] for p in d)"
+fi
+# Every listed preset prints JSON that estimate accepts back, with the same figures.
+while IFS=$'\t' read -r status what; do
+  if [ "$status" = PASS ]; then pass; else fail "preset round trip: $what"; fi
+done < <(python3 - "$DLCOST" "$tmp" <<'EOF'
+import json, subprocess, sys
+dlcost, tmp = sys.argv[1], sys.argv[2]
+def run(*args):
+    return subprocess.run([dlcost, *args], capture_output=True, text=True)
+names = [line.split()[0] for line in run("presets").stdout.splitlines() if line.strip()]
+print(("PASS\t" if names else "FAIL\t") + "presets lists %d names" % len(names))
+for name in names:
+    printed = run("preset", name)
+    if printed.returncode:
+        print("FAIL\t%s: preset exit %d" % (name, printed.returncode))
+        continue
+    path = "%s/%s.json" % (tmp, name)
+    with open(path, "w") as f:
+        f.write(printed.stdout)
+    a, b = run("estimate", path, "--json"), run("estimate", "--preset", name, "--json")
+    if a.returncode or b.returncode:
+        print("FAIL\t%s: estimate exit %d/%d %s%s" % (name, a.returncode, b.returncode, a.stderr, b.stderr))
+        continue
+    ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+    same = all(ja[k] == jb[k] for k in ("params", "macs", "memory"))
+    print(("PASS\t" if same else "FAIL\t") + name)
+EOF
+)
+
+# --- help and usage ---------------------------------------------------------------------------
+if run "--help" 0 --help; then
+  for word in estimate presets --batch --dtype --optimizer --mode --memory-gib --json; do
+    if grep -qF -- "$word" "$tmp/out"; then pass; else fail "--help mentions $word"; fi
+  done
+fi
+run "--version" 0 --version
+run "no command" 2
+run "unknown command" 2 frobnicate && stderr_has "unknown command" "frobnicate"
+run "unknown flag" 2 estimate --preset alexnet --batchsize 4 && stderr_has "unknown flag" "--batchsize"
+run "flag without value" 2 estimate --preset alexnet --batch && stderr_has "missing value" "--batch"
+run "bad --units" 2 estimate --preset alexnet --units metric && stderr_has "bad units" "--units"
+
+# --- bad flags: exit 2, the message names the flag --------------------------------------------
+run "batch 0" 2 estimate --preset alexnet --batch 0 && stderr_has "batch 0" "--batch"
+run "batch not a number" 2 estimate --preset alexnet --batch many && stderr_has "batch text" "--batch"
+run "batch not an integer" 2 estimate --preset alexnet --batch 2.5 && stderr_has "batch 2.5" "--batch"
+run "bad dtype" 2 estimate --preset alexnet --dtype fp64 && stderr_has "dtype" "--dtype"
+run "bad optimizer" 2 estimate --preset alexnet --optimizer lion && stderr_has "optimizer" "--optimizer"
+run "bad mode" 2 estimate --preset alexnet --mode eval && stderr_has "mode" "--mode"
+run "negative memory" 2 estimate --preset alexnet --memory-gib -1 && stderr_has "memory" "--memory-gib"
+run "unknown preset" 2 estimate --preset resnet9000 && stderr_has "unknown preset" "resnet9000"
+run "preset and file" 2 estimate "$tmp/mlp.json" --preset alexnet
+run "missing file" 2 estimate "$tmp/does-not-exist.json" && stderr_has "missing file" "cannot read"
+run "preset NAME unknown" 2 preset resnet9000 && stderr_has "preset NAME" "resnet9000"
+
+# --- bad files: exit 2, the message names the field; --json prints the error object --------
+# bad NAME DOCUMENT PATH [JSON_PATH]: stderr shows PATH ("/" for the whole document), the
+# JSON error object JSON_PATH (default PATH; RFC 6901 writes the whole document as "").
+bad() {
+  local name=$1 doc=$2 path=$3 json_path=${4-$3}
+  printf '%s' "$doc" >"$tmp/bad.json"
+  if run "$name" 2 estimate "$tmp/bad.json"; then stderr_has "$name" "error at $path:"; fi
+  if run "$name --json" 2 estimate "$tmp/bad.json" --json; then
+    check "$name error object" "set(d) == {'error'} and d['error']['path'] == '$json_path'"
+  fi
+}
+bad "malformed JSON" '{"input": [4], "layers": [' "/" ""
+bad "unknown layer type" '{"input": [4], "layers": [{"type": "dense"}]}' "/layers/0/type"
+bad "unknown field" '{"input": [4], "layers": [{"type": "relu", "inplac": true}]}' "/layers/0/inplac"
+bad "missing field" '{"input": [3, 8, 8], "layers": [{"type": "conv2d", "kernel": 3}]}' \
+  "/layers/0/out_channels"
+bad "wrong type" '{"input": [4], "layers": [{"type": "linear", "out_features": "10"}]}' \
+  "/layers/0/out_features"
+bad "zero size" '{"input": [4, 0], "layers": [{"type": "relu"}]}' "/input/1"
+bad "conv output <= 0" '{"input": [3, 8, 8], "layers": [{"type": "conv2d", "out_channels": 4, "kernel": 9}]}' \
+  "/layers/0/kernel"
+bad "unknown inputs" '{"input": [4], "layers": [{"type": "add", "inputs": ["input", "x"]}]}' \
+  "/layers/0/inputs/1"
+bad "workload in the file" '{"input": [4], "layers": [{"type": "relu"}], "workload": {"batch": -1}}' \
+  "/workload/batch"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -27,9 +27,11 @@ export function memorySegments(report) {
     .map(([k, v]) => ({ key: k, label: t(`mem_${k}`, {}, humanize(k)), bytes: v }));
 }
 
+/** The memory the total is compared with: a GPU's usable memory (after the engine's reserves)
+ *  when a GPU is chosen, else the workload's memory size. */
 export function capacityOf(report) {
-  const gpuBytes = report.gpu && typeof report.gpu === 'object' ? report.gpu.memory_bytes : undefined;
-  const m = report.workload.memory_bytes ?? gpuBytes;
+  const usable = report.gpu_memory && typeof report.gpu_memory === 'object' ? report.gpu_memory.usable_bytes : undefined;
+  const m = usable ?? report.workload.memory_bytes;
   return typeof m === 'number' ? m : null;
 }
 
@@ -77,6 +79,7 @@ export function renderFit(root, report, units) {
 function formatExtra(key, value, units) {
   if (typeof value === 'number') {
     if (key.endsWith('_bytes')) return formatBytes(value, units);
+    if (key.endsWith('_per_s')) return `${value >= 100 ? groupDigits(value) : value.toPrecision(3)} /s`;
     if (key.endsWith('_s')) return value < 1 ? `${(value * 1000).toPrecision(3)} ms` : `${value.toPrecision(3)} s`;
     return Number.isInteger(value) ? groupDigits(value) : value.toPrecision(4);
   }
@@ -92,19 +95,20 @@ export function renderExtras(root, report, units) {
     const text = formatExtra(key, value, units);
     if (text !== null) list.append(h('dt', {}, t(`x_${key}`, {}, humanize(key))), h('dd', { class: 'num', dataset: { key } }, text));
   };
-  for (const key of ['step_time_s', 'tokens_per_s']) if (key in report) addPair(key, report[key]);
-  for (const key of ['gpu', 'kv_cache']) {
-    const v = report[key];
-    if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) addPair(`${key}_${k}`.replace(/^gpu_name$/, 'gpu'), x);
-    }
+  if (report.gpu && typeof report.gpu === 'object' && report.gpu.name) addPair('gpu', report.gpu.name);
+  for (const key of ['step_time_s', 'samples_per_s', 'tokens_per_s']) {
+    if (typeof report[key] === 'number') addPair(key, report[key]);
+  }
+  if (report.roofline && typeof report.roofline.bound === 'string') addPair('bound', report.roofline.bound);
+  if (report.kv_cache && typeof report.kv_cache === 'object') {
+    for (const [k, x] of Object.entries(report.kv_cache)) addPair(`kv_cache_${k}`, x);
   }
   if (list.childNodes.length) blocks.push(list);
   const notes = [];
   if (Array.isArray(report.advice)) notes.push(...report.advice);
   if (Array.isArray(report.warnings)) notes.push(...report.warnings);
   if (notes.length) {
-    blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.message || JSON.stringify(n)))));
+    blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.change || n.message || n.text || JSON.stringify(n)))));
   }
   replace(root, ...blocks);
 }

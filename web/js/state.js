@@ -96,7 +96,9 @@ export function buildDocument(s = state) {
     workload.overhead_bytes = typeof overhead === 'number' ? Math.round(overhead * unitBytes) : overhead;
   }
   const memory = numberOrText(s.gpu.memory);
-  if (memory !== '') {
+  if (s.gpu.name) {
+    workload.gpu = s.gpu.name;  // a GPU preset: the engine knows its memory and rates
+  } else if (memory !== '') {
     // GiB goes in as the CLI's --memory-gib does; GB as exact bytes.
     if (s.units === 'GiB') workload.memory_gib = memory;
     else workload.memory_bytes = typeof memory === 'number' ? Math.round(memory * 1e9) : memory;

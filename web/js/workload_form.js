@@ -48,16 +48,18 @@ export function createWorkloadForm(gpus, getState, update) {
   function fillGpus() {
     const current = getState().gpu.name;
     gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
-    for (const g of gpus) gpuSelect.append(h('option', { value: g.name }, g.label || g.name));
-    gpuSelect.value = gpus.some((g) => g.name === current) ? current : '';
+    for (const g of gpus) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
+    gpuSelect.value = gpus.some((g) => (g.id ?? g.name) === current) ? current : '';
   }
 
   gpuSelect.addEventListener('change', () => {
-    const g = gpus.find((x) => x.name === gpuSelect.value);
-    if (g && Number.isFinite(g.memory_bytes)) {
-      const text = trimNumber(g.memory_bytes / bytesPerUnit(getState().units));
+    const g = gpus.find((x) => (x.id ?? x.name) === gpuSelect.value);
+    if (g) {
+      // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
+      // memory field shows its marketed size until the user types a custom one.
+      const text = Number.isFinite(g.memory_bytes) ? trimNumber(g.memory_bytes / bytesPerUnit(getState().units)) : '';
       memory.value = text;
-      update({ gpu: { name: g.name, memory: text } });
+      update({ gpu: { name: g.id ?? g.name, memory: text } });
     } else {
       update({ gpu: { name: '' } });
     }

@@ -13,6 +13,16 @@ namespace dlcost {
 /// Throws InputError naming the JSON path of the first bad field.
 nlohmann::json estimateDocument(const nlohmann::json& document);
 
+/// Every preset GPU for the document's model and workload (its "gpu" replaced by each
+/// preset), sorted by `sort` (see compareSortFields): `{"schema": "dlcost.compare/1",
+/// "model", "workload", "sort", "rows": [...]}`. Throws InputError; an unknown sort field is
+/// reported at path "/sort".
+nlohmann::json compareDocument(const nlohmann::json& document,
+                               const std::string& sort = "samples_per_s");
+
+/// The GPU preset table (gpuTableJson).
+nlohmann::json gpuTable();
+
 /// The same from text; never throws: failures come back as errorToJson's
 /// `{"error": {"code", "path", "message"}}`.
 std::string estimateText(const std::string& document_text);
@@ -35,5 +45,12 @@ nlohmann::json presetListJson();
 
 /// A preset's model document as JSON text, or errorToJson's object for an unknown name.
 std::string presetText(const std::string& name);
+
+/// How every figure of the document's report was computed, and what dominates it:
+/// `{"explanations": [{"id", "title", "formula", "inputs": [{"symbol", "label", "value"}],
+/// "result", "text"}], "dominant": [{"quantity", "layer_type", "layers", "share", "names",
+/// "text"}]}`. `language` is "en" or "zh", `units` "binary" or "decimal". Throws InputError.
+nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language = "en",
+                               const std::string& units = "binary");
 
 }  // namespace dlcost

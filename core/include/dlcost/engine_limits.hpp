@@ -14,5 +14,7 @@ constexpr int kMaxBlockDepth = 16;
 constexpr int64_t kMaxDimension = int64_t{1} << 40;
 /// Batch size (2^32).
 constexpr int64_t kMaxBatch = int64_t{1} << 32;
+/// Tokens of one sequence (2^30: far beyond any model's context).
+constexpr int64_t kMaxSequence = int64_t{1} << 30;
 
 }  // namespace dlcost

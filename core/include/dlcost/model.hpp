@@ -7,6 +7,7 @@
 
 #include "dlcost/layer.hpp"
 #include "dlcost/shape.hpp"
+#include "dlcost/transformer.hpp"
 
 namespace dlcost {
 
@@ -24,10 +25,14 @@ struct LayerGraph {
   std::vector<Layer> layers;
 };
 
-/// A model description: a name and its architecture.
+/// A model description: a name and its architecture, either a layer graph (schema v1) or a
+/// transformer given by its hyper-parameters (a Hugging Face config.json or the generic form).
 struct Model {
   std::string name;
-  std::variant<LayerGraph> body;
+  std::variant<LayerGraph, Transformer> body;
+  /// Assumptions made while reading the model (e.g. an unknown model_type read as a generic
+  /// decoder); the report repeats them.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace dlcost

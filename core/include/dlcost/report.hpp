@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/gpu_fit.hpp"
 #include "dlcost/shape.hpp"
+#include "dlcost/transformer.hpp"
 #include "dlcost/workload.hpp"
 
 namespace dlcost {
@@ -15,6 +17,7 @@ struct ParamCounts {
   int64_t total = 0;      ///< trainable + non-trainable parameters (buffers excluded)
   int64_t trainable = 0;  ///< parameters the optimizer updates
   int64_t buffers = 0;    ///< non-parameter state, e.g. batchnorm running mean/var (values)
+  int64_t adapters = 0;   ///< LoRA adapter parameters (included in total and trainable)
 };
 
 /// Multiply-accumulates. One MAC is one multiply and one add: FLOPs = 2 x MACs. Published
@@ -37,13 +40,22 @@ struct MemoryBreakdown {
   /// Training: tensors saved for backward (inputs, outputs, masks, indices per op).
   /// Inference: the peak of simultaneously live tensors.
   int64_t activations = 0;
-  /// Training: what the backward pass needs at its peak on top of the saved activations
-  /// (live activation gradients minus saved tensors already freed by then). 0 in inference.
+  /// Training: what the passes need at their peak on top of `activations`: the largest,
+  /// over every forward and backward step, of the live tensors (saved ones not yet freed,
+  /// forward temporaries, activation gradients and the temporaries accumulated into them)
+  /// minus the saved bytes. 0 in inference.
   int64_t activation_gradients = 0;
-  int64_t overhead = 0;    ///< the workload's fixed overhead
-  int64_t total = 0;       ///< sum of the lines above
-  int64_t fixed = 0;       ///< the part that does not grow with batch size
-  int64_t per_sample = 0;  ///< what each additional sample adds
+  int64_t kv_cache = 0;  ///< inference: 2 x layers x kv_heads x head_dim x tokens x bytes
+  /// Group-wise quantization scales of int8/int4 weights (one fp16 per group), fp8's
+  /// per-tensor fp32 scales.
+  int64_t quant_scales = 0;
+  int64_t adapter_weights = 0;           ///< LoRA adapters, fp32 (PEFT upcasts 16-bit adapters)
+  int64_t adapter_gradients = 0;         ///< one gradient per adapter parameter
+  int64_t adapter_optimizer_states = 0;  ///< optimizer states of the adapters
+  int64_t overhead = 0;                  ///< the workload's fixed overhead
+  int64_t total = 0;                     ///< sum of the lines above
+  int64_t fixed = 0;                     ///< the part that does not grow with batch size
+  int64_t per_sample = 0;                ///< what each additional sample adds
 };
 
 /// One row of the per-layer table, at the workload's batch.
@@ -72,9 +84,23 @@ struct PhaseWork {
   int64_t tokens = 0;  ///< tokens the phase processes (0 where not token-based)
 };
 
+/// What a transformer estimate adds: parameters by component, tokens, per-token figures.
+struct TransformerSummary {
+  std::string architecture;  ///< model_type as read, or "generic"
+  TransformerParams params;  ///< by component; adapters excluded
+  int64_t seq_len = 0;       ///< training: tokens per sequence; inference: prompt tokens
+  int64_t generated_tokens = 0;
+  int64_t context_tokens = 0;   ///< tokens in the KV cache at the end (prompt + generated)
+  int64_t tokens_per_step = 0;  ///< training: batch x seq_len x grad_accum
+  /// Forward FLOPs of one token with seq_len tokens of context: 2 x (block linear weights
+  /// + LM head) + 4 x layers x context x heads x head_dim (QK^T and AV).
+  int64_t forward_flops_per_token = 0;
+  int64_t kv_cache_bytes_per_token = 0;  ///< one token of one sequence, all layers
+};
+
 struct Report {
   std::string model_name;
-  std::string model_kind;  ///< "layers"
+  std::string model_kind;  ///< "layers" or "transformer"
   Workload workload;
   ParamCounts params;
   MacCounts macs;
@@ -85,7 +111,10 @@ struct Report {
   std::vector<LayerReport> layers;  ///< the model input first, then every layer in order
   /// The phases of one step (training: forward, backward; LLM inference: prefill, decode).
   std::vector<PhaseWork> phases;
+  /// Fit, step time and advice on the workload's GPU (absent without "gpu").
+  std::optional<GpuFit> gpu_fit;
   std::vector<std::string> warnings;
+  std::optional<TransformerSummary> transformer;  ///< transformers only
 };
 
 }  // namespace dlcost

@@ -21,11 +21,14 @@ struct BatchPoint {
 
 /// Memory versus batch for the model and workload of `report`.
 struct BatchSweep {
-  int64_t fixed = 0;                    ///< bytes that do not grow with batch
-  int64_t per_sample = 0;               ///< bytes each sample adds
-  std::optional<int64_t> memory_bytes;  ///< the workload's capacity, when given
-  std::optional<int64_t> max_batch;     ///< the report's largest batch that fits, when given
-  std::vector<BatchPoint> points;       ///< one per requested batch, in the order given
+  int64_t fixed = 0;       ///< bytes that do not grow with batch
+  int64_t per_sample = 0;  ///< bytes each sample adds
+  /// The capacity compared with: a GPU's usable memory (after its reserves) when the workload
+  /// names a GPU, else the workload's memory size, when given.
+  std::optional<int64_t> memory_bytes;
+  /// The largest batch that fits: the GPU fit's when a GPU is given, else the report's.
+  std::optional<int64_t> max_batch;
+  std::vector<BatchPoint> points;  ///< one per requested batch, in the order given
 };
 
 /// Batch sizes for a memory-vs-batch chart of `report`: `points` evenly spread from 1 to a

@@ -12,8 +12,10 @@ enum class ByteUnits { kBinary, kDecimal };
 
 std::optional<ByteUnits> parseByteUnits(const std::string& name);
 
-/// "25.56 M", "4.09 G" (decimal prefixes, 3 significant digits at least).
+/// "25.56 M", "4.09 G" (decimal prefixes, 3 significant digits at least); "512" below 1000.
 std::string formatCount(int64_t count);
+/// A count with its unit: "4.09 GMACs", "512 MACs".
+std::string formatCount(int64_t count, const std::string& unit);
 /// "97.49 MiB" or "102.2 MB".
 std::string formatBytes(int64_t bytes, ByteUnits units);
 /// "25,557,032"

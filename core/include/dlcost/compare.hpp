@@ -1,0 +1,42 @@
+#pragma once
+// One model and workload on every preset GPU: fit, largest batch, speed and
+// price/performance, sortable.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlcost/gpu.hpp"
+#include "dlcost/model.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+struct CompareRow {
+  Gpu gpu;
+  bool fits = false;
+  int64_t per_gpu_bytes = 0;  ///< what each GPU needs
+  int64_t usable_bytes = 0;   ///< what each GPU offers after the reserve
+  int64_t max_batch = 0;      ///< largest global batch that fits (0 = none)
+  double step_time_s = 0;
+  double samples_per_s = 0;
+  std::optional<double> tokens_per_s;
+  std::optional<double> samples_per_s_per_1000usd;  ///< absent without a launch price
+  double samples_per_s_per_watt = 0;
+};
+
+/// Fields rows can be sorted by: "name", "year", "memory", "fits", "max_batch",
+/// "step_time", "samples_per_s", "tokens_per_s", "per_1000usd", "per_watt".
+const std::vector<std::string>& compareSortFields();
+
+/// Estimates `w` (its own "gpu" replaced) on every preset GPU, advisor off. Throws InputError
+/// for a workload that no GPU can take (e.g. a batch that does not split over its GPUs).
+std::vector<CompareRow> compareGpus(const Model& model, const Workload& w);
+
+/// Sorts rows by `field`: configurations that fit first, then best first (largest value;
+/// smallest for step_time; alphabetical for name); rows without a value (no price) last.
+/// Throws InputError with path `path` for an unknown field.
+void sortCompareRows(std::vector<CompareRow>& rows, const std::string& field,
+                     const std::string& path);
+
+}  // namespace dlcost

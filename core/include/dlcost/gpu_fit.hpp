@@ -1,0 +1,79 @@
+#pragma once
+// What a report says about running its workload on a GPU: per-GPU memory, fit, largest
+// batch, step time, throughput and what to change when it does not fit.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlcost/gpu.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+/// Memory one GPU holds, in bytes: the model states after tensor/pipeline splitting and ZeRO
+/// partitioning, and the activations of its share of the layers and batch.
+struct PerGpuMemory {
+  int64_t weights = 0;
+  int64_t buffers = 0;
+  int64_t gradients = 0;
+  int64_t master_weights = 0;
+  int64_t optimizer_states = 0;
+  /// Saved activations and the backward peak on top of them (training) or the live peak
+  /// (inference), for this GPU's layers and its data-parallel replica's batch.
+  int64_t activations = 0;
+  int64_t overhead = 0;    ///< the workload's overhead_bytes (per GPU)
+  int64_t total = 0;       ///< sum of the lines above (the reserve is not included)
+  int64_t fixed = 0;       ///< the part that does not grow with the replica's batch
+  int64_t per_sample = 0;  ///< what each further sample of the replica's batch adds
+};
+
+/// Roofline step time: per layer (or phase) max(FLOPs / (peak x utilisation),
+/// bytes / bandwidth), summed; pipelines add the 1F1B bubble.
+struct StepTime {
+  double step_s = 0;         ///< one optimizer step (training) or one forward (inference)
+  double compute_s = 0;      ///< the FLOP terms alone, summed
+  double memory_s = 0;       ///< the traffic terms alone, summed
+  double optimizer_s = 0;    ///< the optimizer update (memory-bound), included in step_s
+  double samples_per_s = 0;  ///< global batch / step_s
+  /// Decode tokens per second (from a "decode" phase, or one token per sequence per forward
+  /// for layer graphs reading token ids at inference); absent otherwise.
+  std::optional<double> tokens_per_s;
+};
+
+/// One change that makes the configuration fit, verified by re-estimating it.
+struct Advice {
+  std::string change;             ///< what to change, as a sentence
+  Workload workload;              ///< the changed workload (apply it to re-check)
+  int64_t grad_accumulation = 1;  ///< micro-steps per optimizer step that keep the batch
+  int64_t per_gpu_bytes = 0;      ///< what each GPU would then need
+};
+
+struct GpuFit {
+  Gpu gpu;
+  MathFormat math = MathFormat::kFp32;  ///< the arithmetic the roofline uses
+  double peak_flops = 0;                ///< dense peak for `math` (FP32's where it has none)
+  double utilization = 0;
+  int64_t data_parallel = 1;        ///< gpus / (tp x pp)
+  int64_t replica_batch = 1;        ///< batch / data_parallel
+  int64_t capacity_bytes = 0;       ///< per GPU, as nvidia-smi reports it
+  int64_t reserve_bytes = 0;        ///< CUDA context, framework, NCCL
+  int64_t fragmentation_bytes = 0;  ///< allocator fragmentation allowance
+  int64_t usable_bytes = 0;         ///< capacity - reserve - fragmentation
+  PerGpuMemory per_gpu;
+  bool fits = false;
+  int64_t headroom_bytes = 0;  ///< usable - per_gpu.total (negative when it does not fit)
+  /// Largest global batch that fits (a multiple of data_parallel x micro-batches); 0 = none.
+  /// For LLM inference this is the most concurrent sequences at the workload's sequence
+  /// length, since memory.per_sample is per sequence.
+  int64_t max_batch = 0;
+  StepTime time;
+  /// Throughput per 1000 USD of launch price of the GPUs used; absent without a price.
+  std::optional<double> samples_per_s_per_1000usd;
+  double samples_per_s_per_watt = 0;  ///< per watt of the GPUs' TDP
+  std::vector<Advice> advice;         ///< empty when it fits
+  std::vector<std::string> notes;     ///< assumptions that shaped the figures
+};
+
+}  // namespace dlcost

@@ -1,0 +1,39 @@
+#pragma once
+// GPUs, hardware settings and GPU fits in JSON.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dlcost/gpu.hpp"
+#include "dlcost/gpu_fit.hpp"
+#include "dlcost/parallel.hpp"
+
+namespace dlcost {
+
+/// A GPU in the form gpuToJson writes. A custom GPU needs memory ("memory_bytes" or
+/// "memory_gib"), "bandwidth_bytes_per_s" and "fp32_flops"; "base": "PRESET" starts from a
+/// preset and overrides only the fields given. Rates are operations per second (dense).
+/// Throws InputError naming the bad field under `path`.
+Gpu parseGpu(const nlohmann::json& value, const std::string& path);
+
+nlohmann::json gpuToJson(const Gpu& gpu);
+
+/// The preset table as a JSON array of gpuToJson objects.
+nlohmann::json gpuTableJson();
+
+/// Reads the hardware fields of a workload object at `path` into `hw` ("gpu", "gpus",
+/// "zero", "tp", "pp", "sp", "microbatches", "utilization", "reserve_bytes", "fragmentation",
+/// "gpu_dtype") and returns the object without them, for the rest of the workload parser.
+/// A non-object comes back unchanged (its parser reports the type).
+nlohmann::json parseHardware(const nlohmann::json& workload, const std::string& path,
+                             HardwareSettings& hw);
+
+/// The hardware fields of a workload, as parseHardware reads them (only those set).
+nlohmann::json hardwareToJson(const HardwareSettings& hw);
+
+/// The fit part of a report: "gpu", "fits", "headroom_bytes", "max_batch", "step_time_s",
+/// "tokens_per_s", "per_gpu", "advice", ...
+nlohmann::json gpuFitToJson(const GpuFit& fit, const Workload& workload);
+
+}  // namespace dlcost

@@ -1,0 +1,221 @@
+// Per-GPU memory, fit and largest batch of a workload on its GPU.
+
+#include "dlcost/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+
+namespace dlcost {
+
+namespace {
+
+/// ceil(v x num / den) for v >= 0, without intermediate overflow.
+int64_t scaleUp(int64_t v, int64_t num, int64_t den) {
+  const __int128 r = (static_cast<__int128>(v) * num + den - 1) / den;
+  if (r > std::numeric_limits<int64_t>::max()) throw ArithmeticOverflow();
+  return static_cast<int64_t>(r);
+}
+
+int64_t ceilDiv(int64_t v, int64_t d) {
+  return scaleUp(v, 1, d);
+}
+
+MathFormat defaultMath(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return MathFormat::kFp32;
+    case Precision::kFp16:
+    case Precision::kMixed:
+      return MathFormat::kFp16;
+    case Precision::kBf16:
+      return MathFormat::kBf16;
+  }
+  return MathFormat::kFp32;
+}
+
+/// Layouts the model cannot take, named by the workload field (or layer field) at fault.
+void checkLayout(const Model& model, const Workload& w) {
+  const Parallelism& p = w.hardware.parallel;
+  const int64_t dp = p.dataParallel();
+  if (w.batch % dp != 0) {
+    throw InputError(ErrorCode::kValue, "/workload/batch",
+                     "batch " + std::to_string(w.batch) + " does not split evenly over the " +
+                         std::to_string(dp) + " data-parallel replicas (gpus / (tp x pp))");
+  }
+  const int64_t replica = w.batch / dp;
+  if (replica % p.microbatchCount() != 0) {
+    throw InputError(ErrorCode::kValue,
+                     p.microbatches > 0 ? "/workload/microbatches" : "/workload/pp",
+                     "the replica batch " + std::to_string(replica) + " does not split into " +
+                         std::to_string(p.microbatchCount()) + " pipeline micro-batches");
+  }
+  if (const auto* t = std::get_if<Transformer>(&model.body)) {
+    // Pipeline stages hold whole layers; Megatron splits heads and the MLP width over tp.
+    const int64_t layers = t->layers + t->encoder_layers;
+    if (p.pp > layers) {
+      throw InputError(ErrorCode::kValue, "/workload/pp",
+                       "pipeline of " + std::to_string(p.pp) + " stages exceeds the model's " +
+                           std::to_string(layers) + " layers");
+    }
+    if (t->heads % p.tp != 0 || t->ffn % p.tp != 0) {
+      throw InputError(ErrorCode::kValue, "/workload/tp",
+                       "tensor-parallel degree " + std::to_string(p.tp) +
+                           " does not divide the model's " + std::to_string(t->heads) +
+                           " attention heads and MLP width " + std::to_string(t->ffn));
+    }
+    return;
+  }
+  const auto* graph = std::get_if<LayerGraph>(&model.body);
+  if (!graph) return;
+  if (p.pp > static_cast<int64_t>(graph->layers.size())) {
+    throw InputError(ErrorCode::kValue, "/workload/pp",
+                     "pipeline of " + std::to_string(p.pp) + " stages exceeds the model's " +
+                         std::to_string(graph->layers.size()) + " layers");
+  }
+  if (p.tp == 1) return;
+  // Megatron-style tensor parallelism splits the output channels (or features) of each conv
+  // and linear layer over tp GPUs.
+  for (const Layer& l : graph->layers) {
+    int64_t channels = 0;
+    std::string field;
+    if (const auto* c = std::get_if<Conv2d>(&l.spec)) {
+      channels = c->out_channels;
+      field = "out_channels";
+    } else if (const auto* f = std::get_if<Linear>(&l.spec)) {
+      channels = f->out_features;
+      field = "out_features";
+    }
+    if (channels && channels % p.tp != 0) {
+      throw InputError(ErrorCode::kValue, fieldPath(l, field),
+                       "tensor-parallel degree " + std::to_string(p.tp) + " does not divide " +
+                           field + " " + std::to_string(channels) + " of layer '" + l.name + "'");
+    }
+  }
+}
+
+}  // namespace
+
+PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
+  const MemoryBreakdown& m = r.memory;
+  const int64_t dp = p.dataParallel();
+  const int64_t split = checkedMul(p.tp, p.pp);
+  PerGpuMemory g;
+  // Transformer lines shard like the states they belong to: quantization scales and LoRA
+  // adapters with the weights, adapter gradients and optimizer states with theirs.
+  const int64_t weights = checkedAdd(checkedAdd(m.weights, m.quant_scales), m.adapter_weights);
+  const int64_t gradients = checkedAdd(m.gradients, m.adapter_gradients);
+  const int64_t optimizer_states = checkedAdd(m.optimizer_states, m.adapter_optimizer_states);
+  g.weights = ceilDiv(weights, p.zero >= 3 ? checkedMul(split, dp) : split);
+  g.buffers = ceilDiv(m.buffers, split);
+  g.gradients = ceilDiv(gradients, p.zero >= 2 ? checkedMul(split, dp) : split);
+  const int64_t states_split = p.zero >= 1 ? checkedMul(split, dp) : split;
+  g.master_weights = ceilDiv(m.master_weights, states_split);
+  g.optimizer_states = ceilDiv(optimizer_states, states_split);
+  g.overhead = m.overhead;
+
+  // Activation parts of the whole model: a per-batch part and a per-sample part.
+  const int64_t states = checkedAdd(
+      checkedAdd(checkedAdd(weights, m.buffers), checkedAdd(gradients, m.master_weights)),
+      checkedAdd(optimizer_states, m.overhead));
+  const int64_t act_fixed = std::max<int64_t>(0, m.fixed - states);
+  // Tensor parallelism: a fraction num/den of the activations stays on each GPU.
+  const int64_t tp_num = p.sp ? 1 : checkedAdd(checkedMul(10, p.tp), 24);
+  const int64_t tp_den = p.sp ? p.tp : checkedMul(34, p.tp);
+  // Pipeline: 1/pp of the layers, min(pp, m) micro-batches of replica/m samples in flight.
+  const int64_t mb = p.microbatchCount();
+  const int64_t in_flight = std::min(p.pp, mb);
+  g.per_sample = scaleUp(m.per_sample, checkedMul(tp_num, in_flight),
+                         checkedMul(checkedMul(tp_den, p.pp), mb));
+  const int64_t act_fixed_gpu =
+      scaleUp(act_fixed, checkedMul(tp_num, in_flight), checkedMul(tp_den, p.pp));
+
+  const int64_t replica = r.workload.batch / dp;
+  g.activations = checkedAdd(act_fixed_gpu, checkedMul(g.per_sample, replica));
+  g.fixed = checkedAdd(
+      checkedAdd(checkedAdd(g.weights, g.buffers), checkedAdd(g.gradients, g.master_weights)),
+      checkedAdd(checkedAdd(g.optimizer_states, g.overhead), act_fixed_gpu));
+  g.total = checkedAdd(g.fixed, checkedMul(g.per_sample, replica));
+  return g;
+}
+
+GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
+  const HardwareSettings& hw = w.hardware;
+  const Parallelism& p = hw.parallel;
+  checkLayout(model, w);
+
+  GpuFit f;
+  f.gpu = *hw.gpu;
+  f.data_parallel = p.dataParallel();
+  f.replica_batch = w.batch / f.data_parallel;
+  f.utilization = hw.utilization.value_or(kDefaultUtilization);
+  f.math = hw.math.value_or(defaultMath(w.precision));
+  f.peak_flops = gpuPeak(f.gpu, f.math);
+  if (f.peak_flops <= 0) {
+    f.notes.push_back(std::string(f.gpu.name) + " has no fast " + mathFormatName(f.math) +
+                      " math: the roofline uses its FP32 rate");
+    f.peak_flops = f.gpu.fp32_flops;
+  }
+  try {
+    f.per_gpu = perGpuMemory(r, p);
+    f.capacity_bytes = gpuCapacityBytes(f.gpu);
+    f.reserve_bytes = hw.reserve_bytes.value_or(kDefaultReserveBytes +
+                                                (p.gpus > 1 ? kDefaultNcclReserveBytes : 0));
+    const int64_t after_reserve = std::max<int64_t>(0, f.capacity_bytes - f.reserve_bytes);
+    const double frag = hw.fragmentation.value_or(kDefaultFragmentation);
+    f.fragmentation_bytes =
+        static_cast<int64_t>(std::ceil(static_cast<double>(after_reserve) * frag));
+    f.usable_bytes = after_reserve - f.fragmentation_bytes;
+    f.fits = f.per_gpu.total <= f.usable_bytes;
+    f.headroom_bytes = checkedSub(f.usable_bytes, f.per_gpu.total);
+    // Largest replica batch, kept a whole number of micro-batches, times the replicas.
+    const int64_t mb = p.microbatchCount();
+    const int64_t replica_max = maxBatchFor(f.per_gpu.fixed, f.per_gpu.per_sample, f.usable_bytes);
+    f.max_batch = std::min(checkedMul(replica_max / mb * mb, f.data_parallel), kMaxBatchReported);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload",
+                     "per-GPU memory overflows 64-bit arithmetic");
+  }
+  f.time = rooflineStep(r, p, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
+  const auto* graph = std::get_if<LayerGraph>(&model.body);
+  if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
+      !f.time.tokens_per_s) {
+    // A layer graph reading token ids processes its input's tokens per sample per forward;
+    // with a one-token input that is the decode speed.
+    f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
+  }
+
+  const int devices = std::max(1, f.gpu.devices_per_board);
+  const double gpus = static_cast<double>(p.gpus);
+  if (f.gpu.price_usd > 0) {
+    const double cost = static_cast<double>(f.gpu.price_usd) / devices * gpus;
+    f.samples_per_s_per_1000usd = f.time.samples_per_s / (cost / 1000.0);
+  }
+  if (f.gpu.tdp_watts > 0) {
+    f.samples_per_s_per_watt =
+        f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
+  }
+  f.notes.push_back("step time is a roofline bound: compute at " +
+                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
+                    " % of the dense peak, traffic at full bandwidth, no communication time");
+  if (p.tp > 1 && !p.sp) {
+    f.notes.push_back(
+        "tensor parallelism without sequence parallelism keeps 10/34 of the activations "
+        "replicated (Korthikanti et al. 2022)");
+  }
+  if (!f.fits && hw.advise) {
+    f.advice = adviseFits(model, w, f);
+    if (graph) {
+      f.notes.push_back(
+          "activation recomputation, LoRA and quantized weights are not modelled for layer "
+          "graphs, so the advisor does not offer them");
+    }
+  }
+  return f;
+}
+
+}  // namespace dlcost

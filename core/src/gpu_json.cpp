@@ -1,0 +1,294 @@
+// GPUs and hardware settings in JSON: the preset table, custom GPUs, the workload's GPU and
+// parallelism fields, and the fit part of the report.
+
+#include "dlcost/gpu_json.hpp"
+
+#include <cmath>
+
+#include "dlcost/error.hpp"
+#include "json_reader.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMaxBytes = int64_t{1} << 60;
+constexpr int64_t kMaxGpus = int64_t{1} << 20;
+constexpr double kMaxRate = 1e21;  // operations or bytes per second
+
+const char* const kHardwareFields[] = {
+    "gpu",         "gpus",          "zero",          "tp",       "pp", "sp", "microbatches",
+    "utilization", "reserve_bytes", "fragmentation", "gpu_dtype"};
+
+std::string presetNames() {
+  std::string s;
+  for (const Gpu& g : gpuPresets()) s += (s.empty() ? "" : ", ") + g.id;
+  return s;
+}
+
+const Gpu& requirePreset(const json& v, const std::string& path) {
+  if (!v.is_string()) {
+    throw InputError(ErrorCode::kType, path,
+                     std::string("must be a GPU name or object, not ") + jsonTypeName(v));
+  }
+  const Gpu* g = findGpu(v.get<std::string>());
+  if (!g) {
+    throw InputError(ErrorCode::kValue, path,
+                     "unknown GPU '" + v.get<std::string>() + "' (known: " + presetNames() + ")");
+  }
+  return *g;
+}
+
+double rate(const ObjectReader& r, const char* key, double fallback) {
+  return r.optionalNumber(key, fallback, 0, kMaxRate);
+}
+
+}  // namespace
+
+Gpu parseGpu(const json& v, const std::string& path) {
+  if (v.is_string()) return requirePreset(v, path);
+  ObjectReader r(v, path);
+  r.rejectUnknown({"base", "id", "name", "vendor", "architecture", "release_year", "memory_bytes",
+                   "memory_gib", "smi_total_mib", "bandwidth_bytes_per_s", "fp32_flops",
+                   "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops", "tdp_watts",
+                   "price_usd", "devices_per_board", "notes", "source", "comment",
+                   // written by gpuToJson, derived or descriptive: accepted, ignored
+                   "capacity_bytes", "convention"});
+  Gpu g;
+  const bool has_base = r.has("base");
+  if (has_base) {
+    g = requirePreset(r.require("base"), r.pathOf("base"));
+  } else {
+    g.id = "custom";
+    g.name = "custom GPU";
+    if (!r.has("memory_bytes") && !r.has("memory_gib")) r.require("memory_bytes");
+    r.require("bandwidth_bytes_per_s");
+    r.require("fp32_flops");
+  }
+  g.id = r.optionalString("id", has_base ? g.id : "custom");
+  g.name = r.optionalString("name", g.name);
+  g.vendor = r.optionalString("vendor", g.vendor);
+  g.architecture = r.optionalString("architecture", g.architecture);
+  g.release_year = static_cast<int>(r.optionalInt("release_year", g.release_year, 0, 3000));
+  if (r.has("memory_gib") && r.has("memory_bytes")) {
+    throw InputError(ErrorCode::kValue, r.pathOf("memory_bytes"),
+                     "give memory_gib or memory_bytes, not both");
+  }
+  if (r.has("memory_gib") || r.has("memory_bytes")) g.smi_total_mib = 0;  // the given size rules
+  if (r.has("memory_gib")) {
+    const double gib = r.optionalNumber("memory_gib", 0, 0, 1 << 30);
+    g.memory_bytes = static_cast<int64_t>(std::floor(gib * 1073741824.0));
+  }
+  g.memory_bytes = r.optionalInt("memory_bytes", g.memory_bytes, 0, kMaxBytes);
+  g.smi_total_mib = r.optionalInt("smi_total_mib", g.smi_total_mib, 0, kMaxBytes >> 20);
+  g.bandwidth_bytes_per_s = rate(r, "bandwidth_bytes_per_s", g.bandwidth_bytes_per_s);
+  g.fp32_flops = rate(r, "fp32_flops", g.fp32_flops);
+  g.tf32_flops = rate(r, "tf32_flops", g.tf32_flops);
+  g.fp16_flops = rate(r, "fp16_flops", g.fp16_flops);
+  g.bf16_flops = rate(r, "bf16_flops", g.bf16_flops);
+  g.fp8_flops = rate(r, "fp8_flops", g.fp8_flops);
+  g.int8_ops = rate(r, "int8_ops", g.int8_ops);
+  g.tdp_watts = static_cast<int>(r.optionalInt("tdp_watts", g.tdp_watts, 0, 1 << 20));
+  g.price_usd = static_cast<int>(r.optionalInt("price_usd", g.price_usd, 0, 1 << 30));
+  g.devices_per_board =
+      static_cast<int>(r.optionalInt("devices_per_board", g.devices_per_board, 1, 64));
+  g.notes = r.optionalString("notes", g.notes);
+  g.source = r.optionalString("source", has_base ? g.source : "user-supplied");
+  // A GPU must be able to hold and move data and compute at all.
+  if (g.memory_bytes <= 0 && g.smi_total_mib <= 0) {
+    throw InputError(ErrorCode::kValue,
+                     r.pathOf(r.has("memory_gib") ? "memory_gib" : "memory_bytes"),
+                     "a GPU needs memory above 0");
+  }
+  if (g.bandwidth_bytes_per_s <= 0) {
+    throw InputError(ErrorCode::kValue, r.pathOf("bandwidth_bytes_per_s"),
+                     "a GPU needs bandwidth above 0");
+  }
+  if (g.fp32_flops <= 0) {
+    throw InputError(ErrorCode::kValue, r.pathOf("fp32_flops"), "a GPU needs an FP32 rate above 0");
+  }
+  return g;
+}
+
+json gpuToJson(const Gpu& g) {
+  return {{"id", g.id},
+          {"name", g.name},
+          {"vendor", g.vendor},
+          {"architecture", g.architecture},
+          {"release_year", g.release_year},
+          {"memory_bytes", g.memory_bytes},
+          {"smi_total_mib", g.smi_total_mib},
+          {"capacity_bytes", gpuCapacityBytes(g)},
+          {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
+          {"fp32_flops", g.fp32_flops},
+          {"tf32_flops", g.tf32_flops},
+          {"fp16_flops", g.fp16_flops},
+          {"bf16_flops", g.bf16_flops},
+          {"fp8_flops", g.fp8_flops},
+          {"int8_ops", g.int8_ops},
+          {"tdp_watts", g.tdp_watts},
+          {"price_usd", g.price_usd},
+          {"devices_per_board", g.devices_per_board},
+          {"notes", g.notes},
+          {"source", g.source},
+          {"convention",
+           "per device; dense rates in operations/s, 16-bit and FP8 with FP32 accumulate; "
+           "0 = no fast path"}};
+}
+
+json gpuTableJson() {
+  json list = json::array();
+  for (const Gpu& g : gpuPresets()) list.push_back(gpuToJson(g));
+  return list;
+}
+
+json parseHardware(const json& v, const std::string& path, HardwareSettings& hw) {
+  if (!v.is_object()) return v;
+  ObjectReader r(v, path);
+  if (const json* g = r.find("gpu")) hw.gpu = parseGpu(*g, r.pathOf("gpu"));
+  Parallelism& p = hw.parallel;
+  p.gpus = r.optionalInt("gpus", p.gpus, 1, kMaxGpus);
+  p.zero = static_cast<int>(r.optionalInt("zero", p.zero, 0, 3));
+  p.tp = r.optionalInt("tp", p.tp, 1, kMaxGpus);
+  p.pp = r.optionalInt("pp", p.pp, 1, kMaxGpus);
+  p.sp = r.optionalBool("sp", p.sp);
+  p.microbatches = r.optionalInt("microbatches", p.microbatches, 1, int64_t{1} << 20);
+  if (r.has("utilization")) {
+    // A fraction of the dense peak; below 1 % no GPU workload is realistic, and the bound
+    // keeps every time finite.
+    hw.utilization = r.optionalNumber("utilization", 0, kMinUtilization, 1);
+  }
+  if (r.has("reserve_bytes")) hw.reserve_bytes = r.optionalInt("reserve_bytes", 0, 0, kMaxBytes);
+  if (r.has("fragmentation")) {
+    const double f = r.optionalNumber("fragmentation", 0, 0, 0.5);
+    if (f >= 0.5) {
+      throw InputError(ErrorCode::kValue, r.pathOf("fragmentation"), "must be below 0.5");
+    }
+    hw.fragmentation = f;
+  }
+  if (r.has("gpu_dtype")) {
+    const std::string s = r.requiredString("gpu_dtype");
+    auto f = parseMathFormat(s);
+    if (!f) {
+      throw InputError(ErrorCode::kValue, r.pathOf("gpu_dtype"),
+                       "must be fp32, tf32, fp16, bf16, fp8 or int8, not \"" + s + "\"");
+    }
+    hw.math = *f;
+  }
+  const int64_t model_split = p.tp * p.pp;  // both <= 2^20: no overflow
+  if (p.gpus % model_split != 0) {
+    const char* field = r.has("tp") ? "tp" : r.has("pp") ? "pp" : "gpus";
+    throw InputError(
+        ErrorCode::kValue, r.pathOf(field),
+        "tp x pp = " + std::to_string(model_split) + " must divide gpus " + std::to_string(p.gpus));
+  }
+  json rest = v;
+  for (const char* key : kHardwareFields) rest.erase(key);
+  return rest;
+}
+
+json hardwareToJson(const HardwareSettings& hw) {
+  json j = json::object();
+  if (hw.gpu) {
+    // A preset by its id; a custom (or changed) GPU in full, so the workload reads back.
+    const Gpu* preset = findGpu(hw.gpu->id);
+    const bool is_preset = preset && gpuToJson(*preset) == gpuToJson(*hw.gpu);
+    j["gpu"] = is_preset ? json(hw.gpu->id) : gpuToJson(*hw.gpu);
+  }
+  const Parallelism& p = hw.parallel;
+  j["gpus"] = p.gpus;
+  j["zero"] = p.zero;
+  j["tp"] = p.tp;
+  j["pp"] = p.pp;
+  j["sp"] = p.sp;
+  j["microbatches"] = p.microbatchCount();
+  j["utilization"] = hw.utilization.value_or(kDefaultUtilization);
+  if (hw.reserve_bytes) j["reserve_bytes"] = *hw.reserve_bytes;
+  j["fragmentation"] = hw.fragmentation.value_or(kDefaultFragmentation);
+  if (hw.math) j["gpu_dtype"] = mathFormatName(*hw.math);
+  return j;
+}
+
+namespace {
+
+json perGpuToJson(const PerGpuMemory& m) {
+  return {{"weights", m.weights},
+          {"buffers", m.buffers},
+          {"gradients", m.gradients},
+          {"master_weights", m.master_weights},
+          {"optimizer_states", m.optimizer_states},
+          {"activations", m.activations},
+          {"overhead", m.overhead},
+          {"total", m.total},
+          {"fixed", m.fixed},
+          {"per_sample", m.per_sample},
+          {"units", "bytes per GPU"}};
+}
+
+/// The workload fields a piece of advice changes, as workload JSON to merge.
+json workloadPatch(const Workload& from, const Workload& to) {
+  json j = json::object();
+  if (from.batch != to.batch) j["batch"] = to.batch;
+  if (from.precision != to.precision) j["dtype"] = precisionName(to.precision);
+  if (from.optimizer != to.optimizer) j["optimizer"] = optimizerName(to.optimizer);
+  const Parallelism &a = from.hardware.parallel, &b = to.hardware.parallel;
+  if (a.gpus != b.gpus) j["gpus"] = b.gpus;
+  if (a.zero != b.zero) j["zero"] = b.zero;
+  if (a.tp != b.tp) j["tp"] = b.tp;
+  if (a.pp != b.pp) j["pp"] = b.pp;
+  return j;
+}
+
+}  // namespace
+
+json gpuFitToJson(const GpuFit& f, const Workload& w) {
+  json advice = json::array();
+  for (const Advice& a : f.advice) {
+    advice.push_back({{"change", a.change},
+                      {"set", workloadPatch(w, a.workload)},
+                      {"grad_accumulation", a.grad_accumulation},
+                      {"per_gpu_bytes", a.per_gpu_bytes},
+                      {"usable_bytes", f.usable_bytes}});
+  }
+  json j = {{"gpu", gpuToJson(f.gpu)},
+            {"fits", f.fits},
+            {"headroom_bytes", f.headroom_bytes},
+            {"max_batch", f.max_batch},
+            {"step_time_s", f.time.step_s},
+            {"samples_per_s", f.time.samples_per_s},
+            {"per_gpu", perGpuToJson(f.per_gpu)},
+            {"advice", std::move(advice)},
+            {"gpu_memory",
+             {{"capacity_bytes", f.capacity_bytes},
+              {"reserve_bytes", f.reserve_bytes},
+              {"fragmentation_bytes", f.fragmentation_bytes},
+              {"usable_bytes", f.usable_bytes}}},
+            {"roofline",
+             {{"math", mathFormatName(f.math)},
+              {"peak_flops", f.peak_flops},
+              {"utilization", f.utilization},
+              {"bandwidth_bytes_per_s", f.gpu.bandwidth_bytes_per_s},
+              {"compute_s", f.time.compute_s},
+              {"memory_s", f.time.memory_s},
+              {"optimizer_s", f.time.optimizer_s},
+              {"bound", f.time.compute_s >= f.time.memory_s ? "compute" : "memory"}}},
+            {"parallel",
+             {{"gpus", w.hardware.parallel.gpus},
+              {"data_parallel", f.data_parallel},
+              {"replica_batch", f.replica_batch},
+              {"zero", w.hardware.parallel.zero},
+              {"tp", w.hardware.parallel.tp},
+              {"pp", w.hardware.parallel.pp},
+              {"sp", w.hardware.parallel.sp},
+              {"microbatches", w.hardware.parallel.microbatchCount()}}},
+            {"samples_per_s_per_watt", f.samples_per_s_per_watt},
+            {"notes", f.notes}};
+  j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);
+  j["samples_per_s_per_1000usd"] =
+      f.samples_per_s_per_1000usd ? json(*f.samples_per_s_per_1000usd) : json(nullptr);
+  return j;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,677 @@
+// Costs of a transformer, by formula: parameters from the hyper-parameters, MACs of every
+// matmul (the attention matmuls included), activation memory after Korthikanti et al. 2022,
+// KV cache, quantized weights and LoRA adapters.
+#include "transformer_estimate.hpp"
+
+#include <algorithm>
+
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+
+namespace dlcost {
+
+namespace {
+
+// Shorthands: every product and sum of sizes goes through checked arithmetic.
+int64_t mul(int64_t a, int64_t b) {
+  return checkedMul(a, b);
+}
+int64_t mul(int64_t a, int64_t b, int64_t c) {
+  return checkedMul(checkedMul(a, b), c);
+}
+int64_t add(int64_t a, int64_t b) {
+  return checkedAdd(a, b);
+}
+int64_t add(int64_t a, int64_t b, int64_t c) {
+  return checkedAdd(checkedAdd(a, b), c);
+}
+
+bool isMoe(const Transformer& t) {
+  return t.experts > 0;
+}
+int64_t qWidth(const Transformer& t) {
+  return mul(t.heads, t.head_dim);
+}
+int64_t kvWidth(const Transformer& t) {
+  return mul(t.kv_heads, t.head_dim);
+}
+/// Experts a token passes through (1 for a dense MLP).
+int64_t activeExperts(const Transformer& t) {
+  return isMoe(t) ? t.experts_per_token : 1;
+}
+
+/// MACs per token of the q, k, v, o projections of one self-attention.
+int64_t attentionLinearMacs(const Transformer& t) {
+  return add(mul(2, t.hidden, qWidth(t)), mul(2, t.hidden, kvWidth(t)));
+}
+/// MACs per decoder token of a cross-attention's q and o (k, v run over the encoder output).
+int64_t crossQoMacs(const Transformer& t) {
+  return mul(2, t.hidden, qWidth(t));
+}
+/// MACs per token of the MLP (the active experts and the router under MoE).
+int64_t mlpMacs(const Transformer& t) {
+  const int64_t one = mul(t.gated_mlp ? 3 : 2, t.hidden, t.ffn);
+  int64_t m = mul(activeExperts(t), one);
+  if (isMoe(t)) m = add(m, mul(t.hidden, t.experts));
+  return m;
+}
+/// MACs per token of the attention core against `context` keys: QK^T and AV, each
+/// context x heads x head_dim. The full s x s square is counted in training and prefill, as
+/// Megatron-LM's FLOP formula does (Narayanan et al. 2021); causal kernels skip about half.
+int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
+  return mul(2, context, qWidth(t));
+}
+
+/// Bytes per token one self-attention sublayer keeps for backward, without the core.
+/// GPT (e = 2, q = kv = h, dropout): norm input 2h + QKV input 2h + Q,K 4h + V 2h + output
+/// projection input 2h + dropout mask h = 13h: Korthikanti's 11sbh for attention plus one of
+/// the two layer norms' 2sbh each.
+int64_t attentionSaved(const Transformer& t, int64_t e) {
+  int64_t b = mul(2, e, t.hidden);                                // norm input, QKV input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));       // post-attention norm input
+  if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), kvWidth(t))));  // q/k norm inputs
+  b = add(b, mul(e, add(qWidth(t), kvWidth(t))));                 // Q and K for QK^T
+  b = add(b, mul(e, kvWidth(t)));                                 // V for AV
+  b = add(b, mul(e, qWidth(t)));                                  // output projection input
+  if (t.hidden_dropout) b = add(b, t.hidden);                     // residual dropout mask, 1 byte
+  return b;
+}
+
+/// Bytes per token of the attention core kept for backward with `context` keys.
+/// Eager: softmax output 2as, dropout mask as and dropout output 2as (Korthikanti's 5as with
+/// e = 2); flash: only the fp32 log-sum-exp per head (the dropout mask is regenerated).
+int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImpl attention) {
+  if (attention == AttentionImpl::kFlash) return mul(4, t.heads);
+  const int64_t scores = mul(t.heads, context);
+  int64_t b = mul(e, scores);
+  if (t.attention_dropout) b = add(b, mul(1 + e, scores));
+  return b;
+}
+
+/// Bytes per token the MLP sublayer keeps for backward. GPT (e = 2, f = 4h, dropout): norm
+/// input 2h + fc1 input 2h + GeLU input 8h + GeLU output 8h + dropout mask h = 21h, i.e.
+/// Korthikanti's 19sbh plus the other layer norm. Gated MLPs keep gate output, activation
+/// output, up output and their product (4f); a parallel block with one shared norm reads the
+/// attention's normed input, kept once.
+int64_t mlpSaved(const Transformer& t, int64_t e) {
+  int64_t b = 0;
+  const bool shared_input = t.parallel_block && t.norms_per_layer == 1;
+  if (!shared_input) b = mul(2, e, t.hidden);                // norm input, MLP input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));  // post-MLP norm input
+  const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, t.ffn);
+  if (isMoe(t)) {
+    // Router logits, each active expert's gathered copy of its tokens, its intermediates.
+    b = add(b, mul(e, t.experts));
+    b = add(b, mul(t.experts_per_token, add(mul(e, t.hidden), inner)));
+  } else {
+    b = add(b, inner);
+  }
+  if (t.hidden_dropout) b = add(b, t.hidden);
+  return b;
+}
+
+/// Bytes per decoder token a T5 cross-attention keeps (encoder keys/values per token of an
+/// encoder as long as the decoder), without the core.
+int64_t crossSaved(const Transformer& t, int64_t e) {
+  int64_t b = mul(2, e, t.hidden);                         // norm input, Q input
+  b = add(b, mul(e, add(qWidth(t), mul(2, kvWidth(t)))));  // Q, K, V
+  b = add(b, mul(e, qWidth(t)));                           // output projection input
+  if (t.hidden_dropout) b = add(b, t.hidden);
+  return b;
+}
+
+int64_t activationBytes(const Workload& w) {
+  return dtypeBits(layoutOf(w.precision).activations) / 8;
+}
+
+/// Parameters of one attention's q and k norms (Qwen3, Phi's qk_layernorm).
+int64_t qkNormParams(const Transformer& t) {
+  if (!t.qk_norm) return 0;
+  return mul(2, t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim);
+}
+
+/// Bits of one optimizer state value: the optimizer's own (8-bit Adam) or `format`'s.
+int stateBits(Optimizer optimizer, DType format) {
+  const int own = optimizerStateBits(optimizer);
+  return own ? own : dtypeBits(format);
+}
+
+bool isQuantized(DType d) {
+  return d == DType::kInt8 || d == DType::kInt4 || d == DType::kFp8;
+}
+
+/// One stack of identical layers run over `tokens` tokens per sequence.
+struct Stack {
+  std::string prefix;  ///< row names: "layers.", "encoder.layers.", "decoder.layers."
+  int64_t layers = 0;
+  bool encoder = false;       ///< an encoder stack (LoRA modules flagged encoder)
+  bool cross = false;         ///< T5 decoder layers: cross-attention over the encoder output
+  int64_t tokens = 0;         ///< tokens per sequence through the stack
+  int64_t context = 0;        ///< keys each token attends to (full square in training/prefill)
+  int64_t cross_context = 0;  ///< encoder tokens cross-attention reads
+};
+
+/// Per-token MACs of one layer of `s`, attention core included.
+int64_t layerMacsPerToken(const Transformer& t, const Stack& s) {
+  int64_t m = add(attentionLinearMacs(t), mlpMacs(t), attentionCoreMacs(t, s.context));
+  if (s.cross) m = add(m, crossQoMacs(t), attentionCoreMacs(t, s.cross_context));
+  return m;
+}
+
+/// MACs of one layer of `s` for one sequence: per-token work plus, for cross-attention,
+/// the K/V projections of the encoder output.
+int64_t layerMacsPerSequence(const Transformer& t, const Stack& s) {
+  int64_t m = mul(s.tokens, layerMacsPerToken(t, s));
+  if (s.cross) m = add(m, mul(s.cross_context, mul(2, t.hidden, kvWidth(t))));
+  return m;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
+struct Adapters {
+  int64_t params = 0;
+  int64_t macs_per_token = 0;   ///< per token through every layer, active experts only
+  int64_t saved_per_token = 0;  ///< r values per target module (the A x output), bytes
+};
+
+bool contains(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+/// LoRA adapters on the modules `w.lora_targets` names: a module's own name (what PEFT's
+/// target_modules matches), a logical projection it computes (q_proj on GPT-2 adapts the
+/// fused c_attn), or "all-linear" (every block module, as PEFT's all-linear).
+Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t e) {
+  const std::vector<LinearModule> modules = blockLinearModules(t);
+  for (const std::string& target : w.lora_targets) {
+    bool found = target == "all-linear";
+    for (const LinearModule& m : modules)
+      found = found || m.name == target || contains(m.logical, target);
+    if (!found) {
+      std::string names;
+      for (const LinearModule& m : modules) {
+        if (names.find(m.name + ",") == std::string::npos) names += m.name + ",";
+      }
+      names += "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj or all-linear";
+      throw InputError(
+          ErrorCode::kValue, "/workload/lora_targets",
+          "no module '" + target + "' in " + t.architecture + " layers (known: " + names + ")");
+    }
+  }
+  Adapters a;
+  const int64_t r = w.lora_rank;
+  const bool all = contains(w.lora_targets, "all-linear");
+  for (const LinearModule& m : modules) {
+    bool targeted = all || contains(w.lora_targets, m.name);
+    for (const std::string& l : m.logical) targeted = targeted || contains(w.lora_targets, l);
+    if (!targeted) continue;
+    const int64_t layers =
+        t.kind == TransformerKind::kEncoderDecoder && m.encoder ? t.encoder_layers : t.layers;
+    const int64_t per_copy = mul(r, add(m.in, m.out));
+    a.params = add(a.params, mul(layers, m.copies, per_copy));
+    const int64_t active = m.copies > 1 ? activeExperts(t) : 1;
+    a.macs_per_token = add(a.macs_per_token, mul(layers, active, per_copy));
+    a.saved_per_token = add(a.saved_per_token, mul(layers, active, mul(r, e)));
+  }
+  return a;
+}
+
+/// Weight matrices of the blocks (what int8/int4/fp8 quantize): elements, matrices and the
+/// number of quantization groups (each output row split into groups of `group` inputs).
+struct BlockMatrices {
+  int64_t elements = 0;
+  int64_t matrices = 0;
+  int64_t groups = 0;
+  int64_t expert_elements = 0;  ///< of the routed experts (MoE)
+};
+
+BlockMatrices blockMatrices(const Transformer& t, int64_t group) {
+  BlockMatrices b;
+  for (const LinearModule& m : blockLinearModules(t)) {
+    const int64_t layers =
+        t.kind == TransformerKind::kEncoderDecoder && m.encoder ? t.encoder_layers : t.layers;
+    const int64_t n = mul(layers, m.copies);
+    b.elements = add(b.elements, mul(n, m.in, m.out));
+    if (m.copies > 1) b.expert_elements = add(b.expert_elements, mul(n, m.in, m.out));
+    b.matrices = add(b.matrices, n);
+    b.groups = add(b.groups, mul(n, m.out, ceilDiv(m.in, group)));
+  }
+  return b;
+}
+
+}  // namespace
+
+int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context) {
+  const int64_t e = activationBytes(w);
+  if (w.recompute == Recompute::kFull) return mul(e, t.hidden);
+  int64_t b = add(attentionSaved(t, e), mlpSaved(t, e));
+  const bool drop_core =
+      w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
+  if (!drop_core) b = add(b, coreSaved(t, e, context, w.attention));
+  return b;
+}
+
+Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w) {
+  Report r;
+  r.model_name = name;
+  r.model_kind = "transformer";
+  r.workload = w;
+  TransformerSummary sum;
+  sum.architecture = t.architecture;
+  try {
+    sum.params = countParams(t);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
+  }
+
+  const bool train = w.mode == Mode::kTrain;
+  const bool lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
+  const bool decoder_side = t.kind != TransformerKind::kEncoder;
+  const PrecisionLayout lay = layoutOf(w.precision);
+  const DType weight_dtype = w.weight_dtype
+                                 ? *w.weight_dtype
+                                 : (w.finetune == Finetune::kQlora ? DType::kInt4 : lay.weights);
+  const DType kv_dtype = w.kv_dtype ? *w.kv_dtype : lay.activations;
+  if (train && !lora && isQuantized(weight_dtype)) {
+    throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
+                     std::string("training updates every weight, which cannot stay ") +
+                         dtypeName(weight_dtype) +
+                         ": quantized weights go with inference or finetune lora/qlora");
+  }
+
+  // Sequence lengths: the model's context caps the default; learned positions cap any.
+  const int64_t ctx = t.max_positions;
+  const int64_t default_len = ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048;
+  const int64_t s = w.seq_len ? *w.seq_len : default_len;
+  const int64_t p = w.prompt_tokens ? *w.prompt_tokens : s;
+  const int64_t g = w.generated_tokens;
+  if (!decoder_side && !train && g > 0) {
+    throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
+                     "an encoder model generates no tokens");
+  }
+  int64_t longest = 0;
+  std::string longest_path;
+  try {
+    longest = train ? s : checkedAdd(p, g);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload/generated_tokens", "too many tokens");
+  }
+  longest_path =
+      train ? "/workload/seq_len"
+            : (g > 0 ? "/workload/generated_tokens"
+                     : (w.prompt_tokens ? "/workload/prompt_tokens" : "/workload/seq_len"));
+  if (ctx > 0 && longest > ctx) {
+    if (t.positions == PositionKind::kLearned) {
+      throw InputError(ErrorCode::kValue, longest_path,
+                       std::to_string(longest) + " tokens exceed the model's " +
+                           std::to_string(ctx) + " learned positions");
+    }
+    r.warnings.push_back(std::to_string(longest) + " tokens exceed the model's context of " +
+                         std::to_string(ctx) + " (max_position_embeddings)");
+  }
+
+  const std::string overflow_path = "/workload";
+  try {
+    const int64_t e = activationBytes(w);
+    const int64_t b = w.batch;
+    const int64_t ga = w.grad_accum;
+    const int64_t h = t.hidden;
+    const TransformerParams& tp = sum.params;
+
+    // --- stacks of the forward pass (training step, or the prefill) -----------------------
+    const int64_t fwd_tokens = train ? s : p;
+    std::vector<Stack> stacks;
+    if (t.kind == TransformerKind::kEncoderDecoder) {
+      // Training: encoder and decoder both see seq_len tokens. Inference: the encoder reads
+      // the prompt; the prefill runs the decoder on its start token.
+      stacks.push_back(
+          {"encoder.layers.", t.encoder_layers, true, false, fwd_tokens, fwd_tokens, 0});
+      const int64_t dec = train ? s : 1;
+      stacks.push_back({"decoder.layers.", t.layers, false, true, dec, dec, fwd_tokens});
+    } else {
+      stacks.push_back({"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, fwd_tokens,
+                        fwd_tokens, 0});
+    }
+    const int64_t logit_tokens = !decoder_side ? 0 : (train ? stacks.back().tokens : 1);
+    const int64_t head_macs_per_token = decoder_side ? mul(h, t.vocab) : 0;
+
+    Adapters ad;
+    if (lora && train) {
+      ad = loraAdapters(t, w, e);
+      r.params.adapters = ad.params;
+    }
+    r.params.total = add(tp.total, ad.params);
+    r.params.trainable = lora && train ? ad.params : tp.total;
+
+    // --- MACs of one sequence ----------------------------------------------------------------
+    int64_t fwd = 0, core = 0, linear = 0;
+    for (const Stack& st : stacks) {
+      const int64_t layer = layerMacsPerSequence(t, st);
+      int64_t layer_core = mul(st.tokens, attentionCoreMacs(t, st.context));
+      if (st.cross)
+        layer_core = add(layer_core, mul(st.tokens, attentionCoreMacs(t, st.cross_context)));
+      fwd = add(fwd, mul(st.layers, layer));
+      core = add(core, mul(st.layers, layer_core));
+    }
+    if (t.pooler) fwd = add(fwd, mul(h, h));
+    fwd = add(fwd, mul(logit_tokens, head_macs_per_token));
+    const int64_t adapter_fwd = mul(stacks.back().tokens, ad.macs_per_token);
+    fwd = add(fwd, adapter_fwd);
+    linear = checkedSub(checkedSub(fwd, core), adapter_fwd);  // every weight matmul
+
+    int64_t bwd = 0;
+    if (train) {
+      // Input and weight gradients: 2x forward each matmul; a frozen base computes input
+      // gradients only (1x). The attention matmuls' backward is 2x theirs; FlashAttention
+      // also recomputes QK^T, 2.5x (Dao 2023, FlashAttention-2, section 4). Recomputation
+      // re-runs forward work inside the backward: full, the layers; selective, the attention
+      // matmuls (which flash recomputes anyway).
+      const bool flash = w.attention == AttentionImpl::kFlash;
+      const int64_t core_bwd = flash ? mul(core / 2, 5) : mul(2, core);
+      bwd = add(mul(lora ? 1 : 2, linear), core_bwd, mul(2, adapter_fwd));
+      int64_t layers_fwd = 0;
+      for (const Stack& st : stacks)
+        layers_fwd = add(layers_fwd, mul(st.layers, layerMacsPerSequence(t, st)));
+      if (w.recompute == Recompute::kFull) bwd = add(bwd, layers_fwd);
+      if (w.recompute == Recompute::kSelective && !flash) bwd = add(bwd, core);
+    }
+
+    // Decode: one token per sequence against `c` cached tokens.
+    auto decodeMacs = [&](int64_t c) {
+      int64_t m = 0;
+      if (t.kind == TransformerKind::kEncoderDecoder) {
+        Stack d{"", t.layers, false, true, 1, c, p};
+        m = mul(t.layers, layerMacsPerToken(t, d));
+      } else {
+        Stack d{"", t.layers, false, false, 1, c, 0};
+        m = mul(t.layers, layerMacsPerToken(t, d));
+      }
+      return add(m, head_macs_per_token);
+    };
+    const int64_t decode_context =
+        t.kind == TransformerKind::kEncoderDecoder ? std::max<int64_t>(g, 1) : add(p, g);
+    int64_t decode_total = 0;
+    if (!train && decoder_side && g > 0) {
+      // Sum over the g steps of step j attending to (start + j) tokens, in closed form:
+      // g x (the step at context 0) + core MACs of sum_j context_j.
+      const int64_t start = t.kind == TransformerKind::kEncoderDecoder ? 0 : p;
+      const int64_t contexts =
+          add(mul(g, start), g % 2 == 0 ? mul(g / 2, g + 1) : mul(g, (g + 1) / 2));
+      decode_total = add(mul(g, decodeMacs(0)), mul(t.layers, mul(2, contexts, qWidth(t))));
+    }
+
+    r.macs.forward = train ? mul(fwd, b, ga) : mul(add(fwd, decode_total), b);
+    r.macs.backward = mul(bwd, b, ga);
+    checkedMul(2, add(r.macs.forward, r.macs.backward));  // FLOPs must fit too
+
+    // --- model states ------------------------------------------------------------------------
+    MemoryBreakdown& m = r.memory;
+    const int64_t default_bits = dtypeBits(lay.weights);
+    const BlockMatrices bm = blockMatrices(t, w.quant_group_size);
+    if (isQuantized(weight_dtype)) {
+      // Block linear weights quantized; embeddings, norms, biases, routers and the LM head
+      // stay in the compute format (as GPTQ, AWQ and bitsandbytes leave them).
+      m.weights = add(bytesForBits(bm.elements, dtypeBits(weight_dtype)),
+                      bytesForBits(checkedSub(tp.total, bm.elements), default_bits));
+      m.quant_scales = weight_dtype == DType::kFp8 ? mul(4, bm.matrices) : mul(2, bm.groups);
+    } else {
+      m.weights = bytesForBits(tp.total, dtypeBits(weight_dtype));
+    }
+    if (train && !lora) {
+      m.gradients = bytesForBits(tp.total, dtypeBits(lay.gradients));
+      if (lay.master_weights) m.master_weights = mul(4, tp.total);
+      m.optimizer_states = bytesForBits(mul(tp.total, optimizerStateCount(w.optimizer)),
+                                        stateBits(w.optimizer, lay.optimizer_states));
+    }
+    if (train && lora) {
+      // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's
+      // autocast_adapter_dtype=True upcasts fp16/bf16 adapters), so their gradients and
+      // optimizer states are fp32 as well (8-bit under Adam8bit).
+      const int adapter_bits = 32;
+      m.adapter_weights = bytesForBits(ad.params, adapter_bits);
+      m.adapter_gradients = bytesForBits(ad.params, adapter_bits);
+      const int state_bits = stateBits(w.optimizer, DType::kFp32);
+      m.adapter_optimizer_states =
+          bytesForBits(mul(ad.params, optimizerStateCount(w.optimizer)), state_bits);
+    }
+
+    // --- activations and KV cache of one sequence --------------------------------------------
+    int64_t act = 0, act_extra = 0, kv = 0;
+    std::vector<int64_t> attn_row, mlp_row, cross_row;  // saved bytes per layer row, per sequence
+    const bool drop_core =
+        w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
+    for (const Stack& st : stacks) {
+      int64_t a_tok =
+          add(attentionSaved(t, e), drop_core ? 0 : coreSaved(t, e, st.context, w.attention));
+      int64_t m_tok = mlpSaved(t, e);
+      int64_t c_tok = st.cross ? add(crossSaved(t, e),
+                                     drop_core ? 0 : coreSaved(t, e, st.cross_context, w.attention))
+                               : 0;
+      if (train && w.recompute == Recompute::kFull) {
+        a_tok = mul(e, h);  // the layer input only (Korthikanti's 2sbh)
+        m_tok = 0;
+        c_tok = 0;
+      }
+      if (!train) {
+        // Inference keeps nothing for backward: rows show the tensor each sublayer writes.
+        a_tok = mul(e, h);
+        m_tok = mul(e, h);
+        c_tok = st.cross ? mul(e, h) : 0;
+      }
+      attn_row.push_back(mul(st.tokens, a_tok));
+      mlp_row.push_back(mul(st.tokens, m_tok));
+      cross_row.push_back(mul(st.tokens, c_tok));
+      if (train) act = add(act, mul(st.layers, st.tokens, add(a_tok, m_tok, c_tok)));
+    }
+    int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;
+    for (const Stack& st : stacks) {
+      if (t.hidden_dropout) embed_saved = add(embed_saved, mul(st.tokens, h));  // 1-byte mask
+      if (t.embedding_norm) embed_saved = add(embed_saved, mul(st.tokens, e, h));
+      if (t.final_norm) final_saved = add(final_saved, mul(st.tokens, e, h));
+    }
+    if (decoder_side) {
+      // LM head input, and the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv).
+      head_saved = add(mul(logit_tokens, e, h), mul(logit_tokens, 4, t.vocab));
+    }
+    if (t.pooler) pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
+
+    const int64_t inner_width = mul(activeExperts(t), t.gated_mlp ? 2 * t.ffn : t.ffn);
+    if (train) {
+      act = add(act, add(embed_saved, final_saved), add(head_saved, pooler_saved));
+      act = add(act, mul(stacks.back().tokens, ad.saved_per_token));
+      // Backward peak on top of the saved tensors: the larger of the fp32 logits gradient
+      // (decoders) and one layer's working set (its recomputed activations plus the
+      // gradients of its input, output and MLP intermediate).
+      const Stack& st = stacks.back();
+      int64_t recomputed = 0;
+      if (w.recompute == Recompute::kFull) {
+        Workload none = w;
+        none.recompute = Recompute::kNone;
+        recomputed = layerActivationBytesPerToken(t, none, st.context);
+      } else if (drop_core) {
+        recomputed = coreSaved(t, e, st.context, AttentionImpl::kEager);
+      }
+      const int64_t layer_phase =
+          mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), inner_width))));
+      const int64_t logits_phase = decoder_side ? mul(logit_tokens, 4, t.vocab) : 0;
+      act_extra = std::max(layer_phase, logits_phase);
+    } else {
+      // The peak of one prefill layer: the residual stream plus the larger working set of
+      // attention (input, Q, K, V, output, and with eager attention the scores and
+      // probabilities) and of the MLP; then the last token's logits (and their fp32 copy).
+      const Stack& st = stacks.front();
+      int64_t attn_ws = mul(st.tokens, e, add(h, mul(2, qWidth(t)), mul(2, kvWidth(t))));
+      if (w.attention == AttentionImpl::kEager)
+        attn_ws = add(attn_ws, mul(mul(2, e, t.heads), mul(st.tokens, st.context)));
+      const int64_t mlp_ws =
+          mul(st.tokens, e, add(h, mul(activeExperts(t), mul(t.gated_mlp ? 3 : 2, t.ffn))));
+      act = add(mul(st.tokens, e, h), std::max(attn_ws, mlp_ws));
+      if (decoder_side) act = add(act, mul(e + 4, t.vocab));
+      // KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes.
+      if (t.kind == TransformerKind::kDecoder) {
+        kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), add(p, g)), dtypeBits(kv_dtype));
+      } else if (t.kind == TransformerKind::kEncoderDecoder) {
+        // Decoder self-attention over the generated tokens, cross-attention over the prompt.
+        kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), add(std::max<int64_t>(g, 1), p)),
+                          dtypeBits(kv_dtype));
+      }
+    }
+    sum.kv_cache_bytes_per_token =
+        decoder_side ? bytesForBits(mul(mul(2, t.layers), kvWidth(t)), dtypeBits(kv_dtype)) : 0;
+
+    m.activations = mul(act, b);
+    m.activation_gradients = mul(act_extra, b);
+    m.kv_cache = mul(kv, b);
+    m.overhead = w.overhead_bytes;
+    m.per_sample = add(act, act_extra, kv);
+    m.fixed = add(add(m.weights, m.quant_scales, m.gradients),
+                  add(m.master_weights, m.optimizer_states, m.adapter_weights),
+                  add(m.adapter_gradients, m.adapter_optimizer_states, m.overhead));
+    m.total = add(m.fixed, mul(m.per_sample, b));
+    if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
+
+    // --- phases for the roofline -------------------------------------------------------------
+    const int64_t weights_read = add(m.weights, m.quant_scales, m.adapter_weights);
+    if (train) {
+      // One micro-batch of `batch` sequences (what a roofline times); the step runs
+      // grad_accum of them.
+      PhaseWork f{"forward", mul(2, fwd, b), add(weights_read, m.activations), mul(b, fwd_tokens)};
+      PhaseWork k{"backward", mul(2, bwd, b),
+                  add(add(weights_read, m.gradients, m.adapter_gradients),
+                      add(m.activations, m.activation_gradients)),
+                  mul(b, fwd_tokens)};
+      r.phases = {f, k};
+    } else {
+      const int64_t prompt_kv =
+          decoder_side
+              ? mul(b, bytesForBits(mul(mul(2, t.layers), kvWidth(t), p), dtypeBits(kv_dtype)))
+              : 0;
+      // An encoder has no generation: its one pass is a plain forward.
+      r.phases.push_back({decoder_side ? "prefill" : "forward", mul(2, fwd, b),
+                          add(weights_read, prompt_kv), mul(b, p)});
+      if (decoder_side) {
+        // One generated token per sequence: every weight read once (under MoE only the
+        // experts the batch's tokens can reach), the whole KV cache read.
+        int64_t read = weights_read;
+        if (isMoe(t)) {
+          const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
+          const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(weight_dtype));
+          read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
+        }
+        r.phases.push_back(
+            {"decode", mul(2, decodeMacs(decode_context), b), add(read, m.kv_cache), b});
+      }
+    }
+
+    // --- summary -----------------------------------------------------------------------------
+    sum.seq_len = train ? s : p;
+    sum.generated_tokens = train ? 0 : g;
+    sum.context_tokens = train ? s : add(p, g);
+    sum.tokens_per_step = train ? mul(b, s, ga) : mul(b, add(p, g));
+    sum.forward_flops_per_token = mul(
+        2, add(tp.block_linear_per_token, head_macs_per_token,
+               mul(sum.context_tokens,
+                   mul(2, qWidth(t),
+                       add(t.layers,
+                           t.kind == TransformerKind::kEncoderDecoder ? t.encoder_layers : 0)))));
+
+    // --- rows --------------------------------------------------------------------------------
+    const int64_t norm_params = t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * h : h;
+    // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the
+    // rest in the precision's format) plus their input read and output written.
+    const int block_bits = dtypeBits(weight_dtype);
+    const int other_bits = isQuantized(weight_dtype) ? default_bits : block_bits;
+    auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
+                   int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
+                   int64_t saved_per_seq) {
+      LayerReport l;
+      l.name = row_name;
+      l.type = type;
+      l.output_shape = {tokens, width};
+      l.params = params;
+      l.macs = mul(macs_per_seq, b);
+      l.activation_bytes = train ? mul(saved_per_seq, b) : mul(tokens, e, mul(width, b));
+      l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
+      r.layers.push_back(std::move(l));
+    };
+    // An embedding lookup reads one table row per token.
+    row("embeddings", "embedding", stacks.front().tokens, h,
+        add(tp.embeddings, t.embedding_norm ? norm_params : 0),
+        bytesForBits(mul(stacks.front().tokens, b, h), other_bits), 0, embed_saved);
+    const int64_t attn_params = countParams([&] {
+                                  Transformer one = t;
+                                  one.kind = TransformerKind::kDecoder;
+                                  one.layers = 1;
+                                  return one;
+                                }())
+                                    .attention;
+    const int64_t mlp_layer_params =
+        tp.mlp / add(t.layers, t.kind == TransformerKind::kEncoderDecoder ? t.encoder_layers : 0);
+    // Norms by sublayer: before (BERT: after) attention and MLP; Gemma 2 both; q/k norms.
+    int64_t attn_norms = t.norms_per_layer == 4 ? 2 * norm_params : norm_params;
+    if (t.qk_norm) attn_norms = add(attn_norms, qkNormParams(t));
+    const int64_t mlp_norms = t.norms_per_layer == 4   ? 2 * norm_params
+                              : t.norms_per_layer == 2 ? norm_params
+                                                       : 0;
+    for (size_t si = 0; si < stacks.size(); ++si) {
+      const Stack& st = stacks[si];
+      const int64_t attn_macs =
+          mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, st.context)));
+      const int64_t cross_macs =
+          st.cross
+              ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
+                    mul(st.cross_context, mul(2, h, kvWidth(t))))
+              : 0;
+      const int64_t mlp_macs = mul(st.tokens, mlpMacs(t));
+      for (int64_t i = 0; i < st.layers; ++i) {
+        const std::string base = st.prefix + std::to_string(i) + ".";
+        int64_t attn_p = add(attn_params, attn_norms);
+        if (t.positions == PositionKind::kRelativeBias && i == 0)
+          attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
+        row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
+            attn_macs, attn_row[si]);
+        if (st.cross) {
+          const int64_t cross_p = add(attn_params, norm_params, qkNormParams(t));
+          row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+              bytesForBits(cross_p, block_bits), cross_macs, cross_row[si]);
+        }
+        const int64_t mlp_p = add(mlp_layer_params, mlp_norms);
+        row(base + (isMoe(t) ? "moe" : "mlp"), isMoe(t) ? "moe" : "mlp", st.tokens, h, mlp_p,
+            bytesForBits(mlp_p, block_bits), mlp_macs, mlp_row[si]);
+      }
+      if (t.final_norm) {
+        const std::string norm_name = stacks.size() > 1
+                                          ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
+                                          : "final_norm";
+        row(norm_name, "norm", st.tokens, h, norm_params, bytesForBits(norm_params, other_bits), 0,
+            mul(st.tokens, e, h));
+      }
+    }
+    if (t.pooler)
+      row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
+          pooler_saved);
+    if (decoder_side) {
+      // A tied head still reads the whole vocab x hidden matrix.
+      row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", logit_tokens, t.vocab,
+          tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
+          mul(logit_tokens, head_macs_per_token), head_saved);
+    }
+    if (lora && train) {
+      row("lora_adapters", "lora", stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
+          adapter_fwd, mul(stacks.back().tokens, ad.saved_per_token));
+    }
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, overflow_path,
+                     "batch " + std::to_string(w.batch) + " x sequence of " +
+                         std::to_string(longest) +
+                         " tokens makes the totals overflow 64-bit arithmetic");
+  }
+  if (!train && lora) r.warnings.push_back("finetune applies to training only");
+  r.transformer = sum;
+  return r;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,23 @@
+#pragma once
+// Costs of a Transformer under a Workload: parameters, MACs, memory, phases.
+
+#include <string>
+
+#include "dlcost/report.hpp"
+#include "dlcost/transformer.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+/// Throws InputError for workloads the model cannot run (a sequence longer than learned
+/// positions, quantized weights in full training, ...) and for totals beyond 64 bits.
+Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w);
+
+/// Bytes of activations one layer of a decoder keeps for backward, per token (multiply by
+/// sequence length x batch), with `context` tokens attended to. Follows Korthikanti et al.
+/// 2022, eq. 1-2 and Table 2: with 2-byte activations, dropout, eager attention and no
+/// recomputation a GPT layer gives 34h + 5 a s (per token); selective recomputation 34h;
+/// full recomputation 2h.
+int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context);
+
+}  // namespace dlcost

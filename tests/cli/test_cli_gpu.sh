@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The CLI's GPU contract: `gpus`, `estimate --gpu ...`, `compare`, and exit status 2 with the
+# flag named for bad GPU input. Needs $DLCOST (the binary) and node for JSON checks.
+set -u
+pass=0
+fail=0
+check() {  # check NAME EXPECTED_RC COMMAND... ; keeps stdout in $out, stderr in $err
+  local name=$1 want=$2
+  shift 2
+  out=$("$@" 2>/tmp/dlcost_gpu_err.$$)
+  local rc=$?
+  err=$(cat /tmp/dlcost_gpu_err.$$)
+  if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL $name: exit $rc, wanted $want; stderr: $err"
+  fi
+}
+json_true() {  # json_true NAME JS_EXPRESSION_OVER_d  (d = parsed $out)
+  if printf '%s' "$out" | node -e "const d=JSON.parse(require('fs').readFileSync(0,'utf8'));process.exit(($2)?0:1)"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $1: $2"
+  fi
+}
+contains() {  # contains NAME TEXT HAYSTACK
+  if printf '%s' "$3" | grep -q -- "$2"; then pass=$((pass + 1)); else
+    fail=$((fail + 1))
+    echo "FAIL $1: '$2' not in: $3"
+  fi
+}
+
+check "gpus lists the table" 0 "$DLCOST" gpus --json
+json_true "at least 30 GPUs" "d.length >= 30 && d.some(g => g.id === 'h100-sxm')"
+check "gpus prints a table" 0 "$DLCOST" gpus
+contains "table names the H100" "h100-sxm" "$out"
+
+check "estimate on a GPU" 0 "$DLCOST" estimate --preset alexnet --batch 64 --gpu a100-sxm4-80gb --json
+json_true "report carries the fit fields" \
+  "['gpu','fits','headroom_bytes','max_batch','step_time_s','tokens_per_s','per_gpu','advice'].every(k => k in d) && d.fits === true && d.gpu.id === 'a100-sxm4-80gb'"
+check "multi-GPU flags" 0 "$DLCOST" estimate --preset alexnet --batch 64 --gpu h100-sxm --gpus 4 --zero 2 --utilization 0.4 --json
+json_true "data parallel 4, ZeRO 2" "d.parallel.data_parallel === 4 && d.parallel.zero === 2 && d.roofline.utilization === 0.4"
+check "advice when it does not fit" 0 "$DLCOST" estimate --preset alexnet --batch 4096 --gpu rtx-3060-12gb --json
+json_true "does not fit, with advice" "d.fits === false && d.advice.length > 0 && d.advice.every(a => a.per_gpu_bytes <= a.usable_bytes)"
+
+check "unknown GPU" 2 "$DLCOST" estimate --preset alexnet --gpu h100
+contains "names the flag" "--gpu" "$err"
+check "zero GPUs" 2 "$DLCOST" estimate --preset alexnet --gpu a10 --gpus 0
+contains "names --gpus" "--gpus" "$err"
+check "negative utilisation" 2 "$DLCOST" estimate --preset alexnet --gpu a10 --utilization -0.5
+contains "names --utilization" "--utilization" "$err"
+check "utilisation above 1" 2 "$DLCOST" estimate --preset alexnet --gpu a10 --utilization 1.5
+check "tp not dividing gpus" 2 "$DLCOST" estimate --preset alexnet --gpu a10 --gpus 4 --tp 3
+contains "names --tp" "--tp" "$err"
+check "batch not splitting over replicas" 2 "$DLCOST" estimate --preset alexnet --gpu a10 --gpus 3 --batch 64
+contains "names --batch" "--batch" "$err"
+check "error JSON" 2 "$DLCOST" estimate --preset alexnet --gpu nope --json
+json_true "error has code and path" "d.error.code === 'value' && d.error.path === '--gpu'"
+
+check "compare over all GPUs" 0 "$DLCOST" compare --preset alexnet --batch 128 --dtype mixed --json
+json_true "one row per preset, fitting rows by samples/s" \
+  "d.rows.length >= 30 && d.rows.filter(r => r.fits).every((r, i, a) => i === 0 || a[i-1].samples_per_s >= r.samples_per_s)"
+check "compare sorted by price/performance" 0 "$DLCOST" compare --preset alexnet --batch 128 --sort per_1000usd --json
+json_true "priced rows first, best first" \
+  "(() => { const p = d.rows.filter(r => r.fits && r.samples_per_s_per_1000usd !== null); return p.every((r, i) => i === 0 || p[i-1].samples_per_s_per_1000usd >= r.samples_per_s_per_1000usd); })()"
+check "compare prints a table" 0 "$DLCOST" compare --preset alexnet --batch 128
+contains "compare table has the 4090" "rtx-4090" "$out"
+check "unknown sort field" 2 "$DLCOST" compare --preset alexnet --sort speed
+contains "names --sort" "--sort" "$err"
+
+rm -f /tmp/dlcost_gpu_err.$$
+echo "cli gpu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

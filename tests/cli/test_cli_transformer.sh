@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The CLI's contract for transformers: a config.json file is a model, workload flags merge
+# into it, bad input exits 2 naming the field (or the flag).
+set -u
+: "${DLCOST:?set DLCOST to the dlcost binary}"
+here="$(cd "$(dirname "$0")" && pwd)"
+presets="$here/../../core/presets/hf"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() {  # name, expected exit code, expected text (grep -F), command...
+  local name="$1" code="$2" text="$3"
+  shift 3
+  local out rc
+  out="$("$@" 2>&1)"
+  rc=$?
+  if [ "$rc" -eq "$code" ] && grep -qF -- "$text" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $name (exit $rc, wanted $code and '$text')"
+    echo "$out" | head -5
+  fi
+}
+
+# gpt2's exact count from its config.json (Hugging Face model card: 124,439,808).
+check "config.json file" 0 '"total": 124439808' "$DLCOST" estimate "$presets/gpt2.json" --json
+check "flags merge into a config.json" 0 '"seq_len": 256' \
+  "$DLCOST" estimate "$presets/gpt2.json" --seq-len 256 --json
+check "preset with inference flags" 0 '"kv_cache": 536870912' \
+  "$DLCOST" estimate --preset llama-2-7b --mode infer --dtype fp16 --prompt-tokens 1024 --json
+check "human table folds repeated layers" 0 'layers.0-31.attention (x32)' \
+  "$DLCOST" estimate --preset llama-2-7b --finetune lora --dtype bf16
+check "help lists the transformer flags" 0 '--lora-targets' "$DLCOST" --help
+
+python3 - "$presets/llama-2-7b.json" "$tmp/no_hidden.json" <<'PY'
+import json, sys
+cfg = json.load(open(sys.argv[1])); del cfg["hidden_size"]
+json.dump(cfg, open(sys.argv[2], "w"))
+PY
+check "missing hidden_size names the field in the file" 2 'error at /hidden_size' \
+  "$DLCOST" estimate "$tmp/no_hidden.json"
+check "negative --seq-len names the flag" 2 'error at --seq-len' \
+  "$DLCOST" estimate --preset gpt2 --seq-len -5
+check "unknown LoRA module names the flag" 2 'error at --lora-targets' \
+  "$DLCOST" estimate --preset gpt2 --finetune lora --lora-targets q_proj,query_key_value
+check "error JSON with --json" 2 '"code": "missing_field"' \
+  "$DLCOST" estimate "$tmp/no_hidden.json" --json
+
+echo "cli transformer: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,68 @@
+#pragma once
+// Helpers the Catch2 suites share: build a document, estimate it, find a row, catch an error.
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "dlcost/api.hpp"
+#include "dlcost/config_json.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+#include "dlcost/presets.hpp"
+
+namespace dlcost::test {
+
+using nlohmann::json;
+
+/// Estimates any document parseConfig accepts.
+inline Report estimateDoc(const json& doc) {
+  const Config c = parseConfig(doc);
+  return estimate(c.model, c.workload);
+}
+
+/// Estimates a model given by its input shape and layer list.
+inline Report run(const json& layers, const json& input, const json& workload = json::object()) {
+  return estimateDoc(
+      json{{"model", {{"input", input}, {"layers", layers}}}, {"workload", workload}});
+}
+
+/// Estimates a built-in preset.
+inline Report runPreset(const std::string& name, const json& workload = json::object()) {
+  return estimateDoc(json{{"model", {{"preset", name}}}, {"workload", workload}});
+}
+
+/// The report row of the layer called `name` (the model input is "input").
+inline const LayerReport& row(const Report& r, const std::string& name) {
+  for (const LayerReport& l : r.layers) {
+    if (l.name == name) return l;
+  }
+  FAIL("no layer named " << name);
+  return r.layers.front();
+}
+
+/// The error estimating `doc` raises; fails the test when there is none.
+inline Error errorOf(const json& doc) {
+  try {
+    estimateDocument(doc);
+  } catch (const InputError& e) {
+    return e.error();
+  }
+  FAIL("no error for " << doc.dump());
+  return {};
+}
+
+/// The error estimating `text` raises (through the text facade every front end uses).
+inline Error errorOfText(const std::string& text) {
+  const json out = json::parse(estimateText(text));
+  if (!out.contains("error")) FAIL("no error for " << text.substr(0, 200));
+  const json& e = out["error"];
+  ErrorCode code = ErrorCode::kValue;
+  for (ErrorCode c :
+       {ErrorCode::kParse, ErrorCode::kMissingField, ErrorCode::kUnknownField, ErrorCode::kType,
+        ErrorCode::kValue, ErrorCode::kShape, ErrorCode::kGraph, ErrorCode::kTooLarge}) {
+    if (e["code"] == errorCodeName(c)) code = c;
+  }
+  return {code, e["path"].get<std::string>(), e["message"].get<std::string>()};
+}
+
+}  // namespace dlcost::test

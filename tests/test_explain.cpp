@@ -1,0 +1,102 @@
+// Explanations: every figure's derivation carries the report's own numbers, in both languages.
+#include <catch2/catch.hpp>
+
+#include "dlcost/api.hpp"
+#include "dlcost/units.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json document(const std::string& preset, const json& workload) {
+  return {{"model", {{"preset", preset}}}, {"workload", workload}};
+}
+
+}  // namespace
+
+TEST_CASE("each explanation's result is the report's figure at its id", "[explain]") {
+  const auto preset =
+      GENERATE(as<std::string>{}, "alexnet", "resnet50", "mobilenet_v2", "mlp_mnist");
+  const json workload = GENERATE(
+      json{{"mode", "train"}, {"batch", 8}, {"memory_gib", 12}},
+      json{{"mode", "infer"}, {"batch", 3}, {"dtype", "fp16"}},
+      json{{"batch", 16}, {"dtype", "mixed"}, {"optimizer", "momentum"}, {"gpu", "rtx-4090"}});
+  CAPTURE(preset, workload.dump());
+  const json doc = document(preset, workload);
+  const json report = dlcost::estimateDocument(doc);
+  for (const char* lang : {"en", "zh"}) {
+    const json ex = dlcost::explainDocument(doc, lang);
+    REQUIRE(ex["explanations"].size() > 10);
+    for (const json& e : ex["explanations"]) {
+      const std::string id = e["id"];
+      CAPTURE(lang, id, e["text"].get<std::string>());
+      const json& value = report.at(json::json_pointer(id));
+      const std::string result = e["result"];
+      if (value.is_number_integer()) {
+        // Bytes and counts are shown exactly, digits grouped, before any rounded unit.
+        CHECK(result.rfind(dlcost::groupDigits(value.get<int64_t>()), 0) == 0);
+      }
+      CHECK(e["text"].get<std::string>().find(result) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the Chinese explanations translate the words and keep the numbers", "[explain]") {
+  const json doc = document("resnet18", {{"batch", 4}});
+  const json en = dlcost::explainDocument(doc, "en")["explanations"];
+  const json zh = dlcost::explainDocument(doc, "zh")["explanations"];
+  REQUIRE(en.size() == zh.size());
+  for (size_t i = 0; i < en.size(); ++i) {
+    CAPTURE(en[i]["id"].get<std::string>());
+    CHECK(en[i]["id"] == zh[i]["id"]);
+    CHECK(en[i]["result"] == zh[i]["result"]);
+    CHECK(en[i]["formula"] == zh[i]["formula"]);
+  }
+  auto title = [](const json& list, const std::string& id) {
+    for (const json& e : list) {
+      if (e["id"] == id) return e["title"].get<std::string>();
+    }
+    return std::string();
+  };
+  CHECK(title(en, "/memory/optimizer_states") == "optimizer states");
+  CHECK(title(zh, "/memory/optimizer_states") == "优化器状态");
+}
+
+TEST_CASE("the optimizer-state explanation shows states x trainable parameters x bytes",
+          "[explain]") {
+  // ResNet-50: 25,557,032 parameters (torchvision ResNet50_Weights.IMAGENET1K_V1); Adam
+  // keeps 2 fp32 states per parameter: 2 x 25,557,032 x 4 B = 204,456,256 B.
+  const json ex = dlcost::explainDocument(document("resnet50", {{"optimizer", "adam"}}));
+  bool found = false;
+  for (const json& e : ex["explanations"]) {
+    if (e["id"] != "/memory/optimizer_states") continue;
+    found = true;
+    CHECK(e["text"].get<std::string>().find("2 × 25,557,032 × 4 B") != std::string::npos);
+    CHECK(e["result"].get<std::string>().rfind("204,456,256 B", 0) == 0);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("dominant terms are computed from the layers", "[explain]") {
+  // AlexNet (torchvision alexnet.py): the three linear layers hold 58,631,144 of
+  // 61,100,840 parameters; the five convolutions do 655,566,528 of 714,188,480 MACs.
+  const json dom = dlcost::explainDocument(document("alexnet", {{"batch", 1}}))["dominant"];
+  REQUIRE(dom.size() == 4);
+  CHECK(dom[0]["quantity"] == "params");
+  CHECK(dom[0]["layer_type"] == "linear");
+  CHECK(dom[0]["layers"] == 3);
+  CHECK_THAT(dom[0]["share"].get<double>(),
+             Catch::Matchers::WithinRel(58631144.0 / 61100840.0, 1e-12));
+  CHECK(dom[0]["text"] == "3 linear layers hold 96.0 % of the parameters");
+  CHECK(dom[1]["layer_type"] == "conv2d");
+  CHECK(dom[1]["layers"] == 5);
+  CHECK_THAT(dom[1]["share"].get<double>(),
+             Catch::Matchers::WithinRel(655566528.0 / 714188480.0, 1e-12));
+}
+
+TEST_CASE("explain refuses an unknown language or unit system", "[explain][errors]") {
+  const json doc = document("alexnet", json::object());
+  CHECK_THROWS_WITH(dlcost::explainDocument(doc, "fr"), Catch::Matchers::Contains("/lang"));
+  CHECK_THROWS_WITH(dlcost::explainDocument(doc, "en", "imperial"),
+                    Catch::Matchers::Contains("/units"));
+}

@@ -1,0 +1,84 @@
+// Every preset GPU for one workload, price/performance, and sorting.
+#include <catch2/catch.hpp>
+
+#include "dlcost/api.hpp"
+#include "dlcost/compare.hpp"
+#include "dlcost/config_json.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+
+using Catch::Matchers::WithinRel;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kFloatTolerance = 1e-12;
+
+const json kDoc = {{"model", {{"preset", "alexnet"}}},
+                   {"workload", {{"batch", 128}, {"dtype", "mixed"}}}};
+
+}  // namespace
+
+TEST_CASE("compare has one row per preset, each equal to estimating on that GPU",
+          "[gpu][compare]") {
+  const dlcost::Config c = dlcost::parseConfig(kDoc);
+  const auto rows = dlcost::compareGpus(c.model, c.workload);
+  REQUIRE(rows.size() == dlcost::gpuPresets().size());
+  for (const auto& row : rows) {
+    CAPTURE(row.gpu.id);
+    dlcost::Workload w = c.workload;
+    w.hardware.gpu = row.gpu;
+    const auto f = *dlcost::estimate(c.model, w).gpu_fit;
+    CHECK(row.fits == f.fits);
+    CHECK(row.max_batch == f.max_batch);
+    CHECK(row.step_time_s == f.time.step_s);
+  }
+}
+
+TEST_CASE("price/performance divides throughput by the GPUs' launch price and TDP",
+          "[gpu][compare]") {
+  // Per device: a K80 board ($5000, 300 W) holds two GPUs, so one GPU costs $2500 and 150 W.
+  const char* id = GENERATE("rtx-4090", "tesla-k80");
+  CAPTURE(id);
+  json d = kDoc;
+  d["workload"]["gpu"] = id;
+  d["workload"]["gpus"] = 2;
+  const dlcost::Config c = dlcost::parseConfig(d);
+  const auto f = *dlcost::estimate(c.model, c.workload).gpu_fit;
+  const dlcost::Gpu& g = *dlcost::findGpu(id);
+  const double gpus = 2.0 / g.devices_per_board;  // boards used
+  REQUIRE(f.samples_per_s_per_1000usd);
+  CHECK_THAT(*f.samples_per_s_per_1000usd,
+             WithinRel(f.time.samples_per_s / (g.price_usd * gpus / 1000.0), kFloatTolerance));
+  CHECK_THAT(f.samples_per_s_per_watt,
+             WithinRel(f.time.samples_per_s / (g.tdp_watts * gpus), kFloatTolerance));
+}
+
+TEST_CASE("compare sorts fitting rows first, best first, and refuses unknown fields",
+          "[gpu][compare]") {
+  const char* field = GENERATE("samples_per_s", "step_time", "per_watt", "max_batch", "name");
+  CAPTURE(field);
+  const json out = dlcost::compareDocument(kDoc, field);
+  const json& rows = out["rows"];
+  for (size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(i);
+    const json &a = rows[i - 1], &b = rows[i];
+    if (std::string(field) == "name") {
+      CHECK(a["gpu"].get<std::string>() < b["gpu"].get<std::string>());
+      continue;
+    }
+    CHECK((a["fits"].get<bool>() || !b["fits"].get<bool>()));
+    if (a["fits"] != b["fits"]) continue;
+    if (std::string(field) == "samples_per_s") CHECK(a["samples_per_s"] >= b["samples_per_s"]);
+    if (std::string(field) == "step_time") CHECK(a["step_time_s"] <= b["step_time_s"]);
+    if (std::string(field) == "per_watt")
+      CHECK(a["samples_per_s_per_watt"] >= b["samples_per_s_per_watt"]);
+    if (std::string(field) == "max_batch") CHECK(a["max_batch"] >= b["max_batch"]);
+  }
+  try {
+    dlcost::compareDocument(kDoc, "speed");
+    FAIL("an unknown sort field was accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/sort");
+  }
+}

@@ -1,0 +1,213 @@
+// The GPU table against its datasheets, and the conventions every row must follow.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "dlcost/gpu.hpp"
+#include "dlcost/gpu_json.hpp"
+
+using Catch::Matchers::WithinRel;
+using dlcost::findGpu;
+using dlcost::Gpu;
+using dlcost::gpuPresets;
+
+namespace {
+
+constexpr double kT = 1e12;
+constexpr double kG = 1e9;
+constexpr int64_t kMiB = int64_t{1} << 20;
+constexpr int64_t kGiB = int64_t{1} << 30;
+/// Datasheets print three or four significant digits.
+constexpr double kDatasheetRounding = 0.005;
+
+/// A datasheet's figures in the datasheet's own form: sparse where it prints sparse figures,
+/// per board where it describes a board, FP16-accumulate where NVIDIA headlines that.
+struct Sheet {
+  const char* id;
+  double memory_gib;     ///< marketed "GB" per board
+  int64_t smi_mib;       ///< nvidia-smi's total (observed), per device
+  double bandwidth_gbs;  ///< per board
+  double fp32_tflops;    ///< per board
+  double fp16_tflops;    ///< as printed
+  double tf32_tflops;    ///< as printed
+  double fp8_tflops;     ///< as printed
+  int tdp_w;
+  int devices = 1;                ///< devices per board
+  double printed_over_dense = 1;  ///< 2 where the sheet prints sparse (or FP16-accumulate) rates
+};
+
+}  // namespace
+
+TEST_CASE("the table holds at least 30 GPUs with unique ids and the ones users ask for",
+          "[gpu][presets]") {
+  CHECK(gpuPresets().size() >= 30);
+  std::set<std::string> ids;
+  for (const Gpu& g : gpuPresets()) {
+    CAPTURE(g.id);
+    CHECK(ids.insert(g.id).second);
+    CHECK_FALSE(g.source.empty());
+  }
+  for (const char* id : {"tesla-k80",
+                         "gtx-1080-ti",
+                         "titan-x-pascal",
+                         "titan-xp",
+                         "titan-v",
+                         "v100-sxm2-16gb",
+                         "v100-sxm2-32gb",
+                         "t4",
+                         "p100-pcie-16gb",
+                         "rtx-2080-ti",
+                         "rtx-3060-12gb",
+                         "rtx-3080",
+                         "rtx-3090",
+                         "rtx-4060-ti-16gb",
+                         "rtx-4070",
+                         "rtx-4080",
+                         "rtx-4090",
+                         "rtx-5080",
+                         "rtx-5090",
+                         "a10",
+                         "a40",
+                         "a100-sxm4-40gb",
+                         "a100-sxm4-80gb",
+                         "l4",
+                         "l40s",
+                         "h100-sxm",
+                         "h100-pcie",
+                         "h200",
+                         "b200",
+                         "mi250x",
+                         "mi300x",
+                         "rtx-6000-ada",
+                         "rtx-a6000"}) {
+    CAPTURE(id);
+    CHECK(findGpu(id) != nullptr);
+  }
+  CHECK(findGpu("H100-SXM") == findGpu("h100-sxm"));
+  CHECK(findGpu("h100") == nullptr);
+}
+
+TEST_CASE("preset figures equal their datasheets after the documented conversions",
+          "[gpu][presets]") {
+  const Sheet s = GENERATE(
+      // NVIDIA H100 datasheet, SXM column, printed with sparsity: FP16 1979, TF32 989,
+      // FP8 3958; FP32 67; 80 GB HBM3 at 3.35 TB/s; 700 W. nvidia-smi: 81559 MiB.
+      Sheet{"h100-sxm", 80, 81559, 3350, 67, 1979, 989, 3958, 700, 1, 2},
+      // Same datasheet, PCIe column: FP16 1513*, TF32 756*, FP8 3026*, FP32 51, 2.0 TB/s, 350 W.
+      Sheet{"h100-pcie", 80, 81559, 2000, 51, 1513, 756, 3026, 350, 1, 2},
+      // NVIDIA A100 datasheet (80GB SXM): FP32 19.5, TF32 156, FP16 312 dense; 2039 GB/s; 400 W.
+      Sheet{"a100-sxm4-80gb", 80, 81920, 2039, 19.5, 312, 156, 0, 400},
+      // Same, 40GB SXM: 1555 GB/s. nvidia-smi: 40960 MiB.
+      Sheet{"a100-sxm4-40gb", 40, 40960, 1555, 19.5, 312, 156, 0, 400},
+      // NVIDIA V100 datasheet (SXM2): FP32 15.7, tensor 125, 900 GB/s, 300 W.
+      Sheet{"v100-sxm2-16gb", 16, 16160, 900, 15.7, 125, 0, 0, 300},
+      // NVIDIA T4 datasheet: FP32 8.1, mixed FP16/FP32 65, 320 GB/s, 70 W; 15360 MiB (ECC on).
+      Sheet{"t4", 16, 15360, 320, 8.1, 65, 0, 0, 70},
+      // NVIDIA L4 datasheet (sparse): FP16 242, TF32 120, FP8 485; FP32 30.3; 300 GB/s; 72 W.
+      Sheet{"l4", 24, 23034, 300, 30.3, 242, 120, 485, 72, 1, 2},
+      // NVIDIA L40S datasheet, dense column: FP16 362.05, TF32 183, FP8 733 (its sparse column,
+      // 733 / 366 / 1466, is not exactly twice); FP32 91.6; 864 GB/s; 350 W.
+      Sheet{"l40s", 48, 46068, 864, 91.6, 362.05, 183, 733, 350},
+      // Ada whitepaper v2.01, RTX 4090: FP16 tensor 330.3 with FP16 accumulate (half with FP32
+      // accumulate), TF32 165.2 sparse; FP32 82.6; 1008 GB/s; 450 W.
+      Sheet{"rtx-4090", 24, 24564, 1008, 82.6, 330.3, 165.2, 660.6, 450, 1, 2},
+      // GA102 whitepaper, RTX 3090: FP16 tensor 142 with FP16 accumulate, TF32 71 sparse;
+      // FP32 35.6; 936 GB/s; 350 W.
+      Sheet{"rtx-3090", 24, 24576, 936, 35.6, 142, 71, 0, 350, 1, 2},
+      // HGX B200 datasheet per GPU (sparse): FP16 4.5 PF, TF32 2.2 PF, FP8 9 PF; FP32 75;
+      // 180 GB at 7.7 TB/s; 1000 W.
+      Sheet{"b200", 180, 183359, 7700, 75, 4500, 2200, 9000, 1000, 1, 2},
+      // Tesla K80 datasheet (board of two GPUs): 24 GB, 480 GB/s, 8.73 TFLOPS FP32 boost, 300 W.
+      Sheet{"tesla-k80", 24, 11441, 480, 8.73, 0, 0, 0, 300, 2},
+      // MI250X datasheet (module of two GCDs): 128 GB, 3.2 TB/s, FP32 matrix 95.7,
+      // FP16 383 dense, 560 W.
+      Sheet{"mi250x", 128, 0, 3200, 95.7, 383, 0, 0, 560, 2},
+      // MI300X datasheet: 192 GB HBM3, 5.3 TB/s, FP32 163.4, FP16 1307.4, TF32 653.7,
+      // FP8 2614.9 (dense), 750 W.
+      Sheet{"mi300x", 192, 0, 5300, 163.4, 1307.4, 653.7, 2614.9, 750});
+  CAPTURE(s.id);
+  const Gpu* g = findGpu(s.id);
+  REQUIRE(g);
+  const double per_device = 1.0 / s.devices;
+  CHECK(g->memory_bytes == static_cast<int64_t>(s.memory_gib * per_device) * kGiB);
+  CHECK(g->smi_total_mib == s.smi_mib);
+  CHECK_THAT(g->bandwidth_bytes_per_s,
+             WithinRel(s.bandwidth_gbs * kG * per_device, kDatasheetRounding));
+  CHECK_THAT(g->fp32_flops, WithinRel(s.fp32_tflops * kT * per_device, kDatasheetRounding));
+  CHECK_THAT(g->fp16_flops,
+             WithinRel(s.fp16_tflops * kT * per_device / s.printed_over_dense, kDatasheetRounding));
+  CHECK_THAT(g->tf32_flops,
+             WithinRel(s.tf32_tflops * kT * per_device / s.printed_over_dense, kDatasheetRounding));
+  CHECK_THAT(g->fp8_flops,
+             WithinRel(s.fp8_tflops * kT * per_device / s.printed_over_dense, kDatasheetRounding));
+  CHECK(g->tdp_watts == s.tdp_w);
+  CHECK(g->devices_per_board == s.devices);
+}
+
+TEST_CASE("every preset follows the hardware generations' format support", "[gpu][presets]") {
+  // GPU-NOTES.md: no tensor cores before Volta, no BF16/TF32 before Ampere (CDNA 2 has BF16
+  // but no TF32), FP8 only on Ada, Hopper, Blackwell and CDNA 3.
+  for (const Gpu& g : gpuPresets()) {
+    CAPTURE(g.id, g.architecture);
+    const std::string a = g.architecture;
+    const bool pre_volta = a == "Kepler" || a == "Pascal";
+    const bool pre_ampere = pre_volta || a == "Volta" || a == "Turing";
+    const bool has_fp8 = a == "Ada Lovelace" || a == "Hopper" || a == "Blackwell" || a == "CDNA 3";
+    if (pre_volta) CHECK(g.fp16_flops == 0);
+    if (pre_ampere) {
+      CHECK(g.bf16_flops == 0);
+      CHECK(g.tf32_flops == 0);
+    }
+    CHECK((g.fp8_flops > 0) == has_fp8);
+    // Dense tensor math is never slower than plain FP32 where it exists.
+    if (g.fp16_flops > 0) CHECK(g.fp16_flops >= g.fp32_flops);
+    CHECK(g.bandwidth_bytes_per_s > 0);
+    CHECK(g.tdp_watts > 0);
+    CHECK(g.release_year >= 2014);
+    // nvidia-smi's total is at most the marketed GiB and loses at most ECC's 1/16 (K80's
+    // GDDR5 with ECC shows 11441 of 12288 MiB).
+    if (g.smi_total_mib > 0) {
+      CHECK(g.smi_total_mib * kMiB <= g.memory_bytes);
+      CHECK(g.smi_total_mib * kMiB >= g.memory_bytes * 92 / 100);
+    }
+  }
+}
+
+TEST_CASE("GeForce 16-bit tensor rates are the FP32-accumulate half of the headline",
+          "[gpu][presets]") {
+  // Ada whitepaper v2.01: RTX 4090 FP16 tensor 330.3 TFLOPS with FP16 accumulate, 165.2 with
+  // FP32 accumulate; the datacenter L40S on the same AD102 runs FP32 accumulate at full rate
+  // (L40S datasheet: 362.05 TFLOPS FP16 dense).
+  CHECK_THAT(findGpu("rtx-4090")->fp16_flops, WithinRel(165.2 * kT, kDatasheetRounding));
+  CHECK_THAT(findGpu("l40s")->fp16_flops, WithinRel(362.05 * kT, kDatasheetRounding));
+  // Turing whitepaper: RTX 2080 Ti 107.6 (FP16 acc) / 53.8 (FP32 acc) TFLOPS at reference clocks.
+  CHECK_THAT(findGpu("rtx-2080-ti")->fp16_flops, WithinRel(107.6 / 2 * kT, kDatasheetRounding));
+}
+
+TEST_CASE("capacity is nvidia-smi's total where known, else the marketed size", "[gpu][presets]") {
+  CHECK(dlcost::gpuCapacityBytes(*findGpu("h100-sxm")) == 81559 * kMiB);
+  CHECK(dlcost::gpuCapacityBytes(*findGpu("mi300x")) == 192 * kGiB);
+}
+
+TEST_CASE("every preset reads back from its own JSON as a custom GPU", "[gpu][presets][json]") {
+  // "Users can add a custom GPU in the same form": `dlcost gpus --json` rows are that form.
+  for (const Gpu& g : gpuPresets()) {
+    CAPTURE(g.id);
+    const Gpu back = dlcost::parseGpu(dlcost::gpuToJson(g), "/workload/gpu");
+    CHECK(back.id == g.id);
+    CHECK(back.memory_bytes == g.memory_bytes);
+    CHECK(back.smi_total_mib == g.smi_total_mib);
+    CHECK(back.bandwidth_bytes_per_s == g.bandwidth_bytes_per_s);
+    CHECK(back.fp32_flops == g.fp32_flops);
+    CHECK(back.tf32_flops == g.tf32_flops);
+    CHECK(back.fp16_flops == g.fp16_flops);
+    CHECK(back.bf16_flops == g.bf16_flops);
+    CHECK(back.fp8_flops == g.fp8_flops);
+    CHECK(back.int8_ops == g.int8_ops);
+    CHECK(back.tdp_watts == g.tdp_watts);
+    CHECK(back.price_usd == g.price_usd);
+    CHECK(back.devices_per_board == g.devices_per_board);
+    CHECK(back.source == g.source);
+  }
+}
