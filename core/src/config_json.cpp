@@ -475,11 +475,18 @@ Model parseModel(const json& m, const std::string& path) {
       throw InputError(ErrorCode::kValue, r.pathOf("preset"),
                        "unknown preset '" + name + "' (`dlcost presets` lists them)");
     }
-    Model model = parseModel(json::parse(text), "");
-    // A config.json preset keeps its repository id (_name_or_path), as the printed preset
-    // read back does.
-    if (!std::holds_alternative<Transformer>(model.body)) model.name = name;
-    return model;
+    // Presets are immutable, so each is parsed and expanded once per process: the page
+    // re-estimates on every keystroke, and expanding a 600-layer preset is a third of that.
+    static std::map<std::string, Model> parsed;
+    auto it = parsed.find(name);
+    if (it == parsed.end()) {
+      Model model = parseModel(json::parse(text), "");
+      // A config.json preset keeps its repository id (_name_or_path), as the printed preset
+      // read back does.
+      if (!std::holds_alternative<Transformer>(model.body)) model.name = name;
+      it = parsed.emplace(name, std::move(model)).first;
+    }
+    return it->second;
   }
   if (isHfConfig(m)) {
     // A verbatim config.json: its many unused fields are ignored, as transformers does.

@@ -27,6 +27,25 @@ nlohmann::json gpuTable();
 /// `{"error": {"code", "path", "message"}}`.
 std::string estimateText(const std::string& document_text);
 
+/// Memory versus batch size for `document` at each of `batches_json_text` (a JSON array of
+/// integers >= 1, at most kMaxSweepPoints), from one estimate. Never throws. Returns
+/// `{"schema": "dlcost.sweep/1", "fixed", "per_sample", "memory_bytes"?, "max_batch"?,
+/// "points": [{"batch", "total", "fits"?}]}` (bytes; "fits" when a memory size is given), or
+/// errorToJson's object: paths into the document as for estimateText, "/batches/i" for a bad
+/// batch entry.
+std::string sweepBatchText(const std::string& document_text, const std::string& batches_json_text);
+
+/// One call for a page update: `{"report": R, "sweep": S}` where R is exactly estimateText's
+/// report and S the sweep over chartBatches(R, points), from a single parse and estimate.
+/// Never throws; failures come back as errorToJson's object.
+std::string estimateWithSweepText(const std::string& document_text, int points);
+
+/// The built-in presets as a JSON array of `{"name", "family", "source"}`, in presetList order.
+nlohmann::json presetListJson();
+
+/// A preset's model document as JSON text, or errorToJson's object for an unknown name.
+std::string presetText(const std::string& name);
+
 /// How every figure of the document's report was computed, and what dominates it:
 /// `{"explanations": [{"id", "title", "formula", "inputs": [{"symbol", "label", "value"}],
 /// "result", "text"}], "dominant": [{"quantity", "layer_type", "layers", "share", "names",

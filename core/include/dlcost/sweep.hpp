@@ -1,0 +1,46 @@
+#pragma once
+// Memory over a range of batch sizes, computed from one estimate: every report's total is
+// fixed + batch x per_sample (see MemoryBreakdown), so a sweep needs no re-estimate per point.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "dlcost/report.hpp"
+
+namespace dlcost {
+
+/// Most batch sizes one sweep accepts (a chart needs tens, not thousands).
+constexpr size_t kMaxSweepPoints = 1024;
+
+/// One point of a sweep: total memory in bytes at `batch`.
+struct BatchPoint {
+  int64_t batch = 1;
+  int64_t total = 0;  ///< fixed + batch x per_sample, bytes
+};
+
+/// Memory versus batch for the model and workload of `report`.
+struct BatchSweep {
+  int64_t fixed = 0;       ///< bytes that do not grow with batch
+  int64_t per_sample = 0;  ///< bytes each sample adds
+  /// The capacity compared with: a GPU's usable memory (after its reserves) when the workload
+  /// names a GPU, else the workload's memory size, when given.
+  std::optional<int64_t> memory_bytes;
+  /// The largest batch that fits: the GPU fit's when a GPU is given, else the report's.
+  std::optional<int64_t> max_batch;
+  std::vector<BatchPoint> points;  ///< one per requested batch, in the order given
+};
+
+/// Batch sizes for a memory-vs-batch chart of `report`: `points` evenly spread from 1 to a
+/// round maximum (1, 2 or 5 x 10^k) at least twice the workload's batch, 8, and 1.2 x the
+/// largest batch that fits (when known), capped at kMaxBatch; plus 1, the workload's batch and
+/// the largest batch that fits, ascending and without repeats. `points` is clamped to
+/// [2, kMaxSweepPoints - 3].
+std::vector<int64_t> chartBatches(const Report& report, int points);
+
+/// Evaluates `report`'s memory line at each batch (each >= 1). Throws InputError (kValue for
+/// an empty, too long or non-positive list, kTooLarge when a total overflows 64 bits) with
+/// the path "/batches/i" of the offending entry.
+BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches);
+
+}  // namespace dlcost

@@ -1,0 +1,80 @@
+#include "dlcost/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "dlcost/checked.hpp"
+#include "dlcost/engine_limits.hpp"
+#include "dlcost/error.hpp"
+
+namespace dlcost {
+
+namespace {
+
+/// The smallest 1, 2 or 5 x 10^k that is >= value (value >= 1).
+int64_t roundUp125(int64_t value) {
+  for (int64_t scale = 1;; scale *= 10) {
+    for (int64_t m : {1, 2, 5}) {
+      if (m * scale >= value) return m * scale;
+    }
+    if (scale > kMaxBatch) return kMaxBatch;
+  }
+}
+
+/// The GPU fit's largest batch when a GPU is given, else the one for the workload's memory.
+std::optional<int64_t> largestBatch(const Report& report) {
+  if (report.gpu_fit) return report.gpu_fit->max_batch;
+  return report.max_batch;
+}
+
+}  // namespace
+
+std::vector<int64_t> chartBatches(const Report& report, int points) {
+  points = std::clamp(points, 2, static_cast<int>(kMaxSweepPoints) - 3);
+  const int64_t batch = report.workload.batch;
+  const std::optional<int64_t> fit_batch = largestBatch(report);
+  int64_t want = std::max<int64_t>(8, std::min(kMaxBatch, batch) * 2);
+  if (fit_batch && *fit_batch > 0) {
+    want = std::max(want, std::min(kMaxBatch, *fit_batch + *fit_batch / 5 + 1));
+  }
+  const int64_t top = std::min(roundUp125(want), kMaxBatch);
+  std::vector<int64_t> out{1, batch};
+  for (int i = 1; i < points; ++i) {
+    // i * top / (points - 1) without overflow: top <= 2^32 and points <= 1024.
+    out.push_back(std::max<int64_t>(1, std::llround(static_cast<double>(top) * i / (points - 1))));
+  }
+  if (fit_batch && *fit_batch >= 1 && *fit_batch <= top) out.push_back(*fit_batch);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches) {
+  if (batches.empty() || batches.size() > kMaxSweepPoints) {
+    throw InputError(ErrorCode::kValue, "/batches",
+                     "must list 1 to " + std::to_string(kMaxSweepPoints) + " batch sizes");
+  }
+  BatchSweep s;
+  s.fixed = report.memory.fixed;
+  s.per_sample = report.memory.per_sample;
+  s.memory_bytes = report.gpu_fit ? std::optional<int64_t>(report.gpu_fit->usable_bytes)
+                                  : report.workload.memory_bytes;
+  s.max_batch = largestBatch(report);
+  s.points.reserve(batches.size());
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const int64_t b = batches[i];
+    const std::string path = childPath("/batches", i);
+    if (b < 1) throw InputError(ErrorCode::kValue, path, "a batch size must be at least 1");
+    try {
+      s.points.push_back({b, checkedAdd(s.fixed, checkedMul(s.per_sample, b))});
+    } catch (const ArithmeticOverflow&) {
+      throw InputError(
+          ErrorCode::kTooLarge, path,
+          "batch " + std::to_string(b) + " makes the total overflow 64-bit arithmetic");
+    }
+  }
+  return s;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,95 @@
+// The WebAssembly front end: the only file that includes Embind. A few coarse calls, each
+// taking and returning JSON text, so one user action is one call across the boundary and the
+// page reads exactly the report the CLI prints with --json.
+//
+// No exception crosses into JavaScript (it would arrive as a bare pointer): every bound
+// function catches everything and returns {"error": {"code", "path", "message"}}. This only
+// works because the module is compiled and linked with -fexceptions (see wasm/CMakeLists.txt).
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "dlcost/api.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/report_json.hpp"
+
+namespace {
+
+std::string internalError(const std::string& what) {
+  return dlcost::dumpJson(dlcost::errorToJson(
+      dlcost::Error{dlcost::ErrorCode::kInternal, "", "internal error: " + what}));
+}
+
+/// Runs `body`, turning any escaping exception into the structured error object.
+template <typename Body>
+std::string guarded(Body body) {
+  try {
+    return body();
+  } catch (const dlcost::InputError& e) {
+    return dlcost::dumpJson(dlcost::errorToJson(e.error()));
+  } catch (const std::exception& e) {
+    return internalError(e.what());
+  } catch (...) {
+    return internalError("unknown exception");
+  }
+}
+
+/// estimate(documentText) -> the report JSON text (dlcost::estimateText, the CLI's --json).
+std::string estimate(const std::string& document_text) {
+  return guarded([&] { return dlcost::estimateText(document_text); });
+}
+
+/// sweepBatch(documentText, batchesJsonText) -> memory at each batch (dlcost::sweepBatchText).
+std::string sweepBatch(const std::string& document_text, const std::string& batches_json_text) {
+  return guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); });
+}
+
+/// estimateWithSweep(documentText, points) -> {"report", "sweep"} (dlcost::estimateWithSweepText):
+/// what one page update needs, from one parse and one estimate. The hot path, so it returns
+/// the UTF-8 bytes as a Uint8Array view into wasm memory, valid until the next call, for the
+/// caller to decode with TextDecoder: Embind's std::string conversion walks every byte in
+/// JavaScript, which costs milliseconds on the report of a 600-layer model.
+emscripten::val estimateWithSweep(const std::string& document_text, int points) {
+  static std::string last;
+  last = guarded([&] { return dlcost::estimateWithSweepText(document_text, points); });
+  return emscripten::val(emscripten::typed_memory_view(
+      last.size(), reinterpret_cast<const unsigned char*>(last.data())));
+}
+
+/// presets() -> JSON array of {name, family, source}.
+std::string presets() {
+  return guarded([] { return dlcost::dumpJson(dlcost::presetListJson()); });
+}
+
+/// preset(name) -> the preset's model document as JSON text, or the error object.
+std::string preset(const std::string& name) {
+  return guarded([&] { return dlcost::presetText(name); });
+}
+
+/// gpus() -> JSON array of the GPU presets ({id, name, memory_bytes, ...}; dlcost::gpuTable).
+std::string gpus() {
+  return guarded([] { return dlcost::dumpJson(dlcost::gpuTable()); });
+}
+
+/// For debugging only: the message of a C++ exception whose pointer reached JavaScript
+/// (e.g. from an abort), which Embind otherwise shows as a bare number.
+std::string exceptionMessage(uintptr_t exception_ptr) {
+  if (exception_ptr == 0) return "";
+  return reinterpret_cast<const std::exception*>(exception_ptr)->what();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(dlcost) {
+  emscripten::function("estimate", &estimate);
+  emscripten::function("sweepBatch", &sweepBatch);
+  emscripten::function("estimateWithSweep", &estimateWithSweep);
+  emscripten::function("presets", &presets);
+  emscripten::function("preset", &preset);
+  emscripten::function("gpus", &gpus);
+  emscripten::function("exceptionMessage", &exceptionMessage);
+}

@@ -1,0 +1,65 @@
+// The only module that talks to the WebAssembly engine. It loads the module once and turns
+// the engine's structured errors ({error: {code, path, message}}) into a thrown DlcostError,
+// so UI modules never see Embind or raw JSON text.
+
+/** An input error from the engine: `code` (e.g. "missing_field"), `path` (JSON pointer into
+ *  the document, "" for the whole document) and a message meant for the user. */
+export class DlcostError extends Error {
+  constructor({ code, path, message }) {
+    super(message);
+    this.name = 'DlcostError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+let enginePromise = null;
+
+/** Loads the engine once; every call below awaits nothing after the first load. */
+export function load(options = {}) {
+  if (!enginePromise) {
+    enginePromise = import('./dlcost_wasm.mjs').then((m) => m.default(options));
+  }
+  return enginePromise;
+}
+
+let engine = null;
+
+/** Resolves when the engine is ready; afterwards the synchronous calls below work. */
+export async function ready(options) {
+  engine = await load(options);
+  return api;
+}
+
+const utf8 = new TextDecoder();
+
+function call(name, ...args) {
+  if (!engine) throw new Error('dlcost: call ready() first');
+  const out = engine[name](...args);
+  // Hot-path calls return UTF-8 bytes (a view into wasm memory, decoded at once).
+  const value = JSON.parse(typeof out === 'string' ? out : utf8.decode(out));
+  if (value && typeof value === 'object' && !Array.isArray(value) && value.error) {
+    throw new DlcostError(value.error);
+  }
+  return value;
+}
+
+const toText = (doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc));
+
+const api = {
+  /** The report for a document (object or JSON text): the CLI's --json for the same input. */
+  estimate: (doc) => call('estimate', toText(doc)),
+  /** Memory at each batch size from one estimate: {fixed, per_sample, points: [{batch, total}]}. */
+  sweepBatch: (doc, batches) => call('sweepBatch', toText(doc), JSON.stringify(batches)),
+  /** One page update: {report, sweep} from one estimate; the sweep spans the chart's range
+   *  (`points` batch sizes past the largest batch that fits, plus the marked ones). */
+  estimateWithSweep: (doc, points = 25) => call('estimateWithSweep', toText(doc), points),
+  /** [{name, family, source}] */
+  presets: () => call('presets'),
+  /** A preset's model document. */
+  preset: (name) => call('preset', name),
+  /** GPU presets once the engine provides them ([{name, memory_bytes, ...}]), else []. */
+  gpus: () => (engine && typeof engine.gpus === 'function' ? call('gpus') : []),
+};
+
+export default api;

@@ -1,0 +1,46 @@
+// Building DOM nodes without innerHTML: user-provided strings only ever become text nodes.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function assign(node, props) {
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'text') node.textContent = String(value);
+    else if (key === 'class') node.setAttribute('class', value);
+    else if (key.startsWith('on') && typeof value === 'function') {
+      node.addEventListener(key.slice(2), value);
+    } else if (key === 'dataset') Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** h('td', {class: 'num'}, 'text', otherNode) */
+export function h(tag, props, ...children) {
+  const node = document.createElement(tag);
+  assign(node, props);
+  append(node, children);
+  return node;
+}
+
+/** The same for SVG elements. */
+export function s(tag, props, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  assign(node, props);
+  append(node, children);
+  return node;
+}
+
+/** Replaces all children of `node`. */
+export function replace(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+}
+
+export const byId = (id) => document.getElementById(id);

@@ -1,0 +1,165 @@
+// Wires the page: loads the engine, builds the document from the state on every input
+// change, estimates, and hands the report (or the error) to the modules that show it.
+
+import dlcost, { DlcostError, ready } from './dlcost.js';
+import { byId } from './dom.js';
+import { renderBreakdown, renderSweep } from './charts.js';
+import { applyI18n, setLang, t } from './i18n.js';
+import { createModelEditor } from './model_editor.js';
+import { createModelIo } from './model_io.js';
+import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
+import { buildDocument, getState, subscribe, update } from './state.js';
+import { formatBytes } from './units.js';
+import { createWorkloadForm } from './workload_form.js';
+
+let editor;
+let io;
+let form;
+let lastReport = null;
+let lastError = null;
+
+function showError(error) {
+  lastError = error;
+  const onWorkload = form.showError(error);
+  const onModel = editor.showError(error);
+  const global = byId('global-error');
+  global.textContent = error && !onWorkload && !onModel
+    ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
+    : '';
+  byId('results-body').classList.toggle('stale', Boolean(error) || editor.hasLocalError());
+}
+
+function renderReport(report, sweep) {
+  const { units } = getState();
+  const fmt = (b) => formatBytes(b, units);
+  renderTotals(byId('totals'), report, units);
+  renderFit(byId('fit'), report, units);
+  const cap = capacityOf(report);
+  renderBreakdown(byId('breakdown'), memorySegments(report), report.memory.total, cap, fmt, {
+    capacity: t('capacity'),
+    total: t('total'),
+    summary: cap === null
+      ? t('breakdownSummaryNoCap', { total: fmt(report.memory.total) })
+      : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
+  });
+  const pts = sweep.points;
+  // The chart marks what the report says: its capacity (a GPU's usable memory when one is
+  // chosen) and its largest batch that fits.
+  const marked = { ...sweep, memory_bytes: cap ?? undefined, max_batch: report.max_batch ?? undefined };
+  renderSweep(byId('sweep'), marked, report.workload.batch, fmt, {
+    batch: t('batchAxis'),
+    capacity: t('capacity'),
+    maxBatch: t('maxBatch'),
+    current: t('current'),
+    fixed: t('fixed'),
+    formula: t('formula', { fixed: fmt(sweep.fixed), perSample: fmt(sweep.per_sample) }),
+    summary: t('sweepSummary', {
+      first: fmt(pts[0].total), last: fmt(pts.at(-1).total), lastBatch: pts.at(-1).batch,
+      perSample: fmt(sweep.per_sample),
+    }),
+  }, units === 'GB' ? 1000 : 1024);
+  renderExtras(byId('extras'), report, units);
+  renderLayerTable(byId('layers'), report, units, getState().sort, (key) => {
+    const { sort } = getState();
+    const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
+    update({ sort: { key, dir } });
+  });
+  editor.showReport(report);
+}
+
+/** Estimates the current document and redraws everything: one engine call per update. */
+export function recompute() {
+  const doc = buildDocument();
+  try {
+    const { report, sweep } = dlcost.estimateWithSweep(doc);
+    lastReport = report;
+    renderReport(report, sweep);
+    showError(null);
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+    showError({ code: e.code, path: e.path, message: e.message });
+  }
+}
+
+function syncStatic() {
+  const s = getState();
+  setLang(s.lang);
+  applyI18n();
+  byId('lang').value = s.lang;
+  byId('units-gib').setAttribute('aria-pressed', String(s.units === 'GiB'));
+  byId('units-gb').setAttribute('aria-pressed', String(s.units === 'GB'));
+  form.sync();
+}
+
+function loadPreset(name) {
+  const doc = dlcost.preset(name);
+  update({ model: { preset: name, doc: null } }, { silent: true });
+  editor.setModel(doc);
+  recompute();
+}
+
+async function start() {
+  const status = byId('global-error');
+  status.textContent = t('engineLoading');
+  try {
+    await ready();
+  } catch (e) {
+    status.textContent = `${t('engineFailed')}: ${e.message}`;
+    return;
+  }
+  status.textContent = '';
+  const presets = dlcost.presets();
+  const gpus = dlcost.gpus();
+
+  editor = createModelEditor(byId('editor'), (doc) => {
+    io.setPreset('');
+    update({ model: { preset: null, doc: structuredClone(doc) } });
+  });
+  io = createModelIo(presets, {
+    onPreset: loadPreset,
+    onModel(model, workload) {
+      form.applyWorkload(workload);
+      form.sync();
+      update({ model: { preset: null, doc: model } }, { silent: true });
+      editor.setModel(model && typeof model === 'object' ? model : null);
+      recompute();
+    },
+    getExport() {
+      const s = getState();
+      return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
+    },
+  });
+  form = createWorkloadForm(gpus, getState, update);
+
+  byId('lang').addEventListener('change', (e) => {
+    update({ lang: e.target.value }, { silent: true });
+    syncStatic();
+    io.fillPresets(getState().model.preset);
+    form.fillGpus();
+    editor.rerender();
+    recompute();
+  });
+  const setUnits = (units) => {
+    const from = getState().units;
+    if (from === units) return;
+    form.convertUnits(from, units);
+    update({ units }, { silent: true });
+    syncStatic();
+    recompute();
+  };
+  byId('units-gib').addEventListener('click', () => setUnits('GiB'));
+  byId('units-gb').addEventListener('click', () => setUnits('GB'));
+
+  subscribe(() => recompute());
+
+  syncStatic();
+  io.fillPresets(getState().model.preset);
+  form.fillGpus();
+  const first = getState().model.preset || presets[0]?.name;
+  if (first) loadPreset(first);
+  document.body.dataset.ready = 'true';
+  // For tests and benchmarks: the same entry points the page itself uses.
+  globalThis.dlcostPage = { recompute, getState, lastReport: () => lastReport, lastError: () => lastError };
+}
+
+start();

@@ -1,0 +1,280 @@
+// The layer editor: one row per item of the model's `layers` list (a layer or a group), with
+// its output shape, parameters and MACs filled from the last report, and the engine's error
+// shown on the row its JSON path names. Models without a `layers` list (e.g. a transformer
+// config) are edited as JSON text.
+
+import { h, replace } from './dom.js';
+import { formatFields, parseFields } from './fields_text.js';
+import { t } from './i18n.js';
+import { formatCount, formatShape } from './units.js';
+
+export const LAYER_TYPES = [
+  'conv2d', 'linear', 'maxpool2d', 'avgpool2d', 'adaptive_avgpool2d', 'adaptive_maxpool2d',
+  'global_avgpool2d', 'batchnorm2d', 'layernorm', 'relu', 'relu6', 'gelu', 'silu', 'sigmoid',
+  'tanh', 'hardswish', 'hardsigmoid', 'dropout', 'flatten', 'add', 'multiply', 'concat',
+  'embedding', 'softmax',
+];
+
+/** Required fields filled in when a row switches to a type, so it computes at once. */
+const DEFAULT_FIELDS = {
+  conv2d: { out_channels: 64, kernel: 3, padding: 1 },
+  linear: { out_features: 128 },
+  maxpool2d: { kernel: 2 },
+  avgpool2d: { kernel: 2 },
+  adaptive_avgpool2d: { output_size: 1 },
+  adaptive_maxpool2d: { output_size: 1 },
+  dropout: { p: 0.5 },
+  embedding: { num_embeddings: 1000, embedding_dim: 128 },
+};
+
+const GROUP = '(group)';
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/**
+ * @param root      container element
+ * @param onChange  called with the edited model document after every edit
+ */
+export function createModelEditor(root, onChange) {
+  let doc = null;
+  let rows = [];
+  let jsonArea = null;
+
+  function itemName(item, i) {
+    return typeof item?.name === 'string' ? item.name : String(i);
+  }
+
+  function changed() {
+    onChange(doc);
+  }
+
+  function rowFor(item, i) {
+    const isGroup = item && typeof item === 'object' && !('type' in item);
+    const types = new Set(LAYER_TYPES);
+    for (const it of doc.layers) if (it && typeof it.type === 'string') types.add(it.type);
+    const typeSelect = h('select', { class: 'row-type', 'aria-label': t('layerType', { n: i }) });
+    if (isGroup) typeSelect.append(h('option', { value: GROUP }, t('group')));
+    for (const ty of types) typeSelect.append(h('option', { value: ty }, ty));
+    typeSelect.value = isGroup ? GROUP : item.type;
+    typeSelect.disabled = isGroup;
+
+    const nameInput = h('input', {
+      class: 'row-name', type: 'text', value: item?.name ?? '', placeholder: String(i),
+      'aria-label': t('layerName', { n: i }), autocomplete: 'off', spellcheck: 'false',
+    });
+    const fieldsInput = h('input', {
+      class: 'row-fields', type: 'text', value: item && typeof item === 'object' ? formatFields(item) : '',
+      'aria-label': t('layerFields', { n: i }), autocomplete: 'off', spellcheck: 'false',
+    });
+    const shape = h('span', { class: 'row-shape num' });
+    const params = h('span', { class: 'row-params num' });
+    const macs = h('span', { class: 'row-macs num' });
+    const error = h('p', { class: 'field-error row-error', role: 'alert', id: `row-error-${i}` });
+    fieldsInput.setAttribute('aria-describedby', error.id);
+
+    const up = h('button', { type: 'button', class: 'icon', 'aria-label': t('moveUp', { n: i }), title: t('moveUp', { n: i }) }, '↑');
+    const down = h('button', { type: 'button', class: 'icon', 'aria-label': t('moveDown', { n: i }), title: t('moveDown', { n: i }) }, '↓');
+    const remove = h('button', { type: 'button', class: 'icon danger', 'aria-label': t('removeLayer', { n: i }), title: t('removeLayer', { n: i }) }, '×');
+    up.disabled = i === 0;
+    down.disabled = i === doc.layers.length - 1;
+    remove.disabled = doc.layers.length === 1;
+
+    const li = h('li', { class: 'layer-row', dataset: { index: String(i) } },
+      h('span', { class: 'row-index', 'aria-hidden': 'true' }, String(i)),
+      typeSelect, nameInput, fieldsInput,
+      h('span', { class: 'row-stats' },
+        h('span', { class: 'stat-label' }, t('outShape')), shape,
+        h('span', { class: 'stat-label' }, t('params')), params,
+        h('span', { class: 'stat-label' }, t('macs')), macs),
+      h('span', { class: 'row-buttons' }, up, down, remove),
+      error);
+
+    let localError = '';
+    const readRow = () => {
+      const current = doc.layers[i];
+      try {
+        const fields = parseFields(fieldsInput.value);
+        const next = {};
+        if (typeSelect.value !== GROUP) next.type = typeSelect.value;
+        if (nameInput.value.trim() !== '') next.name = nameInput.value.trim();
+        Object.assign(next, fields);
+        doc.layers[i] = next;
+        localError = '';
+      } catch (e) {
+        doc.layers[i] = current;
+        localError = `${t('cannotRead')}: ${e.message}`;
+      }
+      changed();
+    };
+    typeSelect.addEventListener('change', () => {
+      const keep = {};
+      const old = doc.layers[i];
+      if (old && old.inputs !== undefined) keep.inputs = old.inputs;
+      fieldsInput.value = formatFields({ ...keep, ...(DEFAULT_FIELDS[typeSelect.value] || {}) });
+      readRow();
+    });
+    nameInput.addEventListener('input', readRow);
+    fieldsInput.addEventListener('input', readRow);
+    up.addEventListener('click', () => move(i, -1, 'up'));
+    down.addEventListener('click', () => move(i, 1, 'down'));
+    remove.addEventListener('click', () => {
+      doc.layers.splice(i, 1);
+      render();
+      changed();
+      const next = rows[Math.min(i, rows.length - 1)];
+      next?.fieldsInput.focus();
+    });
+    return { li, shape, params, macs, error, fieldsInput, getLocalError: () => localError };
+  }
+
+  function move(i, delta, which) {
+    const j = i + delta;
+    if (j < 0 || j >= doc.layers.length) return;
+    [doc.layers[i], doc.layers[j]] = [doc.layers[j], doc.layers[i]];
+    render();
+    changed();
+    const button = rows[j]?.li.querySelector(which === 'up' ? '.icon:nth-child(1)' : '.icon:nth-child(2)');
+    (button && !button.disabled ? button : rows[j]?.fieldsInput)?.focus();
+  }
+
+  function renderHeader() {
+    const name = h('input', { id: 'model-name', type: 'text', value: doc.name ?? '', autocomplete: 'off' });
+    const input = h('input', {
+      id: 'model-input', type: 'text', value: Array.isArray(doc.input) ? doc.input.join(', ') : '',
+      autocomplete: 'off', 'aria-describedby': 'model-input-error', spellcheck: 'false',
+    });
+    name.addEventListener('input', () => {
+      doc.name = name.value;
+      changed();
+    });
+    input.addEventListener('input', () => {
+      const parts = input.value.split(/[\s,×x]+/).filter((p) => p !== '');
+      doc.input = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+      changed();
+    });
+    return h('div', { class: 'grid2' },
+      h('div', { class: 'field' }, h('label', { for: 'model-name' }, t('modelName')), name),
+      h('div', { class: 'field' }, h('label', { for: 'model-input' }, t('inputShape')), input,
+        h('p', { class: 'field-error', id: 'model-input-error', role: 'alert' })));
+  }
+
+  function renderJsonEditor() {
+    jsonArea = h('textarea', { id: 'model-json', rows: '12', spellcheck: 'false', 'aria-describedby': 'model-json-error' });
+    jsonArea.value = JSON.stringify(doc, null, 2);
+    const err = h('p', { class: 'field-error', id: 'model-json-error', role: 'alert' });
+    jsonArea.addEventListener('input', () => {
+      try {
+        doc = JSON.parse(jsonArea.value);
+        err.textContent = '';
+        changed();
+      } catch (e) {
+        err.textContent = `${t('cannotRead')}: ${e.message}`;
+      }
+    });
+    replace(root, h('div', { class: 'field' }, h('label', { for: 'model-json' }, t('modelJson')), jsonArea, err));
+  }
+
+  function render() {
+    rows = [];
+    jsonArea = null;
+    if (!doc) {
+      replace(root);
+      return;
+    }
+    if (!Array.isArray(doc.layers)) {
+      renderJsonEditor();
+      return;
+    }
+    const list = h('ol', { class: 'layer-list', 'aria-label': t('layers') });
+    doc.layers.forEach((item, i) => {
+      const row = rowFor(item, i);
+      rows.push(row);
+      list.append(row.li);
+    });
+    const addType = h('select', { id: 'add-type', 'aria-label': t('addType') });
+    for (const ty of LAYER_TYPES) addType.append(h('option', { value: ty }, ty));
+    addType.value = 'linear';
+    const add = h('button', { type: 'button', id: 'add-layer' }, t('addLayer'));
+    add.addEventListener('click', () => {
+      doc.layers.push({ type: addType.value, ...(DEFAULT_FIELDS[addType.value] || {}) });
+      render();
+      changed();
+      rows[rows.length - 1]?.fieldsInput.focus();
+    });
+    const hasBlocks = doc.blocks && typeof doc.blocks === 'object';
+    replace(root,
+      renderHeader(),
+      h('div', { class: 'layer-head', 'aria-hidden': 'true' },
+        h('span', {}, '#'), h('span', {}, t('type')), h('span', {}, t('name')), h('span', {}, t('fields'))),
+      list,
+      h('div', { class: 'row-actions' }, addType, add),
+      hasBlocks ? h('p', { class: 'hint' }, t('blocksHint', { names: Object.keys(doc.blocks).join(', ') })) : null);
+  }
+
+  return {
+    /** Shows `model` (a model document, copied) for editing. */
+    setModel(model) {
+      doc = model ? structuredClone(model) : null;
+      render();
+    },
+    getModel: () => doc,
+    /** Fills each row's shape, params and MACs from a report. */
+    showReport(report) {
+      if (!rows.length) return;
+      const byName = new Map(report.layers.map((l) => [l.name, l]));
+      rows.forEach((row, i) => {
+        const name = itemName(doc.layers[i], i);
+        let layer = byName.get(name);
+        let p = layer ? layer.params : 0;
+        let m = layer ? layer.macs : 0;
+        if (!layer) {
+          const prefix = `${name}.`;
+          for (const l of report.layers) {
+            if (l.name.startsWith(prefix)) {
+              layer = l;
+              p += l.params;
+              m += l.macs;
+            }
+          }
+        }
+        // Only changed text is written: each write costs layout in a long list.
+        setText(row.shape, layer ? formatShape(layer.output_shape) : '–');
+        setText(row.params, layer ? formatCount(p) : '–');
+        setText(row.macs, layer ? formatCount(m) : '–');
+      });
+    },
+    /** Shows `error` ({path, message}) on the row or field it names; returns whether it did. */
+    showError(error) {
+      let shown = false;
+      rows.forEach((row, i) => {
+        const local = row.getLocalError();
+        const prefix = `/model/layers/${i}`;
+        const mine = error && (error.path === prefix || error.path.startsWith(`${prefix}/`));
+        const text = local || (mine ? error.message : '');
+        row.error.textContent = text;
+        row.li.classList.toggle('has-error', text !== '');
+        row.fieldsInput.setAttribute('aria-invalid', text ? 'true' : 'false');
+        shown = shown || mine;
+      });
+      const inputErr = root.querySelector('#model-input-error');
+      if (inputErr) {
+        const mine = error && error.path.startsWith('/model/input');
+        inputErr.textContent = mine ? error.message : '';
+        root.querySelector('#model-input')?.setAttribute('aria-invalid', mine ? 'true' : 'false');
+        shown = shown || mine;
+      }
+      const jsonErr = root.querySelector('#model-json-error');
+      if (jsonErr && error && error.path.startsWith('/model')) {
+        jsonErr.textContent = `${error.path}: ${error.message}`;
+        shown = true;
+      } else if (jsonErr && !error && jsonArea) {
+        jsonErr.textContent = '';
+      }
+      return shown;
+    },
+    hasLocalError: () => rows.some((r) => r.getLocalError() !== ''),
+    rerender: render,
+  };
+}

@@ -1,0 +1,143 @@
+// Where a model comes from and goes to: the preset picker (grouped by family, listed from the
+// engine so new families appear by themselves), a new custom model, paste or drop of a
+// Hugging Face config.json or a dlcost document, file import, and export as JSON.
+
+import { byId, h } from './dom.js';
+import { t } from './i18n.js';
+
+export const STARTER_MODEL = {
+  schema: 1,
+  name: 'my_model',
+  input: [3, 32, 32],
+  layers: [
+    { name: 'conv1', type: 'conv2d', out_channels: 16, kernel: 3, padding: 1 },
+    { name: 'relu1', type: 'relu', inplace: true },
+    { name: 'pool', type: 'global_avgpool2d' },
+    { name: 'flatten', type: 'flatten' },
+    { name: 'fc', type: 'linear', out_features: 10 },
+  ],
+};
+
+/** Splits a pasted document into the model and an optional workload. */
+export function splitDocument(doc) {
+  if (doc && typeof doc === 'object' && !Array.isArray(doc) && doc.model && typeof doc.model === 'object') {
+    return { model: doc.model, workload: doc.workload };
+  }
+  if (doc && typeof doc === 'object' && !Array.isArray(doc) && 'workload' in doc) {
+    const { workload, ...model } = doc;
+    return { model, workload };
+  }
+  return { model: doc, workload: undefined };
+}
+
+/**
+ * @param presets    [{name, family, source}] from the engine
+ * @param handlers   {onPreset(name), onModel(model, workload), getExport() -> document}
+ */
+export function createModelIo(presets, handlers) {
+  const select = byId('preset');
+  const source = byId('preset-source');
+  const paste = byId('paste');
+  const pasteError = byId('paste-error');
+
+  function fillPresets(current) {
+    select.replaceChildren();
+    select.append(h('option', { value: '' }, t('customModel')));
+    const families = new Map();
+    for (const p of presets) {
+      if (!families.has(p.family)) families.set(p.family, []);
+      families.get(p.family).push(p);
+    }
+    for (const [family, list] of families) {
+      const group = h('optgroup', { label: t(`family_${family}`, {}, family.toUpperCase()) });
+      for (const p of list) group.append(h('option', { value: p.name }, p.name));
+      select.append(group);
+    }
+    select.value = current ?? '';
+    showSource();
+  }
+
+  function showSource() {
+    const p = presets.find((x) => x.name === select.value);
+    source.textContent = p ? `${t('source')}: ${p.source}` : '';
+  }
+
+  select.addEventListener('change', () => {
+    showSource();
+    if (select.value) handlers.onPreset(select.value);
+  });
+
+  byId('new-model').addEventListener('click', () => {
+    select.value = '';
+    showSource();
+    handlers.onModel(structuredClone(STARTER_MODEL), undefined);
+  });
+
+  function loadText(text) {
+    pasteError.textContent = '';
+    paste.removeAttribute('aria-invalid');
+    if (text.trim() === '') return;
+    let doc;
+    try {
+      doc = JSON.parse(text);
+    } catch (e) {
+      pasteError.textContent = `${t('notJson')}: ${e.message}`;
+      paste.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    select.value = '';
+    showSource();
+    const { model, workload } = splitDocument(doc);
+    handlers.onModel(model, workload);
+  }
+
+  paste.addEventListener('input', () => loadText(paste.value));
+  paste.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    paste.classList.add('drop');
+  });
+  paste.addEventListener('dragleave', () => paste.classList.remove('drop'));
+  paste.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    paste.classList.remove('drop');
+    const file = e.dataTransfer?.files?.[0];
+    if (file) {
+      paste.value = await file.text();
+      loadText(paste.value);
+    }
+  });
+
+  const fileInput = byId('import-file');
+  byId('import-json').addEventListener('click', () => fileInput.click());
+  fileInput.addEventListener('change', async () => {
+    const file = fileInput.files?.[0];
+    if (!file) return;
+    paste.value = await file.text();
+    loadText(paste.value);
+    fileInput.value = '';
+  });
+
+  byId('export-json').addEventListener('click', () => {
+    const doc = handlers.getExport();
+    const blob = new Blob([`${JSON.stringify(doc, null, 2)}\n`], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const name = (doc.model?.name || 'model').replace(/[^\w.-]+/g, '_');
+    const a = h('a', { href: url, download: `${name}.json` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  });
+
+  return {
+    fillPresets,
+    /** The pasted text's error line also shows engine errors about the whole document. */
+    showPasteError(message) {
+      pasteError.textContent = message;
+    },
+    setPreset(name) {
+      select.value = name ?? '';
+      showSource();
+    },
+  };
+}

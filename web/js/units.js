@@ -1,0 +1,58 @@
+// Number formatting. Counts use decimal prefixes (G = 10^9, as GMACs are published); bytes are
+// shown in binary (GiB = 2^30) or decimal (GB = 10^9) units, always labelled.
+
+export const BINARY = 'GiB';
+export const DECIMAL = 'GB';
+
+const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+const DECIMAL_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+
+/** Bytes in one "GiB" or "GB" of the memory fields. */
+export function bytesPerUnit(units) {
+  return units === DECIMAL ? 1e9 : 1073741824;
+}
+
+function threeDigits(value) {
+  if (value >= 100) return value.toFixed(1);
+  if (value >= 10) return value.toFixed(2);
+  return value.toFixed(2);
+}
+
+/** "97.49 MiB" / "102.23 MB" */
+export function formatBytes(bytes, units) {
+  const base = units === DECIMAL ? 1000 : 1024;
+  const names = units === DECIMAL ? DECIMAL_UNITS : BINARY_UNITS;
+  let value = Math.abs(bytes);
+  let i = 0;
+  while (value >= base && i < names.length - 1) {
+    value /= base;
+    i += 1;
+  }
+  const sign = bytes < 0 ? '−' : '';
+  return i === 0 ? `${sign}${value} B` : `${sign}${threeDigits(value)} ${names[i]}`;
+}
+
+/** "25.56 M" */
+export function formatCount(count) {
+  const names = ['', 'K', 'M', 'G', 'T', 'P', 'E'];
+  let value = Math.abs(count);
+  let i = 0;
+  while (value >= 1000 && i < names.length - 1) {
+    value /= 1000;
+    i += 1;
+  }
+  const sign = count < 0 ? '−' : '';
+  return i === 0 ? `${sign}${value}` : `${sign}${threeDigits(value)} ${names[i]}`;
+}
+
+/** "25,557,032" */
+export function groupDigits(value) {
+  // A regex, not toLocaleString: that builds an Intl formatter per call, too slow for tables.
+  const sign = value < 0 ? '-' : '';
+  return sign + String(Math.round(Math.abs(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** "[3, 224, 224]" -> "3×224×224" */
+export function formatShape(shape) {
+  return Array.isArray(shape) ? shape.join('×') : '';
+}
