@@ -231,7 +231,21 @@ TEST_CASE("every piece of advice fits when applied", "[gpu][fit][advisor]") {
       Case{"model states too large",
            {{"model", linearModel(75000, 100000)["model"]},
             {"workload",
-             {{"batch", 8}, {"dtype", "mixed"}, {"gpu", "a100-sxm4-80gb"}, {"gpus", 8}}}}});
+             {{"batch", 8}, {"dtype", "mixed"}, {"gpu", "a100-sxm4-80gb"}, {"gpus", 8}}}}},
+      // Llama-2-7B (6,738,415,616 params, meta-llama/Llama-2-7b-hf) full training in mixed
+      // precision needs 16 B/param = ~100 GiB of states alone on one 80 GB card.
+      Case{"LLM training states too large",
+           {{"model", {{"preset", "llama-2-7b"}}},
+            {"workload",
+             {{"mode", "train"},
+              {"batch", 2},
+              {"seq_len", 2048},
+              {"dtype", "mixed"},
+              {"gpu", "a100-sxm4-80gb"}}}}},
+      // Llama-2-13B in fp16 is ~24 GiB of weights alone, more than a 24 GB card can use.
+      Case{"LLM inference weights too large",
+           {{"model", {{"preset", "llama-2-13b"}}},
+            {"workload", {{"mode", "infer"}, {"dtype", "fp16"}, {"gpu", "rtx-4090"}}}}});
   CAPTURE(c.what);
   const Report r = run(c.doc);
   REQUIRE(r.gpu_fit);
@@ -252,6 +266,29 @@ TEST_CASE("every piece of advice fits when applied", "[gpu][fit][advisor]") {
     d["workload"].update(a["set"]);
     CHECK(dlcost::estimateDocument(d)["fits"] == true);
   }
+}
+
+TEST_CASE("for transformers the advisor offers LoRA in training and quantized weights in inference",
+          "[gpu][fit][advisor]") {
+  const Report train = run({{"model", {{"preset", "llama-2-7b"}}},
+                            {"workload",
+                             {{"mode", "train"},
+                              {"batch", 2},
+                              {"seq_len", 2048},
+                              {"dtype", "mixed"},
+                              {"gpu", "a100-sxm4-80gb"}}}});
+  bool lora = false;
+  for (const auto& a : train.gpu_fit->advice)
+    lora = lora || a.workload.finetune == dlcost::Finetune::kLora;
+  CHECK(lora);
+  const Report infer =
+      run({{"model", {{"preset", "llama-2-13b"}}},
+           {"workload", {{"mode", "infer"}, {"dtype", "fp16"}, {"gpu", "rtx-4090"}}}});
+  bool int8 = false;
+  for (const auto& a : infer.gpu_fit->advice) {
+    int8 = int8 || (a.workload.weight_dtype && *a.workload.weight_dtype == dlcost::DType::kInt8);
+  }
+  CHECK(int8);
 }
 
 TEST_CASE("the advisor offers ZeRO when the states do not fit data-parallel GPUs",

@@ -7,6 +7,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/fit.hpp"
+#include "dlcost/transformer.hpp"
 
 namespace dlcost {
 
@@ -103,7 +104,61 @@ std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuF
     }
   }
 
-  // 4. A higher ZeRO stage over the data-parallel GPUs already there.
+  // 4. Transformers: recompute activations, train adapters instead of every weight, or
+  //    store the weights (and the KV cache) in fewer bits.
+  if (std::holds_alternative<Transformer>(model.body)) {
+    if (w.mode == Mode::kTrain) {
+      for (Recompute rc : {Recompute::kSelective, Recompute::kFull}) {
+        if (rc <= w.recompute) continue;
+        Workload c = w;
+        c.recompute = rc;
+        if (offer(
+                rc == Recompute::kSelective
+                    ? "selective activation recomputation (recompute attention scores in backward)"
+                    : "full activation recomputation (keep each layer's input, recompute the "
+                      "layer)",
+                c))
+          break;
+      }
+      if (w.finetune == Finetune::kNone || w.finetune == Finetune::kFull) {
+        Workload c = w;
+        c.finetune = Finetune::kLora;
+        if (!offer("LoRA fine-tuning (rank " + std::to_string(w.lora_rank) +
+                       " adapters; the base weights frozen)",
+                   c)) {
+          c.finetune = Finetune::kQlora;
+          c.weight_dtype = DType::kInt4;
+          offer("QLoRA (4-bit base weights with LoRA adapters)", c);
+        }
+      } else if (w.finetune == Finetune::kLora) {
+        Workload c = w;
+        c.finetune = Finetune::kQlora;
+        c.weight_dtype = DType::kInt4;
+        offer("QLoRA (4-bit base weights with LoRA adapters)", c);
+      }
+    } else {
+      const int bits =
+          w.weight_dtype ? dtypeBits(*w.weight_dtype) : dtypeBits(layoutOf(w.precision).weights);
+      for (DType d : {DType::kInt8, DType::kInt4}) {
+        if (dtypeBits(d) >= bits) continue;
+        Workload c = w;
+        c.weight_dtype = d;
+        if (offer(std::string("weights quantized to ") + dtypeName(d) + " (group size " +
+                      std::to_string(w.quant_group_size) + ")",
+                  c))
+          break;
+      }
+      const int kv_bits =
+          w.kv_dtype ? dtypeBits(*w.kv_dtype) : dtypeBits(layoutOf(w.precision).activations);
+      if (kv_bits > 8) {
+        Workload c = w;
+        c.kv_dtype = DType::kFp8;
+        offer("KV cache in fp8", c);
+      }
+    }
+  }
+
+  // 5. A higher ZeRO stage over the data-parallel GPUs already there.
   if (w.mode == Mode::kTrain && fit.data_parallel > 1) {
     for (int s = p.zero + 1; s <= 3; ++s) {
       Workload c = w;
@@ -115,7 +170,7 @@ std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuF
     }
   }
 
-  // 5. More GPUs: data parallel (with the same ZeRO stage, then with ZeRO-3 for training),
+  // 6. More GPUs: data parallel (with the same ZeRO stage, then with ZeRO-3 for training),
   //    and for inference tensor parallel, which splits the weights.
   bool found = false;
   for (int64_t factor = 2; factor <= 64 && !found; factor *= 2) {

@@ -233,6 +233,13 @@ json workloadPatch(const Workload& from, const Workload& to) {
   if (from.batch != to.batch) j["batch"] = to.batch;
   if (from.precision != to.precision) j["dtype"] = precisionName(to.precision);
   if (from.optimizer != to.optimizer) j["optimizer"] = optimizerName(to.optimizer);
+  if (from.grad_accum != to.grad_accum) j["grad_accum"] = to.grad_accum;
+  if (from.recompute != to.recompute) j["recompute"] = recomputeName(to.recompute);
+  if (from.finetune != to.finetune) j["finetune"] = finetuneName(to.finetune);
+  if (from.weight_dtype != to.weight_dtype && to.weight_dtype) {
+    j["weight_dtype"] = dtypeName(*to.weight_dtype);
+  }
+  if (from.kv_dtype != to.kv_dtype && to.kv_dtype) j["kv_dtype"] = dtypeName(*to.kv_dtype);
   const Parallelism &a = from.hardware.parallel, &b = to.hardware.parallel;
   if (a.gpus != b.gpus) j["gpus"] = b.gpus;
   if (a.zero != b.zero) j["zero"] = b.zero;

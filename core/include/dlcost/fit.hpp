@@ -36,9 +36,10 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r);
 
 /// Changes that each make `w` fit on its GPU, smallest first within each kind: lower batch
-/// with gradient accumulation, 16-bit precision, a lighter optimizer, a higher ZeRO stage,
-/// more GPUs. Every candidate is re-estimated through estimate(); only those that fit are
-/// returned.
+/// with gradient accumulation, 16-bit precision, a lighter optimizer, for transformers
+/// activation recomputation and LoRA/QLoRA (training) or int8/int4 weights and an fp8 KV
+/// cache (inference), a higher ZeRO stage, more GPUs. Every candidate is re-estimated
+/// through estimate(); only those that fit are returned.
 std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuFit& fit);
 
 }  // namespace dlcost
