@@ -408,3 +408,41 @@ describe('the page\'s Embed button', () => {
     }
   });
 });
+
+describe('the Copy link button', () => {
+  test('copies the full URL to the clipboard, or selects it in a read-only field', T, async () => {
+    // Refused clipboard (headless default): the URL is selected in the read-only field.
+    const { page, problems } = await openPage(session);
+    try {
+      await page.click('#copy-link');
+      await page.waitForFunction(() => document.getElementById('share-status').textContent !== '');
+      assert.equal(await page.getAttribute('#share-url', 'readonly'), '');
+      const selected = await page.evaluate(() => {
+        const f = document.activeElement;
+        return f.id === 'share-url' && f.selectionStart === 0 && f.selectionEnd === f.value.length;
+      });
+      const copied = (await page.innerText('#share-status')).includes('clipboard');
+      assert.ok(copied || selected, 'copied, or the URL selected for copying');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+    // Granted clipboard: the clipboard holds the URL the field shows.
+    const context = await session.browser.newContext();
+    try {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(session.url).origin });
+      const p = await context.newPage();
+      await p.goto(session.url);
+      await p.waitForSelector('body[data-ready="true"]');
+      await p.selectOption('#preset', 'googlenet');
+      await p.click('#copy-link');
+      await p.waitForFunction(() => document.getElementById('share-status').textContent !== '');
+      const url = await p.inputValue('#share-url');
+      assert.equal(await p.evaluate(() => navigator.clipboard.readText()), url);
+      assert.equal(await p.innerText('#share-status'), 'Link copied to the clipboard.');
+      assert.deepEqual(cliLink(new URL(url).hash), await p.evaluate(() => globalThis.dlcostPage.lastReport()));
+    } finally {
+      await context.close();
+    }
+  });
+});

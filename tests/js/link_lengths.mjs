@@ -48,7 +48,7 @@ const expand = (model) => {
   return r.layers ? r.layers.length : 0;
 };
 for (const [what, model] of custom) {
-  console.log(`| ${what}, ${expand(model)} layers | ${lengthOf({ model, workload: WORKLOAD })} | ${JSON.stringify(model).length} |`);
+  console.log(`| ${what}, ${expand(model)} report rows | ${lengthOf({ model, workload: WORKLOAD })} | ${JSON.stringify(model).length} |`);
 }
 
 // The widget's files: embed.html, its stylesheets and the import closure of js/embed.js.
