@@ -42,7 +42,7 @@ function render(report, units) {
     typeof report.step_time_s === 'number' ? total('step_time', t('stepTime'), formatTime(report.step_time_s)) : null);
   const fmt = (b) => formatBytes(b, units);
   const cap = capacityOf(report);
-  renderBreakdown(byId('w-breakdown'), memorySegments(report), report.memory.total, cap, fmt, {
+  renderBreakdown(byId('w-breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
     capacity: t('capacity'),
     total: t('total'),
     summary: cap === null
