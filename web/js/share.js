@@ -114,5 +114,9 @@ export function createShareLinks(handlers) {
   }
 
   addEventListener('hashchange', () => openFromHash());
+  // The message about a broken link stays until the user changes something.
+  for (const type of ['input', 'change']) {
+    document.querySelector('main').addEventListener(type, () => { linkError.textContent = ''; });
+  }
   return { openFromHash };
 }
