@@ -165,3 +165,30 @@ TEST_CASE("tampered, truncated and foreign fragments give a clear error", "[link
     }
   }
 }
+
+TEST_CASE("the text entry points the page uses wrap the same codec and never throw",
+          "[link][api]") {
+  const json state = {{"doc", {{"model", {{"preset", "resnet50"}}}, {"workload", {{"batch", 64}}}}},
+                      {"ui", {{"units", "decimal"}, {"lang", "zh"}}}};
+  const json encoded = json::parse(dlcost::shareLinkEncodeText(state.dump()));
+  CHECK(encoded.at("fragment") == dlcost::encodeShareLink(state));
+  const json decoded = json::parse(dlcost::shareLinkDecodeText(encoded.at("fragment")));
+  CHECK(decoded.at("state") == state);
+
+  const auto [text, code] = GENERATE(table<std::string, std::string>({
+      {"[1, 2]", "type"},       // a state must be an object
+      {"{\"doc\": ", "parse"},  // not JSON at all
+  }));
+  CAPTURE(text);
+  CHECK(json::parse(dlcost::shareLinkEncodeText(text)).at("error").at("code") == code);
+}
+
+TEST_CASE("the decode entry point reports a broken fragment as an error object", "[link][api]") {
+  const std::string good = dlcost::encodeShareLink({{"doc", {{"model", {{"preset", "alexnet"}}}}}});
+  const std::string bad = GENERATE_COPY(good.substr(0, good.size() - 6), std::string("#x1.abc"),
+                                        std::string("#"), std::string("#d1.@@"));
+  CAPTURE(bad);
+  const json out = json::parse(dlcost::shareLinkDecodeText(bad));
+  CHECK(out.at("error").at("code") == "value");
+  CHECK(out.at("error").at("message").get<std::string>().rfind("share link: ", 0) == 0);
+}

@@ -75,6 +75,17 @@ std::string gpus() {
   return guarded([] { return dlcost::dumpJson(dlcost::gpuTable()); });
 }
 
+/// shareLinkEncode(stateText) -> {"fragment": "#d1...."} (dlcost::shareLinkEncodeText, the
+/// codec `dlcost link` uses).
+std::string shareLinkEncode(const std::string& state_text) {
+  return guarded([&] { return dlcost::shareLinkEncodeText(state_text); });
+}
+
+/// shareLinkDecode(fragment) -> {"state": {...}} or the error saying why the link is unreadable.
+std::string shareLinkDecode(const std::string& fragment) {
+  return guarded([&] { return dlcost::shareLinkDecodeText(fragment); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -91,5 +102,7 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
   emscripten::function("gpus", &gpus);
+  emscripten::function("shareLinkEncode", &shareLinkEncode);
+  emscripten::function("shareLinkDecode", &shareLinkDecode);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

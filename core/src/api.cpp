@@ -10,6 +10,7 @@
 #include "dlcost/gpu_json.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/share_link.hpp"
 #include "dlcost/sweep.hpp"
 #include "dlcost/units.hpp"
 
@@ -192,6 +193,26 @@ nlohmann::json explainDocument(const nlohmann::json& document, const std::string
                         {"text", d.text}});
   }
   return {{"explanations", std::move(explanations)}, {"dominant", std::move(dominant)}};
+}
+
+std::string shareLinkEncodeText(const std::string& state_text) {
+  try {
+    return dumpJson({{"fragment", encodeShareLink(parseDocumentText(state_text))}});
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const std::exception& e) {
+    return internalError(e);
+  }
+}
+
+std::string shareLinkDecodeText(const std::string& fragment) {
+  try {
+    return dumpJson({{"state", decodeShareLink(fragment)}});
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const std::exception& e) {
+    return internalError(e);
+  }
 }
 
 }  // namespace dlcost

@@ -80,7 +80,7 @@ export async function openSession() {
 }
 
 /** Opens the page and waits for the engine; `problems` collects what must not happen. */
-export async function openPage(session, { colorScheme = 'light', viewport, locale } = {}) {
+export async function openPage(session, { colorScheme = 'light', viewport, locale, path = '' } = {}) {
   // A fresh context per page: its own storage, so no test sees another's preferences.
   const context = await session.browser.newContext({ viewport: viewport || { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -102,7 +102,7 @@ export async function openPage(session, { colorScheme = 'light', viewport, local
     });
   });
   if (locale) await page.addInitScript((l) => localStorage.setItem('dlcost.prefs', JSON.stringify({ lang: l })), locale);
-  await page.goto(session.url, { waitUntil: 'load', timeout: 20000 });
+  await page.goto(`${session.url}${path}`, { waitUntil: 'load', timeout: 20000 });
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   return { page, problems };
 }

@@ -60,6 +60,10 @@ const api = {
   preset: (name) => call('preset', name),
   /** GPU presets once the engine provides them ([{name, memory_bytes, ...}]), else []. */
   gpus: () => (engine && typeof engine.gpus === 'function' ? call('gpus') : []),
+  /** The share-link fragment ("#d1....") for a state {doc, ui: {units, lang}}. */
+  encodeLink: (state) => call('shareLinkEncode', JSON.stringify(state)).fragment,
+  /** The state a fragment carries; throws DlcostError for a foreign, truncated or altered one. */
+  decodeLink: (fragment) => call('shareLinkDecode', String(fragment)).state,
 };
 
 export default api;

@@ -6,9 +6,10 @@ import { byId } from './dom.js';
 import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
-import { createModelIo } from './model_io.js';
+import { createModelIo, splitDocument } from './model_io.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
+import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
 import { createWorkloadForm } from './workload_form.js';
 
@@ -98,6 +99,45 @@ function loadPreset(name) {
   recompute();
 }
 
+/** The engine's workload defaults: a link's document that leaves a field out means these. */
+const ENGINE_WORKLOAD = { mode: 'train', batch: '1', dtype: 'fp32', optimizer: 'adam', overhead: '0' };
+
+/** Opens a share link's state: its units and language, its workload (GPU included) in the
+ *  form, and its model as a preset (by name) or as a custom document. */
+function openLinkState({ doc, ui }, gpus) {
+  const s = getState();
+  const units = ui?.units === 'decimal' ? 'GB' : ui?.units === 'binary' ? 'GiB' : s.units;
+  const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
+  const { model, workload } = splitDocument(doc);
+  update({ units, lang, workload: { ...ENGINE_WORKLOAD }, gpu: { name: '', memory: '' } }, { silent: true });
+  form.applyWorkload(workload);
+  // Sizes in full precision (not the form's 6 digits), so the bytes the page sends back are
+  // the link's bytes and the numbers are the same.
+  const unit = units === 'GB' ? 1e9 : 1073741824;
+  const w = workload && typeof workload === 'object' ? workload : {};
+  if (Number.isFinite(w.overhead_bytes)) update({ workload: { overhead: String(w.overhead_bytes / unit) } }, { silent: true });
+  if (Number.isFinite(w.memory_gib)) update({ gpu: { memory: String((w.memory_gib * 1073741824) / unit) } }, { silent: true });
+  if (Number.isFinite(w.memory_bytes)) update({ gpu: { memory: String(w.memory_bytes / unit) } }, { silent: true });
+  if (typeof w.gpu === 'string') {
+    const g = gpus.find((x) => (x.id ?? x.name) === w.gpu);
+    const memory = g && Number.isFinite(g.memory_bytes) ? String(Number((g.memory_bytes / unit).toPrecision(6))) : '';
+    update({ gpu: { name: w.gpu, memory } }, { silent: true });
+  }
+  setLang(lang);
+  syncStatic();
+  form.fillGpus();
+  const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
+  if (keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string') {
+    io.fillPresets(model.preset);
+    loadPreset(model.preset);
+  } else {
+    io.fillPresets('');
+    update({ model: { preset: null, doc: model } }, { silent: true });
+    editor.setModel(model && typeof model === 'object' ? model : null);
+    recompute();
+  }
+}
+
 async function start() {
   const status = byId('global-error');
   status.textContent = t('engineLoading');
@@ -156,7 +196,19 @@ async function start() {
   io.fillPresets(getState().model.preset);
   form.fillGpus();
   const first = getState().model.preset || presets[0]?.name;
-  if (first) loadPreset(first);
+  const links = createShareLinks({
+    currentState: () => linkState(buildDocument(), getState()),
+    open: (state) => openLinkState(state, gpus),
+    openDefault() {
+      update({ workload: { mode: 'train', batch: '32', dtype: 'fp32', optimizer: 'adam', overhead: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
+      syncStatic();
+      form.fillGpus();
+      io.fillPresets(first);
+      loadPreset(first);
+    },
+    modelName: () => lastReport?.model?.name ?? getState().model.preset ?? 'model',
+  });
+  if (!links.openFromHash() && first) loadPreset(first);
   document.body.dataset.ready = 'true';
   // For tests and benchmarks: the same entry points the page itself uses.
   globalThis.dlcostPage = { recompute, getState, lastReport: () => lastReport, lastError: () => lastError };

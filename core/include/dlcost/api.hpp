@@ -53,4 +53,14 @@ std::string presetText(const std::string& name);
 nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language = "en",
                                const std::string& units = "binary");
 
+/// A share link for a page state given as JSON text (see share_link.hpp for the state's
+/// shape): `{"fragment": "#d1...."}`. Never throws; text that is not a JSON object comes back
+/// as errorToJson's object. The document inside is not estimated here: the page links what
+/// it shows, and opening the link reports any error in it.
+std::string shareLinkEncodeText(const std::string& state_text);
+
+/// The state a share-link fragment carries: `{"state": {...}}`, or errorToJson's object saying
+/// why a foreign, truncated or tampered fragment cannot be read. Never throws.
+std::string shareLinkDecodeText(const std::string& fragment);
+
 }  // namespace dlcost
