@@ -11,6 +11,7 @@ import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, 
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { formatBytes } from './units.js';
 import { createWorkloadForm } from './workload_form.js';
+import { initInsights, updateInsights } from './insights.js';
 
 let editor;
 let io;
@@ -74,6 +75,7 @@ export function recompute() {
     const { report, sweep } = dlcost.estimateWithSweep(doc);
     lastReport = report;
     renderReport(report, sweep);
+    updateInsights(doc, report, getState().units, getState().model.preset);
     showError(null);
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
@@ -130,6 +132,7 @@ async function start() {
     },
   });
   form = createWorkloadForm(gpus, getState, update);
+  initInsights({ presets, loadPreset: (name) => { io.setPreset(name); loadPreset(name); } });
 
   byId('lang').addEventListener('change', (e) => {
     update({ lang: e.target.value }, { silent: true });
