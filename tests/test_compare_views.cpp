@@ -36,7 +36,8 @@ TEST_CASE("the preset list carries each CNN's ImageNet top-1 with its source",
                                                                  {"mobilenet_v3_small", 67.668},
                                                                  {"mobilenet_v1", 70.6}}));
   CAPTURE(name);
-  const json* p = rowNamed(dlcost::presetListJson(), name);
+  const json list = dlcost::presetListJson();
+  const json* p = rowNamed(list, name);
   REQUIRE(p);
   REQUIRE(p->contains("metrics"));
   CHECK((*p)["metrics"]["imagenet_top1"].get<double>() == Approx(top1).epsilon(0));

@@ -98,6 +98,9 @@ describe('explanations and comparisons', () => {
     const { page, problems } = await openPage(session, { viewport: { width: 1600, height: 1000 } });
     try {
       await settled(page, () => page.selectOption('#preset', 'resnet50'));
+      // The comparisons are drawn while their section is open.
+      assert.equal(await page.locator('#compare-models .bubble').count(), 0);
+      await settled(page, () => page.click('#models-box > summary'));
       assert.equal(await page.locator('#compare-models .bubble.current').getAttribute('data-name'), 'resnet50');
       // Every CNN preset with a published top-1 is a bubble (mlp_mnist has none).
       assert.ok(await page.locator('#compare-models .bubble').count() >= 27);
@@ -126,6 +129,8 @@ describe('explanations and comparisons', () => {
     try {
       await settled(page, () => page.selectOption('#preset', 'resnet50'));
       await settled(page, () => page.selectOption('#wl-gpu', 'a100-sxm4-80gb'));
+      await settled(page, () => page.click('#gpus-box > summary'));
+      await settled(page, () => page.click('#batch-box > summary'));
       const rows = page.locator('#compare-gpus tbody tr');
       assert.ok(await rows.count() >= 10);
       const seconds = (text) => {

@@ -13,7 +13,7 @@ import { applyExplanations, initExplain } from './explain.js';
 import { renderLearn } from './learn.js';
 import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
 
-const DELAY_MS = 120;
+const DELAY_MS = 250;
 
 let presets = [];
 let loadPreset = () => {};
@@ -21,12 +21,21 @@ let timer = null;
 let cnnRows = null;  // independent of the workload: computed once
 let llmRows = null;  // {key, rows} for the last workload
 let generation = 0;
+let last = null;  // {doc, report, units, presetName} of the report on the page
 
 /** @param options {presets: [{name, family}], loadPreset(name)} */
 export function initInsights(options) {
   presets = options.presets;
   loadPreset = options.loadPreset;
   initExplain(byId('results'));
+  for (const box of document.querySelectorAll('details.insight')) {
+    box.addEventListener('toggle', () => {
+      if (!box.open || !last) return;
+      renderViews(box.dataset.view);
+      renderLearn();
+      finished();
+    });
+  }
 }
 
 function familyOf(presetName, report) {
@@ -35,14 +44,9 @@ function familyOf(presetName, report) {
   return report.transformer ? 'hf' : 'cnn';
 }
 
-function run(doc, report, units, presetName) {
-  const unitsName = units === 'GB' ? 'decimal' : 'binary';
-  try {
-    applyExplanations(dlcost.explain(doc, getLang(), unitsName));
-  } catch (e) {
-    if (!(e instanceof DlcostError)) throw e;
-  }
-  renderLearn();
+const isOpen = (id) => Boolean(byId(id)?.open);
+
+function renderBatch(doc, report, units) {
   let tput = null;
   if (doc.workload && doc.workload.gpu) {
     try {
@@ -52,7 +56,9 @@ function run(doc, report, units, presetName) {
     }
   }
   renderBatchChart(byId('batch-chart'), tput, units);
+}
 
+function renderModels(doc, report, units, presetName) {
   const family = familyOf(presetName, report);
   try {
     if (family === 'cnn') {
@@ -62,12 +68,14 @@ function run(doc, report, units, presetName) {
     } else {
       const key = JSON.stringify([family, doc.workload || {}]);
       if (!llmRows || llmRows.key !== key) llmRows = { key, rows: dlcost.comparePresets(family, doc.workload || {}).rows };
-      const { rows } = llmRows;
-      renderModelChart(byId('compare-models'), rows, 'llm', presetName, units, loadPreset);
+      renderModelChart(byId('compare-models'), llmRows.rows, 'llm', presetName, units, loadPreset);
     }
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
   }
+}
+
+function renderGpus(doc, units) {
   try {
     renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units);
   } catch (e) {
@@ -75,8 +83,32 @@ function run(doc, report, units, presetName) {
     byId('compare-gpus').replaceChildren();
     byId('gpu-chart').replaceChildren();
   }
+}
+
+/** The views whose section is open; `only` limits it to one (a section just opened). */
+function renderViews(only) {
+  if (!last) return;
+  const { doc, report, units, presetName } = last;
+  if ((!only || only === 'batch') && isOpen('batch-box')) renderBatch(doc, report, units);
+  if ((!only || only === 'models') && isOpen('models-box')) renderModels(doc, report, units, presetName);
+  if ((!only || only === 'gpus') && isOpen('gpus-box')) renderGpus(doc, units);
+}
+
+function finished() {
   generation += 1;
   document.body.dataset.insights = String(generation);
+}
+
+function run() {
+  const { doc, units } = last;
+  try {
+    applyExplanations(dlcost.explain(doc, getLang(), units === 'GB' ? 'decimal' : 'binary'));
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+  }
+  renderViews();
+  renderLearn();
+  finished();
 }
 
 /** Powers of two up to past the largest batch that fits (or 4 x the batch), plus the
@@ -92,6 +124,7 @@ export function throughputBatches(report) {
 
 /** Schedules the explanations and comparisons for the report just drawn. */
 export function updateInsights(doc, report, units, presetName) {
+  last = { doc, report, units, presetName };
   clearTimeout(timer);
-  timer = setTimeout(() => run(doc, report, units, presetName), DELAY_MS);
+  timer = setTimeout(run, DELAY_MS);
 }

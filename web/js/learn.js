@@ -42,6 +42,8 @@ function labelOf(ref, el) {
 function go(ref) {
   const el = targetOf(ref);
   if (!el) return;
+  const box = el.closest('details');
+  if (box && !box.open) box.open = true;  // its view draws on the toggle event
   el.scrollIntoView({ block: 'center' });
   if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
   el.focus({ preventScroll: true });
