@@ -60,6 +60,8 @@ describe('explanations and comparisons', () => {
       assert.ok((await panel.locator('.explain-result').innerText()).includes(groupDigits(report.memory.optimizer_states)));
       assert.equal(await params.getAttribute('aria-expanded'), 'false');
 
+      await shoot(page, '#results', 'explain-open');
+
       // A per-layer cell, with Space.
       const cell = page.locator('#layers td[data-col="macs"]').nth(1);
       await cell.focus();
@@ -83,6 +85,7 @@ describe('explanations and comparisons', () => {
       assert.ok((await panel.innerText()).includes('优化器状态'), await panel.innerText());
       assert.ok((await panel.innerText()).includes(groupDigits(report.memory.optimizer_states)));
       assert.equal(await page.locator('#learn-h').innerText(), '显存是怎样算的');
+      await shoot(page, '#learn', 'learn-panel-zh');
 
       // A learn-panel link focuses the live figure it explains and opens its explanation.
       await page.locator('#learn li[data-point="learn_terms"] button[data-target="/memory/gradients"]').click();

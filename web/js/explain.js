@@ -10,7 +10,7 @@ import { t } from './i18n.js';
 const CARD_IDS = {
   totalParams: '/params/total',
   totalMacs: '/macs/forward',
-  totalFlops: '/flops/forward',
+  totalFlops: '/flops/total',  // the card shows forward + backward; armed only if explained
   totalMemory: '/memory/total',
 };
 

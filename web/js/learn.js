@@ -15,7 +15,7 @@ const POINTS = [
   ['learn_batch', ['/max_batch', '#sweep']],
   ['learn_relu', ['/memory/activations', '/memory/activation_gradients']],
   ['learn_depthwise', ['#layers']],
-  ['learn_backward', ['/flops/forward', '/macs/forward']],
+  ['learn_backward', ['/macs/forward', '#layers']],
   ['learn_saturate', ['#batch-chart']],
 ];
 
