@@ -21,13 +21,16 @@ const POINTS = [
 
 function targetOf(ref) {
   if (ref.startsWith('#')) return byId(ref.slice(1));
-  return document.querySelector(`#results-body [data-explain="${CSS.escape(ref)}"]`);
+  // The figure itself, not the dominant-terms sentence that links to it as well.
+  const all = document.querySelectorAll(`#results-body [data-explain="${CSS.escape(ref)}"]`);
+  return [...all].find((el) => !el.closest('#dominant')) || all[0] || null;
 }
 
 function labelOf(ref, el) {
   if (ref.startsWith('#')) {
     const heading = el.previousElementSibling;
-    return heading && /^H[2-4]$/.test(heading.tagName) ? heading.textContent : ref.slice(1);
+    if (heading && /^(H[2-4]|SUMMARY)$/.test(heading.tagName)) return heading.textContent;
+    return el.textContent || ref.slice(1);
   }
   const card = el.closest('.card');
   if (card) return `${card.querySelector('.card-label').textContent}: ${el.textContent}`;
