@@ -226,11 +226,8 @@ int run(const dlcost::cli::Options& o) {
   }
   if (o.command == "presets") {
     if (o.json) {
-      json list = json::array();
-      for (const auto& p : dlcost::presetList()) {
-        list.push_back({{"name", p.name}, {"family", p.family}, {"source", p.source}});
-      }
-      std::cout << dlcost::dumpJson(list, 2) << "\n";
+      // The same list the page gets (with each preset's published metrics).
+      std::cout << dlcost::dumpJson(dlcost::presetListJson(), 2) << "\n";
     } else {
       for (const auto& p : dlcost::presetList()) std::cout << p.name << "\t" << p.family << "\n";
     }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "dlcost/api.hpp"
+#include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/report_json.hpp"
 
@@ -86,6 +87,40 @@ std::string shareLinkDecode(const std::string& fragment) {
   return guarded([&] { return dlcost::shareLinkDecodeText(fragment); });
 }
 
+/// explain(documentText, lang, units) -> {"explanations", "dominant"} (dlcost::explainDocument;
+/// lang "en" | "zh", units "binary" | "decimal").
+std::string explain(const std::string& document_text, const std::string& lang,
+                    const std::string& units) {
+  return guarded([&] {
+    return dlcost::dumpJson(
+        dlcost::explainDocument(dlcost::parseDocumentText(document_text), lang, units));
+  });
+}
+
+/// compare(documentText, sort) -> every GPU preset for the document (dlcost::compareDocument).
+std::string compare(const std::string& document_text, const std::string& sort) {
+  return guarded([&] {
+    return dlcost::dumpJson(
+        dlcost::compareDocument(dlcost::parseDocumentText(document_text), sort));
+  });
+}
+
+/// sweepThroughput(documentText, batchesJsonText) -> memory and samples/s at each batch on the
+/// chosen GPU (dlcost::sweepThroughputText): one call for the whole batch chart.
+std::string sweepThroughput(const std::string& document_text,
+                            const std::string& batches_json_text) {
+  return guarded([&] { return dlcost::sweepThroughputText(document_text, batches_json_text); });
+}
+
+/// comparePresets(requestText) -> each preset of a family estimated with one workload
+/// (dlcost::comparePresetsDocument): one call for the model-comparison chart.
+std::string comparePresets(const std::string& request_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(
+        dlcost::comparePresetsDocument(dlcost::parseDocumentText(request_text)));
+  });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -104,5 +139,9 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("gpus", &gpus);
   emscripten::function("shareLinkEncode", &shareLinkEncode);
   emscripten::function("shareLinkDecode", &shareLinkDecode);
+  emscripten::function("explain", &explain);
+  emscripten::function("compare", &compare);
+  emscripten::function("comparePresets", &comparePresets);
+  emscripten::function("sweepThroughput", &sweepThroughput);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

@@ -48,6 +48,8 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
   for (const BatchPoint& p : s.points) {
     nlohmann::json point = {{"batch", p.batch}, {"total", p.total}};
     if (s.memory_bytes) point["fits"] = p.total <= *s.memory_bytes;
+    if (p.samples_per_s) point["samples_per_s"] = *p.samples_per_s;
+    if (p.step_time_s) point["step_time_s"] = *p.step_time_s;
     points.push_back(std::move(point));
   }
   nlohmann::json j = {{"schema", "dlcost.sweep/1"},
@@ -142,7 +144,11 @@ std::string estimateWithSweepText(const std::string& document_text, int points) 
 nlohmann::json presetListJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const PresetInfo& p : presetList()) {
-    list.push_back({{"name", p.name}, {"family", p.family}, {"source", p.source}});
+    nlohmann::json entry = {{"name", p.name}, {"family", p.family}, {"source", p.source}};
+    // Published facts stored with the preset (e.g. ImageNet top-1 with its source).
+    const nlohmann::json doc = nlohmann::json::parse(presetJson(p.name));
+    if (doc.is_object() && doc.contains("metrics")) entry["metrics"] = doc["metrics"];
+    list.push_back(std::move(entry));
   }
   return list;
 }
@@ -155,6 +161,60 @@ std::string presetText(const std::string& name) {
                           "unknown preset '" + name + "' (`dlcost presets` lists them)"}));
   }
   return text;
+}
+
+std::string sweepThroughputText(const std::string& document_text,
+                                const std::string& batches_json_text) {
+  try {
+    const Config config = parseConfigText(document_text);
+    const Report report = estimate(config.model, config.workload);
+    BatchSweep sweep = sweepBatch(report, readBatches(batches_json_text));
+    addThroughput(sweep, config.model, config.workload);
+    return dumpJson(sweepToJson(sweep));
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const std::exception& e) {
+    return internalError(e);
+  }
+}
+
+nlohmann::json comparePresetsDocument(const nlohmann::json& document) {
+  if (!document.is_object()) {
+    throw InputError(ErrorCode::kType, "", "must be an object {\"family\", \"workload\"}");
+  }
+  for (const auto& [key, value] : document.items()) {
+    if (key != "family" && key != "workload") {
+      throw InputError(ErrorCode::kUnknownField, "/" + key, "unknown field (family, workload)");
+    }
+  }
+  std::string family;
+  if (document.contains("family")) {
+    if (!document["family"].is_string()) {
+      throw InputError(ErrorCode::kType, "/family", "must be a string");
+    }
+    family = document["family"].get<std::string>();
+  }
+  const nlohmann::json workload =
+      document.contains("workload") ? document["workload"] : nlohmann::json::object();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const nlohmann::json& info : presetListJson()) {
+    if (!family.empty() && info["family"] != family) continue;
+    nlohmann::json row = {{"name", info["name"]}, {"family", info["family"]}};
+    if (info.contains("metrics")) row["metrics"] = info["metrics"];
+    try {
+      const Config config =
+          parseConfig({{"model", {{"preset", info["name"]}}}, {"workload", workload}});
+      const Report r = estimate(config.model, config.workload);
+      row["params"] = r.params.total;
+      row["macs_forward"] = r.macs.forward;
+      row["memory_total"] = r.memory.total;
+      if (r.gpu_fit) row["fits"] = r.gpu_fit->fits;
+    } catch (const InputError& e) {
+      row["error"] = errorToJson(e.error())["error"];
+    }
+    rows.push_back(std::move(row));
+  }
+  return {{"schema", "dlcost.presets_compare/1"}, {"family", family}, {"rows", std::move(rows)}};
 }
 
 nlohmann::json explainDocument(const nlohmann::json& document, const std::string& language,

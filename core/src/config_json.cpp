@@ -516,8 +516,10 @@ Model parseModel(const json& m, const std::string& path) {
     model.body = readGenericTransformer(r.require("transformer"), r.pathOf("transformer"));
     return model;
   }
-  r.rejectUnknown({"schema", "name", "description", "source", "comment", "input", "layers",
-                   "blocks", "hf_config", "transformer"});
+  // "metrics" holds published facts about a preset (e.g. ImageNet top-1) for comparison
+  // charts; the estimate ignores it.
+  r.rejectUnknown({"schema", "name", "description", "source", "metrics", "comment", "input",
+                   "layers", "blocks", "hf_config", "transformer"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                      "this dlcost reads model schema version 1");

@@ -7,6 +7,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
 
 namespace dlcost {
 
@@ -67,7 +68,10 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
     const std::string path = childPath("/batches", i);
     if (b < 1) throw InputError(ErrorCode::kValue, path, "a batch size must be at least 1");
     try {
-      s.points.push_back({b, checkedAdd(s.fixed, checkedMul(s.per_sample, b))});
+      BatchPoint point;
+      point.batch = b;
+      point.total = checkedAdd(s.fixed, checkedMul(s.per_sample, b));
+      s.points.push_back(point);
     } catch (const ArithmeticOverflow&) {
       throw InputError(
           ErrorCode::kTooLarge, path,
@@ -75,6 +79,24 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
     }
   }
   return s;
+}
+
+void addThroughput(BatchSweep& sweep, const Model& model, const Workload& w) {
+  if (!w.hardware.gpu) return;
+  for (BatchPoint& point : sweep.points) {
+    Workload at = w;
+    at.batch = point.batch;
+    at.hardware.advise = false;
+    try {
+      const Report r = estimate(model, at);
+      if (!r.gpu_fit) continue;
+      point.samples_per_s = r.gpu_fit->time.samples_per_s;
+      point.step_time_s = r.gpu_fit->time.step_s;
+    } catch (const InputError&) {
+      // This batch is not a valid layout (or overflows); the chart skips the point.
+    } catch (const ArithmeticOverflow&) {
+    }
+  }
 }
 
 }  // namespace dlcost

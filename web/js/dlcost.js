@@ -64,6 +64,17 @@ const api = {
   encodeLink: (state) => call('shareLinkEncode', JSON.stringify(state)).fragment,
   /** The state a fragment carries; throws DlcostError for a foreign, truncated or altered one. */
   decodeLink: (fragment) => call('shareLinkDecode', String(fragment)).state,
+  /** How each figure was computed: {explanations: [{id, title, formula, inputs, result, text}],
+   *  dominant: [{quantity, layer_type, layers, share, names, text}]}; ids are JSON pointers
+   *  into the report. lang "en" | "zh", units "binary" | "decimal". */
+  explain: (doc, lang = 'en', units = 'binary') => call('explain', toText(doc), lang, units),
+  /** Every GPU preset for the document's model and workload: {rows: [{gpu, name, fits, ...}]}. */
+  compare: (doc, sort = 'samples_per_s') => call('compare', toText(doc), sort),
+  /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
+   *  memory_total, metrics?, error?}]}. */
+  /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU. */
+  sweepThroughput: (doc, batches) => call('sweepThroughput', toText(doc), JSON.stringify(batches)),
+  comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
 };
 
 export default api;

@@ -12,6 +12,7 @@ import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
 import { createWorkloadForm } from './workload_form.js';
+import { initInsights, updateInsights } from './insights.js';
 
 let editor;
 let io;
@@ -75,6 +76,7 @@ export function recompute() {
     const { report, sweep } = dlcost.estimateWithSweep(doc);
     lastReport = report;
     renderReport(report, sweep);
+    updateInsights(doc, report, getState().units, getState().model.preset);
     showError(null);
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
@@ -170,6 +172,7 @@ async function start() {
     },
   });
   form = createWorkloadForm(gpus, getState, update);
+  initInsights({ presets, loadPreset: (name) => { io.setPreset(name); loadPreset(name); } });
 
   byId('lang').addEventListener('change', (e) => {
     update({ lang: e.target.value }, { silent: true });

@@ -201,7 +201,7 @@ function buildView(root, sort, onSort, key) {
       if (c.num) {
         const bar = h('span', { class: `bar bar-${c.key}`, 'aria-hidden': 'true' });
         const text = h('span', { class: 'bar-text' });
-        tr.append(h('td', { class: 'num bar-cell' }, bar, text));
+        tr.append(h('td', { class: 'num bar-cell', dataset: { col: c.key } }, bar, text));
         return { bar, text };
       }
       const td = h('td', { class: c.key === 'output_shape' ? 'shape' : '' });
@@ -227,6 +227,7 @@ function buildView(root, sort, onSort, key) {
       const { tr, cells } = pool[r - first];
       const l = rows[r];
       if (tr.dataset.name !== l.name) tr.dataset.name = l.name;
+      if (tr.dataset.index !== String(l.index)) tr.dataset.index = String(l.index);  // explain.js: /layers/<index>
       tr.setAttribute('aria-rowindex', String(r + 2));
       COLUMNS.forEach((c, k) => {
         setText(cells[k].text, cellText(c, l, units));

@@ -40,11 +40,28 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
 /// Never throws; failures come back as errorToJson's object.
 std::string estimateWithSweepText(const std::string& document_text, int points);
 
+/// sweepBatchText's sweep at `batches_json_text` with each point's roofline throughput on the
+/// workload's GPU ("samples_per_s", "step_time_s"; see addThroughput): one re-estimate per
+/// point, so the page keeps it off the per-keystroke path. Without a GPU the points carry
+/// memory only. Never throws; failures come back as errorToJson's object (paths as for
+/// sweepBatchText).
+std::string sweepThroughputText(const std::string& document_text,
+                                const std::string& batches_json_text);
+
 /// The built-in presets as a JSON array of `{"name", "family", "source"}`, in presetList order.
 nlohmann::json presetListJson();
 
 /// A preset's model document as JSON text, or errorToJson's object for an unknown name.
 std::string presetText(const std::string& name);
+
+/// Every preset of `document["family"]` (all presets when absent or "") estimated with
+/// `document["workload"]` (default {}): `{"schema": "dlcost.presets_compare/1", "family",
+/// "rows": [{"name", "family", "metrics"?, "params", "macs_forward", "memory_total",
+/// "fits"?}]}`: total parameters, forward MACs per sample, total memory in bytes, and the
+/// fit when the workload names a GPU. A preset the workload does not suit gets
+/// `"error": {"code", "path", "message"}` in place of the figures. Throws InputError for a
+/// malformed document (paths "/family", "/<unknown key>").
+nlohmann::json comparePresetsDocument(const nlohmann::json& document);
 
 /// How every figure of the document's report was computed, and what dominates it:
 /// `{"explanations": [{"id", "title", "formula", "inputs": [{"symbol", "label", "value"}],

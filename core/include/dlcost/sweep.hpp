@@ -6,7 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "dlcost/model.hpp"
 #include "dlcost/report.hpp"
+#include "dlcost/workload.hpp"
 
 namespace dlcost {
 
@@ -17,6 +19,10 @@ constexpr size_t kMaxSweepPoints = 1024;
 struct BatchPoint {
   int64_t batch = 1;
   int64_t total = 0;  ///< fixed + batch x per_sample, bytes
+  /// Roofline throughput on the workload's GPU at this batch (see addThroughput); absent
+  /// without a GPU or where the layout cannot take this batch.
+  std::optional<double> samples_per_s;
+  std::optional<double> step_time_s;  ///< seconds per step at this batch, with samples_per_s
 };
 
 /// Memory versus batch for the model and workload of `report`.
@@ -42,5 +48,13 @@ std::vector<int64_t> chartBatches(const Report& report, int points);
 /// an empty, too long or non-positive list, kTooLarge when a total overflows 64 bits) with
 /// the path "/batches/i" of the offending entry.
 BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches);
+
+/// Fills each point's samples_per_s and step_time_s by re-estimating `w` at the point's
+/// batch on its GPU (the step time is not linear in the batch: weight traffic is fixed per
+/// step, so small batches are memory-bound and the speed-up saturates once compute-bound).
+/// Does nothing when `w` names no GPU. A batch the layout rejects (e.g. not divisible by the
+/// data-parallel degree) leaves that point without throughput. The advisor is off for these
+/// re-estimates.
+void addThroughput(BatchSweep& sweep, const Model& model, const Workload& w);
 
 }  // namespace dlcost

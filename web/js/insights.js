@@ -1,0 +1,130 @@
+// Everything that explains and compares the current result: the engine's explanations of
+// each figure, the "how memory works" panel, the model / GPU comparisons and the batch chart.
+// main.js calls initInsights once and updateInsights after each report; the engine calls
+// here (explain, compare, comparePresets) run a moment after the report is drawn, so typing
+// in the form stays as fast as before. document.body.dataset.insights counts finished updates
+// (tests wait on it).
+
+import dlcost, { DlcostError } from './dlcost.js';
+import { byId } from './dom.js';
+import { getLang } from './i18n.js';
+import './insights_i18n.js';
+import { applyExplanations, initExplain } from './explain.js';
+import { renderLearn } from './learn.js';
+import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
+
+const DELAY_MS = 250;
+
+let presets = [];
+let loadPreset = () => {};
+let timer = null;
+let cnnRows = null;  // independent of the workload: computed once
+let llmRows = null;  // {key, rows} for the last workload
+let generation = 0;
+let last = null;  // {doc, report, units, presetName} of the report on the page
+
+/** @param options {presets: [{name, family}], loadPreset(name)} */
+export function initInsights(options) {
+  presets = options.presets;
+  loadPreset = options.loadPreset;
+  initExplain(byId('results'));
+  for (const box of document.querySelectorAll('details.insight')) {
+    box.addEventListener('toggle', () => {
+      if (!box.open || !last) return;
+      renderViews(box.dataset.view);
+      renderLearn();
+      finished();
+    });
+  }
+}
+
+function familyOf(presetName, report) {
+  const p = presets.find((x) => x.name === presetName);
+  if (p) return p.family === 'cnn' ? 'cnn' : p.family;
+  return report.transformer ? 'hf' : 'cnn';
+}
+
+const isOpen = (id) => Boolean(byId(id)?.open);
+
+function renderBatch(doc, report, units) {
+  let tput = null;
+  if (doc.workload && doc.workload.gpu) {
+    try {
+      tput = dlcost.sweepThroughput(doc, throughputBatches(report));
+    } catch (e) {
+      if (!(e instanceof DlcostError)) throw e;
+    }
+  }
+  renderBatchChart(byId('batch-chart'), tput, units);
+}
+
+function renderModels(doc, report, units, presetName) {
+  const family = familyOf(presetName, report);
+  try {
+    if (family === 'cnn') {
+      // batch 1: the engine's forward MACs are per step (B x per sample).
+      if (!cnnRows) cnnRows = dlcost.comparePresets('cnn', { batch: 1 }).rows;
+      renderModelChart(byId('compare-models'), cnnRows, 'cnn', presetName, units, loadPreset);
+    } else {
+      const key = JSON.stringify([family, doc.workload || {}]);
+      if (!llmRows || llmRows.key !== key) llmRows = { key, rows: dlcost.comparePresets(family, doc.workload || {}).rows };
+      renderModelChart(byId('compare-models'), llmRows.rows, 'llm', presetName, units, loadPreset);
+    }
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+  }
+}
+
+function renderGpus(doc, units) {
+  try {
+    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units);
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+    byId('compare-gpus').replaceChildren();
+    byId('gpu-chart').replaceChildren();
+  }
+}
+
+/** The views whose section is open; `only` limits it to one (a section just opened). */
+function renderViews(only) {
+  if (!last) return;
+  const { doc, report, units, presetName } = last;
+  if ((!only || only === 'batch') && isOpen('batch-box')) renderBatch(doc, report, units);
+  if ((!only || only === 'models') && isOpen('models-box')) renderModels(doc, report, units, presetName);
+  if ((!only || only === 'gpus') && isOpen('gpus-box')) renderGpus(doc, units);
+}
+
+function finished() {
+  generation += 1;
+  document.body.dataset.insights = String(generation);
+}
+
+function run() {
+  const { doc, units } = last;
+  try {
+    applyExplanations(dlcost.explain(doc, getLang(), units === 'GB' ? 'decimal' : 'binary'));
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+  }
+  renderViews();
+  renderLearn();
+  finished();
+}
+
+/** Powers of two up to past the largest batch that fits (or 4 x the batch), plus the
+ *  workload's batch and the largest batch: a log-scale batch axis, about 15 estimates. */
+export function throughputBatches(report) {
+  const max = typeof report.max_batch === 'number' ? report.max_batch : null;
+  const top = Math.max(8, max ? Math.ceil(max * 1.25) : report.workload.batch * 4);
+  const out = new Set([report.workload.batch]);
+  for (let b = 1; b <= Math.min(top, 1 << 20); b *= 2) out.add(b);
+  if (max && max >= 1) out.add(max);
+  return [...out].sort((a, b) => a - b).slice(0, 64);
+}
+
+/** Schedules the explanations and comparisons for the report just drawn. */
+export function updateInsights(doc, report, units, presetName) {
+  last = { doc, report, units, presetName };
+  clearTimeout(timer);
+  timer = setTimeout(run, DELAY_MS);
+}

@@ -1,0 +1,73 @@
+// The "how memory works" panel: a few short points, each with links to the live figures it
+// explains for the current model (a link scrolls to the figure, focuses it and opens its
+// explanation).
+
+import { byId, h, replace } from './dom.js';
+import { t } from './i18n.js';
+import { openExplanation } from './explain.js';
+
+/** Each point and the figures it links to: explanation ids (JSON pointers) or element ids. */
+const POINTS = [
+  ['learn_capacity', ['/memory/total', '/gpu_memory/usable_bytes', '/step_time_s']],
+  ['learn_units', ['#units-gib']],
+  ['learn_dtype', ['/memory/weights']],
+  ['learn_terms', ['/memory/weights', '/memory/gradients', '/memory/optimizer_states', '/memory/activations']],
+  ['learn_batch', ['/max_batch', '#sweep']],
+  ['learn_relu', ['/memory/activations', '/memory/activation_gradients']],
+  ['learn_depthwise', ['#layers']],
+  ['learn_backward', ['/macs/forward', '#layers']],
+  ['learn_saturate', ['#batch-chart']],
+];
+
+function targetOf(ref) {
+  if (ref.startsWith('#')) return byId(ref.slice(1));
+  // The figure itself, not the dominant-terms sentence that links to it as well.
+  const all = document.querySelectorAll(`#results-body [data-explain="${CSS.escape(ref)}"]`);
+  return [...all].find((el) => !el.closest('#dominant')) || all[0] || null;
+}
+
+function labelOf(ref, el) {
+  if (ref.startsWith('#')) {
+    const heading = el.previousElementSibling;
+    if (heading && /^(H[2-4]|SUMMARY)$/.test(heading.tagName)) return heading.textContent;
+    return el.textContent || ref.slice(1);
+  }
+  const card = el.closest('.card');
+  if (card) return `${card.querySelector('.card-label').textContent}: ${el.textContent}`;
+  const li = el.closest('li[data-key]');
+  if (li) return `${li.querySelector('.legend-label').textContent}: ${el.textContent}`;
+  const dt = el.previousElementSibling;
+  if (dt && dt.tagName === 'DT') return `${dt.textContent}: ${el.textContent}`;
+  const parent = el.parentElement;
+  return parent ? parent.textContent : el.textContent;
+}
+
+function go(ref) {
+  const el = targetOf(ref);
+  if (!el) return;
+  const box = el.closest('details');
+  if (box && !box.open) box.open = true;  // its view draws on the toggle event
+  el.scrollIntoView({ block: 'center' });
+  if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus({ preventScroll: true });
+  if (!ref.startsWith('#')) openExplanation(ref);
+}
+
+/** Redraws the panel for the figures now on the page (call after applyExplanations). */
+export function renderLearn(root = byId('learn')) {
+  if (!root) return;
+  const items = POINTS.map(([key, refs]) => {
+    const links = [];
+    for (const ref of refs) {
+      const el = targetOf(ref);
+      if (!el) continue;
+      const a = h('button', { type: 'button', class: 'learn-link', dataset: { target: ref } }, labelOf(ref, el));
+      a.addEventListener('click', () => go(ref));
+      links.push(a);
+    }
+    return h('li', { dataset: { point: key } },
+      h('p', {}, t(key)),
+      links.length ? h('p', { class: 'learn-links' }, `${t('learnShow')}: `, links) : h('p', { class: 'hint' }, t('learnNotHere')));
+  });
+  replace(root, h('h2', { id: 'learn-h' }, t('learnHeading')), h('ul', { class: 'learn-list' }, items));
+}
