@@ -10,6 +10,7 @@ import { createModelIo } from './model_io.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { formatBytes } from './units.js';
+import { setPresetFamilies } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 
 let editor;
@@ -69,6 +70,7 @@ function renderReport(report, sweep) {
 
 /** Estimates the current document and redraws everything: one engine call per update. */
 export function recompute() {
+  form.refresh();  // which transformer / multi-GPU fields apply to this model and GPU
   const doc = buildDocument();
   try {
     const { report, sweep } = dlcost.estimateWithSweep(doc);
@@ -110,6 +112,7 @@ async function start() {
   status.textContent = '';
   const presets = dlcost.presets();
   const gpus = dlcost.gpus();
+  setPresetFamilies(presets);
 
   editor = createModelEditor(byId('editor'), (doc) => {
     io.setPreset('');
