@@ -11,6 +11,7 @@ import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, 
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
+import { setPresetFamilies } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
 
@@ -71,6 +72,7 @@ function renderReport(report, sweep) {
 
 /** Estimates the current document and redraws everything: one engine call per update. */
 export function recompute() {
+  form.refresh();  // which transformer / multi-GPU fields apply to this model and GPU
   const doc = buildDocument();
   try {
     const { report, sweep } = dlcost.estimateWithSweep(doc);
@@ -152,6 +154,7 @@ async function start() {
   status.textContent = '';
   const presets = dlcost.presets();
   const gpus = dlcost.gpus();
+  setPresetFamilies(presets);
 
   editor = createModelEditor(byId('editor'), (doc) => {
     io.setPreset('');

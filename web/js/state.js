@@ -1,6 +1,8 @@
 // The page's state in one place: what the user chose (model, workload, GPU, units, language)
 // and the document the engine sees. Modules change it through update() and re-render from it.
 
+import { EXTRA_DEFAULTS, extraWorkload } from './llm_fields.js';
+
 const STORAGE_KEY = 'dlcost.prefs';
 
 function loadPrefs() {
@@ -38,6 +40,7 @@ const state = {
     dtype: 'fp32',
     optimizer: 'adam',
     overhead: '0',
+    ...EXTRA_DEFAULTS,  // transformer and multi-GPU fields (llm_fields.js)
   },
   gpu: { name: '', memory: '24' },
   units: prefs.units === 'GB' ? 'GB' : 'GiB',
@@ -103,5 +106,7 @@ export function buildDocument(s = state) {
     if (s.units === 'GiB') workload.memory_gib = memory;
     else workload.memory_bytes = typeof memory === 'number' ? Math.round(memory * 1e9) : memory;
   }
+  // Transformer and multi-GPU fields, only those that apply to this model and GPU.
+  Object.assign(workload, extraWorkload(s, numberOrText));
   return { model, workload };
 }

@@ -5,6 +5,7 @@
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
 import { bytesPerUnit } from './units.js';
+import { EXTRA_FIELDS, LLM_FIELDS, PARALLEL_FIELDS, fieldContext, fieldId } from './llm_fields.js';
 
 const FIELDS = {
   mode: 'wl-mode',
@@ -24,7 +25,31 @@ const ERROR_FIELDS = [
   ['/workload/memory_gib', 'wl-memory'],
   ['/workload/memory_bytes', 'wl-memory'],
   ['/workload/gpu', 'wl-memory'],
+  ...EXTRA_FIELDS.map((f) => [`/workload/${f.key}`, fieldId(f.key)]),
 ];
+
+/** One transformer / multi-GPU field: label, control, hint of the default, error line. */
+function extraField(f) {
+  const id = fieldId(f.key);
+  const label = h('label', { for: id, 'data-i18n': `f_${f.key}` }, t(`f_${f.key}`));
+  const error = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert' });
+  let control;
+  if (f.kind === 'select') {
+    control = h('select', { id, 'aria-describedby': `${id}-error` },
+      f.options.map((v) => h('option', v === '' ? { value: '', 'data-i18n': 'engineDefault' } : { value: v },
+        v === '' ? t('engineDefault') : v)));
+  } else if (f.kind === 'checkbox') {
+    control = h('input', { id, type: 'checkbox', 'aria-describedby': `${id}-error` });
+    return h('div', { class: 'field check', 'data-field': f.key }, control, label, error);
+  } else {
+    control = h('input', {
+      id, type: 'text', autocomplete: 'off', 'aria-describedby': `${id}-error`,
+      inputmode: f.kind === 'number' ? 'decimal' : 'text', 'data-i18n-placeholder': `p_${f.key}`,
+      placeholder: t(`p_${f.key}`),
+    });
+  }
+  return h('div', { class: 'field', 'data-field': f.key }, label, control, error);
+}
 
 function trimNumber(x) {
   return String(Number(x.toPrecision(6)));
@@ -38,6 +63,20 @@ function trimNumber(x) {
 export function createWorkloadForm(gpus, getState, update) {
   const gpuSelect = byId('wl-gpu');
   const memory = byId('wl-memory');
+
+  byId('wl-llm').replaceChildren(...LLM_FIELDS.map(extraField));
+  byId('wl-parallel').replaceChildren(...PARALLEL_FIELDS.map(extraField));
+  for (const f of EXTRA_FIELDS) {
+    const el = byId(fieldId(f.key));
+    if (f.kind === 'checkbox') el.addEventListener('change', () => update({ workload: { [f.key]: el.checked } }));
+    else el.addEventListener(f.kind === 'select' ? 'change' : 'input', () => update({ workload: { [f.key]: el.value } }));
+  }
+
+  /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest. */
+  function refresh() {
+    const ctx = fieldContext(getState());
+    for (const f of EXTRA_FIELDS) byId(fieldId(f.key)).closest('.field').hidden = !f.when(ctx);
+  }
 
   for (const [key, id] of Object.entries(FIELDS)) {
     const el = byId(id);
@@ -71,10 +110,17 @@ export function createWorkloadForm(gpus, getState, update) {
 
   return {
     fillGpus,
+    refresh,
     /** Writes the state into the fields (after a language/units change or an import). */
     sync() {
       const s = getState();
       for (const [key, id] of Object.entries(FIELDS)) byId(id).value = s.workload[key];
+      for (const f of EXTRA_FIELDS) {
+        const el = byId(fieldId(f.key));
+        if (f.kind === 'checkbox') el.checked = s.workload[f.key] === true;
+        else el.value = s.workload[f.key];
+      }
+      refresh();
       memory.value = s.gpu.memory;
       for (const el of document.querySelectorAll('[data-unit-label]')) el.textContent = s.units;
     },
@@ -103,6 +149,12 @@ export function createWorkloadForm(gpus, getState, update) {
       const patch = {};
       for (const key of ['mode', 'dtype', 'optimizer']) if (typeof w[key] === 'string') patch[key] = w[key];
       if (w.batch !== undefined) patch.batch = String(w.batch);
+      for (const f of EXTRA_FIELDS) {
+        if (!(f.key in w)) continue;
+        const v = w[f.key];
+        if (f.kind === 'checkbox') patch[f.key] = v === true;
+        else patch[f.key] = Array.isArray(v) ? v.join(',') : String(v);
+      }
       const units = getState().units;
       if (Number.isFinite(w.overhead_bytes)) patch.overhead = trimNumber(w.overhead_bytes / bytesPerUnit(units));
       const gpu = {};

@@ -1,0 +1,40 @@
+// Prints scripts/bench's one table from the three runs' JSON: the native Google Benchmark
+// output, bench/wasm_bench.mjs --json and bench/page_bench.mjs --json.
+//   node bench/bench_table.mjs NATIVE.json WASM.json PAGE.json
+
+import { readFileSync } from 'node:fs';
+
+const [nativeFile, wasmFile, pageFile] = process.argv.slice(2);
+const native = JSON.parse(readFileSync(nativeFile, 'utf8'));
+const wasm = JSON.parse(readFileSync(wasmFile, 'utf8'));
+const page = pageFile ? JSON.parse(readFileSync(pageFile, 'utf8')) : null;
+
+// Google Benchmark reports real_time in the benchmark's unit (µs here).
+const nativeUs = new Map(native.benchmarks.map((b) => [b.name, b.real_time]));
+const f = (x) => (x === undefined ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const ratio = (w, n) => (w && n ? `${(w / n).toFixed(2)}x` : '-');
+
+const rows = [['input', 'mode', 'native µs', 'wasm µs', 'wasm/native']];
+for (const p of wasm.presets) {
+  for (const mode of ['train', 'infer']) {
+    const n = nativeUs.get(`estimate/${p.name}/${mode}`);
+    rows.push([p.name, mode, f(n), f(p[mode]), ratio(p[mode], n)]);
+  }
+}
+for (const c of wasm.chains) {
+  const n = nativeUs.get(`estimate/chain/${c.layers}_layers`);
+  rows.push([`chain of ${c.layers} layers`, 'train', f(n), f(c.us), ratio(c.us, n)]);
+}
+for (const s of wasm.sweeps) rows.push([s.name, s.kind, '', f(s.us), '']);
+if (page) {
+  for (const t of page.transfers) rows.push([`page ${t.path || 'index.html'}`, `${t.files} files`, '', `${t.raw} B raw, ${t.gzip} B gzip`, '']);
+  rows.push(['page', 'navigation to first correct result (median of 5)', '', `${page.first_result_median_ms} ms`, '']);
+  const r = page.input_to_redraw;
+  rows.push(['page', `input change to redraw, ${r.preset} (${r.layers} rows, median of ${r.reps})`, '', `${r.median_ms.toFixed(1)} ms`, '']);
+}
+
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+const line = (r) => `| ${r.map((c, i) => (i >= 2 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ')} |`;
+console.log(line(rows[0]));
+console.log(`|${widths.map((w, i) => (i >= 2 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`);
+for (const r of rows.slice(1)) console.log(line(r));

@@ -1,0 +1,111 @@
+// The page in headless Chromium (the browser tests' server and flags): bytes transferred for
+// the main page and embed.html (when dist/ has one), raw and gzipped; time from navigation to
+// the first correct result (the default preset's report equal to the CLI's); and the median
+// time from an input change to the redrawn result for the largest preset.
+//
+//   node bench/page_bench.mjs [--json] [--reps 40]
+// Needs dist/ (scripts/build-web), build/dlcost and node_modules/playwright-core.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { cliEstimate, cliPresets } from '../tests/js/native_cli.mjs';
+import { DIST, openSession } from '../tests/browser/harness.mjs';
+
+const args = process.argv.slice(2);
+const asJson = args.includes('--json');
+const reps = Number(args[args.indexOf('--reps') + 1] || 40) || 40;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function transferred(session, path) {
+  const context = await session.browser.newContext();
+  const page = await context.newPage();
+  const files = new Map();
+  page.on('response', async (r) => {
+    const u = new URL(r.url());
+    if (u.origin !== new URL(session.url).origin) return;
+    const file = join(DIST, u.pathname.endsWith('/') ? `${u.pathname}index.html` : u.pathname);
+    if (existsSync(file)) files.set(u.pathname, readFileSync(file));
+  });
+  await page.goto(session.url + path, { waitUntil: 'networkidle', timeout: 30000 });
+  await context.close();
+  let raw = 0;
+  let gz = 0;
+  for (const bytes of files.values()) {
+    raw += bytes.length;
+    gz += gzipSync(bytes, { level: 9 }).length;
+  }
+  return { path, files: files.size, raw, gzip: gz };
+}
+
+const session = await openSession();
+const out = { transfers: [], first_result_ms: [], input_to_redraw: null };
+try {
+  out.transfers.push(await transferred(session, ''));
+  if (existsSync(join(DIST, 'embed.html'))) out.transfers.push(await transferred(session, 'embed.html'));
+
+  // Navigation to the first correct result, over a few fresh contexts (no cache).
+  const presets = cliPresets();
+  const first = presets.some((p) => p.name === 'alexnet') ? 'alexnet' : presets[0].name;  // the page's default
+  const expected = cliEstimate({ model: { preset: first }, workload: { mode: 'train', batch: 32, dtype: 'fp32', optimizer: 'adam', memory_gib: 24 } }).json;
+  for (let i = 0; i < 5; i += 1) {
+    const context = await session.browser.newContext();
+    const page = await context.newPage();
+    const t0 = Date.now();
+    await page.goto(session.url, { waitUntil: 'commit' });
+    await page.waitForFunction((want) => {
+      const r = globalThis.dlcostPage?.lastReport();
+      return r && r.params.total === want;
+    }, expected.params.total, { timeout: 30000, polling: 'raf' });
+    out.first_result_ms.push(Date.now() - t0);
+    const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+    if (JSON.stringify(report) !== JSON.stringify(expected)) throw new Error('first result differs from the CLI');
+    await context.close();
+  }
+
+  // Input change -> redrawn result for the preset with the most layers.
+  const context = await session.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(session.url, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-ready="true"]');
+  let largest = first;
+  let most = -1;
+  for (const { name } of presets) {
+    const n = cliEstimate({ model: { preset: name } }).json.layers.length;
+    if (n > most) [largest, most] = [name, n];
+  }
+  await page.selectOption('#preset', largest);
+  // Measured inside the page: from the input event to the next frame after the redraw.
+  const times = await page.evaluate(async (count) => {
+    const input = document.getElementById('wl-batch');
+    const ms = [];
+    for (let i = 0; i < count; i += 1) {
+      const t0 = performance.now();
+      input.value = String(8 + (i % 2));
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((done) => requestAnimationFrame(() => done()));
+      ms.push(performance.now() - t0);
+    }
+    return ms;
+  }, reps);
+  const shownBatch = await page.evaluate(() => globalThis.dlcostPage.lastReport().workload.batch);
+  if (shownBatch !== 8 + ((reps - 1) % 2)) throw new Error('the last change was not redrawn');
+  out.input_to_redraw = { preset: largest, layers: most, reps, median_ms: median(times), max_ms: Math.max(...times) };
+  await context.close();
+} finally {
+  await session.close();
+}
+out.first_result_median_ms = median(out.first_result_ms);
+
+if (asJson) {
+  console.log(JSON.stringify(out));
+} else {
+  for (const t of out.transfers) console.log(`${t.path || 'index.html'}: ${t.files} files, ${t.raw} B raw, ${t.gzip} B gzipped`);
+  console.log(`navigation to first correct result: median ${out.first_result_median_ms} ms (${out.first_result_ms.join(', ')})`);
+  const r = out.input_to_redraw;
+  console.log(`input change to redraw, ${r.preset} (${r.layers} rows): median ${r.median_ms.toFixed(1)} ms over ${r.reps}, max ${r.max_ms.toFixed(1)} ms`);
+}
