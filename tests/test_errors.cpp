@@ -265,3 +265,13 @@ TEST_CASE("JSON pointers escape '~' and '/' in field names", "[errors]") {
   CHECK(e.code == ErrorCode::kUnknownField);
   CHECK(e.path == "/layers/0/a~1b~0c");
 }
+
+TEST_CASE("a number literal beyond double's range is a parse error, not an internal one",
+          "[errors][fuzz]") {
+  // Found by fuzz_config (kept as tests/fixtures/fuzz-regressions/config-number-overflow-*):
+  // nlohmann/json reports 1e1400 as out_of_range, not parse_error.
+  const nlohmann::json out = nlohmann::json::parse(dlcost::estimateText("{\"input\": [1e1400]}"));
+  CHECK(out["error"]["code"] == "parse");
+  CHECK(out["error"]["path"] == "");
+  CHECK_THAT(out["error"]["message"].get<std::string>(), Catch::Matchers::Contains("overflow"));
+}

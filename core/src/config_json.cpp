@@ -671,6 +671,9 @@ json parseDocumentText(const std::string& text) {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
+  } catch (const json::out_of_range& e) {
+    // A number literal beyond double's range (e.g. 1e1400) is refused here, not parsed.
+    throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
   }
 }
 
