@@ -21,6 +21,12 @@ void printRow(std::ostream& out, const std::vector<std::string>& cells,
   }
 }
 
+/// Lines a table leaves out when they hold nothing (no batchnorm, no overhead).
+bool optionalWhenZero(MemoryKey key) {
+  return key == MemoryKey::kBuffers || key == MemoryKey::kQuantScales ||
+         key == MemoryKey::kOverhead;
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
@@ -64,15 +70,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
         << formatBytes(bytes, units) << "\n";
   };
   const PerGpuMemory& m = f.per_gpu;
-  line("weights", m.weights);
-  if (m.buffers) line("buffers", m.buffers);
-  if (w.mode == Mode::kTrain) {
-    line("gradients", m.gradients);
-    if (m.master_weights) line("master weights (fp32)", m.master_weights);
-    line("optimizer states", m.optimizer_states);
+  for (const MemoryTerm& term : m.terms) {
+    if (term.bytes || !optionalWhenZero(term.key))
+      line(memoryKeyLabel(term.key, w.mode), term.bytes);
   }
-  line("activations", m.activations);
-  if (m.overhead) line("overhead", m.overhead);
   line("per GPU total", m.total);
   out << "  usable " << formatBytes(f.usable_bytes, units) << " = nvidia-smi "
       << formatBytes(f.capacity_bytes, units) << " - reserve "
@@ -213,26 +214,10 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
     out << "  " << std::left << std::setw(22) << label << std::right << std::setw(12)
         << formatBytes(bytes, units) << "  " << std::setw(16) << groupDigits(bytes) << " B\n";
   };
-  line("weights", m.weights);
-  if (m.quant_scales) line("quantization scales", m.quant_scales);
-  if (m.buffers) line("buffers", m.buffers);
-  if (w.mode == Mode::kTrain) {
-    const bool adapters = m.adapter_weights > 0;
-    if (!adapters || m.gradients) line("gradients", m.gradients);
-    if (m.master_weights) line("master weights (fp32)", m.master_weights);
-    if (!adapters || m.optimizer_states) line("optimizer states", m.optimizer_states);
-    if (adapters) {
-      line("LoRA adapter weights", m.adapter_weights);
-      line("LoRA adapter gradients", m.adapter_gradients);
-      line("LoRA optimizer states", m.adapter_optimizer_states);
-    }
-    line("activations (saved)", m.activations);
-    line("backward peak extra", m.activation_gradients);
-  } else {
-    line("activations (peak)", m.activations);
-    if (r.transformer && r.transformer->kv_cache_bytes_per_token) line("KV cache", m.kv_cache);
+  for (const MemoryTerm& term : m.terms) {
+    if (term.bytes || !optionalWhenZero(term.key))
+      line(memoryKeyLabel(term.key, w.mode), term.bytes);
   }
-  if (m.overhead) line("overhead", m.overhead);
   line("total", m.total);
   out << "  = fixed " << formatBytes(m.fixed, units) << " + batch " << w.batch << " x "
       << formatBytes(m.per_sample, units) << " per sample\n";

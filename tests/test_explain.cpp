@@ -74,20 +74,26 @@ TEST_CASE("the Chinese explanations translate the words and keep the numbers", "
     }
     return std::string();
   };
-  CHECK(title(en, "/memory/optimizer_states") == "optimizer states");
-  CHECK(title(zh, "/memory/optimizer_states") == "优化器状态");
+  // ResNet-18 training in fp32: weights, buffers, gradients, optimizer states, ...
+  CHECK(title(en, "/memory/terms/3/bytes") == "optimizer states");
+  CHECK(title(zh, "/memory/terms/3/bytes") == "优化器状态");
 }
 
 TEST_CASE("the optimizer-state explanation shows states x trainable parameters x bytes",
           "[explain]") {
   // ResNet-50: 25,557,032 parameters (torchvision ResNet50_Weights.IMAGENET1K_V1); Adam
-  // keeps 2 fp32 states per parameter: 2 x 25,557,032 x 4 B = 204,456,256 B.
-  const json ex = dlcost::explainDocument(document("resnet50", {{"optimizer", "adam"}}));
+  // keeps 2 fp32 states per parameter: 2 x 25,557,032 x 32 bits / 8 = 204,456,256 B. The
+  // explanation is the term's own formula with its own inputs.
+  const json doc = document("resnet50", {{"optimizer", "adam"}});
+  const json ex = dlcost::explainDocument(doc);
+  const json report = dlcost::estimateDocument(doc);
+  REQUIRE(report["memory"]["terms"][3]["key"] == "optimizer_states");
   bool found = false;
   for (const json& e : ex["explanations"]) {
-    if (e["id"] != "/memory/optimizer_states") continue;
+    if (e["id"] != "/memory/terms/3/bytes") continue;
     found = true;
-    CHECK(e["text"].get<std::string>().find("2 × 25,557,032 × 4 B") != std::string::npos);
+    CHECK(e["formula"] == report["memory"]["terms"][3]["formula"]);
+    CHECK(e["text"].get<std::string>().find("2 × 25,557,032 × 32 / 8") != std::string::npos);
     CHECK(e["result"].get<std::string>().rfind("204,456,256 B", 0) == 0);
   }
   CHECK(found);

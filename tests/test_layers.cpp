@@ -200,8 +200,8 @@ TEST_CASE("batchnorm2d has 2C parameters and 2C + 1 buffers", "[layers][norm]") 
   CHECK(r.params.buffers == c.buffers);
   CHECK(r.layers[1].buffers == c.buffers);
   // Buffers are memory, not parameters: 2C fp32 values + one 8-byte counter.
-  CHECK(r.memory.buffers == (c.track ? 128 * 4 + 8 : 0));
-  CHECK(r.memory.weights == c.params * 4);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBuffers) == (c.track ? 128 * 4 + 8 : 0));
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kWeights) == c.params * 4);
 }
 
 TEST_CASE("layernorm has weight and bias over the normalised dimensions", "[layers][norm]") {
@@ -410,7 +410,8 @@ TEST_CASE("AlexNet totals: torchvision's 61,100,840 params and 0.71 GMACs", "[la
   CHECK(r.macs.forward == 714188480);
   int64_t saved = 0;
   for (const auto& l : r.layers) saved += l.activation_bytes;
-  CHECK(saved == r.memory.activations);  // no batchnorm: no per-batch statistics
+  CHECK(saved == r.memory.bytesOf(
+                     dlcost::MemoryKey::kActivations));  // no batchnorm: no per-batch statistics
 }
 
 TEST_CASE("LeNet-300-100 per layer by hand", "[layers][mlp]") {

@@ -18,8 +18,11 @@ constexpr int64_t kMlpParams = 266610;
 
 /// The sum of the breakdown's lines, which must equal total.
 int64_t sumOfLines(const dlcost::MemoryBreakdown& m) {
-  return m.weights + m.buffers + m.gradients + m.master_weights + m.optimizer_states +
-         m.activations + m.activation_gradients + m.overhead;
+  return m.bytesOf(dlcost::MemoryKey::kWeights) + m.bytesOf(dlcost::MemoryKey::kBuffers) +
+         m.bytesOf(dlcost::MemoryKey::kGradients) + m.bytesOf(dlcost::MemoryKey::kMasterWeights) +
+         m.bytesOf(dlcost::MemoryKey::kOptimizerStates) +
+         m.bytesOf(dlcost::MemoryKey::kActivations) +
+         m.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) + m.bytesOf(dlcost::MemoryKey::kOverhead);
 }
 
 }  // namespace
@@ -40,10 +43,11 @@ TEST_CASE("optimizer states per parameter: sgd 0, momentum 1, adam/adamw 2, rmsp
                Case{"rmsprop", 1, 4}, Case{"adagrad", 1, 4}, Case{"adam8bit", 2, 1});
   CAPTURE(c.optimizer);
   const auto r = runPreset("mlp_mnist", {{"optimizer", c.optimizer}, {"dtype", "fp32"}});
-  CHECK(r.memory.weights == kMlpParams * 4);
-  CHECK(r.memory.gradients == kMlpParams * 4);
-  CHECK(r.memory.optimizer_states == c.states * c.state_bytes * kMlpParams);
-  CHECK(r.memory.master_weights == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kWeights) == kMlpParams * 4);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kGradients) == kMlpParams * 4);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kOptimizerStates) ==
+        c.states * c.state_bytes * kMlpParams);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kMasterWeights) == 0);
 }
 
 TEST_CASE("precision sets bytes per weight, gradient, state and activation", "[memory][dtype]") {
@@ -61,14 +65,17 @@ TEST_CASE("precision sets bytes per weight, gradient, state and activation", "[m
   CAPTURE(c.dtype);
   const auto r = runPreset("mlp_mnist", {{"dtype", c.dtype}, {"optimizer", "adam"}});
   const auto& m = r.memory;
-  CHECK(m.weights == c.weight * kMlpParams);
-  CHECK(m.gradients == c.grad * kMlpParams);
-  CHECK(m.master_weights == c.master * kMlpParams);
-  CHECK(m.optimizer_states == 2 * c.state * kMlpParams);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kWeights) == c.weight * kMlpParams);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kGradients) == c.grad * kMlpParams);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kMasterWeights) == c.master * kMlpParams);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kOptimizerStates) == 2 * c.state * kMlpParams);
   // Saved activations (see the hand-checked MLP below): 784 + 300 + 100 values.
-  CHECK(m.activations == (784 + 300 + 100) * c.act);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kActivations) == (784 + 300 + 100) * c.act);
   if (std::string(c.dtype) == "mixed") {
-    CHECK(m.weights + m.gradients + m.master_weights + m.optimizer_states == 16 * kMlpParams);
+    CHECK(m.bytesOf(dlcost::MemoryKey::kWeights) + m.bytesOf(dlcost::MemoryKey::kGradients) +
+              m.bytesOf(dlcost::MemoryKey::kMasterWeights) +
+              m.bytesOf(dlcost::MemoryKey::kOptimizerStates) ==
+          16 * kMlpParams);
   }
 }
 
@@ -77,11 +84,12 @@ TEST_CASE("inference keeps weights only: no gradients, master weights or optimiz
   const char* dtype = GENERATE("fp32", "fp16", "bf16", "mixed");
   CAPTURE(dtype);
   const auto r = runPreset("mlp_mnist", {{"mode", "infer"}, {"dtype", dtype}});
-  CHECK(r.memory.weights == (std::string(dtype) == "fp32" ? 4 : 2) * kMlpParams);
-  CHECK(r.memory.gradients == 0);
-  CHECK(r.memory.master_weights == 0);
-  CHECK(r.memory.optimizer_states == 0);
-  CHECK(r.memory.activation_gradients == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kWeights) ==
+        (std::string(dtype) == "fp32" ? 4 : 2) * kMlpParams);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kGradients) == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kMasterWeights) == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kOptimizerStates) == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 0);
   CHECK(r.macs.backward == 0);
 }
 
@@ -98,7 +106,7 @@ TEST_CASE("batchnorm buffers stay fp32 under mixed precision and follow fp16 oth
   const auto r = run(json::array({{{"type", "conv2d"}, {"out_channels", 16}, {"kernel", 3}},
                                   {{"type", "batchnorm2d"}}}),
                      {3, 8, 8}, {{"dtype", c.dtype}});
-  CHECK(r.memory.buffers == c.bytes);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBuffers) == c.bytes);
 }
 
 TEST_CASE("LeNet-300-100 training memory by hand", "[memory][simulation]") {
@@ -109,8 +117,8 @@ TEST_CASE("LeNet-300-100 training memory by hand", "[memory][simulation]") {
   // = 1,684 values; 1,684 - 1,184 = 500 values = 2,000 bytes on top of the saved ones.
   // fc1 computes no gradient for the image, so none of 784 values is ever allocated.
   const auto r = runPreset("mlp_mnist", {{"batch", 1}, {"dtype", "fp32"}});
-  CHECK(r.memory.activations == 4736);
-  CHECK(r.memory.activation_gradients == 2000);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 4736);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 2000);
   CHECK(r.memory.per_sample == 6736);
 }
 
@@ -118,7 +126,7 @@ TEST_CASE("inference memory is the peak of live tensors, below training", "[memo
   // LeNet-300-100 inference: the largest pair of live tensors is fc1's input and output,
   // 784 + 300 values = 4,336 bytes at fp32 (everything else is freed after its last use).
   const auto infer = runPreset("mlp_mnist", {{"mode", "infer"}});
-  CHECK(infer.memory.activations == 4336);
+  CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) == 4336);
   CHECK(infer.memory.per_sample == 4336);
   CHECK(row(infer, "input").activation_bytes == 784 * 4);  // inference rows: bytes allocated
   CHECK(row(infer, "fc1").activation_bytes == 300 * 4);
@@ -127,11 +135,12 @@ TEST_CASE("inference memory is the peak of live tensors, below training", "[memo
 
   // AlexNet inference: features.0 holds the image and its output at once, 3*224*224 +
   // 64*55*55 values; every later pair is smaller (the in-place ReLUs allocate nothing).
-  CHECK(runPreset("alexnet", {{"mode", "infer"}}).memory.activations ==
+  CHECK(runPreset("alexnet", {{"mode", "infer"}}).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
         (3 * 224 * 224 + 64 * 55 * 55) * 4);
   const auto alex_infer = runPreset("alexnet", {{"mode", "infer"}, {"batch", 8}});
   const auto alex_train = runPreset("alexnet", {{"mode", "train"}, {"batch", 8}});
-  CHECK(alex_infer.memory.activations < alex_train.memory.activations);
+  CHECK(alex_infer.memory.bytesOf(dlcost::MemoryKey::kActivations) <
+        alex_train.memory.bytesOf(dlcost::MemoryKey::kActivations));
   CHECK(alex_infer.memory.total < alex_train.memory.total);
 }
 
@@ -148,15 +157,15 @@ TEST_CASE("a residual block by hand", "[memory][simulation]") {
                                    {{"name", "sum"}, {"type", "add"}, {"inputs", {"relu1", "fc2"}}},
                                    {{"name", "relu2"}, {"type", "relu"}}});
   const auto train = run(layers, {8});
-  CHECK(train.memory.activations == 96);
-  CHECK(train.memory.activation_gradients == 64);
+  CHECK(train.memory.bytesOf(dlcost::MemoryKey::kActivations) == 96);
+  CHECK(train.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 64);
   CHECK(row(train, "fc1").activation_bytes == 32);  // kept via the in-place relu1
   CHECK(row(train, "relu1").activation_bytes == 0);
   CHECK(row(train, "sum").activation_bytes == 0);  // add saves nothing
   // Inference: at the add, relu1's memory (still needed), fc2's output and the sum are
   // live: 3 tensors = 96 bytes.
   const auto infer = run(layers, {8}, {{"mode", "infer"}});
-  CHECK(infer.memory.activations == 96);
+  CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) == 96);
 }
 
 TEST_CASE("an add passes its gradient through; a second reader accumulates into it",
@@ -177,8 +186,8 @@ TEST_CASE("an add passes its gradient through; a second reader accumulates into 
                                    {{"name", "sum"}, {"type", "add"}, {"inputs", {"y", "fc1"}}},
                                    {{"name", "fc2"}, {"type", "linear"}, {"out_features", 1}}});
   const auto r = run(layers, {8});
-  CHECK(r.memory.activations == 96);
-  CHECK(r.memory.activation_gradients == 132 - 96);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 96);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 132 - 96);
 }
 
 TEST_CASE("a broadcast add input gets a new, reduced gradient", "[memory][simulation]") {
@@ -197,8 +206,8 @@ TEST_CASE("a broadcast add input gets a new, reduced gradient", "[memory][simula
   //           gradient 16 = 160;
   //   step 7: the pool computes its input gradient into a temporary (64) and accumulates
   //           it into x's buffer: 16 + 64 + 64 + 16 + 64 = 224, the peak.
-  CHECK(r.memory.activations == 144);
-  CHECK(r.memory.activation_gradients == 224 - 144);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 144);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 224 - 144);
 }
 
 TEST_CASE("a tensor no layer reads is an output: kept to the loss and given a gradient",
@@ -214,13 +223,14 @@ TEST_CASE("a tensor no layer reads is an output: kept to the loss and given a gr
                    {{"name", "aux"}, {"type", "linear"}, {"out_features", 2}},
                    {{"name", "main"}, {"type", "linear"}, {"out_features", 2}, {"inputs", "fc0"}}});
   const auto r = run(layers, {2});
-  CHECK(r.memory.activations == 40);
-  CHECK(r.memory.activation_gradients == 112 - 40);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 40);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 112 - 40);
   // Both heads are trained: fc0 1x (16 MACs), each head 2x (16 MACs each).
   CHECK(r.macs.backward == 16 + 2 * 16 + 2 * 16);
   // Inference: both outputs live to the end of the forward pass, with fc0's output: the
   // peak is 32 + 8 + 8 = 48 (fc0's own step holds only 8 + 32).
-  CHECK(run(layers, {2}, {{"mode", "infer"}}).memory.activations == 48);
+  CHECK(run(layers, {2}, {{"mode", "infer"}}).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        48);
 }
 
 TEST_CASE("a concatenation by hand", "[memory][simulation]") {
@@ -234,11 +244,11 @@ TEST_CASE("a concatenation by hand", "[memory][simulation]") {
                    {{"name", "cat"}, {"type", "concat"}, {"inputs", {"a", "b"}}},
                    {{"name", "fc"}, {"type", "linear"}, {"out_features", 2}}});
   const auto train = run(layers, {4});
-  CHECK(train.memory.activations == 56);
-  CHECK(train.memory.activation_gradients == 48);
+  CHECK(train.memory.bytesOf(dlcost::MemoryKey::kActivations) == 56);
+  CHECK(train.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) == 48);
   // Inference peak at cat: b's input is freed, a (16) + b (24) + cat (40) = 80 bytes.
   const auto infer = run(layers, {4}, {{"mode", "infer"}});
-  CHECK(infer.memory.activations == 80);
+  CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) == 80);
 }
 
 TEST_CASE("each op saves what its PyTorch gradient formula reads", "[memory][saved]") {
@@ -274,16 +284,17 @@ TEST_CASE("each op saves what its PyTorch gradient formula reads", "[memory][sav
       Case{{{"type", "multiply"}, {"inputs", {"input", "input"}}}, input});  // kept once
   CAPTURE(c.layer.dump());
   const auto r = run(json::array({c.layer}), {4, 6, 6});
-  CHECK(r.memory.activations == c.saved);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == c.saved);
   // Inference saves nothing: only the peak of live tensors (input and output) remains.
   const auto infer = run(json::array({c.layer}), {4, 6, 6}, {{"mode", "infer"}});
-  CHECK(infer.memory.activations == input + row(infer, r.layers[1].name).activation_bytes);
+  CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        input + row(infer, r.layers[1].name).activation_bytes);
 }
 
 TEST_CASE("embedding saves its int64 ids", "[memory][saved]") {
   const auto r = run(
       json::array({{{"type", "embedding"}, {"num_embeddings", 100}, {"embedding_dim", 8}}}), {16});
-  CHECK(r.memory.activations == 16 * 8);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 16 * 8);
 }
 
 TEST_CASE("in-place ReLU saves one tensor copy and is never counted twice", "[memory][inplace]") {
@@ -303,8 +314,8 @@ TEST_CASE("in-place ReLU saves one tensor copy and is never counted twice", "[me
   };
   const auto out_of_place = run(layers(false), {3, 32, 32}, {{"mode", "infer"}});
   const auto in_place = run(layers(true), {3, 32, 32}, {{"mode", "infer"}});
-  CHECK(out_of_place.memory.activations == 2 * big);
-  CHECK(in_place.memory.activations == big + pooled);
+  CHECK(out_of_place.memory.bytesOf(dlcost::MemoryKey::kActivations) == 2 * big);
+  CHECK(in_place.memory.bytesOf(dlcost::MemoryKey::kActivations) == big + pooled);
   CHECK(row(in_place, "relu").inplace);
   CHECK(row(in_place, "relu").activation_bytes == 0);  // allocates nothing
 
@@ -313,7 +324,8 @@ TEST_CASE("in-place ReLU saves one tensor copy and is never counted twice", "[me
   // only counts in the row of the layer that allocated it).
   const auto t_out = run(layers(false), {3, 32, 32});
   const auto t_in = run(layers(true), {3, 32, 32});
-  CHECK(t_out.memory.activations == t_in.memory.activations);
+  CHECK(t_out.memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        t_in.memory.bytesOf(dlcost::MemoryKey::kActivations));
   CHECK(row(t_in, "conv").activation_bytes == big);
   CHECK(row(t_in, "relu").activation_bytes == 0);
   CHECK(row(t_out, "conv").activation_bytes == 0);  // freed after relu: nothing saves it
@@ -331,11 +343,14 @@ TEST_CASE("an in-place add (out += identity) allocates nothing", "[memory][inpla
          {{"name", "sum"}, {"type", "add"}, {"inputs", {"c", "input"}}, {"inplace", inplace}},
          {{"type", "relu"}, {"inplace", true}}});
   };
-  CHECK(run(layers(false), {4, 8, 8}, {{"mode", "infer"}}).memory.activations == 3 * tensor);
-  CHECK(run(layers(true), {4, 8, 8}, {{"mode", "infer"}}).memory.activations == 2 * tensor);
+  CHECK(run(layers(false), {4, 8, 8}, {{"mode", "infer"}})
+            .memory.bytesOf(dlcost::MemoryKey::kActivations) == 3 * tensor);
+  CHECK(run(layers(true), {4, 8, 8}, {{"mode", "infer"}})
+            .memory.bytesOf(dlcost::MemoryKey::kActivations) == 2 * tensor);
   const auto in_place = run(layers(true), {4, 8, 8});
-  CHECK(in_place.memory.activations == 2 * tensor);
-  CHECK(run(layers(false), {4, 8, 8}).memory.activations == 2 * tensor);
+  CHECK(in_place.memory.bytesOf(dlcost::MemoryKey::kActivations) == 2 * tensor);
+  CHECK(run(layers(false), {4, 8, 8}).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        2 * tensor);
   CHECK(row(in_place, "sum").inplace);
   CHECK(row(in_place, "c").activation_bytes == tensor);  // the relu's result lives in c
 }
@@ -351,7 +366,8 @@ TEST_CASE("in-place activations whose gradient needs the input keep a copy of it
                         {{"type", type}, {"inplace", inplace}},
                         {{"type", "linear"}, {"out_features", 4}}});
   };
-  CHECK(run(layers(true), {8}).memory.activations == run(layers(false), {8}).memory.activations);
+  CHECK(run(layers(true), {8}).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        run(layers(false), {8}).memory.bytesOf(dlcost::MemoryKey::kActivations));
 }
 
 TEST_CASE("backward MACs: 2x forward, except 1x where the input needs no gradient",
@@ -404,8 +420,8 @@ TEST_CASE("depthwise-separable conv cuts MACs but keeps more activations", "[mem
   CHECK(p.macs.forward == int64_t{56} * 56 * 64 * 32 * 9);
   CHECK(s.macs.forward == int64_t{56} * 56 * 32 * 9 + int64_t{56} * 56 * 64 * 32);
   CHECK(s.macs.forward < p.macs.forward);
-  CHECK(p.memory.activations == 32 * 56 * 56 * 4);
-  CHECK(s.memory.activations == 2 * 32 * 56 * 56 * 4);
+  CHECK(p.memory.bytesOf(dlcost::MemoryKey::kActivations) == 32 * 56 * 56 * 4);
+  CHECK(s.memory.bytesOf(dlcost::MemoryKey::kActivations) == 2 * 32 * 56 * 56 * 4);
 }
 
 TEST_CASE("memory is fixed + batch x per_sample exactly", "[memory][batch]") {
@@ -432,7 +448,7 @@ TEST_CASE("memory is fixed + batch x per_sample exactly", "[memory][batch]") {
     CHECK(r.memory.total == r.memory.fixed + batch * r.memory.per_sample);
     CHECK(r.memory.total == sumOfLines(r.memory));
     CHECK(r.macs.forward == batch * one.macs.forward);
-    CHECK(r.memory.overhead == 1000);
+    CHECK(r.memory.bytesOf(dlcost::MemoryKey::kOverhead) == 1000);
   }
 }
 
@@ -491,5 +507,5 @@ TEST_CASE("training rows add up to the saved activations", "[memory][simulation]
   const Report r = run(layers, {3, 18, 18}, {{"batch", batch}});
   int64_t rows = 0;
   for (const auto& l : r.layers) rows += l.activation_bytes;
-  CHECK(rows + 2 * 16 * 4 == r.memory.activations);
+  CHECK(rows + 2 * 16 * 4 == r.memory.bytesOf(dlcost::MemoryKey::kActivations));
 }

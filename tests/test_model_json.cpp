@@ -198,13 +198,25 @@ TEST_CASE("the report JSON carries every field of the CLI contract", "[model_jso
     CHECK(j["macs"].contains(key));
     CHECK(j["flops"].contains(key));
   }
-  for (const char* key :
-       {"weights", "buffers", "gradients", "master_weights", "optimizer_states", "activations",
-        "activation_gradients", "overhead", "total", "fixed", "per_sample"}) {
+  CHECK(j["schema"] == "dlcost.report/2");
+  for (const char* key : {"total", "fixed", "per_sample"}) {
     CAPTURE(key);
     CHECK(j["memory"][key].is_number_integer());
   }
-  CHECK(j["max_batch"].is_number_integer());
+  // Training a CNN: every model state, the saved activations and the backward peak, in order.
+  std::vector<std::string> keys;
+  int64_t sum = 0;
+  for (const json& term : j["memory"]["terms"]) {
+    keys.push_back(term["key"]);
+    CHECK(term["bytes"] == term["fixed"].get<int64_t>() + 4 * term["per_sample"].get<int64_t>());
+    CHECK(term["inputs"].is_array());
+    sum += term["bytes"].get<int64_t>();
+  }
+  CHECK(keys == std::vector<std::string>{"weights", "buffers", "gradients", "optimizer_states",
+                                         "activations", "backward_peak_extra", "overhead"});
+  CHECK(sum == j["memory"]["total"]);
+  CHECK(j["memory_fit"]["max_batch"].is_number_integer());
+  CHECK(j["memory_fit"]["fits"] == true);
   CHECK(j["workload"]["batch"] == 4);
   CHECK(j["layers"].size() == 23);  // the input and AlexNet's 22 layers
   for (const char* key : {"name", "type", "output_shape", "params", "macs", "activation_bytes"})

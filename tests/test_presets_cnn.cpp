@@ -147,13 +147,13 @@ TEST_CASE("Every preset estimates in training and inference", "[presets]") {
       const Report r = estimatePreset(p.name, mode, 2);
       CHECK(r.params.total > 0);
       CHECK(r.macs.forward > 0);
-      CHECK(r.memory.activations > 0);
-      CHECK(r.memory.total > r.memory.weights);
+      CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) > 0);
+      CHECK(r.memory.total > r.memory.bytesOf(dlcost::MemoryKey::kWeights));
       if (mode == Mode::kTrain) {
-        CHECK(r.memory.gradients > 0);
+        CHECK(r.memory.bytesOf(dlcost::MemoryKey::kGradients) > 0);
         CHECK(r.macs.backward > r.macs.forward);
       } else {
-        CHECK(r.memory.gradients == 0);
+        CHECK(r.memory.bytesOf(dlcost::MemoryKey::kGradients) == 0);
       }
     }
   }
@@ -222,8 +222,10 @@ TEST_CASE("An in-place add writes into its first input", "[layers][presets]") {
   };
   Workload infer;
   infer.mode = Mode::kInfer;
-  CHECK(dlcost::estimate(model(false), infer).memory.activations == 3 * kTensorBytes);
-  CHECK(dlcost::estimate(model(true), infer).memory.activations == 2 * kTensorBytes);
+  CHECK(dlcost::estimate(model(false), infer).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        3 * kTensorBytes);
+  CHECK(dlcost::estimate(model(true), infer).memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+        2 * kTensorBytes);
 
   // The sum must fit the first input's memory: broadcasting into a smaller tensor is refused.
   const json bad = json::parse(R"({"input": [4, 8, 8], "layers": [

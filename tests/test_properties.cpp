@@ -137,7 +137,8 @@ TEST_CASE("fp16 weights take exactly half the bytes of fp32 weights", "[properti
   CAPTURE(models[index].dump());
   const Report fp32 = estimateWith(models[index], {{"dtype", "fp32"}, {"mode", "infer"}});
   const Report fp16 = estimateWith(models[index], {{"dtype", "fp16"}, {"mode", "infer"}});
-  CHECK(fp16.memory.weights * 2 == fp32.memory.weights);
+  CHECK(fp16.memory.bytesOf(dlcost::MemoryKey::kWeights) * 2 ==
+        fp32.memory.bytesOf(dlcost::MemoryKey::kWeights));
   CHECK(fp16.params.total == fp32.params.total);
 }
 

@@ -5,7 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/api.hpp"
+#include "dlcost/config_json.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
+#include "dlcost/sweep.hpp"
 
 #include <algorithm>
 
@@ -38,7 +42,7 @@ TEST_CASE("every sweep point equals a full estimate at that batch", "[sweep]") {
             (report["memory"]["total"].get<int64_t>() <= report["workload"]["memory_bytes"]));
     }
     const json at3 = dlcost::estimateDocument(presetDocument(preset.name, mode, 3));
-    CHECK(sweep["max_batch"] == at3["max_batch"]);
+    CHECK(sweep["max_batch"] == at3["memory_fit"]["max_batch"]);
     CHECK(sweep["fixed"] == at3["memory"]["fixed"]);
   }
 }
@@ -107,10 +111,102 @@ TEST_CASE("chart batches span past the largest batch that fits and include the m
     CHECK(seen.front() == 1);
     CHECK(std::count(seen.begin(), seen.end(), batch) == 1);
     CHECK(seen.back() >= 2 * batch);
-    const int64_t max_batch = both["report"]["max_batch"].get<int64_t>();
+    const int64_t max_batch = both["report"]["memory_fit"]["max_batch"].get<int64_t>();
     if (max_batch >= 1) {
       CHECK(std::count(seen.begin(), seen.end(), max_batch) == 1);
       CHECK(seen.back() > max_batch);
     }
+  }
+}
+
+namespace {
+
+/// The preset estimated on H100s under `layout`, advisor off (its re-estimates are not what
+/// this checks). Throws InputError where the layout does not suit the model.
+dlcost::Report onGpus(const std::string& preset, const json& layout, int64_t batch) {
+  json workload = {{"mode", "train"}, {"dtype", "mixed"}, {"batch", batch}, {"gpu", "h100-sxm"}};
+  workload.update(layout);
+  dlcost::Config c = dlcost::parseConfig({{"model", {{"preset", preset}}}, {"workload", workload}});
+  c.workload.hardware.advise = false;
+  return dlcost::estimate(c.model, c.workload);
+}
+
+}  // namespace
+
+TEST_CASE("with a GPU layout the sweep is per GPU and agrees with the report's fit",
+          "[sweep][gpu][property]") {
+  // Over every preset x {one GPU, 8 GPUs ZeRO-1/2/3, TP 2, PP 2}: at the report's batch the
+  // sweep point is the per-GPU total, and every point fits exactly when its batch is at most
+  // the report's max_batch (so max_batch fits and max_batch + 1 does not).
+  const json layouts[] = {json::object(),
+                          {{"gpus", 8}, {"zero", 1}},
+                          {{"gpus", 8}, {"zero", 2}},
+                          {{"gpus", 8}, {"zero", 3}},
+                          {{"gpus", 2}, {"tp", 2}},
+                          {{"gpus", 2}, {"pp", 2}}};
+  int checked = 0;
+  for (const auto& preset : dlcost::presetList()) {
+    for (const json& layout : layouts) {
+      CAPTURE(preset.name, layout.dump());
+      dlcost::Report r;
+      try {
+        r = onGpus(preset.name, layout, 8);
+      } catch (const dlcost::InputError&) {
+        continue;  // e.g. tp 2 does not divide a layer's channels
+      }
+      REQUIRE(r.gpu_fit);
+      const dlcost::GpuFit& f = *r.gpu_fit;
+      const int64_t m = f.max_batch;
+      std::vector<int64_t> batches = {1, 8, std::max<int64_t>(m, 1), m + 1};
+      if (m > 1) batches.push_back(m - 1);
+      const dlcost::BatchSweep s = dlcost::sweepBatch(r, batches);
+      CHECK(s.per_gpu);
+      CHECK(s.max_batch == m);
+      CHECK(s.points[1].total == f.per_gpu.total);
+      CHECK(s.points[1].fits == f.fits);
+      for (const dlcost::BatchPoint& p : s.points) {
+        CAPTURE(p.batch);
+        CHECK(*p.fits == (p.batch <= m));
+      }
+      if (m >= 1) {
+        // The report at max_batch fits (estimated there, not extrapolated).
+        const dlcost::Report at_max = onGpus(preset.name, layout, m);
+        CHECK(at_max.gpu_fit->fits);
+        CHECK(at_max.gpu_fit->per_gpu.total == s.points[2].total);
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE(
+    "llama-2-7b on 8 H100s with ZeRO-3 and full recomputation: the sweep fits where "
+    "the report does",
+    "[sweep][gpu]") {
+  // The case of issue 13: the report said fits with max batch 408 while the sweep compared
+  // whole-model totals (118-626 GB) with one GPU's memory and marked 8, 64 and 408 as not
+  // fitting.
+  const json doc = {{"model", {{"preset", "llama-2-7b"}}},
+                    {"workload",
+                     {{"mode", "train"},
+                      {"dtype", "mixed"},
+                      {"batch", 8},
+                      {"recompute", "full"},
+                      {"gpu", "h100-sxm"},
+                      {"gpus", 8},
+                      {"zero", 3}}}};
+  const json both = json::parse(dlcost::estimateWithSweepText(doc.dump(), 25));
+  REQUIRE_FALSE(both.contains("error"));
+  const json& fit = both["report"]["gpu_fit"];
+  CHECK(fit["fits"] == true);
+  const int64_t max_batch = fit["max_batch"].get<int64_t>();
+  CHECK(max_batch > 64);
+  CHECK(both["sweep"]["per_gpu"] == true);
+  CHECK(both["sweep"]["max_batch"] == max_batch);
+  for (const json& p : both["sweep"]["points"]) {
+    CAPTURE(p.dump());
+    CHECK(p["fits"] == (p["batch"].get<int64_t>() <= max_batch));
+    if (p["batch"] == 8) CHECK(p["total"] == fit["per_gpu"]["total"]);
   }
 }

@@ -139,8 +139,8 @@ TEST_CASE("a decode step moves every weight once plus the whole KV cache",
                                                     {"prompt_tokens", 1000},
                                                     {"generated_tokens", 24}});
   CHECK(phase(r, "decode").bytes == 2 * 6738415616 + batch * 1024 * 512 * 1024);
-  CHECK(r.memory.gradients == 0);
-  CHECK(r.memory.optimizer_states == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kGradients) == 0);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kOptimizerStates) == 0);
   // Mixtral at batch 1 reaches 2 of its 8 experts per layer: the other six experts'
   // weights (32 x 6 x 3 x 4096 x 14336 bf16 values) are not read.
   const dlcost::Report m = runPreset(

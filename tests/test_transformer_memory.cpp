@@ -133,7 +133,9 @@ TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter before activations"
   const dlcost::Report r =
       runPreset("llama-2-7b", {{"dtype", "mixed"}, {"optimizer", c.optimizer}});
   const dlcost::MemoryBreakdown& m = r.memory;
-  CHECK(m.weights + m.gradients + m.master_weights + m.optimizer_states ==
+  CHECK(m.bytesOf(dlcost::MemoryKey::kWeights) + m.bytesOf(dlcost::MemoryKey::kGradients) +
+            m.bytesOf(dlcost::MemoryKey::kMasterWeights) +
+            m.bytesOf(dlcost::MemoryKey::kOptimizerStates) ==
         c.bytes_per_param * 6738415616);
 }
 
@@ -157,11 +159,12 @@ TEST_CASE("the KV cache is 2 x layers x kv_heads x head_dim x tokens x batch x b
                   {"generated_tokens", 548}};
   const dlcost::Report r = runPreset(c.preset, w);
   CHECK(r.transformer->kv_cache_bytes_per_token == c.per_token);
-  CHECK(r.memory.kv_cache == c.per_token * 2048 * batch);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kKvCache) == c.per_token * 2048 * batch);
   // An 8-bit cache halves it.
   json w8 = w;
   w8["kv_dtype"] = "int8";
-  CHECK(runPreset(c.preset, w8).memory.kv_cache == c.per_token * 2048 * batch / 2);
+  CHECK(runPreset(c.preset, w8).memory.bytesOf(dlcost::MemoryKey::kKvCache) ==
+        c.per_token * 2048 * batch / 2);
 }
 
 TEST_CASE("group-wise int4 weights cost 4 bits plus one fp16 scale per group",
@@ -177,16 +180,20 @@ TEST_CASE("group-wise int4 weights cost 4 bits plus one fp16 scale per group",
                                                     {"dtype", "fp16"},
                                                     {"weight_dtype", "int4"},
                                                     {"quant_group_size", group}});
-  CHECK(r.memory.weights == block / 2 + 2 * rest);
-  CHECK(r.memory.quant_scales == 2 * block / group);
-  if (group == 32) CHECK((r.memory.weights - 2 * rest + r.memory.quant_scales) * 32 == block * 18);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kWeights) == block / 2 + 2 * rest);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kQuantScales) == 2 * block / group);
+  if (group == 32)
+    CHECK((r.memory.bytesOf(dlcost::MemoryKey::kWeights) - 2 * rest +
+           r.memory.bytesOf(dlcost::MemoryKey::kQuantScales)) *
+              32 ==
+          block * 18);
   // int8: one byte per weight plus the same scales; fp8: one fp32 scale per matrix.
   const dlcost::Report i8 =
       runPreset("llama-2-7b", {{"mode", "infer"}, {"dtype", "fp16"}, {"weight_dtype", "int8"}});
-  CHECK(i8.memory.weights == block + 2 * rest);
+  CHECK(i8.memory.bytesOf(dlcost::MemoryKey::kWeights) == block + 2 * rest);
   const dlcost::Report f8 =
       runPreset("llama-2-7b", {{"mode", "infer"}, {"dtype", "fp16"}, {"weight_dtype", "fp8"}});
-  CHECK(f8.memory.quant_scales == 4 * 32 * 7);
+  CHECK(f8.memory.bytesOf(dlcost::MemoryKey::kQuantScales) == 4 * 32 * 7);
 }
 
 TEST_CASE("LoRA trains rank-r adapters on the target modules only", "[transformer][memory][lora]") {
@@ -211,12 +218,12 @@ TEST_CASE("LoRA trains rank-r adapters on the target modules only", "[transforme
   const dlcost::MemoryBreakdown& m = r.memory;
   // Frozen bf16 base: 2 bytes per weight, no gradients or optimizer states for it;
   // adapters in fp32 (PEFT upcasts them) with fp32 gradients and two fp32 Adam states.
-  CHECK(m.weights == 2 * 6738415616);
-  CHECK(m.gradients == 0);
-  CHECK(m.optimizer_states == 0);
-  CHECK(m.adapter_weights == 4 * c.trainable);
-  CHECK(m.adapter_gradients == 4 * c.trainable);
-  CHECK(m.adapter_optimizer_states == 8 * c.trainable);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kWeights) == 2 * 6738415616);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kGradients) == 0);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kOptimizerStates) == 0);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kAdapterWeights) == 4 * c.trainable);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kAdapterGradients) == 4 * c.trainable);
+  CHECK(m.bytesOf(dlcost::MemoryKey::kAdapterOptimizerStates) == 8 * c.trainable);
 }
 
 TEST_CASE("LoRA targets use each architecture's own module names", "[transformer][memory][lora]") {
@@ -251,8 +258,8 @@ TEST_CASE("QLoRA stores the frozen base in 4 bits with group-wise scales",
   const int64_t block = 6476005376, rest = 6738415616 - block;
   const dlcost::Report r =
       runPreset("llama-2-7b", {{"finetune", "qlora"}, {"dtype", "bf16"}, {"quant_group_size", 64}});
-  CHECK(r.memory.weights == block / 2 + 2 * rest);
-  CHECK(r.memory.quant_scales == 2 * block / 64);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kWeights) == block / 2 + 2 * rest);
+  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kQuantScales) == 2 * block / 64);
   CHECK(r.params.trainable == 4194304);
 }
 
@@ -280,9 +287,13 @@ TEST_CASE("LoRA and quantization lines shard like the states they belong to on G
                 {{"finetune", "qlora"}, {"dtype", "bf16"}, {"seq_len", 512}, {"gpu", "h100-sxm"}});
   REQUIRE(r.gpu_fit);
   const dlcost::MemoryBreakdown& m = r.memory;
-  CHECK(r.gpu_fit->per_gpu.weights == m.weights + m.quant_scales + m.adapter_weights);
-  CHECK(r.gpu_fit->per_gpu.gradients == m.adapter_gradients);
-  CHECK(r.gpu_fit->per_gpu.optimizer_states == m.adapter_optimizer_states);
+  CHECK(r.gpu_fit->per_gpu.bytesSharded(dlcost::Sharding::kZero3) ==
+        m.bytesOf(dlcost::MemoryKey::kWeights) + m.bytesOf(dlcost::MemoryKey::kQuantScales) +
+            m.bytesOf(dlcost::MemoryKey::kAdapterWeights));
+  CHECK(r.gpu_fit->per_gpu.bytesSharded(dlcost::Sharding::kZero2) ==
+        m.bytesOf(dlcost::MemoryKey::kAdapterGradients));
+  CHECK(r.gpu_fit->per_gpu.bytesSharded(dlcost::Sharding::kZero1) ==
+        m.bytesOf(dlcost::MemoryKey::kAdapterOptimizerStates));
   CHECK(r.gpu_fit->fits);
   // Tensor parallelism must split the 32 heads.
   try {
@@ -298,7 +309,7 @@ TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt
   // BERT reads its input once: no generation, no KV cache, one forward phase.
   const dlcost::Report bert =
       runPreset("bert-base-uncased", {{"mode", "infer"}, {"dtype", "fp16"}, {"seq_len", 128}});
-  CHECK(bert.memory.kv_cache == 0);
+  CHECK(bert.memory.bytesOf(dlcost::MemoryKey::kKvCache) == 0);
   REQUIRE(bert.phases.size() == 1);
   CHECK(bert.phases[0].name == "forward");
   // T5-base generating 32 tokens after a 512-token prompt: every one of the 12 decoder
@@ -307,5 +318,5 @@ TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt
   const dlcost::Report t5 = runPreset(
       "t5-base",
       {{"mode", "infer"}, {"dtype", "fp16"}, {"prompt_tokens", 512}, {"generated_tokens", 32}});
-  CHECK(t5.memory.kv_cache == 2 * 12 * 768 * (32 + 512) * 2);
+  CHECK(t5.memory.bytesOf(dlcost::MemoryKey::kKvCache) == 2 * 12 * 768 * (32 + 512) * 2);
 }

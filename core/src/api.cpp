@@ -47,15 +47,15 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
   nlohmann::json points = nlohmann::json::array();
   for (const BatchPoint& p : s.points) {
     nlohmann::json point = {{"batch", p.batch}, {"total", p.total}};
-    if (s.memory_bytes) point["fits"] = p.total <= *s.memory_bytes;
+    if (p.fits) point["fits"] = *p.fits;
     if (p.samples_per_s) point["samples_per_s"] = *p.samples_per_s;
     if (p.step_time_s) point["step_time_s"] = *p.step_time_s;
     points.push_back(std::move(point));
   }
-  nlohmann::json j = {{"schema", "dlcost.sweep/1"},
-                      {"fixed", s.fixed},
-                      {"per_sample", s.per_sample},
-                      {"points", std::move(points)}};
+  nlohmann::json j = {
+      {"schema", "dlcost.sweep/2"},     {"per_gpu", s.per_gpu}, {"data_parallel", s.data_parallel},
+      {"microbatches", s.microbatches}, {"fixed", s.fixed},     {"per_sample", s.per_sample},
+      {"points", std::move(points)}};
   if (s.memory_bytes) j["memory_bytes"] = *s.memory_bytes;
   if (s.max_batch) j["max_batch"] = *s.max_batch;
   return j;

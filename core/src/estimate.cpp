@@ -20,18 +20,6 @@ int64_t maxBatchFor(int64_t fixed_bytes, int64_t per_sample_bytes, int64_t capac
 
 namespace {
 
-/// Fills the weight, gradient and optimizer lines common to every model kind.
-void addModelStates(const ParamCounts& params, const Workload& w, MemoryBreakdown& m) {
-  const PrecisionLayout lay = layoutOf(w.precision);
-  m.weights = bytesForBits(params.total, dtypeBits(lay.weights));
-  if (w.mode != Mode::kTrain) return;
-  m.gradients = bytesForBits(params.trainable, dtypeBits(lay.gradients));
-  if (lay.master_weights) m.master_weights = bytesForBits(params.trainable, 32);
-  const int state_bits = optimizerStateBits(w.optimizer);
-  m.optimizer_states = bytesForBits(checkedMul(params.trainable, optimizerStateCount(w.optimizer)),
-                                    state_bits ? state_bits : dtypeBits(lay.optimizer_states));
-}
-
 /// Forward memory traffic of layer i at batch b: weights read + inputs read + output written.
 /// Views (flatten, dropout at inference) move nothing.
 int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
@@ -147,17 +135,34 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
     checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
 
-    MemoryBreakdown& m = r.memory;
-    addModelStates(r.params, w, m);
-    m.buffers = checkedAdd(bytesForBits(buffer_values, buffer_bits), checkedMul(counters, 8));
-    m.activations = checkedAdd(checkedMul(act.kept_per_sample, b), act.fixed_bytes);
-    m.activation_gradients = checkedMul(act.backward_extra_per_sample, b);
-    m.overhead = w.overhead_bytes;
-    m.per_sample = checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
-    m.fixed = checkedAdd(
-        checkedAdd(checkedAdd(m.weights, m.buffers), checkedAdd(m.gradients, m.master_weights)),
-        checkedAdd(checkedAdd(m.optimizer_states, act.fixed_bytes), m.overhead));
-    m.total = checkedAdd(m.fixed, checkedMul(m.per_sample, b));
+    ModelStateCounts counts;
+    counts.params = r.params.total;
+    counts.trainable = r.params.trainable;
+    counts.weight_dtype = lay.weights;
+    std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
+    MemoryTerm buffers;
+    buffers.key = MemoryKey::kBuffers;
+    buffers.sharding = Sharding::kModelParallel;
+    buffers.fixed = checkedAdd(bytesForBits(buffer_values, buffer_bits), checkedMul(counters, 8));
+    buffers.formula = "buffer_values × bits_per_value / 8 + counters × 8";
+    buffers.inputs = {{"buffer_values", buffer_values, ""},
+                      {"bits_per_value", buffer_bits, buffer_bits == 32 ? "fp32" : ""},
+                      {"counters", counters, "int64"}};
+    terms.insert(terms.begin() + 1, std::move(buffers));
+    terms.push_back(
+        activationTerm(MemoryKey::kActivations, act.fixed_bytes, act.kept_per_sample,
+                       "batch × per_sample + per_batch",
+                       {{"batch", b, ""},
+                        {"per_sample", act.kept_per_sample, "bytes"},
+                        {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
+    if (w.mode == Mode::kTrain) {
+      terms.push_back(activationTerm(
+          MemoryKey::kBackwardPeakExtra, 0, act.backward_extra_per_sample, "batch × per_sample",
+          {{"batch", b, ""}, {"per_sample", act.backward_extra_per_sample, "bytes"}}));
+    }
+    terms.push_back(overheadTerm(w));
+    r.memory = sumTerms(std::move(terms), b);
+    const MemoryBreakdown& m = r.memory;
     if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
 
     r.layers.reserve(g.layers.size() + 1);

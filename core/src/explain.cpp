@@ -3,6 +3,7 @@
 #include "dlcost/gpu.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 
@@ -47,14 +48,6 @@ Explanation make(std::string id, std::string title, std::string formula,
   e.result = result;
   e.text = title + " = " + derivation + (derivation.empty() ? "" : " = ") + result;
   return e;
-}
-
-int bitsOf(DType d) {
-  return dtypeBits(d);
-}
-
-std::string bytesPerValue(int bits) {
-  return bits % 8 ? Writer::real(bits / 8.0, "%.1f") + " B" : std::to_string(bits / 8) + " B";
 }
 
 void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& out) {
@@ -111,135 +104,140 @@ void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& o
   }
 }
 
+/// Title of a memory term in both languages (the CLI's English labels are memoryKeyLabel's).
+Words termTitle(MemoryKey key, Mode mode) {
+  switch (key) {
+    case MemoryKey::kWeights:
+      return {"weights", "权重"};
+    case MemoryKey::kQuantScales:
+      return {"quantization scales", "量化缩放因子"};
+    case MemoryKey::kBuffers:
+      return {"buffers", "缓冲区"};
+    case MemoryKey::kGradients:
+      return {"gradients", "梯度"};
+    case MemoryKey::kMasterWeights:
+      return {"fp32 master weights", "fp32 主权重"};
+    case MemoryKey::kOptimizerStates:
+      return {"optimizer states", "优化器状态"};
+    case MemoryKey::kAdapterWeights:
+      return {"LoRA adapter weights", "LoRA 适配器权重"};
+    case MemoryKey::kAdapterGradients:
+      return {"LoRA adapter gradients", "LoRA 适配器梯度"};
+    case MemoryKey::kAdapterOptimizerStates:
+      return {"LoRA optimizer states", "LoRA 优化器状态"};
+    case MemoryKey::kActivations:
+      return mode == Mode::kTrain
+                 ? Words{"activations kept for backward", "为反向传播保存的激活值"}
+                 : Words{"activations (peak of live tensors)", "激活值（同时存活张量的峰值）"};
+    case MemoryKey::kBackwardPeakExtra:
+      return {"backward peak extra", "反向传播峰值额外内存"};
+    case MemoryKey::kKvCache:
+      return {"KV cache", "KV 缓存"};
+    case MemoryKey::kOverhead:
+      return {"overhead", "额外开销"};
+  }
+  return {"", ""};
+}
+
+/// What a term's formula input is, in both languages.
+Words inputLabel(const std::string& name) {
+  static const std::map<std::string, Words> labels = {
+      {"parameters", {"parameters", "参数"}},
+      {"trainable", {"trainable parameters", "可训练参数"}},
+      {"adapters", {"LoRA adapter parameters", "LoRA 适配器参数"}},
+      {"bits_per_value", {"bits per value", "每个值的位数"}},
+      {"quantized", {"elements of the quantized matrices", "量化矩阵的元素数"}},
+      {"quantized_bits", {"bits per quantized value", "每个量化值的位数"}},
+      {"other", {"parameters kept in the compute format", "保持计算格式的参数"}},
+      {"matrices", {"quantized matrices", "量化矩阵数"}},
+      {"groups", {"quantization groups", "量化分组数"}},
+      {"states", {"state tensors per parameter", "每个参数的状态张量数"}},
+      {"buffer_values", {"buffer values (running statistics)", "缓冲区数值（运行统计量）"}},
+      {"counters", {"counters (8 bytes each)", "计数器（每个 8 字节）"}},
+      {"batch", {"batch size", "批量大小"}},
+      {"per_sample",
+       {"bytes per sample (inputs, outputs, masks, indices per op)",
+        "每个样本的字节（各算子的输入、输出、掩码、索引）"}},
+      {"per_batch",
+       {"per-batch statistics (batchnorm mean and inverse std)",
+        "每批统计量（批归一化的均值与标准差倒数）"}},
+      {"per_sequence", {"bytes per sequence", "每个序列的字节数"}},
+      {"tokens", {"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}},
+      {"layers", {"layers", "层数"}},
+      {"kv_heads", {"key/value heads", "KV 头数"}},
+      {"head_dim", {"head dimension", "头维度"}},
+      {"overhead_bytes", {"the workload's fixed overhead", "工作负载的固定额外开销"}},
+  };
+  const auto it = labels.find(name);
+  return it != labels.end() ? it->second : Words{name.c_str(), name.c_str()};
+}
+
+/// `formula` with each input name replaced by its value (longest names first, whole words).
+std::string substitute(std::string formula, const std::vector<TermInput>& inputs) {
+  std::vector<const TermInput*> sorted;
+  for (const TermInput& in : inputs) sorted.push_back(&in);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const TermInput* a, const TermInput* b) { return a->name.size() > b->name.size(); });
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (const TermInput* in : sorted) {
+    const std::string value = Writer::num(in->value);
+    for (size_t at = formula.find(in->name); at != std::string::npos;
+         at = formula.find(in->name, at)) {
+      const size_t end = at + in->name.size();
+      if ((at > 0 && word(formula[at - 1])) || (end < formula.size() && word(formula[end]))) {
+        at = end;
+        continue;
+      }
+      formula.replace(at, in->name.size(), value);
+      at += value.size();
+    }
+  }
+  return formula;
+}
+
+/// Every memory term from its own formula and inputs (the rule that computed it), then the
+/// totals, which are sums over the same list.
 void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& out) {
   const Workload& wl = r.workload;
   const MemoryBreakdown& m = r.memory;
-  const PrecisionLayout lay = layoutOf(wl.precision);
-  const std::string prec = precisionName(wl.precision);
-  const int64_t p = r.params.total, pt = r.params.trainable, b = wl.batch;
-
-  auto perValue = [&](const char* id, Words title, int64_t count, int64_t bytes, DType dtype,
-                      Words what) {
-    const int bits = bitsOf(dtype);
-    if ((count * bits + 7) / 8 == bytes) {
-      out.push_back(make(id, t.w(title), "n × b",
-                         {{"n", t.w(what), Writer::num(count)},
-                          {"b", t.w({"bytes per value", "每个值的字节数"}),
-                           bytesPerValue(bits) + " (" + dtypeName(dtype) + ")"}},
-                         Writer::num(count) + " × " + bytesPerValue(bits), t.bytes(bytes)));
-    } else if (count > 0) {
-      out.push_back(make(id, t.w(title), "n × b̄",
-                         {{"n", t.w(what), Writer::num(count)},
-                          {"b̄", t.w({"average bytes per value", "平均每个值的字节数"}),
-                           Writer::real(static_cast<double>(bytes) / count) + " B"}},
-                         "", t.bytes(bytes)));
+  for (size_t i = 0; i < m.terms.size(); ++i) {
+    const MemoryTerm& term = m.terms[i];
+    std::vector<FormulaTerm> inputs;
+    for (const TermInput& in : term.inputs) {
+      inputs.push_back({in.name, t.w(inputLabel(in.name)),
+                        Writer::num(in.value) + (in.note.empty() ? "" : " (" + in.note + ")")});
     }
-  };
-  perValue("/memory/weights", {"weights", "权重"}, p, m.weights, lay.weights,
-           {"parameters", "参数"});
-  if (wl.mode == Mode::kTrain) {
-    perValue("/memory/gradients", {"gradients", "梯度"}, pt, m.gradients, lay.gradients,
-             {"trainable parameters (one gradient each)", "可训练参数（每个一个梯度）"});
-    if (m.master_weights) {
-      perValue("/memory/master_weights", {"fp32 master weights", "fp32 主权重"}, pt,
-               m.master_weights, DType::kFp32,
-               {"trainable parameters (mixed precision keeps an fp32 copy)",
-                "可训练参数（混合精度保留一份 fp32 副本）"});
-    }
-    const int k = optimizerStateCount(wl.optimizer);
-    const int64_t values = static_cast<int64_t>(k) * pt;
-    if (k > 0 && values > 0) {
-      const double per = static_cast<double>(m.optimizer_states) / static_cast<double>(values);
-      out.push_back(
-          make("/memory/optimizer_states", t.w({"optimizer states", "优化器状态"}), "k × P × b",
-               {{"k", t.w({"state tensors per parameter", "每个参数的状态张量数"}),
-                 std::to_string(k) + " (" + optimizerName(wl.optimizer) + ")"},
-                {"P", t.w({"trainable parameters", "可训练参数"}), Writer::num(pt)},
-                {"b", t.w({"bytes per state value", "每个状态值的字节数"}),
-                 Writer::real(per) + " B (" + (lay.master_weights ? "fp32" : prec) + ")"}},
-               std::to_string(k) + " × " + Writer::num(pt) + " × " + Writer::real(per) + " B",
-               t.bytes(m.optimizer_states)));
-    } else {
-      out.push_back(make("/memory/optimizer_states", t.w({"optimizer states", "优化器状态"}),
-                         "k × P × b",
-                         {{"k", t.w({"state tensors per parameter", "每个参数的状态张量数"}),
-                           std::string("0 (") + optimizerName(wl.optimizer) + ")"}},
-                         "0 × " + Writer::num(pt), t.bytes(m.optimizer_states)));
-    }
-  }
-  // Activations: batch x per-sample bytes, plus per-batch statistics (batchnorm).
-  const int64_t states = m.weights + m.buffers + m.gradients + m.master_weights +
-                         m.optimizer_states + m.quant_scales + m.adapter_weights +
-                         m.adapter_gradients + m.adapter_optimizer_states + m.overhead;
-  const int64_t act_fixed = m.fixed - states;
-  const int64_t kept_ps = b > 0 ? (m.activations - act_fixed) / b : 0;
-  const bool train = wl.mode == Mode::kTrain;
-  out.push_back(
-      make("/memory/activations",
-           t.w(train ? Words{"activations kept for backward", "为反向传播保存的激活值"}
-                     : Words{"activations (peak of live tensors)", "激活值（同时存活张量的峰值）"}),
-           "B × a + c",
-           {{"B", t.w({"batch size", "批量大小"}), Writer::num(b)},
-            {"a",
-             t.w(train ? Words{"bytes each sample keeps (inputs, outputs, masks, indices per op)",
-                               "每个样本保存的字节（各算子的输入、输出、掩码、索引）"}
-                       : Words{"peak live bytes per sample", "每个样本的存活峰值字节"}),
-             t.bytes(kept_ps)},
-            {"c",
-             t.w({"per-batch statistics (batchnorm mean and inverse std)",
-                  "每批统计量（批归一化的均值与标准差倒数）"}),
-             t.bytes(act_fixed)}},
-           Writer::num(b) + " × " + Writer::num(kept_ps) + " B + " + Writer::num(act_fixed) + " B",
-           t.bytes(m.activations)));
-  if (train && b > 0) {
-    out.push_back(make("/memory/activation_gradients",
-                       t.w({"backward peak extra", "反向传播峰值额外内存"}), "B × g",
-                       {{"B", t.w({"batch size", "批量大小"}), Writer::num(b)},
-                        {"g",
-                         t.w({"live activation gradients at the backward peak, less the saved "
-                              "tensors freed by then, per sample",
-                              "反向传播峰值时存活的激活梯度减去已释放的保存张量（每个样本）"}),
-                         t.bytes(m.activation_gradients / b)}},
-                       Writer::num(b) + " × " + Writer::num(m.activation_gradients / b) + " B",
-                       t.bytes(m.activation_gradients)));
-  }
-  if (m.kv_cache && r.transformer && b > 0) {
-    const TransformerSummary& ts = *r.transformer;
-    out.push_back(make(
-        "/memory/kv_cache", t.w({"KV cache", "KV 缓存"}), "B × T × (2 × L × h_kv × d × b)",
-        {{"B", t.w({"batch size (sequences)", "批量大小（序列数）"}), Writer::num(b)},
-         {"T", t.w({"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}),
-          Writer::num(ts.context_tokens)},
-         {"2 × L × h_kv × d × b",
-          t.w({"bytes per token: K and V of every layer and KV head",
-               "每个词元的字节数：每层每个 KV 头的 K 与 V"}),
-          t.bytes(ts.kv_cache_bytes_per_token)}},
-        Writer::num(b) + " × " + Writer::num(ts.context_tokens) + " × " +
-            Writer::num(ts.kv_cache_bytes_per_token) + " B",
-        t.bytes(m.kv_cache)));
+    // The id is the JSON pointer of the term's bytes in the report.
+    out.push_back(make("/memory/terms/" + std::to_string(i) + "/bytes",
+                       t.w(termTitle(term.key, wl.mode)), term.formula, std::move(inputs),
+                       substitute(term.formula, term.inputs), t.bytes(term.bytes)));
   }
   std::string sum;
-  for (int64_t v :
-       {m.weights, m.buffers, m.gradients, m.master_weights, m.optimizer_states, m.quant_scales,
-        m.adapter_weights, m.adapter_gradients, m.adapter_optimizer_states, m.activations,
-        m.activation_gradients, m.kv_cache, m.overhead}) {
-    if (v) sum += (sum.empty() ? "" : " + ") + Writer::num(v);
+  for (const MemoryTerm& term : m.terms) {
+    if (term.bytes) sum += (sum.empty() ? "" : " + ") + Writer::num(term.bytes);
   }
   out.push_back(
       make("/memory/total", t.w({"total memory", "总内存"}), "Σ m_i", {}, sum, t.bytes(m.total)));
-  out.push_back(
-      make("/memory/per_sample", t.w({"memory per sample", "每个样本的内存"}),
-           "(total − fixed) / B", {{"B", t.w({"batch size", "批量大小"}), Writer::num(b)}},
-           "(" + Writer::num(m.total) + " − " + Writer::num(m.fixed) + ") / " + Writer::num(b),
-           t.bytes(m.per_sample)));
+  std::string per_sample;
+  for (const MemoryTerm& term : m.terms) {
+    if (term.per_sample) {
+      per_sample += (per_sample.empty() ? "" : " + ") + Writer::num(term.per_sample);
+    }
+  }
+  out.push_back(make("/memory/per_sample", t.w({"memory per sample", "每个样本的内存"}),
+                     "Σ per_sample_i", {}, per_sample, t.bytes(m.per_sample)));
   if (r.max_batch && wl.memory_bytes) {
-    out.push_back(make("/max_batch", t.w({"largest batch", "最大批量"}), "⌊(M − F) / S⌋",
+    out.push_back(make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}), "⌊(M − F) / S⌋",
                        {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)},
                         {"F", t.w({"fixed memory", "固定内存"}), t.bytes(m.fixed)},
                         {"S", t.w({"memory per sample", "每个样本的内存"}), t.bytes(m.per_sample)}},
                        "⌊(" + Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.fixed) +
                            ") / " + Writer::num(m.per_sample) + "⌋",
                        Writer::num(*r.max_batch)));
+    out.push_back(make("/memory_fit/headroom_bytes", t.w({"headroom", "剩余空间"}),
+                       "memory − total", {},
+                       Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.total),
+                       t.bytes(*wl.memory_bytes - m.total)));
   }
 }
 
@@ -247,7 +245,7 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
   if (!r.gpu_fit) return;
   const GpuFit& f = *r.gpu_fit;
   out.push_back(make(
-      "/gpu_memory/usable_bytes", t.w({"usable GPU memory", "可用显存"}), "C − R − F",
+      "/gpu_fit/gpu_memory/usable_bytes", t.w({"usable GPU memory", "可用显存"}), "C − R − F",
       {{"C", t.w({"capacity as nvidia-smi reports it", "nvidia-smi 报告的容量"}),
         t.bytes(f.capacity_bytes)},
        {"R", t.w({"reserve (CUDA context, framework, NCCL)", "预留（CUDA 上下文、框架、NCCL）"}),
@@ -256,11 +254,12 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
       Writer::num(f.capacity_bytes) + " − " + Writer::num(f.reserve_bytes) + " − " +
           Writer::num(f.fragmentation_bytes),
       t.bytes(f.usable_bytes)));
-  out.push_back(make("/headroom_bytes", t.w({"headroom", "剩余空间"}), "usable − per-GPU total", {},
+  out.push_back(make("/gpu_fit/headroom_bytes", t.w({"headroom", "剩余空间"}),
+                     "usable − per-GPU total", {},
                      Writer::num(f.usable_bytes) + " − " + Writer::num(f.per_gpu.total),
                      t.bytes(f.headroom_bytes)));
   out.push_back(
-      make("/step_time_s", t.w({"step time (roofline)", "单步时间（屋顶线模型）"}),
+      make("/gpu_fit/step_time_s", t.w({"step time (roofline)", "单步时间（屋顶线模型）"}),
            "Σ max(FLOPs / (peak × u), bytes / bandwidth)",
            {{"peak", t.w({"dense peak for the math format", "该数值格式的稠密峰值"}),
              Writer::real(f.peak_flops / 1e12) + " TFLOP/s (" + mathFormatName(f.math) + ")"},
@@ -417,25 +416,17 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
     out.push_back(std::move(best));
   }
   const MemoryBreakdown& m = r.memory;
-  const std::pair<Words, int64_t> lines[] = {
-      {{"weights", "权重"}, m.weights},
-      {{"gradients", "梯度"}, m.gradients},
-      {{"master weights", "主权重"}, m.master_weights},
-      {{"optimizer states", "优化器状态"}, m.optimizer_states},
-      {{"activations", "激活值"}, m.activations},
-      {{"backward peak extra", "反向峰值额外内存"}, m.activation_gradients},
-  };
-  if (m.total > 0) {
-    const auto* top = &lines[0];
-    for (const auto& l : lines) top = l.second > top->second ? &l : top;
+  if (m.total > 0 && !m.terms.empty()) {
+    const MemoryTerm* top = &m.terms.front();
+    for (const MemoryTerm& term : m.terms) top = term.bytes > top->bytes ? &term : top;
     Dominance d;
     d.quantity = "memory";
-    d.layer_type = top->first.en;
-    d.share = static_cast<double>(top->second) / static_cast<double>(m.total);
+    d.layer_type = memoryKeyName(top->key);  // the term's key, as in the report's list
+    d.share = static_cast<double>(top->bytes) / static_cast<double>(m.total);
     const std::string pct = Writer::real(100 * d.share, "%.1f") + " %";
-    d.text = language == Language::kChinese
-                 ? t.w(top->first) + "占总内存的 " + pct
-                 : t.w(top->first) + " are " + pct + " of the total memory";
+    const std::string title = t.w(termTitle(top->key, r.workload.mode));
+    d.text = language == Language::kChinese ? title + "占总内存的 " + pct
+                                            : title + " are " + pct + " of the total memory";
     out.push_back(std::move(d));
   }
   return out;

@@ -101,46 +101,44 @@ void checkLayout(const Model& model, const Workload& w) {
 }  // namespace
 
 PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
-  const MemoryBreakdown& m = r.memory;
   const int64_t dp = p.dataParallel();
   const int64_t split = checkedMul(p.tp, p.pp);
-  PerGpuMemory g;
-  // Transformer lines shard like the states they belong to: quantization scales and LoRA
-  // adapters with the weights, adapter gradients and optimizer states with theirs.
-  const int64_t weights = checkedAdd(checkedAdd(m.weights, m.quant_scales), m.adapter_weights);
-  const int64_t gradients = checkedAdd(m.gradients, m.adapter_gradients);
-  const int64_t optimizer_states = checkedAdd(m.optimizer_states, m.adapter_optimizer_states);
-  g.weights = ceilDiv(weights, p.zero >= 3 ? checkedMul(split, dp) : split);
-  g.buffers = ceilDiv(m.buffers, split);
-  g.gradients = ceilDiv(gradients, p.zero >= 2 ? checkedMul(split, dp) : split);
-  const int64_t states_split = p.zero >= 1 ? checkedMul(split, dp) : split;
-  g.master_weights = ceilDiv(m.master_weights, states_split);
-  g.optimizer_states = ceilDiv(optimizer_states, states_split);
-  g.overhead = m.overhead;
-
-  // Activation parts of the whole model: a per-batch part and a per-sample part.
-  const int64_t states = checkedAdd(
-      checkedAdd(checkedAdd(weights, m.buffers), checkedAdd(gradients, m.master_weights)),
-      checkedAdd(optimizer_states, m.overhead));
-  const int64_t act_fixed = std::max<int64_t>(0, m.fixed - states);
   // Tensor parallelism: a fraction num/den of the activations stays on each GPU.
   const int64_t tp_num = p.sp ? 1 : checkedAdd(checkedMul(10, p.tp), 24);
   const int64_t tp_den = p.sp ? p.tp : checkedMul(34, p.tp);
   // Pipeline: 1/pp of the layers, min(pp, m) micro-batches of replica/m samples in flight.
   const int64_t mb = p.microbatchCount();
   const int64_t in_flight = std::min(p.pp, mb);
-  g.per_sample = scaleUp(m.per_sample, checkedMul(tp_num, in_flight),
-                         checkedMul(checkedMul(tp_den, p.pp), mb));
-  const int64_t act_fixed_gpu =
-      scaleUp(act_fixed, checkedMul(tp_num, in_flight), checkedMul(tp_den, p.pp));
+  const int64_t act_num = checkedMul(tp_num, in_flight);
+  const int64_t act_den = checkedMul(tp_den, p.pp);
 
-  const int64_t replica = r.workload.batch / dp;
-  g.activations = checkedAdd(act_fixed_gpu, checkedMul(g.per_sample, replica));
-  g.fixed = checkedAdd(
-      checkedAdd(checkedAdd(g.weights, g.buffers), checkedAdd(g.gradients, g.master_weights)),
-      checkedAdd(checkedAdd(g.optimizer_states, g.overhead), act_fixed_gpu));
-  g.total = checkedAdd(g.fixed, checkedMul(g.per_sample, replica));
-  return g;
+  std::vector<MemoryTerm> terms = r.memory.terms;
+  for (MemoryTerm& t : terms) {
+    int64_t divisor = 1;
+    switch (t.sharding) {
+      case Sharding::kReplicated:
+        continue;
+      case Sharding::kModelParallel:
+        divisor = split;
+        break;
+      case Sharding::kZero3:
+        divisor = p.zero >= 3 ? checkedMul(split, dp) : split;
+        break;
+      case Sharding::kZero2:
+        divisor = p.zero >= 2 ? checkedMul(split, dp) : split;
+        break;
+      case Sharding::kZero1:
+        divisor = p.zero >= 1 ? checkedMul(split, dp) : split;
+        break;
+      case Sharding::kActivation:
+        t.fixed = scaleUp(t.fixed, act_num, act_den);
+        t.per_sample = scaleUp(t.per_sample, act_num, checkedMul(act_den, mb));
+        continue;
+    }
+    t.fixed = ceilDiv(t.fixed, divisor);
+    t.per_sample = ceilDiv(t.per_sample, divisor);
+  }
+  return sumTerms(std::move(terms), r.workload.batch / dp);
 }
 
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {

@@ -3,6 +3,8 @@
 
 #include "dlcost/gpu_json.hpp"
 
+#include "dlcost/report_json.hpp"
+
 #include <cmath>
 
 #include "dlcost/error.hpp"
@@ -213,20 +215,6 @@ json hardwareToJson(const HardwareSettings& hw) {
 
 namespace {
 
-json perGpuToJson(const PerGpuMemory& m) {
-  return {{"weights", m.weights},
-          {"buffers", m.buffers},
-          {"gradients", m.gradients},
-          {"master_weights", m.master_weights},
-          {"optimizer_states", m.optimizer_states},
-          {"activations", m.activations},
-          {"overhead", m.overhead},
-          {"total", m.total},
-          {"fixed", m.fixed},
-          {"per_sample", m.per_sample},
-          {"units", "bytes per GPU"}};
-}
-
 /// The workload fields a piece of advice changes, as workload JSON to merge.
 json workloadPatch(const Workload& from, const Workload& to) {
   json j = json::object();
@@ -265,7 +253,7 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
             {"max_batch", f.max_batch},
             {"step_time_s", f.time.step_s},
             {"samples_per_s", f.time.samples_per_s},
-            {"per_gpu", perGpuToJson(f.per_gpu)},
+            {"per_gpu", memoryToJson(f.per_gpu, "bytes per GPU")},
             {"advice", std::move(advice)},
             {"gpu_memory",
              {{"capacity_bytes", f.capacity_bytes},

@@ -59,8 +59,31 @@ json transformerToJson(const TransformerSummary& t) {
 
 }  // namespace
 
+json memoryToJson(const MemoryBreakdown& m, const char* units) {
+  json terms = json::array();
+  for (const MemoryTerm& t : m.terms) {
+    json inputs = json::array();
+    for (const TermInput& in : t.inputs) {
+      json input = {{"name", in.name}, {"value", in.value}};
+      if (!in.note.empty()) input["note"] = in.note;
+      inputs.push_back(std::move(input));
+    }
+    terms.push_back({{"key", memoryKeyName(t.key)},
+                     {"bytes", t.bytes},
+                     {"fixed", t.fixed},
+                     {"per_sample", t.per_sample},
+                     {"sharding", shardingName(t.sharding)},
+                     {"formula", t.formula},
+                     {"inputs", std::move(inputs)}});
+  }
+  return {{"terms", std::move(terms)},
+          {"total", m.total},
+          {"fixed", m.fixed},
+          {"per_sample", m.per_sample},
+          {"units", units}};
+}
+
 json reportToJson(const Report& r) {
-  const MemoryBreakdown& m = r.memory;
   json layers = json::array();
   for (const LayerReport& l : r.layers) {
     layers.push_back({{"name", l.name},
@@ -79,7 +102,7 @@ json reportToJson(const Report& r) {
         {{"name", p.name}, {"flops", p.flops}, {"bytes", p.bytes}, {"tokens", p.tokens}});
   }
   json j = {
-      {"schema", "dlcost.report/1"},
+      {"schema", kReportSchema},
       {"model", {{"name", r.model_name}, {"kind", r.model_kind}}},
       {"workload", workloadToJson(r.workload)},
       {"params",
@@ -98,29 +121,19 @@ json reportToJson(const Report& r) {
         {"backward", 2 * r.macs.backward},
         {"total", 2 * (r.macs.forward + r.macs.backward)},
         {"convention", "FLOPs = 2 x MACs"}}},
-      {"memory",
-       {{"weights", m.weights},
-        {"buffers", m.buffers},
-        {"gradients", m.gradients},
-        {"master_weights", m.master_weights},
-        {"optimizer_states", m.optimizer_states},
-        {"activations", m.activations},
-        {"activation_gradients", m.activation_gradients},
-        {"kv_cache", m.kv_cache},
-        {"quant_scales", m.quant_scales},
-        {"adapter_weights", m.adapter_weights},
-        {"adapter_gradients", m.adapter_gradients},
-        {"adapter_optimizer_states", m.adapter_optimizer_states},
-        {"overhead", m.overhead},
-        {"total", m.total},
-        {"fixed", m.fixed},
-        {"per_sample", m.per_sample},
-        {"units", "bytes"}}},
+      {"memory", memoryToJson(r.memory, "bytes")},
       {"layers", std::move(layers)},
       {"phases", std::move(phases)},
       {"warnings", r.warnings},
   };
-  if (r.max_batch) j["max_batch"] = *r.max_batch;
+  if (r.workload.memory_bytes && r.max_batch) {
+    // Fit against a plain memory size (no GPU reserves): the whole model's total.
+    const int64_t capacity = *r.workload.memory_bytes;
+    j["memory_fit"] = {{"memory_bytes", capacity},
+                       {"fits", r.memory.total <= capacity},
+                       {"headroom_bytes", capacity - r.memory.total},
+                       {"max_batch", *r.max_batch}};
+  }
   if (r.transformer) {
     j["transformer"] = transformerToJson(*r.transformer);
     addTransformerWorkload(r.workload, j["workload"]);
@@ -128,12 +141,8 @@ json reportToJson(const Report& r) {
         "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
         "square, LM head) at the workload's batch, for the whole step (grad_accum micro-batches)";
   }
-  // With a GPU: "gpu", "fits", "headroom_bytes", "max_batch" (the GPU's), "step_time_s",
-  // "tokens_per_s", "per_gpu", "advice" and the figures behind them.
-  if (r.gpu_fit) {
-    const json fit = gpuFitToJson(*r.gpu_fit, r.workload);
-    for (auto it = fit.begin(); it != fit.end(); ++it) j[it.key()] = it.value();
-  }
+  // With a GPU: its own object, so that its max_batch and fit stay apart from memory_fit's.
+  if (r.gpu_fit) j["gpu_fit"] = gpuFitToJson(*r.gpu_fit, r.workload);
   return j;
 }
 

@@ -74,11 +74,10 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
   const double pipeline = per_micro / pp * (mb + pp - 1);
   if (train) {
     // Elementwise update: read gradients, read and write master weights and optimizer states,
-    // write the weights.
-    const double bytes = static_cast<double>(per_gpu.weights) +
-                         static_cast<double>(per_gpu.gradients) +
-                         2.0 * static_cast<double>(per_gpu.master_weights) +
-                         2.0 * static_cast<double>(per_gpu.optimizer_states);
+    // write the weights (the terms sharded like weights, like gradients, like optimizer states).
+    const double bytes = static_cast<double>(per_gpu.bytesSharded(Sharding::kZero3)) +
+                         static_cast<double>(per_gpu.bytesSharded(Sharding::kZero2)) +
+                         2.0 * static_cast<double>(per_gpu.bytesSharded(Sharding::kZero1));
     t.optimizer_s = bytes / bw;
   }
   t.compute_s = (fwd.compute_s + bwd.compute_s) * mb;

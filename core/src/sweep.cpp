@@ -51,16 +51,30 @@ std::vector<int64_t> chartBatches(const Report& report, int points) {
   return out;
 }
 
+int64_t BatchSweep::replicaBatch(int64_t batch) const {
+  const int64_t replica = batch / data_parallel + (batch % data_parallel != 0 ? 1 : 0);
+  return (replica / microbatches + (replica % microbatches != 0 ? 1 : 0)) * microbatches;
+}
+
 BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches) {
   if (batches.empty() || batches.size() > kMaxSweepPoints) {
     throw InputError(ErrorCode::kValue, "/batches",
                      "must list 1 to " + std::to_string(kMaxSweepPoints) + " batch sizes");
   }
   BatchSweep s;
-  s.fixed = report.memory.fixed;
-  s.per_sample = report.memory.per_sample;
-  s.memory_bytes = report.gpu_fit ? std::optional<int64_t>(report.gpu_fit->usable_bytes)
-                                  : report.workload.memory_bytes;
+  if (report.gpu_fit) {
+    const GpuFit& f = *report.gpu_fit;
+    s.per_gpu = true;
+    s.data_parallel = f.data_parallel;
+    s.microbatches = report.workload.hardware.parallel.microbatchCount();
+    s.fixed = f.per_gpu.fixed;
+    s.per_sample = f.per_gpu.per_sample;
+    s.memory_bytes = f.usable_bytes;
+  } else {
+    s.fixed = report.memory.fixed;
+    s.per_sample = report.memory.per_sample;
+    s.memory_bytes = report.workload.memory_bytes;
+  }
   s.max_batch = largestBatch(report);
   s.points.reserve(batches.size());
   for (size_t i = 0; i < batches.size(); ++i) {
@@ -70,7 +84,8 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
     try {
       BatchPoint point;
       point.batch = b;
-      point.total = checkedAdd(s.fixed, checkedMul(s.per_sample, b));
+      point.total = checkedAdd(s.fixed, checkedMul(s.per_sample, s.replicaBatch(b)));
+      if (s.memory_bytes) point.fits = point.total <= *s.memory_bytes;
       s.points.push_back(point);
     } catch (const ArithmeticOverflow&) {
       throw InputError(

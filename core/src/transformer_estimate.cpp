@@ -8,6 +8,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/memory_terms.hpp"
 
 namespace dlcost {
 
@@ -129,16 +130,6 @@ int64_t activationBytes(const Workload& w) {
 int64_t qkNormParams(const Transformer& t) {
   if (!t.qk_norm) return 0;
   return mul(2, t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim);
-}
-
-/// Bits of one optimizer state value: the optimizer's own (8-bit Adam) or `format`'s.
-int stateBits(Optimizer optimizer, DType format) {
-  const int own = optimizerStateBits(optimizer);
-  return own ? own : dtypeBits(format);
-}
-
-bool isQuantized(DType d) {
-  return d == DType::kInt8 || d == DType::kInt4 || d == DType::kFp8;
 }
 
 /// One stack of identical layers run over `tokens` tokens per sequence.
@@ -408,38 +399,20 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     checkedMul(2, add(r.macs.forward, r.macs.backward));  // FLOPs must fit too
 
     // --- model states ------------------------------------------------------------------------
-    MemoryBreakdown& m = r.memory;
     const int64_t default_bits = dtypeBits(lay.weights);
     const BlockMatrices bm = blockMatrices(t, w.quant_group_size);
-    if (isQuantized(weight_dtype)) {
-      // Block linear weights quantized; embeddings, norms, biases, routers and the LM head
-      // stay in the compute format (as GPTQ, AWQ and bitsandbytes leave them).
-      m.weights = add(bytesForBits(bm.elements, dtypeBits(weight_dtype)),
-                      bytesForBits(checkedSub(tp.total, bm.elements), default_bits));
-      m.quant_scales = weight_dtype == DType::kFp8 ? mul(4, bm.matrices) : mul(2, bm.groups);
-    } else {
-      m.weights = bytesForBits(tp.total, dtypeBits(weight_dtype));
-    }
-    if (train && !lora) {
-      m.gradients = bytesForBits(tp.total, dtypeBits(lay.gradients));
-      if (lay.master_weights) m.master_weights = mul(4, tp.total);
-      m.optimizer_states = bytesForBits(mul(tp.total, optimizerStateCount(w.optimizer)),
-                                        stateBits(w.optimizer, lay.optimizer_states));
-    }
-    if (train && lora) {
-      // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's
-      // autocast_adapter_dtype=True upcasts fp16/bf16 adapters), so their gradients and
-      // optimizer states are fp32 as well (8-bit under Adam8bit).
-      const int adapter_bits = 32;
-      m.adapter_weights = bytesForBits(ad.params, adapter_bits);
-      m.adapter_gradients = bytesForBits(ad.params, adapter_bits);
-      const int state_bits = stateBits(w.optimizer, DType::kFp32);
-      m.adapter_optimizer_states =
-          bytesForBits(mul(ad.params, optimizerStateCount(w.optimizer)), state_bits);
-    }
+    ModelStateCounts counts;
+    counts.params = tp.total;
+    counts.trainable = train && !lora ? tp.total : 0;
+    counts.weight_dtype = weight_dtype;
+    counts.quantized = bm.elements;
+    counts.quant_matrices = bm.matrices;
+    counts.quant_groups = bm.groups;
+    counts.adapters = train && lora ? ad.params : 0;
+    std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
 
     // --- activations and KV cache of one sequence --------------------------------------------
-    int64_t act = 0, act_extra = 0, kv = 0;
+    int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0;
     std::vector<int64_t> attn_row, mlp_row, cross_row;  // saved bytes per layer row, per sequence
     const bool drop_core =
         w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
@@ -512,36 +485,57 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       if (decoder_side) act = add(act, mul(e + 4, t.vocab));
       // KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes.
       if (t.kind == TransformerKind::kDecoder) {
-        kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), add(p, g)), dtypeBits(kv_dtype));
+        kv_tokens = add(p, g);
       } else if (t.kind == TransformerKind::kEncoderDecoder) {
         // Decoder self-attention over the generated tokens, cross-attention over the prompt.
-        kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), add(std::max<int64_t>(g, 1), p)),
-                          dtypeBits(kv_dtype));
+        kv_tokens = add(std::max<int64_t>(g, 1), p);
       }
+      kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), kv_tokens), dtypeBits(kv_dtype));
     }
     sum.kv_cache_bytes_per_token =
         decoder_side ? bytesForBits(mul(mul(2, t.layers), kvWidth(t)), dtypeBits(kv_dtype)) : 0;
 
-    m.activations = mul(act, b);
-    m.activation_gradients = mul(act_extra, b);
-    m.kv_cache = mul(kv, b);
-    m.overhead = w.overhead_bytes;
-    m.per_sample = add(act, act_extra, kv);
-    m.fixed = add(add(m.weights, m.quant_scales, m.gradients),
-                  add(m.master_weights, m.optimizer_states, m.adapter_weights),
-                  add(m.adapter_gradients, m.adapter_optimizer_states, m.overhead));
-    m.total = add(m.fixed, mul(m.per_sample, b));
+    if (train) {
+      terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
+                                     {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
+      terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, act_extra,
+                                     "batch × per_sequence",
+                                     {{"batch", b, ""}, {"per_sequence", act_extra, "bytes"}}));
+    } else {
+      terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
+                                     {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
+      if (decoder_side) {
+        // 2 (K and V) x layers x kv_heads x head_dim x tokens x bits / 8, per sequence.
+        const int64_t cached = kv_tokens;
+        terms.push_back(
+            activationTerm(MemoryKey::kKvCache, 0, kv,
+                           "batch × tokens × 2 × layers × kv_heads × head_dim × bits_per_value / 8",
+                           {{"batch", b, ""},
+                            {"tokens", cached, ""},
+                            {"layers", t.layers, ""},
+                            {"kv_heads", t.kv_heads, ""},
+                            {"head_dim", t.head_dim, ""},
+                            {"bits_per_value", dtypeBits(kv_dtype), dtypeName(kv_dtype)}}));
+      }
+    }
+    terms.push_back(overheadTerm(w));
+    r.memory = sumTerms(std::move(terms), b);
+    const MemoryBreakdown& m = r.memory;
     if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
 
     // --- phases for the roofline -------------------------------------------------------------
-    const int64_t weights_read = add(m.weights, m.quant_scales, m.adapter_weights);
+    const int64_t weights_read =
+        add(m.bytesOf(MemoryKey::kWeights), m.bytesOf(MemoryKey::kQuantScales),
+            m.bytesOf(MemoryKey::kAdapterWeights));
+    const int64_t activations = m.bytesOf(MemoryKey::kActivations);
     if (train) {
       // One micro-batch of `batch` sequences (what a roofline times); the step runs
       // grad_accum of them.
-      PhaseWork f{"forward", mul(2, fwd, b), add(weights_read, m.activations), mul(b, fwd_tokens)};
+      PhaseWork f{"forward", mul(2, fwd, b), add(weights_read, activations), mul(b, fwd_tokens)};
       PhaseWork k{"backward", mul(2, bwd, b),
-                  add(add(weights_read, m.gradients, m.adapter_gradients),
-                      add(m.activations, m.activation_gradients)),
+                  add(add(weights_read, m.bytesOf(MemoryKey::kGradients),
+                          m.bytesOf(MemoryKey::kAdapterGradients)),
+                      add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
                   mul(b, fwd_tokens)};
       r.phases = {f, k};
     } else {
@@ -561,8 +555,8 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
           const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(weight_dtype));
           read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
         }
-        r.phases.push_back(
-            {"decode", mul(2, decodeMacs(decode_context), b), add(read, m.kv_cache), b});
+        r.phases.push_back({"decode", mul(2, decodeMacs(decode_context), b),
+                            add(read, m.bytesOf(MemoryKey::kKvCache)), b});
       }
     }
 

@@ -67,8 +67,10 @@ stderr_has() {
 # --- estimate --json: the required fields --------------------------------------------------
 if run "estimate alexnet --json" 0 estimate --preset alexnet --batch 2 --memory-gib 16 --json; then
   fields=()
-  for f in weights gradients optimizer_states activations activation_gradients overhead total \
-    fixed per_sample; do
+  for f in weights gradients optimizer_states activations backward_peak_extra overhead; do
+    fields+=("[t['bytes'] for t in d['memory']['terms'] if t['key'] == '$f'][0] >= 0")
+  done
+  for f in total fixed per_sample; do
     fields+=("isinstance(d['memory']['$f'], int) and d['memory']['$f'] >= 0")
   done
   # torchvision AlexNet_Weights.IMAGENET1K_V1: 61,100,840 params; 0.71 GMACs per image.
@@ -81,7 +83,9 @@ if run "estimate alexnet --json" 0 estimate --preset alexnet --batch 2 --memory-
     "d['flops']['backward'] == 2 * d['macs']['backward']" \
     "${fields[@]}" \
     "d['memory']['total'] == d['memory']['fixed'] + 2 * d['memory']['per_sample']" \
-    "isinstance(d['max_batch'], int) and d['max_batch'] > 0" \
+    "d['schema'] == 'dlcost.report/2'" \
+    "sum(t['bytes'] for t in d['memory']['terms']) == d['memory']['total']" \
+    "isinstance(d['memory_fit']['max_batch'], int) and d['memory_fit']['max_batch'] > 0" \
     "all(all(k in l for k in ('name','type','output_shape','params','macs','activation_bytes')) for l in d['layers'])" \
     "d['params']['total'] == 61100840" \
     "d['macs']['forward'] == 2 * 714188480" \
@@ -89,7 +93,7 @@ if run "estimate alexnet --json" 0 estimate --preset alexnet --batch 2 --memory-
 fi
 
 if run "no memory size, no max_batch" 0 estimate --preset mlp_mnist --json; then
-  check "max_batch absent" "'max_batch' not in d"
+  check "max_batch absent" "'memory_fit' not in d"
 fi
 
 # Flags override the document's workload.
@@ -103,12 +107,12 @@ fi
 if run "flags override the file" 0 estimate "$tmp/mlp.json" --batch 3 --dtype mixed \
   --optimizer sgd --mode train --json; then
   check "flags win" "d['workload']['batch'] == 3 and d['workload']['dtype'] == 'mixed'" \
-    "d['memory']['optimizer_states'] == 0" \
-    "d['memory']['master_weights'] == 4 * d['params']['total']"
+    "[t['bytes'] for t in d['memory']['terms'] if t['key'] == 'optimizer_states'] == [0]" \
+    "[t['bytes'] for t in d['memory']['terms'] if t['key'] == 'master_weights'] == [4 * d['params']['total']]"
 fi
 if run "inference mode" 0 estimate "$tmp/mlp.json" --mode infer --json; then
   check "no gradients in inference" \
-    "d['memory']['gradients'] == 0 and d['memory']['optimizer_states'] == 0 and d['macs']['backward'] == 0"
+    "not [t for t in d['memory']['terms'] if t['key'] in ('gradients', 'optimizer_states')] and d['macs']['backward'] == 0"
 fi
 
 # The human-readable table.

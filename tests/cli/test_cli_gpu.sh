@@ -37,11 +37,11 @@ contains "table names the H100" "h100-sxm" "$out"
 
 check "estimate on a GPU" 0 "$DLCOST" estimate --preset alexnet --batch 64 --gpu a100-sxm4-80gb --json
 json_true "report carries the fit fields" \
-  "['gpu','fits','headroom_bytes','max_batch','step_time_s','tokens_per_s','per_gpu','advice'].every(k => k in d) && d.fits === true && d.gpu.id === 'a100-sxm4-80gb'"
+  "['gpu','fits','headroom_bytes','max_batch','step_time_s','tokens_per_s','per_gpu','advice'].every(k => k in d.gpu_fit) && d.gpu_fit.fits === true && d.gpu_fit.gpu.id === 'a100-sxm4-80gb' && !('fits' in d)"
 check "multi-GPU flags" 0 "$DLCOST" estimate --preset alexnet --batch 64 --gpu h100-sxm --gpus 4 --zero 2 --utilization 0.4 --json
-json_true "data parallel 4, ZeRO 2" "d.parallel.data_parallel === 4 && d.parallel.zero === 2 && d.roofline.utilization === 0.4"
+json_true "data parallel 4, ZeRO 2" "d.gpu_fit.parallel.data_parallel === 4 && d.gpu_fit.parallel.zero === 2 && d.gpu_fit.roofline.utilization === 0.4"
 check "advice when it does not fit" 0 "$DLCOST" estimate --preset alexnet --batch 4096 --gpu rtx-3060-12gb --json
-json_true "does not fit, with advice" "d.fits === false && d.advice.length > 0 && d.advice.every(a => a.per_gpu_bytes <= a.usable_bytes)"
+json_true "does not fit, with advice" "d.gpu_fit.fits === false && d.gpu_fit.advice.length > 0 && d.gpu_fit.advice.every(a => a.per_gpu_bytes <= a.usable_bytes)"
 
 check "unknown GPU" 2 "$DLCOST" estimate --preset alexnet --gpu h100
 contains "names the flag" "--gpu" "$err"

@@ -29,8 +29,9 @@ check() {  # name, expected exit code, expected text (grep -F), command...
 check "config.json file" 0 '"total": 124439808' "$DLCOST" estimate "$presets/gpt2.json" --json
 check "flags merge into a config.json" 0 '"seq_len": 256' \
   "$DLCOST" estimate "$presets/gpt2.json" --seq-len 256 --json
-check "preset with inference flags" 0 '"kv_cache": 536870912' \
-  "$DLCOST" estimate --preset llama-2-7b --mode infer --dtype fp16 --prompt-tokens 1024 --json
+# KV cache: 2 x 32 layers x 32 heads x 128 x 2 B x 1024 tokens (Pope et al. 2022, section 2).
+check "preset with inference flags" 0 'KV cache                 512.0 MiB       536,870,912 B' \
+  "$DLCOST" estimate --preset llama-2-7b --mode infer --dtype fp16 --prompt-tokens 1024
 check "human table folds repeated layers" 0 'layers.0-31.attention (x32)' \
   "$DLCOST" estimate --preset llama-2-7b --finetune lora --dtype bf16
 check "help lists the transformer flags" 0 '--lora-targets' "$DLCOST" --help

@@ -8,26 +8,15 @@
 #include <vector>
 
 #include "dlcost/gpu.hpp"
+#include "dlcost/memory_terms.hpp"
 #include "dlcost/workload.hpp"
 
 namespace dlcost {
 
-/// Memory one GPU holds, in bytes: the model states after tensor/pipeline splitting and ZeRO
-/// partitioning, and the activations of its share of the layers and batch.
-struct PerGpuMemory {
-  int64_t weights = 0;
-  int64_t buffers = 0;
-  int64_t gradients = 0;
-  int64_t master_weights = 0;
-  int64_t optimizer_states = 0;
-  /// Saved activations and the backward peak on top of them (training) or the live peak
-  /// (inference), for this GPU's layers and its data-parallel replica's batch.
-  int64_t activations = 0;
-  int64_t overhead = 0;    ///< the workload's overhead_bytes (per GPU)
-  int64_t total = 0;       ///< sum of the lines above (the reserve is not included)
-  int64_t fixed = 0;       ///< the part that does not grow with the replica's batch
-  int64_t per_sample = 0;  ///< what each further sample of the replica's batch adds
-};
+/// Memory one GPU holds: the report's terms after tensor/pipeline splitting and ZeRO
+/// partitioning (each by its Sharding), activations at the replica's batch. Its per_sample is
+/// per sample of the replica's batch; the reserve is not included.
+using PerGpuMemory = MemoryBreakdown;
 
 /// Roofline step time: per layer (or phase) max(FLOPs / (peak x utilisation),
 /// bytes / bandwidth), summed; pipelines add the 1F1B bubble.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dlcost/gpu_fit.hpp"
+#include "dlcost/memory_terms.hpp"
 #include "dlcost/shape.hpp"
 #include "dlcost/transformer.hpp"
 #include "dlcost/workload.hpp"
@@ -28,34 +29,6 @@ struct MacCounts {
   /// Gradient w.r.t. inputs (same MACs as forward, skipped where no input needs a gradient,
   /// e.g. the first layer) plus gradient w.r.t. weights (same MACs as forward).
   int64_t backward = 0;
-};
-
-/// Memory in bytes at the workload's batch. total = fixed + batch x per_sample.
-struct MemoryBreakdown {
-  int64_t weights = 0;           ///< parameters in the weight format
-  int64_t buffers = 0;           ///< running statistics and counters
-  int64_t gradients = 0;         ///< one gradient per trainable parameter
-  int64_t master_weights = 0;    ///< fp32 copy of the weights (mixed precision)
-  int64_t optimizer_states = 0;  ///< state tensors x trainable parameters
-  /// Training: tensors saved for backward (inputs, outputs, masks, indices per op).
-  /// Inference: the peak of simultaneously live tensors.
-  int64_t activations = 0;
-  /// Training: what the passes need at their peak on top of `activations`: the largest,
-  /// over every forward and backward step, of the live tensors (saved ones not yet freed,
-  /// forward temporaries, activation gradients and the temporaries accumulated into them)
-  /// minus the saved bytes. 0 in inference.
-  int64_t activation_gradients = 0;
-  int64_t kv_cache = 0;  ///< inference: 2 x layers x kv_heads x head_dim x tokens x bytes
-  /// Group-wise quantization scales of int8/int4 weights (one fp16 per group), fp8's
-  /// per-tensor fp32 scales.
-  int64_t quant_scales = 0;
-  int64_t adapter_weights = 0;           ///< LoRA adapters, fp32 (PEFT upcasts 16-bit adapters)
-  int64_t adapter_gradients = 0;         ///< one gradient per adapter parameter
-  int64_t adapter_optimizer_states = 0;  ///< optimizer states of the adapters
-  int64_t overhead = 0;                  ///< the workload's fixed overhead
-  int64_t total = 0;                     ///< sum of the lines above
-  int64_t fixed = 0;                     ///< the part that does not grow with batch size
-  int64_t per_sample = 0;                ///< what each additional sample adds
 };
 
 /// One row of the per-layer table, at the workload's batch.
@@ -104,6 +77,7 @@ struct Report {
   Workload workload;
   ParamCounts params;
   MacCounts macs;
+  /// Term by term at the workload's batch; total = fixed + batch x per_sample.
   MemoryBreakdown memory;
   /// Largest batch with total <= workload.memory_bytes (absent without a memory size;
   /// 0 when not even one sample fits).

@@ -18,7 +18,10 @@ constexpr size_t kMaxSweepPoints = 1024;
 /// One point of a sweep: total memory in bytes at `batch`.
 struct BatchPoint {
   int64_t batch = 1;
-  int64_t total = 0;  ///< fixed + batch x per_sample, bytes
+  /// fixed + samples x per_sample, bytes: the whole model's at `batch` samples, or with a GPU
+  /// one GPU's at its replica batch (see BatchSweep::replicaBatch).
+  int64_t total = 0;
+  std::optional<bool> fits;  ///< total <= memory_bytes, when a capacity is known
   /// Roofline throughput on the workload's GPU at this batch (see addThroughput); absent
   /// without a GPU or where the layout cannot take this batch.
   std::optional<double> samples_per_s;
@@ -27,14 +30,23 @@ struct BatchPoint {
 
 /// Memory versus batch for the model and workload of `report`.
 struct BatchSweep {
-  int64_t fixed = 0;       ///< bytes that do not grow with batch
-  int64_t per_sample = 0;  ///< bytes each sample adds
+  /// Whether the figures are one GPU's (the workload names a GPU) or the whole model's.
+  bool per_gpu = false;
+  int64_t data_parallel = 1;  ///< replicas the global batch splits over (1 without a GPU)
+  int64_t microbatches = 1;   ///< pipeline micro-batches a replica batch is a multiple of
+  int64_t fixed = 0;          ///< bytes that do not grow with batch (per GPU with a GPU)
+  int64_t per_sample = 0;     ///< bytes each sample (of a replica's batch) adds
   /// The capacity compared with: a GPU's usable memory (after its reserves) when the workload
   /// names a GPU, else the workload's memory size, when given.
   std::optional<int64_t> memory_bytes;
   /// The largest batch that fits: the GPU fit's when a GPU is given, else the report's.
   std::optional<int64_t> max_batch;
   std::vector<BatchPoint> points;  ///< one per requested batch, in the order given
+
+  /// Samples one GPU holds at global batch `batch`: ceil(batch / data_parallel) rounded up to
+  /// a whole number of micro-batches (the smallest layout that holds `batch`). So a batch
+  /// fits exactly when it is at most max_batch.
+  int64_t replicaBatch(int64_t batch) const;
 };
 
 /// Batch sizes for a memory-vs-batch chart of `report`: `points` evenly spread from 1 to a
@@ -44,7 +56,9 @@ struct BatchSweep {
 /// [2, kMaxSweepPoints - 3].
 std::vector<int64_t> chartBatches(const Report& report, int points);
 
-/// Evaluates `report`'s memory line at each batch (each >= 1). Throws InputError (kValue for
+/// Evaluates `report`'s memory line at each batch (each >= 1): with a GPU fit, per GPU
+/// (GpuFit::per_gpu's fixed and per-sample bytes at the replica batch, against its usable
+/// memory), else the whole model against the workload's memory size. Throws InputError (kValue for
 /// an empty, too long or non-positive list, kTooLarge when a total overflows 64 bits) with
 /// the path "/batches/i" of the offending entry.
 BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches);

@@ -1,0 +1,125 @@
+#pragma once
+// Memory as one list of terms. Both estimators (layer graph, transformer) produce it; the
+// totals, the fixed/per-sample split, per-GPU memory, the largest batch, sweeps, explanations
+// and the report JSON are all derived from it, so no figure is summed in two places.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlcost/precision.hpp"
+#include "dlcost/workload.hpp"
+
+namespace dlcost {
+
+/// What a term holds. The JSON key of each is memoryKeyName's.
+enum class MemoryKey {
+  kWeights,                 ///< parameters in their storage format
+  kQuantScales,             ///< group-wise scales of int8/int4 weights, fp8's per-tensor ones
+  kBuffers,                 ///< running statistics and counters (batchnorm)
+  kGradients,               ///< one gradient per trainable parameter
+  kMasterWeights,           ///< fp32 copy of the weights (mixed precision)
+  kOptimizerStates,         ///< state tensors x trainable parameters
+  kAdapterWeights,          ///< LoRA adapters, fp32 (PEFT upcasts 16-bit adapters)
+  kAdapterGradients,        ///< one gradient per adapter parameter
+  kAdapterOptimizerStates,  ///< optimizer states of the adapters
+  /// Training: tensors saved for backward. Inference: the peak of simultaneously live tensors.
+  kActivations,
+  /// Training: what the passes need at their peak on top of the saved activations (live
+  /// activation gradients and temporaries, less the saved tensors freed by then).
+  kBackwardPeakExtra,
+  kKvCache,   ///< inference: K and V of every layer for every token in the context
+  kOverhead,  ///< the workload's fixed overhead_bytes
+};
+
+/// "weights", "quant_scales", ..., "backward_peak_extra", "kv_cache", "overhead".
+const char* memoryKeyName(MemoryKey key);
+
+/// What a term is, in a few English words for tables ("activations (saved)" in training,
+/// "activations (peak)" in inference).
+const char* memoryKeyLabel(MemoryKey key, Mode mode);
+
+/// How a term divides over the GPUs of a Parallelism (see perGpuMemory in fit.hpp).
+enum class Sharding {
+  kReplicated,     ///< every GPU holds all of it (the overhead)
+  kModelParallel,  ///< split by tp x pp only (buffers)
+  kZero3,          ///< split by tp x pp, and by the data-parallel degree at ZeRO stage >= 3
+  kZero2,          ///< ... at ZeRO stage >= 2 (gradients)
+  kZero1,          ///< ... at ZeRO stage >= 1 (optimizer states, master weights)
+  /// Activations: the replica's batch; tensor parallelism keeps (10 tp + 24) / (34 tp) of them
+  /// (1 / tp with sequence parallelism), a pipeline stage 1/pp of the layers for
+  /// min(pp, micro-batches) micro-batches in flight.
+  kActivation,
+};
+
+/// "replicated", "model_parallel", "zero3", "zero2", "zero1", "activation".
+const char* shardingName(Sharding s);
+
+/// One input of a term's formula: a count, a size in bits or bytes, a batch.
+struct TermInput {
+  std::string name;  ///< snake_case, e.g. "parameters", "bits_per_value", "batch"
+  int64_t value = 0;
+  std::string note;  ///< what qualifies the value ("fp16", "adamw"); empty when none
+};
+
+/// One line of memory: bytes = fixed + batch x per_sample.
+struct MemoryTerm {
+  MemoryKey key = MemoryKey::kWeights;
+  int64_t fixed = 0;       ///< bytes that do not grow with the batch
+  int64_t per_sample = 0;  ///< bytes each sample (sequence) adds
+  int64_t bytes = 0;       ///< at the batch the list was summed at (sumTerms)
+  Sharding sharding = Sharding::kReplicated;
+  /// How fixed and per_sample follow from `inputs`, written with the inputs' names.
+  std::string formula;
+  std::vector<TermInput> inputs;
+};
+
+/// The term list and what is derived from it, at one batch. Whole model (Report::memory) or
+/// one GPU at its replica batch (GpuFit::per_gpu).
+struct MemoryBreakdown {
+  std::vector<MemoryTerm> terms;  ///< model states first, then what grows with the batch
+  int64_t total = 0;              ///< sum of the terms' bytes
+  int64_t fixed = 0;              ///< sum of their fixed parts
+  int64_t per_sample = 0;         ///< sum of their per-sample parts
+
+  /// The term's bytes, 0 when the list has no such term.
+  int64_t bytesOf(MemoryKey key) const;
+  const MemoryTerm* find(MemoryKey key) const;
+  /// Bytes of the terms sharded as `s` (e.g. every weight-like term for the optimizer's traffic).
+  int64_t bytesSharded(Sharding s) const;
+  /// fixed + batch x per_sample. Throws ArithmeticOverflow.
+  int64_t totalAt(int64_t batch) const;
+};
+
+/// Fills each term's bytes at `batch` and the sums. Throws ArithmeticOverflow.
+MemoryBreakdown sumTerms(std::vector<MemoryTerm> terms, int64_t batch);
+
+/// What the optimizer and the weight format act on, for modelStateTerms.
+struct ModelStateCounts {
+  int64_t params = 0;     ///< every parameter (adapters excluded)
+  int64_t trainable = 0;  ///< parameters the optimizer updates (0 when only adapters train)
+  /// Storage format of the weights: the precision's, or an int8/int4/fp8 format for
+  /// `quantized` of them (the rest stay in the precision's format).
+  DType weight_dtype = DType::kFp32;
+  int64_t quantized = 0;  ///< elements of the quantized matrices
+  int64_t quant_matrices = 0;
+  int64_t quant_groups = 0;  ///< int8/int4: one fp16 scale per group
+  int64_t adapters = 0;      ///< LoRA adapter parameters (trained in fp32)
+};
+
+bool isQuantized(DType d);
+
+/// Weights, quantization scales, gradients, master weights, optimizer states and adapter
+/// terms for `w` (gradients and optimizer terms only in training), the one rule both
+/// estimators use. Throws ArithmeticOverflow.
+std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workload& w);
+
+/// A term of `per_sample` bytes per sample (and `fixed` per batch), sharded as activations.
+MemoryTerm activationTerm(MemoryKey key, int64_t fixed, int64_t per_sample, std::string formula,
+                          std::vector<TermInput> inputs);
+
+/// The workload's overhead_bytes as a replicated term.
+MemoryTerm overheadTerm(const Workload& w);
+
+}  // namespace dlcost
