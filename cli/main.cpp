@@ -215,6 +215,65 @@ int runCompare(const dlcost::cli::Options& o) {
   return 0;
 }
 
+/// "1,8,64" as the JSON array text the engine's sweep reads (it validates the entries).
+std::string listJson(const std::string& text) {
+  return "[" + text + "]";
+}
+
+/// The engine's sweep of `doc`: at the chart's batches (the page's estimateWithSweep call)
+/// or at --batches (its sweepThroughput call, which adds each point's throughput).
+json sweepOf(const json& doc, const dlcost::cli::Options& o) {
+  const json out =
+      json::parse(o.batches ? dlcost::sweepThroughputText(doc.dump(), listJson(*o.batches))
+                            : dlcost::estimateWithSweepText(doc.dump(), 25));
+  if (out.contains("error")) {
+    dlcost::Error err{ErrorCode::kValue, out["error"]["path"], out["error"]["message"]};
+    for (ErrorCode c : {ErrorCode::kParse, ErrorCode::kMissingField, ErrorCode::kUnknownField,
+                        ErrorCode::kType, ErrorCode::kValue, ErrorCode::kShape, ErrorCode::kGraph,
+                        ErrorCode::kTooLarge, ErrorCode::kInternal}) {
+      if (out["error"]["code"] == dlcost::errorCodeName(c)) err.code = c;
+    }
+    if (err.path.rfind("/batches", 0) == 0) err.path = "--batches";
+    throw renameFlagPath(InputError(err), o);
+  }
+  return o.batches ? out : out["sweep"];
+}
+
+int runSweep(const dlcost::cli::Options& o) {
+  json doc;
+  try {
+    doc = buildDocument(o);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  // One sweep per sequence length (--contexts), else one at the workload's.
+  std::vector<std::optional<int64_t>> contexts{std::nullopt};
+  if (o.contexts) {
+    const json list = dlcost::parseDocumentText(listJson(*o.contexts));
+    contexts.clear();
+    for (const json& c : list) {
+      if (!c.is_number_integer() || c.get<int64_t>() < 1) {
+        throw InputError(ErrorCode::kValue, "--contexts", "must list whole numbers of tokens >= 1");
+      }
+      contexts.push_back(c.get<int64_t>());
+    }
+  }
+  json sweeps = json::array();
+  for (const std::optional<int64_t>& context : contexts) {
+    json at = doc;
+    if (context) at["workload"]["seq_len"] = *context;
+    json s = sweepOf(at, o);
+    if (context) s["seq_len"] = *context;
+    sweeps.push_back(std::move(s));
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(o.contexts ? json{{"sweeps", sweeps}} : sweeps[0], 2) << "\n";
+  } else {
+    dlcost::cli::printSweeps(std::cout, sweeps, o.units, o.csv);
+  }
+  return 0;
+}
+
 int run(const dlcost::cli::Options& o) {
   if (o.command == "help") {
     std::cout << dlcost::cli::usageText();
@@ -242,6 +301,7 @@ int run(const dlcost::cli::Options& o) {
     return 0;
   }
   if (o.command == "compare") return runCompare(o);
+  if (o.command == "sweep") return runSweep(o);
   if (o.command == "preset") {
     if (o.positional.size() != 1) throw dlcost::cli::UsageError{"preset needs one NAME"};
     const char* text = dlcost::presetJson(o.positional[0]);

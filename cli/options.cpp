@@ -54,6 +54,10 @@ usage:
   dlcost estimate --link FRAGMENT [options]  estimate what a share link shows
   dlcost compare MODEL.json|--preset NAME [options] [--sort FIELD]
                                            the workload on every GPU preset
+  dlcost sweep MODEL.json|--preset NAME [options] [--batches 1,8,64] [--contexts 512,2048]
+          [--csv]                          memory (per GPU with --gpu), fit and throughput
+                                           over batch sizes (default: the page's chart
+                                           batches) and, for transformers, sequence lengths
   dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
@@ -127,7 +131,8 @@ Options parseOptions(int argc, const char* const* argv) {
     return o;
   }
   if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
-      o.command != "link" && o.command != "compare" && o.command != "gpus") {
+      o.command != "link" && o.command != "compare" && o.command != "gpus" &&
+      o.command != "sweep") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -140,6 +145,12 @@ Options parseOptions(int argc, const char* const* argv) {
       o.json = true;
     } else if (a == "--sp") {
       o.workload["sp"] = "true";
+    } else if (a == "--csv") {
+      o.csv = true;
+    } else if (a == "--batches") {
+      o.batches = value(a);
+    } else if (a == "--contexts") {
+      o.contexts = value(a);
     } else if (a == "--sort") {
       o.sort = value(a);
     } else if (a == "--preset") {

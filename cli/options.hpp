@@ -21,8 +21,11 @@ struct Options {
   std::string sort = "samples_per_s";  ///< compare: --sort FIELD
   ByteUnits units = ByteUnits::kBinary;
   bool units_given = false;
-  std::optional<std::string> link;  ///< --link FRAGMENT: read the document from a share link
-  std::optional<std::string> lang;  ///< --lang en|zh: recorded in share links for the page
+  std::optional<std::string> link;      ///< --link FRAGMENT: read the document from a share link
+  std::optional<std::string> lang;      ///< --lang en|zh: recorded in share links for the page
+  std::optional<std::string> batches;   ///< sweep --batches 1,8,64: batch sizes, comma-separated
+  std::optional<std::string> contexts;  ///< sweep --contexts 512,2048: sequence lengths
+  bool csv = false;                     ///< sweep --csv
   bool decode = false;
   bool explain = false;  ///< estimate --explain: how each figure was computed              ///<
                          ///< link --decode FRAGMENT: print the state it carries

@@ -273,4 +273,55 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
   printTable(out, head, rows, 1);
 }
 
+void printSweeps(std::ostream& out, const nlohmann::json& sweeps, ByteUnits units, bool csv) {
+  const bool contexts = !sweeps.empty() && sweeps[0].contains("seq_len");
+  const bool per_gpu = !sweeps.empty() && sweeps[0].value("per_gpu", false);
+  std::vector<std::string> head;
+  if (contexts) head.push_back("seq_len");
+  for (const char* h :
+       {"batch", per_gpu ? "memory_per_gpu" : "memory", "fits", "samples_per_s", "step_time"}) {
+    head.push_back(h);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& s : sweeps) {
+    for (const auto& p : s["points"]) {
+      std::vector<std::string> row;
+      if (contexts) row.push_back(std::to_string(s["seq_len"].get<int64_t>()));
+      row.push_back(std::to_string(p["batch"].get<int64_t>()));
+      const int64_t total = p["total"].get<int64_t>();
+      row.push_back(csv ? std::to_string(total) : formatBytes(total, units));
+      row.push_back(p.contains("fits") ? (p["fits"].get<bool>() ? "yes" : "no") : "");
+      const bool timed = p.contains("samples_per_s");
+      row.push_back(!timed ? ""
+                    : csv  ? std::to_string(p["samples_per_s"].get<double>())
+                           : fixed(p["samples_per_s"].get<double>(), 1));
+      row.push_back(!timed ? ""
+                    : csv  ? std::to_string(p["step_time_s"].get<double>())
+                           : seconds(p["step_time_s"].get<double>()));
+      rows.push_back(std::move(row));
+    }
+  }
+  if (csv) {
+    if (!head.empty()) head[head.size() - 1] = "step_time_s";
+    if (contexts ? head.size() > 2 : head.size() > 1) head[contexts ? 2 : 1] += "_bytes";
+    for (const auto& line : {head}) {
+      for (size_t c = 0; c < line.size(); ++c) out << line[c] << (c + 1 < line.size() ? "," : "\n");
+    }
+    for (const auto& row : rows) {
+      for (size_t c = 0; c < row.size(); ++c) out << row[c] << (c + 1 < row.size() ? "," : "\n");
+    }
+    return;
+  }
+  printTable(out, head, rows, 0);
+  if (!sweeps.empty()) {
+    const auto& s = sweeps[0];
+    if (s.contains("memory_bytes")) {
+      out << "\ncompared with " << formatBytes(s["memory_bytes"].get<int64_t>(), units)
+          << (per_gpu ? " usable per GPU" : "");
+      if (s.contains("max_batch")) out << "; largest batch that fits: " << s["max_batch"];
+      out << "\n";
+    }
+  }
+}
+
 }  // namespace dlcost::cli

@@ -18,4 +18,8 @@ void printGpus(std::ostream& out, const nlohmann::json& table, ByteUnits units);
 /// A compareDocument result, one row per GPU.
 void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits units);
 
+/// Engine sweeps (sweepBatchText's objects, each with "seq_len" when swept over contexts) as
+/// one table, or as CSV (bytes and seconds unformatted).
+void printSweeps(std::ostream& out, const nlohmann::json& sweeps, ByteUnits units, bool csv);
+
 }  // namespace dlcost::cli
