@@ -56,8 +56,11 @@ describe('explanations and comparisons', () => {
       const opt = page.locator('#breakdown li[data-key="optimizer_states"] .legend-value');
       await opt.focus();
       await page.keyboard.press('Enter');
-      assert.equal(await panel.getAttribute('data-id'), '/memory/optimizer_states');
-      assert.ok((await panel.locator('.explain-result').innerText()).includes(groupDigits(report.memory.optimizer_states)));
+      const optIndex = report.memory.terms.findIndex((term) => term.key === 'optimizer_states');
+      const optId = `/memory/terms/${optIndex}/bytes`;
+      const optBytes = report.memory.terms[optIndex].bytes;
+      assert.equal(await panel.getAttribute('data-id'), optId);
+      assert.ok((await panel.locator('.explain-result').innerText()).includes(groupDigits(optBytes)));
       assert.equal(await params.getAttribute('aria-expanded'), 'false');
 
       await shoot(page, '#results', 'explain-open');
@@ -81,16 +84,17 @@ describe('explanations and comparisons', () => {
       // Switching language re-requests the open explanation in Chinese.
       await opt.click();
       await settled(page, () => page.selectOption('#lang', 'zh'));
-      assert.equal(await panel.getAttribute('data-id'), '/memory/optimizer_states');
+      assert.equal(await panel.getAttribute('data-id'), optId);
       assert.ok((await panel.innerText()).includes('优化器状态'), await panel.innerText());
-      assert.ok((await panel.innerText()).includes(groupDigits(report.memory.optimizer_states)));
+      assert.ok((await panel.innerText()).includes(groupDigits(optBytes)));
       assert.equal(await page.locator('#learn-h').innerText(), '显存是怎样算的');
       await shoot(page, '#learn', 'learn-panel-zh');
 
       // A learn-panel link focuses the live figure it explains and opens its explanation.
-      await page.locator('#learn li[data-point="learn_terms"] button[data-target="/memory/gradients"]').click();
-      assert.equal(await panel.getAttribute('data-id'), '/memory/gradients');
-      assert.equal(await page.evaluate(() => document.activeElement.dataset.explain), '/memory/gradients');
+      const gradId = `/memory/terms/${report.memory.terms.findIndex((term) => term.key === 'gradients')}/bytes`;
+      await page.locator('#learn li[data-point="learn_terms"] button[data-target="term:gradients"]').click();
+      assert.equal(await panel.getAttribute('data-id'), gradId);
+      assert.equal(await page.evaluate(() => document.activeElement.dataset.explain), gradId);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();
@@ -164,8 +168,9 @@ describe('explanations and comparisons', () => {
       assert.equal(await sat.count(), 1);
       const satBatch = Number(await sat.getAttribute('data-batch'));
       const report = await lastReport(page);
-      assert.ok(satBatch >= 1 && satBatch < report.max_batch, `${satBatch} < ${report.max_batch}`);
-      assert.ok((await page.locator('#batch-chart .batch-summary').innerText()).includes(String(report.max_batch)));
+      const maxBatch = (report.gpu_fit ?? report.memory_fit).max_batch;
+      assert.ok(satBatch >= 1 && satBatch < maxBatch, `${satBatch} < ${maxBatch}`);
+      assert.ok((await page.locator('#batch-chart .batch-summary').innerText()).includes(String(maxBatch)));
       await shoot(page, '#batch-chart', 'chart-batch');
       assert.deepEqual(problems, []);
     } finally {

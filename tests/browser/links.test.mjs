@@ -329,8 +329,9 @@ describe('the embed widget', () => {
         assert.ok(totals.includes(formatCount(cli.flops.total)), `${args}: FLOPs in ${totals}`);
         assert.ok(totals.includes(formatBytes(cli.memory.total, units)), `${args}: memory in ${totals}`);
         assert.equal(await frame.locator('#w-name').innerText(), cli.model.name);
-        if (typeof cli.max_batch === 'number') {
-          assert.equal(await frame.locator('#w-max-batch').innerText(), groupDigits(cli.max_batch), args);
+        const fit = cli.gpu_fit ?? cli.memory_fit;
+        if (fit) {
+          assert.equal(await frame.locator('#w-max-batch').innerText(), groupDigits(fit.max_batch), args);
         }
         assert.equal(await frame.locator('#w-breakdown svg rect').count() > 0, true, `${args}: the breakdown bar`);
         assert.equal(new URL(await frame.locator('#w-open').getAttribute('href'), frame.url()).hash, fragment);

@@ -83,7 +83,7 @@ describe('the transformer and multi-GPU fields', () => {
       const totals = await page.locator('#totals').innerText();
       assert.ok(totals.includes(groupDigits(cli.json.params.total)), `params in ${totals}`);
       assert.ok(totals.includes(formatBytes(cli.json.memory.total, 'GiB')), `memory in ${totals}`);
-      assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.fits));
+      assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.gpu_fit.fits));
       await screenshot(page, 'llm-int4-rtx4090');
       assert.deepEqual(problems, []);
     } finally {
@@ -114,7 +114,7 @@ describe('the transformer and multi-GPU fields', () => {
       });
       assert.equal(cli.status, 0, cli.stderr);
       assert.deepEqual(await lastReport(page), cli.json);
-      assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.fits));
+      assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.gpu_fit.fits));
       await screenshot(page, 'llm-zero3-8xh100');
       assert.deepEqual(problems, []);
     } finally {

@@ -45,8 +45,8 @@ describe('the page', () => {
         assert.ok(totals.includes(groupDigits(cli.json.params.total)), `${name} params in ${totals}`);
         assert.ok(totals.includes(groupDigits(cli.json.macs.forward)), `${name} MACs in ${totals}`);
         assert.ok(totals.includes(formatBytes(cli.json.memory.total, 'GiB')), `${name} memory in ${totals}`);
-        assert.equal(await page.locator('#max-batch').innerText(), groupDigits(cli.json.max_batch));
-        assert.equal(await page.locator('#headroom').innerText(), formatBytes(cli.json.workload.memory_bytes - cli.json.memory.total, 'GiB'));
+        assert.equal(await page.locator('#max-batch').innerText(), groupDigits(cli.json.memory_fit.max_batch));
+        assert.equal(await page.locator('#headroom').innerText(), formatBytes(cli.json.memory_fit.headroom_bytes, 'GiB'));
         assert.equal(await page.locator('table.layers').getAttribute('aria-rowcount'), String(cli.json.layers.length + 1));
         await screenshot(page, `preset-${name}`);
       }
@@ -70,8 +70,8 @@ describe('the page', () => {
         const cli = cliEstimate({ model: { preset: 'resnet50' }, workload: { mode: 'train', batch: 32, dtype: 'fp32', optimizer: 'adam', gpu: id } });
         assert.equal(cli.status, 0, cli.stderr);
         assert.deepEqual(report, cli.json, id);
-        assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.fits), id);
-        assert.equal(await page.locator('#headroom').innerText(), formatBytes(cli.json.headroom_bytes, 'GiB'), id);
+        assert.equal(await page.locator('.fit-verdict').getAttribute('data-fits'), String(cli.json.gpu_fit.fits), id);
+        assert.equal(await page.locator('#headroom').innerText(), formatBytes(cli.json.gpu_fit.headroom_bytes, 'GiB'), id);
       }
       await screenshot(page, 'gpu-preset');
       // Typing a memory size returns to a custom capacity.

@@ -47,9 +47,9 @@ describe('every preset estimates the same in wasm as in the native CLI', () => {
         // The page's one-call update carries the same report.
         const both = JSON.parse(new TextDecoder().decode(engine.estimateWithSweep(JSON.stringify(doc), 25)));
         assert.deepEqual(both.report, cli.json);
-        for (const p of both.sweep.points) {
-          assert.equal(p.total, cli.json.memory.fixed + p.batch * cli.json.memory.per_sample);
-        }
+        assert.equal(both.sweep.per_gpu, false);  // no GPU in these workloads
+        const at = both.sweep.points.find((p) => p.batch === cli.json.workload.batch);
+        assert.equal(at.total, cli.json.memory.total);
       });
     }
     test(`${name}: the full model document estimates as the preset reference does`, () => {
@@ -121,7 +121,8 @@ describe('the batch sweep', () => {
         assert.equal(sweep.points[i].batch, batch);
         assert.equal(sweep.points[i].total, cli.memory.total);
         assert.equal(sweep.points[i].fits, cli.memory.total <= cli.workload.memory_bytes);
-        assert.equal(sweep.max_batch, cli.max_batch);
+        assert.equal(sweep.max_batch, cli.memory_fit.max_batch);
+        assert.equal(sweep.points[i].fits, cli.memory_fit.fits);
       }
     });
   }
@@ -134,7 +135,7 @@ describe('the page\'s wrapper (web/js/dlcost.js)', () => {
     const { default: api, DlcostError, ready } = await import(dist);
     await ready();
     const report = api.estimate({ model: { preset: presets[0].name } });
-    assert.equal(report.schema, 'dlcost.report/1');
+    assert.equal(report.schema, 'dlcost.report/2');
     assert.deepEqual(api.presets(), presets);
     assert.deepEqual(api.gpus(), JSON.parse(typeof engine.gpus === 'function' ? engine.gpus() : '[]'));
     assert.throws(() => api.estimate({ model: { preset: 'alexnet' }, workload: { batch: -1 } }),

@@ -48,13 +48,13 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
   const legend = h('ul', { class: 'legend' });
   segments.forEach((seg, i) => {
     const pct = total > 0 ? ((100 * seg.bytes) / total).toFixed(1) : '0';
-    legend.append(h('li', { dataset: { key: seg.key } },
+    legend.append(h('li', { dataset: { key: seg.key, pointer: seg.pointer ?? '' } },
       h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
       h('span', { class: 'legend-label' }, seg.label),
       h('span', { class: 'legend-value num' }, fmt(seg.bytes)),
       h('span', { class: 'legend-pct num' }, `${pct} %`)));
   });
-  legend.append(h('li', { class: 'legend-total', dataset: { key: 'total' } },
+  legend.append(h('li', { class: 'legend-total', dataset: { key: 'total', pointer: '/memory/total' } },
     h('span', { class: 'swatch', 'aria-hidden': 'true' }),
     h('span', { class: 'legend-label' }, labels.total),
     h('span', { class: 'legend-value num' }, fmt(total)),

@@ -9,7 +9,7 @@ import { renderBreakdown } from './charts.js';
 import { byId, h, replace } from './dom.js';
 import { applyI18n, setLang, t } from './i18n.js';
 import './links_i18n.js';
-import { capacityOf, memorySegments } from './results.js';
+import { capacityOf, fitOf, memorySegments } from './results.js';
 import { formatBytes, formatCount, groupDigits } from './units.js';
 
 function postHeight() {
@@ -32,14 +32,14 @@ function render(report, units) {
   byId('w-name').textContent = report.model?.name || 'model';
   const w = report.workload;
   byId('w-workload').textContent = [w.mode === 'infer' ? t('modeInfer') : t('modeTrain'),
-    `${t('batch')} ${groupDigits(w.batch)}`, w.dtype ?? w.precision, report.gpu?.name].filter(Boolean).join(' · ');
+    `${t('batch')} ${groupDigits(w.batch)}`, w.dtype ?? w.precision, report.gpu_fit?.gpu?.name].filter(Boolean).join(' · ');
   replace(byId('w-totals'),
     total('params', t('totalParams'), formatCount(report.params.total), groupDigits(report.params.total)),
     total('macs', t('totalMacs'), formatCount(report.macs.forward), t('forward')),
     total('flops', t('totalFlops'), formatCount(report.flops.total), t('flopsConvention')),
     total('memory', t('totalMemory'), formatBytes(report.memory.total, units),
       `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`),
-    typeof report.step_time_s === 'number' ? total('step_time', t('stepTime'), formatTime(report.step_time_s)) : null);
+    typeof report.gpu_fit?.step_time_s === 'number' ? total('step_time', t('stepTime'), formatTime(report.gpu_fit.step_time_s)) : null);
   const fmt = (b) => formatBytes(b, units);
   const cap = capacityOf(report);
   renderBreakdown(byId('w-breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
@@ -55,11 +55,11 @@ function render(report, units) {
     replace(fit);
     return;
   }
-  const fits = typeof report.fits === 'boolean' ? report.fits : report.memory.total <= cap;
+  const { fits, max_batch: maxBatch } = fitOf(report);
   fit.classList.add(fits ? 'ok' : 'over');
   replace(fit, h('span', { class: 'fit-verdict', dataset: { fits: String(fits) } }, fits ? t('fits') : t('doesNotFit')),
-    typeof report.max_batch === 'number'
-      ? h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'w-max-batch' }, groupDigits(report.max_batch)))
+    typeof maxBatch === 'number'
+      ? h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'w-max-batch' }, groupDigits(maxBatch)))
       : null);
 }
 

@@ -15,7 +15,7 @@ const CARD_IDS = {
 };
 
 /** Extra report lines (results.js: dd[data-key]) that have an explanation. */
-const EXTRA_IDS = { step_time_s: '/step_time_s' };
+const EXTRA_IDS = { step_time_s: '/gpu_fit/step_time_s' };
 
 let byIdMap = new Map();
 let openId = null;
@@ -28,13 +28,13 @@ function figures(root) {
     const id = CARD_IDS[card.dataset.total];
     if (id) out.push([card.querySelector('.card-value'), id]);
   }
-  for (const li of root.querySelectorAll('#breakdown .legend li[data-key]')) {
-    out.push([li.querySelector('.legend-value'), `/memory/${li.dataset.key}`]);
+  for (const li of root.querySelectorAll('#breakdown .legend li[data-pointer]')) {
+    out.push([li.querySelector('.legend-value'), li.dataset.pointer]);
   }
   const headroom = byId('headroom');
-  if (headroom) out.push([headroom, '/headroom_bytes']);
+  if (headroom) out.push([headroom, headroom.dataset.pointer]);
   const maxBatch = byId('max-batch');
-  if (maxBatch) out.push([maxBatch, '/max_batch']);
+  if (maxBatch) out.push([maxBatch, maxBatch.dataset.pointer]);
   for (const dd of root.querySelectorAll('#extras dd[data-key]')) {
     const id = EXTRA_IDS[dd.dataset.key];
     if (id) out.push([dd, id]);
@@ -203,7 +203,8 @@ export function applyExplanations(result) {
   if (box) {
     replace(box, sentences.length
       ? h('ul', { class: 'dominant-list' }, sentences.map((d) => {
-        const target = d.quantity === 'memory' ? `/memory/${d.layer_type}` : CARD_IDS[{ params: 'totalParams', macs: 'totalMacs', activation_bytes: 'totalMemory' }[d.quantity]];
+        const line = d.quantity === 'memory' ? document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(d.layer_type)}"]`) : null;
+        const target = line ? line.dataset.pointer : CARD_IDS[{ params: 'totalParams', macs: 'totalMacs', activation_bytes: 'totalMemory' }[d.quantity]];
         const li = h('li', { dataset: { quantity: d.quantity } }, d.text);
         if (target && byIdMap.has(target)) arm(li, target);
         return li;

@@ -114,7 +114,8 @@ function run() {
 /** Powers of two up to past the largest batch that fits (or 4 x the batch), plus the
  *  workload's batch and the largest batch: a log-scale batch axis, about 15 estimates. */
 export function throughputBatches(report) {
-  const max = typeof report.max_batch === 'number' ? report.max_batch : null;
+  const fit = report.gpu_fit ?? report.memory_fit;
+  const max = fit && typeof fit.max_batch === 'number' ? fit.max_batch : null;
   const top = Math.max(8, max ? Math.ceil(max * 1.25) : report.workload.batch * 4);
   const out = new Set([report.workload.batch]);
   for (let b = 1; b <= Math.min(top, 1 << 20); b *= 2) out.add(b);

@@ -8,19 +8,28 @@ import { openExplanation } from './explain.js';
 
 /** Each point and the figures it links to: explanation ids (JSON pointers) or element ids. */
 const POINTS = [
-  ['learn_capacity', ['/memory/total', '/gpu_memory/usable_bytes', '/step_time_s']],
+  ['learn_capacity', ['/memory/total', '/gpu_fit/gpu_memory/usable_bytes', '/gpu_fit/step_time_s']],
   ['learn_units', ['#units-gib']],
-  ['learn_dtype', ['/memory/weights']],
-  ['learn_terms', ['/memory/weights', '/memory/gradients', '/memory/optimizer_states', '/memory/activations']],
-  ['learn_batch', ['/max_batch', '#sweep']],
-  ['learn_relu', ['/memory/activations', '/memory/activation_gradients']],
+  ['learn_dtype', ['term:weights']],
+  ['learn_terms', ['term:weights', 'term:gradients', 'term:optimizer_states', 'term:activations']],
+  ['learn_batch', ['/memory_fit/max_batch', '/gpu_fit/max_batch', '#sweep']],
+  ['learn_relu', ['term:activations', 'term:backward_peak_extra']],
   ['learn_depthwise', ['#layers']],
   ['learn_backward', ['/macs/forward', '#layers']],
   ['learn_saturate', ['#batch-chart']],
 ];
 
+/** A memory line ("term:KEY") is found by its key; its explanation id is the pointer the
+ *  breakdown gives it. */
+function pointerOf(ref) {
+  if (!ref.startsWith('term:')) return ref;
+  const li = document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(ref.slice(5))}"]`);
+  return li ? li.dataset.pointer : ref;
+}
+
 function targetOf(ref) {
   if (ref.startsWith('#')) return byId(ref.slice(1));
+  ref = pointerOf(ref);
   // The figure itself, not the dominant-terms sentence that links to it as well.
   const all = document.querySelectorAll(`#results-body [data-explain="${CSS.escape(ref)}"]`);
   return [...all].find((el) => !el.closest('#dominant')) || all[0] || null;
@@ -50,7 +59,7 @@ function go(ref) {
   el.scrollIntoView({ block: 'center' });
   if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
   el.focus({ preventScroll: true });
-  if (!ref.startsWith('#')) openExplanation(ref);
+  if (!ref.startsWith('#')) openExplanation(pointerOf(ref));
 }
 
 /** Redraws the panel for the figures now on the page (call after applyExplanations). */

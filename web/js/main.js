@@ -46,10 +46,9 @@ function renderReport(report, sweep) {
       : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
   });
   const pts = sweep.points;
-  // The chart marks what the report says: its capacity (a GPU's usable memory when one is
-  // chosen) and its largest batch that fits.
-  const marked = { ...sweep, memory_bytes: cap ?? undefined, max_batch: report.max_batch ?? undefined };
-  renderSweep(byId('sweep'), marked, report.workload.batch, fmt, {
+  // The engine's sweep carries its capacity (a GPU's usable memory, per GPU, when one is
+  // chosen) and the largest batch that fits.
+  renderSweep(byId('sweep'), sweep, report.workload.batch, fmt, {
     batch: t('batchAxis'),
     capacity: t('capacity'),
     maxBatch: t('maxBatch'),

@@ -6,33 +6,34 @@ import { h, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatShape, groupDigits } from './units.js';
 
-/** Memory lines that are not parts of the total. */
-const NOT_PARTS = new Set(['total', 'fixed', 'per_sample', 'units']);
-
 export function humanize(key) {
   return key.replace(/_/g, ' ');
 }
 
-/** Model state first, then what grows with the batch, then overheads; lines this list does
- *  not know (added by later engine features) follow in the report's order. */
-const MEMORY_ORDER = ['weights', 'buffers', 'gradients', 'master_weights', 'optimizer_states',
-  'activations', 'activation_gradients', 'kv_cache', 'overhead'];
-
-/** The memory lines of a report: [{key, label, bytes}]. */
+/** The memory lines of a report, in the engine's order: [{key, label, bytes, pointer}], where
+ *  pointer is the JSON pointer of the line's bytes (the id of its explanation). */
 export function memorySegments(report) {
-  const rank = (k) => (MEMORY_ORDER.includes(k) ? MEMORY_ORDER.indexOf(k) : MEMORY_ORDER.length);
-  return Object.entries(report.memory)
-    .filter(([k, v]) => !NOT_PARTS.has(k) && typeof v === 'number')
-    .sort(([a], [b]) => rank(a) - rank(b))
-    .map(([k, v]) => ({ key: k, label: t(`mem_${k}`, {}, humanize(k)), bytes: v }));
+  return report.memory.terms.map((term, i) => ({
+    key: term.key,
+    label: t(`mem_${term.key}`, {}, humanize(term.key)),
+    bytes: term.bytes,
+    pointer: `/memory/terms/${i}/bytes`,
+  }));
+}
+
+/** The engine's fit: on the chosen GPU ("gpu_fit"), else against the workload's memory size
+ *  ("memory_fit"); null without either. Both carry fits, headroom_bytes and max_batch. */
+export function fitOf(report) {
+  if (report.gpu_fit) return { ...report.gpu_fit, kind: 'gpu_fit', capacity: report.gpu_fit.gpu_memory.usable_bytes };
+  if (report.memory_fit) return { ...report.memory_fit, kind: 'memory_fit', capacity: report.memory_fit.memory_bytes };
+  return null;
 }
 
 /** The memory the total is compared with: a GPU's usable memory (after the engine's reserves)
  *  when a GPU is chosen, else the workload's memory size. */
 export function capacityOf(report) {
-  const usable = report.gpu_memory && typeof report.gpu_memory === 'object' ? report.gpu_memory.usable_bytes : undefined;
-  const m = usable ?? report.workload.memory_bytes;
-  return typeof m === 'number' ? m : null;
+  const fit = fitOf(report);
+  return fit ? fit.capacity : null;
 }
 
 function card(key, value, detail, title) {
@@ -56,22 +57,20 @@ export function renderTotals(root, report, units) {
 }
 
 export function renderFit(root, report, units) {
-  const cap = capacityOf(report);
-  if (cap === null) {
+  const fit = fitOf(report);
+  if (fit === null) {
     replace(root, h('p', { class: 'hint' }, t('noCapacity')));
     root.className = 'fit';
     return;
   }
-  const total = report.memory.total;
-  const fits = typeof report.fits === 'boolean' ? report.fits : total <= cap;
-  const headroom = typeof report.headroom_bytes === 'number' ? report.headroom_bytes : cap - total;
+  const { fits } = fit;
   root.className = `fit ${fits ? 'ok' : 'over'}`;
   const items = [
     h('strong', { class: 'fit-verdict', dataset: { fits: String(fits) } }, fits ? t('fits') : t('doesNotFit')),
-    h('span', {}, `${t('headroom')}: `, h('span', { class: 'num', id: 'headroom' }, formatBytes(headroom, units))),
+    h('span', {}, `${t('headroom')}: `, h('span', { class: 'num', id: 'headroom', dataset: { pointer: `/${fit.kind}/headroom_bytes` } }, formatBytes(fit.headroom_bytes, units))),
   ];
-  if (typeof report.max_batch === 'number') {
-    items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch' }, groupDigits(report.max_batch))));
+  if (typeof fit.max_batch === 'number') {
+    items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch', dataset: { pointer: `/${fit.kind}/max_batch` } }, groupDigits(fit.max_batch))));
   }
   replace(root, ...items);
 }
@@ -95,17 +94,18 @@ export function renderExtras(root, report, units) {
     const text = formatExtra(key, value, units);
     if (text !== null) list.append(h('dt', {}, t(`x_${key}`, {}, humanize(key))), h('dd', { class: 'num', dataset: { key } }, text));
   };
-  if (report.gpu && typeof report.gpu === 'object' && report.gpu.name) addPair('gpu', report.gpu.name);
+  const gpu = report.gpu_fit;
+  if (gpu && gpu.gpu && gpu.gpu.name) addPair('gpu', gpu.gpu.name);
   for (const key of ['step_time_s', 'samples_per_s', 'tokens_per_s']) {
-    if (typeof report[key] === 'number') addPair(key, report[key]);
+    if (gpu && typeof gpu[key] === 'number') addPair(key, gpu[key]);
   }
-  if (report.roofline && typeof report.roofline.bound === 'string') addPair('bound', report.roofline.bound);
+  if (gpu && gpu.roofline && typeof gpu.roofline.bound === 'string') addPair('bound', gpu.roofline.bound);
   if (report.kv_cache && typeof report.kv_cache === 'object') {
     for (const [k, x] of Object.entries(report.kv_cache)) addPair(`kv_cache_${k}`, x);
   }
   if (list.childNodes.length) blocks.push(list);
   const notes = [];
-  if (Array.isArray(report.advice)) notes.push(...report.advice);
+  if (gpu && Array.isArray(gpu.advice)) notes.push(...gpu.advice);
   if (Array.isArray(report.warnings)) notes.push(...report.warnings);
   if (notes.length) {
     blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.change || n.message || n.text || JSON.stringify(n)))));
