@@ -92,7 +92,7 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc = json{{"model", {{"preset", *o.preset}}}};
   } else if (o.link) {
     const json state = dlcost::decodeShareLink(*o.link);
-    if (!state.contains("doc") || !state["doc"].is_object()) {
+    if (!dlcost::shareLinkHasDocument(state)) {
       throw InputError(ErrorCode::kValue, "", "share link: it carries no model document");
     }
     doc = state["doc"];
@@ -220,12 +220,17 @@ std::string listJson(const std::string& text) {
   return "[" + text + "]";
 }
 
-/// The engine's sweep of `doc`: at the chart's batches (the page's estimateWithSweep call)
-/// or at --batches (its sweepThroughput call, which adds each point's throughput).
+/// The engine's sweep of `doc`, from the calls the page makes: at --batches, or with a GPU at
+/// the throughput chart's batches (sweepThroughput, which adds each point's throughput and
+/// the saturation point), else at the memory chart's batches (estimateWithSweep).
 json sweepOf(const json& doc, const dlcost::cli::Options& o) {
+  const bool gpu = doc.is_object() && doc.contains("workload") && doc["workload"].is_object() &&
+                   doc["workload"].contains("gpu");
+  const bool throughput = o.batches || gpu;
   const json out =
-      json::parse(o.batches ? dlcost::sweepThroughputText(doc.dump(), listJson(*o.batches))
-                            : dlcost::estimateWithSweepText(doc.dump(), 25));
+      json::parse(throughput ? dlcost::sweepThroughputText(
+                                   doc.dump(), o.batches ? listJson(*o.batches) : "null")
+                             : dlcost::estimateWithSweepText(doc.dump(), 25));
   if (out.contains("error")) {
     dlcost::Error err{ErrorCode::kValue, out["error"]["path"], out["error"]["message"]};
     for (ErrorCode c : {ErrorCode::kParse, ErrorCode::kMissingField, ErrorCode::kUnknownField,
@@ -236,7 +241,7 @@ json sweepOf(const json& doc, const dlcost::cli::Options& o) {
     if (err.path.rfind("/batches", 0) == 0) err.path = "--batches";
     throw renameFlagPath(InputError(err), o);
   }
-  return o.batches ? out : out["sweep"];
+  return throughput ? out : out["sweep"];
 }
 
 int runSweep(const dlcost::cli::Options& o) {

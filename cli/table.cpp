@@ -84,9 +84,8 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
   out << "  largest batch that fits: " << f.max_batch << "\n";
   out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
       << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
-      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; "
-      << (f.time.compute_s >= f.time.memory_s ? "compute" : "memory") << "-bound), "
-      << fixed(f.time.samples_per_s, 1) << " samples/s";
+      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+      << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
   if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
   out << "\n";
   if (f.samples_per_s_per_1000usd) {
@@ -201,8 +200,8 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
       << "), trainable " << groupDigits(r.params.trainable) << ", buffers "
       << groupDigits(r.params.buffers) << "\n";
   out << "MACs forward     " << groupDigits(r.macs.forward) << " ("
-      << formatCount(r.macs.forward, "MACs") << " = " << formatCount(2 * r.macs.forward, "FLOPs")
-      << "; FLOPs = 2 x MACs)\n";
+      << formatCount(r.macs.forward, "MACs") << " = "
+      << formatCount(flopsOf(r.macs.forward), "FLOPs") << "; FLOPs = 2 x MACs)\n";
   if (w.mode == Mode::kTrain) {
     out << "MACs backward    " << groupDigits(r.macs.backward) << " ("
         << formatCount(r.macs.backward, "MACs") << ")\n";
@@ -320,6 +319,10 @@ void printSweeps(std::ostream& out, const nlohmann::json& sweeps, ByteUnits unit
           << (per_gpu ? " usable per GPU" : "");
       if (s.contains("max_batch")) out << "; largest batch that fits: " << s["max_batch"];
       out << "\n";
+    }
+    if (s.contains("saturation")) {
+      out << "throughput reaches " << fixed(s["saturation"]["share"].get<double>() * 100, 0)
+          << " % of its best at batch " << s["saturation"]["batch"] << "\n";
     }
   }
 }

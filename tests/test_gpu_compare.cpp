@@ -82,3 +82,17 @@ TEST_CASE("compare sorts fitting rows first, best first, and refuses unknown fie
     CHECK(e.error().path == "/sort");
   }
 }
+
+TEST_CASE("the best buy is the fitting GPU with the most samples/s per 1000 USD",
+          "[gpu][compare]") {
+  const json result = dlcost::compareDocument(kDoc, "name");
+  REQUIRE(result["best_buy"].is_string());
+  double best = 0;
+  std::string best_id;
+  for (const json& row : result["rows"]) {
+    if (!row["fits"].get<bool>() || row["samples_per_s_per_1000usd"].is_null()) continue;
+    const double v = row["samples_per_s_per_1000usd"].get<double>();
+    if (v > best) best = v, best_id = row["gpu"].get<std::string>();
+  }
+  CHECK(result["best_buy"] == best_id);
+}

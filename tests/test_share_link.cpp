@@ -174,6 +174,12 @@ TEST_CASE("the text entry points the page uses wrap the same codec and never thr
   CHECK(encoded.at("fragment") == dlcost::encodeShareLink(state));
   const json decoded = json::parse(dlcost::shareLinkDecodeText(encoded.at("fragment")));
   CHECK(decoded.at("state") == state);
+  CHECK(decoded.at("has_document") == true);
+  // A state without a model document (or with one that is not an object) opens nothing.
+  for (const json& other : {json{{"ui", {{"units", "binary"}}}}, json{{"doc", json::array()}}}) {
+    const json read = json::parse(dlcost::shareLinkDecodeText(dlcost::encodeShareLink(other)));
+    CHECK(read.at("has_document") == false);
+  }
 
   const auto [text, code] = GENERATE(table<std::string, std::string>({
       {"[1, 2]", "type"},       // a state must be an object

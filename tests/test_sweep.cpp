@@ -210,3 +210,32 @@ TEST_CASE(
     if (p["batch"] == 8) CHECK(p["total"] == fit["per_gpu"]["total"]);
   }
 }
+
+TEST_CASE("the throughput sweep picks its batches and marks where throughput saturates",
+          "[sweep][gpu]") {
+  const json doc = {{"model", {{"preset", "resnet50"}}},
+                    {"workload", {{"batch", 32}, {"dtype", "mixed"}, {"gpu", "a100-sxm4-80gb"}}}};
+  const json sweep = json::parse(dlcost::sweepThroughputText(doc.dump(), "null"));
+  REQUIRE_FALSE(sweep.contains("error"));
+  const int64_t max_batch = sweep["max_batch"].get<int64_t>();
+  double best = 0;
+  bool has_max = false, has_batch = false;
+  for (const json& p : sweep["points"]) {
+    has_max = has_max || p["batch"] == max_batch;
+    has_batch = has_batch || p["batch"] == 32;
+    if (p["fits"].get<bool>()) best = std::max(best, p["samples_per_s"].get<double>());
+  }
+  CHECK(has_max);
+  CHECK(has_batch);
+  CHECK(sweep["points"].back()["batch"].get<int64_t>() > max_batch);
+  // The saturation point: the smallest fitting batch at 90 % of the best throughput.
+  REQUIRE(sweep.contains("saturation"));
+  CHECK(sweep["saturation"]["share"] == dlcost::kSaturationShare);
+  const int64_t sat = sweep["saturation"]["batch"].get<int64_t>();
+  for (const json& p : sweep["points"]) {
+    if (!p["fits"].get<bool>()) continue;
+    const bool reaches = p["samples_per_s"].get<double>() >= dlcost::kSaturationShare * best;
+    if (p["batch"].get<int64_t>() < sat) CHECK_FALSE(reaches);
+    if (p["batch"] == sat) CHECK(reaches);
+  }
+}

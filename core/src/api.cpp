@@ -58,6 +58,9 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
       {"points", std::move(points)}};
   if (s.memory_bytes) j["memory_bytes"] = *s.memory_bytes;
   if (s.max_batch) j["max_batch"] = *s.max_batch;
+  if (const std::optional<int64_t> sat = saturationBatch(s)) {
+    j["saturation"] = {{"share", kSaturationShare}, {"batch", *sat}};
+  }
   return j;
 }
 
@@ -71,6 +74,11 @@ nlohmann::json estimateDocument(const nlohmann::json& document) {
 nlohmann::json compareDocument(const nlohmann::json& document, const std::string& sort) {
   const Config config = parseConfig(document);
   std::vector<CompareRow> rows = compareGpus(config.model, config.workload);
+  // The best buy: the fitting configuration with the most samples/s per 1000 USD.
+  std::vector<CompareRow> by_price = rows;
+  sortCompareRows(by_price, "per_1000usd", "/sort");
+  const bool has_best = !by_price.empty() && by_price.front().fits &&
+                        by_price.front().samples_per_s_per_1000usd.has_value();
   sortCompareRows(rows, sort, "/sort");
   nlohmann::json out = nlohmann::json::array();
   for (const CompareRow& r : rows) {
@@ -97,6 +105,7 @@ nlohmann::json compareDocument(const nlohmann::json& document, const std::string
           {"model", report["model"]},
           {"workload", report["workload"]},
           {"sort", sort},
+          {"best_buy", has_best ? nlohmann::json(by_price.front().gpu.id) : nullptr},
           {"rows", std::move(out)}};
 }
 
@@ -168,7 +177,10 @@ std::string sweepThroughputText(const std::string& document_text,
   try {
     const Config config = parseConfigText(document_text);
     const Report report = estimate(config.model, config.workload);
-    BatchSweep sweep = sweepBatch(report, readBatches(batches_json_text));
+    // null: the engine's batches for a throughput chart.
+    const bool chosen = parseDocumentText(batches_json_text).is_null();
+    BatchSweep sweep =
+        sweepBatch(report, chosen ? throughputBatches(report) : readBatches(batches_json_text));
     addThroughput(sweep, config.model, config.workload);
     return dumpJson(sweepToJson(sweep));
   } catch (const InputError& e) {
@@ -267,7 +279,9 @@ std::string shareLinkEncodeText(const std::string& state_text) {
 
 std::string shareLinkDecodeText(const std::string& fragment) {
   try {
-    return dumpJson({{"state", decodeShareLink(fragment)}});
+    nlohmann::json state = decodeShareLink(fragment);
+    const bool has_document = shareLinkHasDocument(state);
+    return dumpJson({{"state", std::move(state)}, {"has_document", has_document}});
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {

@@ -85,7 +85,7 @@ void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& o
                      "FLOPs = 2 × MACs",
                      {{"MACs", t.w({"forward multiply-accumulates", "前向乘加运算"}),
                        Writer::num(r.macs.forward)}},
-                     "2 × " + Writer::num(r.macs.forward), Writer::num(2 * r.macs.forward)));
+                     "2 × " + Writer::num(r.macs.forward), Writer::num(flopsOf(r.macs.forward))));
   if (wl.mode == Mode::kTrain) {
     const int64_t skipped = 2 * r.macs.forward - r.macs.backward;
     out.push_back(

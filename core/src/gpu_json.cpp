@@ -268,7 +268,7 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
               {"compute_s", f.time.compute_s},
               {"memory_s", f.time.memory_s},
               {"optimizer_s", f.time.optimizer_s},
-              {"bound", f.time.compute_s >= f.time.memory_s ? "compute" : "memory"}}},
+              {"bound", stepBound(f.time)}}},
             {"parallel",
              {{"gpus", w.hardware.parallel.gpus},
               {"data_parallel", f.data_parallel},

@@ -68,8 +68,12 @@ json memoryToJson(const MemoryBreakdown& m, const char* units) {
       if (!in.note.empty()) input["note"] = in.note;
       inputs.push_back(std::move(input));
     }
+    // Share of the total, for the breakdown's percentages (0 when the total is 0).
+    const double share =
+        m.total > 0 ? static_cast<double>(t.bytes) / static_cast<double>(m.total) : 0.0;
     terms.push_back({{"key", memoryKeyName(t.key)},
                      {"bytes", t.bytes},
+                     {"share", share},
                      {"fixed", t.fixed},
                      {"per_sample", t.per_sample},
                      {"sharding", shardingName(t.sharding)},
@@ -117,9 +121,9 @@ json reportToJson(const Report& r) {
         {"total", r.macs.forward + r.macs.backward},
         {"convention", "multiply-accumulates of conv and linear layers at the workload's batch"}}},
       {"flops",
-       {{"forward", 2 * r.macs.forward},
-        {"backward", 2 * r.macs.backward},
-        {"total", 2 * (r.macs.forward + r.macs.backward)},
+       {{"forward", flopsOf(r.macs.forward)},
+        {"backward", flopsOf(r.macs.backward)},
+        {"total", flopsOf(r.macs.forward + r.macs.backward)},
         {"convention", "FLOPs = 2 x MACs"}}},
       {"memory", memoryToJson(r.memory, "bytes")},
       {"layers", std::move(layers)},

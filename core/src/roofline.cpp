@@ -97,4 +97,8 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
   return t;
 }
 
+const char* stepBound(const StepTime& time) {
+  return time.compute_s >= time.memory_s ? "compute" : "memory";
+}
+
 }  // namespace dlcost

@@ -77,4 +77,8 @@ nlohmann::json decodeShareLink(const std::string& fragment) {
   return state;
 }
 
+bool shareLinkHasDocument(const nlohmann::json& state) {
+  return state.is_object() && state.contains("doc") && state["doc"].is_object();
+}
+
 }  // namespace dlcost

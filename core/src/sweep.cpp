@@ -56,6 +56,34 @@ int64_t BatchSweep::replicaBatch(int64_t batch) const {
   return (replica / microbatches + (replica % microbatches != 0 ? 1 : 0)) * microbatches;
 }
 
+std::vector<int64_t> throughputBatches(const Report& report) {
+  const int64_t batch = report.workload.batch;
+  const std::optional<int64_t> fit_batch = largestBatch(report);
+  const int64_t known = fit_batch && *fit_batch > 0 ? *fit_batch : 0;
+  const int64_t top =
+      std::max<int64_t>(8, known ? known + (known + 3) / 4 : std::min(kMaxBatch, batch) * 4);
+  std::vector<int64_t> out{batch};
+  for (int64_t b = 1; b <= std::min<int64_t>(top, int64_t{1} << 20); b *= 2) out.push_back(b);
+  if (known) out.push_back(known);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.size() > 64) out.resize(64);
+  return out;
+}
+
+std::optional<int64_t> saturationBatch(const BatchSweep& sweep, double share) {
+  double best = 0;
+  for (const BatchPoint& p : sweep.points) {
+    if (p.samples_per_s && p.fits.value_or(true)) best = std::max(best, *p.samples_per_s);
+  }
+  std::optional<int64_t> out;
+  for (const BatchPoint& p : sweep.points) {
+    if (!p.samples_per_s || !p.fits.value_or(true) || *p.samples_per_s < share * best) continue;
+    if (!out || p.batch < *out) out = p.batch;
+  }
+  return best > 0 ? out : std::nullopt;
+}
+
 BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches) {
   if (batches.empty() || batches.size() > kMaxSweepPoints) {
     throw InputError(ErrorCode::kValue, "/batches",

@@ -3,6 +3,7 @@
 // (fixed + batch x per_sample) with the capacity line and the largest batch that fits.
 
 import { h, replace, s } from './dom.js';
+import { formatPercent } from './units.js';
 
 const BAR_W = 640;
 
@@ -47,7 +48,7 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
   }
   const legend = h('ul', { class: 'legend' });
   segments.forEach((seg, i) => {
-    const pct = total > 0 ? ((100 * seg.bytes) / total).toFixed(1) : '0';
+    const pct = formatPercent(seg.share);
     legend.append(h('li', { dataset: { key: seg.key, pointer: seg.pointer ?? '' } },
       h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
       h('span', { class: 'legend-label' }, seg.label),
@@ -117,9 +118,10 @@ export function renderSweep(root, sweep, batch, fmt, labels, base = 1024) {
     svg.append(s('text', { x: M.l + 6, y: y - 5, class: 'cap-label' }, `${labels.capacity} ${fmt(sweep.memory_bytes)}`));
   }
   const mb = sweep.max_batch;
-  if (mb !== undefined && mb >= 1 && mb <= xMax) {
+  const atMax = pts.find((p) => p.batch === mb);  // the engine puts the largest batch in the sweep
+  if (atMax) {
     const x = px(mb);
-    const total = sweep.fixed + mb * sweep.per_sample;
+    const { total } = atMax;
     svg.append(s('line', { x1: x, x2: x, y1: M.t, y2: py(0), class: 'max-line' }));
     svg.append(s('circle', { cx: x, cy: py(total), r: 5, class: 'max-dot' }, s('title', {}, `${labels.maxBatch} ${mb}: ${fmt(total)}`)));
     svg.append(s('text', { x: x + (x > W * 0.75 ? -6 : 6), y: M.t + 12, 'text-anchor': x > W * 0.75 ? 'end' : 'start', class: 'max-label' },

@@ -6,7 +6,7 @@
 
 import { h, replace, s } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes, formatCount } from './units.js';
+import { formatBytes, formatCount, formatPercent } from './units.js';
 
 const W = 640;
 const H = 300;
@@ -194,8 +194,7 @@ export function renderGpuCompare(tableRoot, chartRoot, result, units) {
     }));
     const body = h('tbody', {}, rows.map((r) => h('tr', { dataset: { gpu: r.gpu, fits: String(r.fits) } },
       cols.map((c) => h(c.key === 'name' ? 'th' : 'td', c.key === 'name' ? { scope: 'row' } : { class: c.num ? 'num' : '' }, gpuCell(c, r, units))))));
-    const best = result.rows.filter((r) => r.fits && typeof r.samples_per_s_per_1000usd === 'number')
-      .sort((a, b) => b.samples_per_s_per_1000usd - a.samples_per_s_per_1000usd)[0];
+    const best = result.rows.find((r) => r.gpu === result.best_buy);
     replace(tableRoot,
       best ? h('p', { class: 'best-buy' }, t('bestBuy', { name: best.name, value: fmtNum(best.samples_per_s_per_1000usd) })) : null,
       h('div', { class: 'table-scroll' }, h('table', { class: 'gpu-table' }, h('caption', {}, t('gpuTableCaption')), h('thead', {}, head), body)));
@@ -234,13 +233,6 @@ function renderGpuChart(root, rows) {
   replace(root, h('p', { class: 'chart-title' }, t('gpuChartTitle')), svg);
 }
 
-/** The batch where throughput first reaches `share` of the best among batches that fit. */
-export function saturationBatch(points, share = 0.9) {
-  const ok = points.filter((p) => typeof p.samples_per_s === 'number' && p.fits !== false);
-  if (!ok.length) return null;
-  const best = Math.max(...ok.map((p) => p.samples_per_s));
-  return ok.find((p) => p.samples_per_s >= share * best) || null;
-}
 
 /** Throughput (left axis) and memory (right axis) versus batch size from the engine's sweep. */
 export function renderBatchChart(root, sweep, units) {
@@ -257,10 +249,12 @@ export function renderBatchChart(root, sweep, units) {
   const px = (b) => M.l + (xMax > xMin ? Math.log(b / xMin) / Math.log(xMax / xMin) : 0) * (W - M.l - M.r);
   const pyT = (v) => H - M.b - (v / tMax) * (H - M.t - M.b);
   const pyM = (v) => H - M.b - (v / mMax) * (H - M.t - M.b);
-  const sat = saturationBatch(sweep.points);
+  // The engine's saturation point: the first batch at its share of the best throughput.
+  const sat = sweep.saturation ? pts.find((p) => p.batch === sweep.saturation.batch) : undefined;
+  const pct = sweep.saturation ? formatPercent(sweep.saturation.share, 0) : '—';
   const summary = sweep.max_batch !== undefined
-    ? t('batchSummary', { pct: 90, batch: sat ? sat.batch : '—', max: sweep.max_batch })
-    : t('batchSummaryNoLimit', { pct: 90, batch: sat ? sat.batch : '—' });
+    ? t('batchSummary', { pct, batch: sat ? sat.batch : '—', max: sweep.max_batch })
+    : t('batchSummaryNoLimit', { pct, batch: sat ? sat.batch : '—' });
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'batch-svg', role: 'img', 'aria-label': summary },
     s('title', {}, summary));
   const xTicks = [];

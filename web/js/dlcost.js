@@ -64,6 +64,8 @@ const api = {
   encodeLink: (state) => call('shareLinkEncode', JSON.stringify(state)).fragment,
   /** The state a fragment carries; throws DlcostError for a foreign, truncated or altered one. */
   decodeLink: (fragment) => call('shareLinkDecode', String(fragment)).state,
+  /** {state, has_document}: the state and whether it carries a model document to open. */
+  readLink: (fragment) => call('shareLinkDecode', String(fragment)),
   /** How each figure was computed: {explanations: [{id, title, formula, inputs, result, text}],
    *  dominant: [{quantity, layer_type, layers, share, names, text}]}; ids are JSON pointers
    *  into the report. lang "en" | "zh", units "binary" | "decimal". */

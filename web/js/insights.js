@@ -50,7 +50,7 @@ function renderBatch(doc, report, units) {
   let tput = null;
   if (doc.workload && doc.workload.gpu) {
     try {
-      tput = dlcost.sweepThroughput(doc, throughputBatches(report));
+      tput = dlcost.sweepThroughput(doc, null);  // null: the engine picks the chart's batches
     } catch (e) {
       if (!(e instanceof DlcostError)) throw e;
     }
@@ -109,18 +109,6 @@ function run() {
   renderViews();
   renderLearn();
   finished();
-}
-
-/** Powers of two up to past the largest batch that fits (or 4 x the batch), plus the
- *  workload's batch and the largest batch: a log-scale batch axis, about 15 estimates. */
-export function throughputBatches(report) {
-  const fit = report.gpu_fit ?? report.memory_fit;
-  const max = fit && typeof fit.max_batch === 'number' ? fit.max_batch : null;
-  const top = Math.max(8, max ? Math.ceil(max * 1.25) : report.workload.batch * 4);
-  const out = new Set([report.workload.batch]);
-  for (let b = 1; b <= Math.min(top, 1 << 20); b *= 2) out.add(b);
-  if (max && max >= 1) out.add(max);
-  return [...out].sort((a, b) => a - b).slice(0, 64);
 }
 
 /** Schedules the explanations and comparisons for the report just drawn. */

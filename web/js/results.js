@@ -17,6 +17,7 @@ export function memorySegments(report) {
     key: term.key,
     label: t(`mem_${term.key}`, {}, humanize(term.key)),
     bytes: term.bytes,
+    share: term.share,
     pointer: `/memory/terms/${i}/bytes`,
   }));
 }

@@ -99,8 +99,8 @@ export function createShareLinks(handlers) {
     if (hash === written) return true;
     linkError.textContent = '';
     try {
-      const state = dlcost.decodeLink(hash);
-      if (!state.doc || typeof state.doc !== 'object' || Array.isArray(state.doc)) {
+      const { state, has_document: hasDocument } = dlcost.readLink(hash);
+      if (!hasDocument) {
         throw new DlcostError({ code: 'value', path: '', message: t('linkNoDoc') });
       }
       written = hash;

@@ -56,3 +56,8 @@ export function groupDigits(value) {
 export function formatShape(shape) {
   return Array.isArray(shape) ? shape.join('×') : '';
 }
+
+/** A share in [0, 1] as a percentage, one decimal by default: 0.4213 -> "42.1". */
+export function formatPercent(share, digits = 1) {
+  return typeof share === 'number' ? (share * 100).toFixed(digits) : '0';
+}

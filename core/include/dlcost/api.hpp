@@ -15,8 +15,9 @@ nlohmann::json estimateDocument(const nlohmann::json& document);
 
 /// Every preset GPU for the document's model and workload (its "gpu" replaced by each
 /// preset), sorted by `sort` (see compareSortFields): `{"schema": "dlcost.compare/1",
-/// "model", "workload", "sort", "rows": [...]}`. Throws InputError; an unknown sort field is
-/// reported at path "/sort".
+/// "model", "workload", "sort", "best_buy", "rows": [...]}`; best_buy is the id of the fitting
+/// GPU with the most samples/s per 1000 USD (null when none fits or none has a price). Throws
+/// InputError; an unknown sort field is reported at path "/sort".
 nlohmann::json compareDocument(const nlohmann::json& document,
                                const std::string& sort = "samples_per_s");
 
@@ -29,8 +30,10 @@ std::string estimateText(const std::string& document_text);
 
 /// Memory versus batch size for `document` at each of `batches_json_text` (a JSON array of
 /// integers >= 1, at most kMaxSweepPoints), from one estimate. Never throws. Returns
-/// `{"schema": "dlcost.sweep/1", "fixed", "per_sample", "memory_bytes"?, "max_batch"?,
-/// "points": [{"batch", "total", "fits"?}]}` (bytes; "fits" when a memory size is given), or
+/// `{"schema": "dlcost.sweep/2", "per_gpu", "data_parallel", "microbatches", "fixed",
+/// "per_sample", "memory_bytes"?, "max_batch"?, "points": [{"batch", "total", "fits"?}]}`
+/// (bytes, per GPU at the replica batch when the workload names a GPU; "fits" when a
+/// capacity is known), or
 /// errorToJson's object: paths into the document as for estimateText, "/batches/i" for a bad
 /// batch entry.
 std::string sweepBatchText(const std::string& document_text, const std::string& batches_json_text);
@@ -40,8 +43,9 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
 /// Never throws; failures come back as errorToJson's object.
 std::string estimateWithSweepText(const std::string& document_text, int points);
 
-/// sweepBatchText's sweep at `batches_json_text` with each point's roofline throughput on the
-/// workload's GPU ("samples_per_s", "step_time_s"; see addThroughput): one re-estimate per
+/// sweepBatchText's sweep at `batches_json_text` (`null`: throughputBatches' batches) with
+/// each point's roofline throughput on the workload's GPU ("samples_per_s", "step_time_s"; see
+/// addThroughput) and "saturation": {"share", "batch"} (saturationBatch): one re-estimate per
 /// point, so the page keeps it off the per-keystroke path. Without a GPU the points carry
 /// memory only. Never throws; failures come back as errorToJson's object (paths as for
 /// sweepBatchText).
@@ -76,7 +80,8 @@ nlohmann::json explainDocument(const nlohmann::json& document, const std::string
 /// it shows, and opening the link reports any error in it.
 std::string shareLinkEncodeText(const std::string& state_text);
 
-/// The state a share-link fragment carries: `{"state": {...}}`, or errorToJson's object saying
+/// The state a share-link fragment carries: `{"state": {...}, "has_document": bool}`
+/// (shareLinkHasDocument), or errorToJson's object saying
 /// why a foreign, truncated or tampered fragment cannot be read. Never throws.
 std::string shareLinkDecodeText(const std::string& fragment);
 

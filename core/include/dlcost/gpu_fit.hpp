@@ -31,6 +31,10 @@ struct StepTime {
   std::optional<double> tokens_per_s;
 };
 
+/// "compute" when the step's FLOP terms take at least as long as its traffic terms, else
+/// "memory".
+const char* stepBound(const StepTime& time);
+
 /// One change that makes the configuration fit, verified by re-estimating it.
 struct Advice {
   std::string change;             ///< what to change, as a sentence

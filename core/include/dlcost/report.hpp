@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/checked.hpp"
 #include "dlcost/gpu_fit.hpp"
 #include "dlcost/memory_terms.hpp"
 #include "dlcost/shape.hpp"
@@ -24,6 +25,15 @@ struct ParamCounts {
 /// Multiply-accumulates. One MAC is one multiply and one add: FLOPs = 2 x MACs. Published
 /// "GFLOPS" for torchvision models are GMACs of conv and linear layers, which is what
 /// `forward` counts here.
+/// FLOPs of one multiply-accumulate (a multiply and an add), the convention every FLOP figure
+/// of the report uses.
+constexpr int64_t kFlopsPerMac = 2;
+
+/// FLOPs of `macs` multiply-accumulates. Throws ArithmeticOverflow.
+inline int64_t flopsOf(int64_t macs) {
+  return checkedMul(kFlopsPerMac, macs);
+}
+
 struct MacCounts {
   int64_t forward = 0;
   /// Gradient w.r.t. inputs (same MACs as forward, skipped where no input needs a gradient,

@@ -10,9 +10,9 @@
 namespace dlcost {
 
 /// The report JSON's "schema". Version 2: memory as a list of terms
-/// ({"terms": [{"key", "bytes", "fixed", "per_sample", "sharding", "formula", "inputs"}], "total",
-/// "fixed", "per_sample"}), "backward_peak_extra" for version 1's "activation_gradients", the
-/// GPU fit under "gpu_fit" and the fit against a plain memory size under "memory_fit".
+/// ({"terms": [{"key", "bytes", "share", "fixed", "per_sample", "sharding", "formula", "inputs"}],
+/// "total", "fixed", "per_sample"}), "backward_peak_extra" for version 1's "activation_gradients",
+/// the GPU fit under "gpu_fit" and the fit against a plain memory size under "memory_fit".
 constexpr const char* kReportSchema = "dlcost.report/2";
 
 /// A term list (whole model or one GPU) as JSON; `units` says which ("bytes", "bytes per GPU").

@@ -31,4 +31,7 @@ nlohmann::json decodeShareLink(const std::string& fragment);
 /// CRC-32 (IEEE 802.3, as zlib computes it).
 uint32_t crc32(const std::string& data);
 
+/// Whether a decoded state carries a model document to open: a "doc" that is a JSON object.
+bool shareLinkHasDocument(const nlohmann::json& state);
+
 }  // namespace dlcost

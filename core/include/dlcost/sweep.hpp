@@ -56,6 +56,19 @@ struct BatchSweep {
 /// [2, kMaxSweepPoints - 3].
 std::vector<int64_t> chartBatches(const Report& report, int points);
 
+/// Batch sizes for a throughput-versus-batch chart (log axis): powers of two from 1 up to
+/// 1.25 x the largest batch that fits (4 x the workload's batch when none is known; at least
+/// 8, at most 2^20), plus the workload's batch and the largest batch that fits; ascending, at
+/// most 64.
+std::vector<int64_t> throughputBatches(const Report& report);
+
+/// Share of the best throughput that counts as saturated (the page's "90 % of best").
+constexpr double kSaturationShare = 0.9;
+
+/// The smallest batch whose throughput reaches `share` of the best among the points that
+/// fit (or have no capacity to fit); absent when no point has a throughput.
+std::optional<int64_t> saturationBatch(const BatchSweep& sweep, double share = kSaturationShare);
+
 /// Evaluates `report`'s memory line at each batch (each >= 1): with a GPU fit, per GPU
 /// (GpuFit::per_gpu's fixed and per-sample bytes at the replica batch, against its usable
 /// memory), else the whole model against the workload's memory size. Throws InputError (kValue for
