@@ -40,21 +40,24 @@ void addTransformerWorkload(const Workload& w, json& j) {
 
 json transformerToJson(const TransformerSummary& t) {
   const TransformerParams& p = t.params;
-  return {{"architecture", t.architecture},
-          {"params_by_component",
-           {{"embeddings", p.embeddings},
-            {"attention", p.attention},
-            {"mlp", p.mlp},
-            {"norms", p.norms},
-            {"lm_head", p.lm_head},
-            {"other", p.other}}},
-          {"active_params_per_token", p.active_per_token},
-          {"seq_len", t.seq_len},
-          {"generated_tokens", t.generated_tokens},
-          {"context_tokens", t.context_tokens},
-          {"tokens_per_step", t.tokens_per_step},
-          {"forward_flops_per_token", t.forward_flops_per_token},
-          {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
+  json j = {{"architecture", t.architecture},
+            {"params_by_component",
+             {{"embeddings", p.embeddings},
+              {"attention", p.attention},
+              {"mlp", p.mlp},
+              {"norms", p.norms},
+              {"lm_head", p.lm_head},
+              {"other", p.other}}},
+            {"active_params_per_token", p.active_per_token},
+            {"seq_len", t.seq_len},
+            {"generated_tokens", t.generated_tokens},
+            {"context_tokens", t.context_tokens},
+            {"tokens_per_step", t.tokens_per_step},
+            {"forward_flops_per_token", t.forward_flops_per_token},
+            {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
+  // Only a model read through the generic fallback, at the user's request.
+  if (t.approximate) j["approximate"] = true;
+  return j;
 }
 
 }  // namespace
