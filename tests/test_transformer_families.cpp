@@ -376,3 +376,160 @@ TEST_CASE("model_types not counted exactly are refused with the supported list",
     CHECK(out["error"]["code"] == "value");
   }
 }
+
+TEST_CASE("older families count exactly from their own config keys",
+          "[transformer][params][families]") {
+  struct Case {
+    const char* what;
+    json config;
+    int64_t total;  // derived by hand from the modelling code (comment), checked below
+    double published, unit;
+  };
+  const std::vector<Case> cases = {
+      // EleutherAI/gpt-j-6b (n_inner null: 4h): 28 x (4 x 4096^2 bias-free attention
+      // + 134,238,208 biased fc_in/fc_out + 8,192 one LayerNorm) + 50,400 x 4,096 embeddings
+      // + LM head with bias 206,488,800 + 8,192 = 6,050,882,784; the Hub shows 6.05B.
+      {"gpt-j-6b",
+       {{"model_type", "gptj"},
+        {"n_embd", 4096},
+        {"n_layer", 28},
+        {"n_head", 16},
+        {"n_inner", nullptr},
+        {"n_positions", 2048},
+        {"rotary_dim", 64},
+        {"vocab_size", 50400},
+        {"tie_word_embeddings", false}},
+       6050882784,
+       6.05e9,
+       0.01e9},
+      // bigscience/bloom-560m: 24 x 12,596,224 + 250,880 x 1,024 + embedding and final
+      // LayerNorms 2 x 2,048 = 559,214,592, the model card's "559,214,592 parameters".
+      {"bloom-560m",
+       {{"model_type", "bloom"},
+        {"hidden_size", 1024},
+        {"n_layer", 24},
+        {"num_attention_heads", 16},
+        {"vocab_size", 250880}},
+       559214592,
+       559214592,
+       1},
+      // bigcode/starcoder (multi-query): 40 x 379,128,064 + 49,152 x 6,144 + 8,192 x 6,144
+      // + 12,288 = 15,517,456,384; Li et al. 2023 (StarCoder): 15.5B.
+      {"starcoder",
+       {{"model_type", "gpt_bigcode"},
+        {"n_embd", 6144},
+        {"n_layer", 40},
+        {"n_head", 48},
+        {"n_inner", 24576},
+        {"n_positions", 8192},
+        {"multi_query", true},
+        {"vocab_size", 49152}},
+       15517456384,
+       15.5e9,
+       0.1e9},
+      // bigcode/starcoder2-3b: 30 x 95,979,008 (biased GQA attention 20,453,888, biased
+      // c_fc/c_proj 75,512,832, LayerNorms 12,288) + 49,152 x 3,072 tied + 6,144
+      // = 3,030,371,328; the Hub shows 3.03B.
+      {"starcoder2-3b",
+       {{"model_type", "starcoder2"},
+        {"hidden_size", 3072},
+        {"num_hidden_layers", 30},
+        {"num_attention_heads", 24},
+        {"num_key_value_heads", 2},
+        {"intermediate_size", 12288},
+        {"vocab_size", 49152},
+        {"max_position_embeddings", 16384},
+        {"sliding_window", 4096},
+        {"use_bias", true}},
+       3030371328,
+       3.03e9,
+       0.01e9},
+      // facebook/opt-125m: 12 x 7,087,872 + 50,272 x 768 + (2,048 + 2) x 768 positions
+      // + 1,536 = 125,239,296 (Zhang et al. 2022, OPT: 125M).
+      {"opt-125m",
+       {{"model_type", "opt"},
+        {"hidden_size", 768},
+        {"num_hidden_layers", 12},
+        {"num_attention_heads", 12},
+        {"ffn_dim", 3072},
+        {"vocab_size", 50272},
+        {"max_position_embeddings", 2048},
+        {"word_embed_proj_dim", 768},
+        {"do_layer_norm_before", true}},
+       125239296,
+       125e6,
+       1e6},
+      // CohereForAI/c4ai-command-r-v01: 40 x (4 x 8192^2 + 3 x 8,192 x 22,528 + 8,192 one
+      // weight-only LayerNorm) + 256,000 x 8,192 tied + 8,192 = 34,980,831,232; model card:
+      // "35 billion parameters".
+      {"command-r",
+       {{"model_type", "cohere"},
+        {"hidden_size", 8192},
+        {"num_hidden_layers", 40},
+        {"num_attention_heads", 64},
+        {"num_key_value_heads", 64},
+        {"intermediate_size", 22528},
+        {"vocab_size", 256000},
+        {"max_position_embeddings", 8192},
+        {"use_qk_norm", false}},
+       34980831232,
+       35e9,
+       1e9},
+      // allenai/OLMo-1B-hf: 16 x (4 x 2048^2 + 3 x 2,048 x 8,192), LayerNorms without
+      // parameters, 50,304 x 2,048 tied = 1,176,764,416 (Groeneveld et al. 2024: 1.18B).
+      {"olmo-1b",
+       {{"model_type", "olmo"},
+        {"hidden_size", 2048},
+        {"num_hidden_layers", 16},
+        {"num_attention_heads", 16},
+        {"num_key_value_heads", 16},
+        {"intermediate_size", 8192},
+        {"vocab_size", 50304},
+        {"max_position_embeddings", 2048},
+        {"tie_word_embeddings", true}},
+       1176764416,
+       1.18e9,
+       0.01e9},
+      // allenai/OLMo-2-1124-7B: 32 x (67,108,864 + 8,192 full-width q/k norms
+      // + 135,266,304 + 8,192) + 2 x 100,352 x 4,096 + 4,096 = 7,298,617,344 (OLMo 2: 7.3B).
+      {"olmo-2-7b",
+       {{"model_type", "olmo2"},
+        {"hidden_size", 4096},
+        {"num_hidden_layers", 32},
+        {"num_attention_heads", 32},
+        {"num_key_value_heads", 32},
+        {"intermediate_size", 11008},
+        {"vocab_size", 100352},
+        {"max_position_embeddings", 4096},
+        {"tie_word_embeddings", false}},
+       7298617344,
+       7.3e9,
+       0.1e9},
+      // distilbert-base-uncased (DistilBertModel): 6 x 7,087,872 + 30,522 x 768 + 512 x 768
+      // + 1,536 = 66,362,880 (Sanh et al. 2019: 66M).
+      {"distilbert-base-uncased",
+       {{"model_type", "distilbert"},
+        {"dim", 768},
+        {"n_layers", 6},
+        {"n_heads", 12},
+        {"hidden_dim", 3072},
+        {"vocab_size", 30522},
+        {"max_position_embeddings", 512}},
+       66362880,
+       66e6,
+       1e6},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.what) {
+      const dlcost::Report r = runConfig(c.config);
+      CHECK(r.params.total == c.total);
+      CHECK(roundsTo(r.params.total, c.published, c.unit));
+    }
+  }
+  SECTION("OPT with a projected embedding (opt-350m) is refused, not miscounted") {
+    const json cfg = {{"model_type", "opt"},       {"hidden_size", 1024}, {"num_hidden_layers", 24},
+                      {"num_attention_heads", 16}, {"ffn_dim", 4096},     {"vocab_size", 50272},
+                      {"word_embed_proj_dim", 512}};
+    CHECK(errorOf(cfg).path == "/model/hf_config/word_embed_proj_dim");
+  }
+}

@@ -535,6 +535,129 @@ void readFalcon(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
 }
 
+/// GPT-J: rotary, one LayerNorm feeding attention and MLP in parallel, bias-free q/k/v/o,
+/// biased fc_in/fc_out, a biased untied LM head; n_inner null means 4h.
+void readGptj(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"n_embd"});
+  t.layers = f.reqInt("layers", {"n_layer"});
+  t.heads = f.reqInt("heads", {"n_head"});
+  t.kv_heads = t.heads;
+  t.ffn = f.optInt("ffn", {"n_inner"}).value_or(4 * t.hidden);
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"n_positions"}).value_or(2048);
+  t.parallel_block = true;
+  t.norms_per_layer = 1;
+  t.mlp_bias = true;
+  t.lm_head_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
+/// BLOOM: ALiBi (no position parameters), a LayerNorm after the embeddings, biases
+/// everywhere, a 4h MLP, tied head.
+void readBloom(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"hidden_size", "n_embed"});
+  t.layers = f.reqInt("layers", {"n_layer", "num_hidden_layers"});
+  t.heads = f.reqInt("heads", {"n_head", "num_attention_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = 4 * t.hidden;  // BloomMLP: dense_h_to_4h
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.positions = PositionKind::kNone;
+  t.embedding_norm = true;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// GPT-BigCode (StarCoder, SantaCoder): GPT-2's layer with multi-query attention.
+void readGptBigcode(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"n_embd"});
+  t.layers = f.reqInt("layers", {"n_layer"});
+  t.heads = f.reqInt("heads", {"n_head"});
+  t.kv_heads = f.optBool({"multi_query"}, true) ? 1 : t.heads;
+  t.ffn = f.optInt("ffn", {"n_inner"}).value_or(4 * t.hidden);
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"n_positions"}).value_or(1024);
+  t.positions = PositionKind::kLearned;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// StarCoder2: GQA, rotary, LayerNorm with bias, a non-gated c_fc/c_proj MLP, biases as
+/// use_bias says, tied head, sliding_window on every layer.
+void readStarcoder2(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "starcoder2");
+  t.gated_mlp = false;
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = true;
+  const bool bias = f.optBool({"use_bias"}, true);
+  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// OPT: learned positions with 2 extra rows, LayerNorm, biases, a ReLU fc1/fc2 MLP, tied
+/// head. A word_embed_proj_dim other than hidden_size (OPT-350m's project_in/out) is
+/// refused: not modelled.
+void readOpt(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"hidden_size"});
+  t.layers = f.reqInt("layers", {"num_hidden_layers"});
+  t.heads = f.reqInt("heads", {"num_attention_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = f.reqInt("ffn", {"ffn_dim"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_position_embeddings"}).value_or(2048);
+  t.position_offset = 2;  // OPTLearnedPositionalEmbedding: num_embeddings + 2
+  t.positions = PositionKind::kLearned;
+  const bool bias = f.optBool({"enable_bias"}, true);
+  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
+  t.final_norm = f.optBool({"do_layer_norm_before"}, true);
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+  if (auto proj = f.optInt("word_embed_proj_dim", {"word_embed_proj_dim"});
+      proj && *proj != t.hidden) {
+    throw InputError(ErrorCode::kValue, f.pathOf("word_embed_proj_dim"),
+                     "model_type 'opt' with word_embed_proj_dim != hidden_size (project_in and "
+                     "project_out) is not modelled");
+  }
+}
+
+/// Cohere (Command-R): one weight-only LayerNorm feeding attention and MLP in parallel,
+/// SwiGLU, optional LayerNorms of q and k over all heads, tied head.
+void readCohere(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "cohere");
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = false;
+  t.parallel_block = true;
+  t.norms_per_layer = 1;
+  t.qk_norm = t.qk_norm_full = f.optBool({"use_qk_norm"}, false);
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// OLMo: LayerNorm without parameters. OLMo 2: RMSNorm after attention and after the MLP
+/// (not before), q and k normed over their full width.
+void readOlmo(HfFields& f, Transformer& t, const std::string& family) {
+  readLlamaLike(f, t, family);
+  if (family == "olmo") {
+    t.norm = NormKind::kNoAffine;
+  } else {
+    t.qk_norm = t.qk_norm_full = true;
+  }
+}
+
+/// DistilBERT: BERT's embeddings without token types, post-norm layers, no pooler.
+void readDistilbert(HfFields& f, Transformer& t) {
+  t.kind = TransformerKind::kEncoder;
+  t.hidden = f.reqInt("hidden", {"dim"});
+  t.layers = f.reqInt("layers", {"n_layers"});
+  t.heads = f.reqInt("heads", {"n_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = f.reqInt("ffn", {"hidden_dim"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_position_embeddings"}).value_or(512);
+  // Sinusoidal positions are a frozen table: still a parameter tensor of the same size.
+  t.positions = PositionKind::kLearned;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.embedding_norm = true;
+  t.final_norm = false;
+}
+
 void readBert(HfFields& f, Transformer& t) {
   t.kind = TransformerKind::kEncoder;
   t.hidden = f.reqInt("hidden", {"hidden_size"});
@@ -620,10 +743,11 @@ namespace {
 /// model_types whose every parameter dlcost counts exactly, by reader.
 const std::vector<std::string>& supportedTypes() {
   static const std::vector<std::string> kTypes = {
-      "llama",    "mistral",     "mixtral",     "qwen2",   "qwen3", "qwen2_moe", "qwen3_moe",
-      "gemma",    "gemma2",      "gemma3_text", "phi",     "phi3",  "phimoe",    "olmoe",
-      "deepseek", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",  "gpt_neox",  "falcon",
-      "bert",     "roberta",     "xlm-roberta", "t5",      "mt5"};
+      "llama",       "mistral",     "mixtral",     "qwen2",   "qwen3", "qwen2_moe", "qwen3_moe",
+      "gemma",       "gemma2",      "gemma3_text", "phi",     "phi3",  "phimoe",    "olmoe",
+      "deepseek",    "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",  "gpt_neox",  "falcon",
+      "bert",        "roberta",     "xlm-roberta", "t5",      "mt5",   "gptj",      "bloom",
+      "gpt_bigcode", "starcoder2",  "opt",         "cohere",  "olmo",  "olmo2",     "distilbert"};
   return kTypes;
 }
 
@@ -709,6 +833,22 @@ Transformer readHfConfig(const json& config, const std::string& path,
     readPhimoe(f, t);
   } else if (family == "gpt_oss") {
     readGptOss(f, t);
+  } else if (family == "gptj") {
+    readGptj(f, t);
+  } else if (family == "bloom") {
+    readBloom(f, t);
+  } else if (family == "gpt_bigcode") {
+    readGptBigcode(f, t);
+  } else if (family == "starcoder2") {
+    readStarcoder2(f, t);
+  } else if (family == "opt") {
+    readOpt(f, t);
+  } else if (family == "cohere") {
+    readCohere(f, t);
+  } else if (family == "olmo" || family == "olmo2") {
+    readOlmo(f, t, family);
+  } else if (family == "distilbert") {
+    readDistilbert(f, t);
   } else if (family == "phi3") {
     readPhi3(f, t);
   } else if (family == "phi") {

@@ -644,7 +644,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
         mul(2, add(tp.block_linear_per_token, head_macs_per_token, core_per_token));
 
     // --- rows --------------------------------------------------------------------------------
-    const int64_t norm_params = t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * h : h;
+    const int64_t norm_params = normParams(t);
     // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the
     // rest in the precision's format) plus their input read and output written.
     const int block_bits = dtypeBits(weight_dtype);

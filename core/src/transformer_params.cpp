@@ -10,10 +10,6 @@ int64_t linearParams(int64_t in, int64_t out, bool bias) {
   return checkedAdd(checkedMul(in, out), bias ? out : 0);
 }
 
-int64_t normParams(const Transformer& t) {
-  return t.norm == NormKind::kLayerNorm && t.norm_bias ? checkedMul(2, t.hidden) : t.hidden;
-}
-
 /// One attention (self or cross): its projections with their biases, gpt-oss's sinks.
 int64_t attentionParams(const Transformer& t) {
   int64_t p = attentionMatrixElements(t);
@@ -53,6 +49,11 @@ int64_t expertParams(const Transformer& t) {
 
 }  // namespace
 
+int64_t normParams(const Transformer& t) {
+  if (t.norm == NormKind::kNoAffine) return 0;
+  return t.norm == NormKind::kLayerNorm && t.norm_bias ? checkedMul(2, t.hidden) : t.hidden;
+}
+
 int64_t attentionNormParams(const Transformer& t) {
   int64_t p = 0;
   const bool bias = t.norm == NormKind::kLayerNorm && t.norm_bias;
@@ -76,7 +77,8 @@ TransformerParams countParams(const Transformer& t) {
   TransformerParams p;
   p.embeddings = checkedMul(t.vocab, t.hidden);
   if (t.positions == PositionKind::kLearned)
-    p.embeddings = checkedAdd(p.embeddings, checkedMul(t.max_positions, t.hidden));
+    p.embeddings = checkedAdd(p.embeddings,
+                              checkedMul(checkedAdd(t.max_positions, t.position_offset), t.hidden));
   p.embeddings = checkedAdd(p.embeddings, checkedMul(t.type_vocab, t.hidden));
 
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
@@ -142,14 +144,32 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
   const V kQ{"q_proj"}, kK{"k_proj"}, kV{"v_proj"}, kO{"o_proj"},
       kQkv{"q_proj", "k_proj", "v_proj"};
   const V kGate{"gate_proj"}, kUp{"up_proj"}, kDown{"down_proj"};
-  if (a == "gpt2") {
+  if (a == "gptj" || a == "opt") {
+    const bool j = a == "gptj";
+    return {{"q_proj", kQ, h, q},
+            {"k_proj", kK, h, kv},
+            {"v_proj", kV, h, kv},
+            {"out_proj", kO, q, h},
+            {j ? "fc_in" : "fc1", kUp, h, f},
+            {j ? "fc_out" : "fc2", kDown, f, h}};
+  }
+  if (a == "starcoder2") {
+    return {{"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv},
+            {"o_proj", kO, q, h}, {"c_fc", kUp, h, f},   {"c_proj", kDown, f, h}};
+  }
+  if (a == "distilbert") {
+    return {{"q_lin", kQ, h, q},   {"k_lin", kK, h, kv}, {"v_lin", kV, h, kv},
+            {"out_lin", kO, q, h}, {"lin1", kUp, h, f},  {"lin2", kDown, f, h}};
+  }
+  if (a == "gpt2" || a == "gpt_bigcode") {
     // Conv1D modules; attention's and the MLP's output projections are both "c_proj".
     return {{"c_attn", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
             {"c_proj", kO, q, h},
             {"c_fc", kUp, h, f},
             {"c_proj", kDown, f, h}};
   }
-  if (a == "gpt_neox" || a == "falcon" || a == "refinedweb" || a == "refinedwebmodel") {
+  if (a == "gpt_neox" || a == "bloom" || a == "falcon" || a == "refinedweb" ||
+      a == "refinedwebmodel") {
     return {{"query_key_value", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
             {"dense", kO, q, h},
             {"dense_h_to_4h", kUp, h, f},

@@ -11,6 +11,7 @@ namespace dlcost {
 enum class NormKind {
   kLayerNorm,  ///< weight (and bias when Transformer::norm_bias): h or 2h parameters
   kRmsNorm,    ///< weight only: h parameters (Llama, Mistral, T5's LayerNorm without mean)
+  kNoAffine,   ///< normalisation without learned parameters (OLMo's LayerNorm)
 };
 
 enum class PositionKind {
@@ -50,6 +51,7 @@ struct Transformer {
   bool tied_embeddings = false;  ///< the LM head reuses the token embedding matrix
   PositionKind positions = PositionKind::kRotary;
   int64_t max_positions = 0;     ///< context length; rows of the learned table
+  int64_t position_offset = 0;   ///< extra rows of the learned table (OPT: 2)
   int64_t relative_buckets = 0;  ///< kRelativeBias only
   int64_t type_vocab = 0;        ///< BERT token-type embeddings (0: none)
   bool embedding_norm = false;   ///< a norm right after the embeddings (BERT)
@@ -113,6 +115,8 @@ enum class MlaCache {
 /// KV-cache elements one token of layer `layer` keeps (K and V together): 2 x kv_heads x
 /// head_dim, or the MLA form's width.
 int64_t kvCacheWidth(const Transformer& t, MlaCache mla);
+/// Parameters of one norm over the hidden width: 2h (LayerNorm with bias), h, or 0.
+int64_t normParams(const Transformer& t);
 /// Parameters of the norms inside one attention: per-head or full-width q/k norms, MLA's
 /// q_a and kv_a norms.
 int64_t attentionNormParams(const Transformer& t);
