@@ -205,18 +205,36 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
   }
   if (m.kv_cache && r.transformer && b > 0) {
     const TransformerSummary& ts = *r.transformer;
-    out.push_back(make(
-        "/memory/kv_cache", t.w({"KV cache", "KV 缓存"}), "B × T × (2 × L × h_kv × d × b)",
-        {{"B", t.w({"batch size (sequences)", "批量大小（序列数）"}), Writer::num(b)},
-         {"T", t.w({"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}),
-          Writer::num(ts.context_tokens)},
-         {"2 × L × h_kv × d × b",
-          t.w({"bytes per token: K and V of every layer and KV head",
-               "每个词元的字节数：每层每个 KV 头的 K 与 V"}),
-          t.bytes(ts.kv_cache_bytes_per_token)}},
-        Writer::num(b) + " × " + Writer::num(ts.context_tokens) + " × " +
-            Writer::num(ts.kv_cache_bytes_per_token) + " B",
-        t.bytes(m.kv_cache)));
+    // Sliding-window layers hold at most their window: the cache is then less than
+    // B x T x per-token bytes, and the explanation says so rather than show a wrong product.
+    const bool capped = m.kv_cache / b < ts.context_tokens * ts.kv_cache_bytes_per_token;
+    if (capped) {
+      out.push_back(make(
+          "/memory/kv_cache", t.w({"KV cache", "KV 缓存"}),
+          "B × Σ_layers min(T, window) × (2 × h_kv × d × b)",
+          {{"B", t.w({"batch size (sequences)", "批量大小（序列数）"}), Writer::num(b)},
+           {"T", t.w({"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}),
+            Writer::num(ts.context_tokens)},
+           {"Σ",
+            t.w({"bytes of one sequence: a sliding-window layer holds at most its window, "
+                 "a global layer all T tokens",
+                 "一个序列的字节数：滑动窗口层最多保存其窗口，全局层保存全部 T 个词元"}),
+            t.bytes(m.kv_cache / b)}},
+          Writer::num(b) + " × " + Writer::num(m.kv_cache / b) + " B", t.bytes(m.kv_cache)));
+    } else
+      out.push_back(make(
+          "/memory/kv_cache", t.w({"KV cache", "KV 缓存"}), "B × T × (2 × L × h_kv × d × b)",
+          {{"B", t.w({"batch size (sequences)", "批量大小（序列数）"}), Writer::num(b)},
+           {"T", t.w({"tokens in the cache (prompt + generated)", "缓存中的词元数（提示 + 生成）"}),
+            Writer::num(ts.context_tokens)},
+           {"2 × L × h_kv × d × b",
+            t.w({"bytes per token: K and V of every layer and KV head (MLA: its latent or "
+                 "per-head form)",
+                 "每个词元的字节数：每层每个 KV 头的 K 与 V"}),
+            t.bytes(ts.kv_cache_bytes_per_token)}},
+          Writer::num(b) + " × " + Writer::num(ts.context_tokens) + " × " +
+              Writer::num(ts.kv_cache_bytes_per_token) + " B",
+          t.bytes(m.kv_cache)));
   }
   std::string sum;
   for (int64_t v :
