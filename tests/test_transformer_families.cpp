@@ -533,3 +533,19 @@ TEST_CASE("older families count exactly from their own config keys",
     CHECK(errorOf(cfg).path == "/model/hf_config/word_embed_proj_dim");
   }
 }
+
+TEST_CASE("the MLA cache form reads back from the report's workload",
+          "[transformer][memory][kv][families]") {
+  const json w = {{"mode", "infer"}, {"mla_cache", "decompressed"}, {"prompt_tokens", 100}};
+  const dlcost::Report r = runPreset("deepseek-v3", w);
+  const json back = dlcost::reportToJson(r)["workload"];
+  CHECK(back["mla_cache"] == "decompressed");
+  CHECK(runPreset("deepseek-v3", back).memory.kv_cache == r.memory.kv_cache);
+  // A bad form names the field.
+  try {
+    (void)runPreset("deepseek-v3", {{"mla_cache", "compressed"}});
+    FAIL("accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/workload/mla_cache");
+  }
+}

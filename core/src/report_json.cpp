@@ -30,6 +30,7 @@ void addTransformerWorkload(const Workload& w, json& j) {
   j["finetune"] = finetuneName(w.finetune);
   if (w.weight_dtype) j["weight_dtype"] = dtypeName(*w.weight_dtype);
   if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
+  if (w.mla_cache == MlaCache::kDecompressed) j["mla_cache"] = "decompressed";
   j["quant_group_size"] = w.quant_group_size;
   if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
     j["lora_rank"] = w.lora_rank;
