@@ -106,6 +106,9 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc.erase("workload");
     doc = json{{"model", {{"hf_config", std::move(doc)}}}, {"workload", std::move(workload)}};
   }
+  if (o.approximate && doc.contains("model") && doc["model"].is_object() &&
+      doc["model"].contains("hf_config"))
+    doc["model"]["approximate"] = true;
   for (const auto& [field, text] : o.workload) {
     if (!doc.contains("workload")) doc["workload"] = json::object();
     if (!doc["workload"].is_object()) break;  // parseConfig reports it

@@ -31,6 +31,7 @@ const std::map<std::string, std::string>& workloadFlags() {
       {"--quant-group-size", "quant_group_size"},
       {"--kv-dtype", "kv_dtype"},
       {"--attention", "attention"},
+      {"--mla-cache", "mla_cache"},
       {"--recompute", "recompute"},
       {"--finetune", "finetune"},
       {"--lora-rank", "lora_rank"},
@@ -97,6 +98,8 @@ transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset)
   --quant-group-size N      weights per quantization group (default 128)
   --kv-dtype fp32|fp16|bf16|fp8|int8|int4   KV cache storage (default: activations')
   --attention eager|flash   eager keeps the s x s scores; flash does not (default flash)
+  --mla-cache latent|decompressed  DeepSeek MLA cache: latent (vLLM/SGLang, default) or
+                            per-head K and V (HF transformers)
   --recompute none|selective|full   activation recomputation (default none)
   --finetune none|full|lora|qlora   what training updates (default none: from scratch);
                             qlora stores the base in int4 unless --weight-dtype says
@@ -107,6 +110,8 @@ transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset)
                             v_proj,o_proj,gate_proj,up_proj,down_proj, or all-linear
                             (default q_proj,v_proj)
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
+  --approximate             read a config.json of a model_type dlcost does not count
+                            exactly as a generic decoder (figures marked approximate)
   --json                    print the report as JSON (exact bytes and counts)
   --explain                 also show how every figure was computed and what dominates it
                             (with --json: adds "explanations" and "dominant")
@@ -143,6 +148,8 @@ Options parseOptions(int argc, const char* const* argv) {
     const std::string a = args[i++];
     if (a == "--json") {
       o.json = true;
+    } else if (a == "--approximate") {
+      o.approximate = true;
     } else if (a == "--sp") {
       o.workload["sp"] = "true";
     } else if (a == "--csv") {

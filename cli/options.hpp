@@ -18,6 +18,7 @@ struct Options {
   /// with the flag's text value.
   std::map<std::string, std::string> workload;
   bool json = false;
+  bool approximate = false;  ///< --approximate: the generic reading of an unknown model_type
   std::string sort = "samples_per_s";  ///< compare: --sort FIELD
   ByteUnits units = ByteUnits::kBinary;
   bool units_given = false;

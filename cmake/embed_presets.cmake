@@ -7,7 +7,7 @@ string(APPEND body "const PresetEntry kPresetEntries[] = {\n")
 set(count 0)
 foreach(rel IN LISTS PRESETS)
   file(READ "${ROOT}/${rel}" text)
-  get_filename_component(name "${rel}" NAME_WE)
+  get_filename_component(name "${rel}" NAME_WLE)  # llama-3.1-8b.json: llama-3.1-8b
   get_filename_component(dir "${rel}" DIRECTORY)
   get_filename_component(family "${dir}" NAME)
   string(JSON source ERROR_VARIABLE no_source GET "${text}" "source")

@@ -5,6 +5,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
+#include "dlcost/report_json.hpp"
 
 using dlcost::estimate;
 using dlcost::parseConfig;
@@ -180,18 +181,26 @@ TEST_CASE("the generic transformer form counts like the equivalent config.json",
   CHECK(estimate(g.model, g.workload).params.total == 124439808);
 }
 
-TEST_CASE("an unknown model_type is read as a generic decoder with a warning",
+TEST_CASE("an unknown model_type is read as a generic decoder only when asked, marked approximate",
           "[transformer][params][generic]") {
   json cfg = presetConfig("llama-2-7b");
   cfg["model_type"] = "my_new_llm";
   cfg["architectures"] = json::array({"MyNewLlmForCausalLM"});
-  const dlcost::Report r = runConfig(cfg);
+  const dlcost::Config c = parseConfig(
+      json{{"model", {{"hf_config", cfg}, {"approximate", true}}}, {"workload", json::object()}});
+  const dlcost::Report r = estimate(c.model, c.workload);
   // The generic decoder's assumptions are Llama's, so the count is Llama-2-7b's.
   CHECK(r.params.total == 6738415616);
+  REQUIRE(r.transformer);
+  CHECK(r.transformer->approximate);
+  CHECK(dlcost::reportToJson(r)["transformer"]["approximate"] == true);
   REQUIRE(!r.warnings.empty());
-  CHECK_THAT(r.warnings[0], Catch::Matchers::Contains("my_new_llm") &&
-                                Catch::Matchers::Contains("RMSNorm") &&
-                                Catch::Matchers::Contains("SwiGLU"));
+  CHECK_THAT(r.warnings[0],
+             Catch::Matchers::Contains("my_new_llm") && Catch::Matchers::Contains("APPROXIMATE") &&
+                 Catch::Matchers::Contains("RMSNorm") && Catch::Matchers::Contains("SwiGLU"));
+  // A model_type counted exactly is never marked approximate.
+  CHECK(!runPreset("llama-2-7b").transformer->approximate);
+  CHECK(!dlcost::reportToJson(runPreset("llama-2-7b"))["transformer"].contains("approximate"));
 }
 
 TEST_CASE("a config.json as the whole document is read as the model", "[transformer][params]") {
@@ -211,12 +220,17 @@ TEST_CASE("a multimodal config is read from its text_config with a warning",
   CHECK(r.params.total == 6738415616);
   REQUIRE(!r.warnings.empty());
   CHECK_THAT(r.warnings.back(), Catch::Matchers::Contains("vision tower"));
+  // A text_config omits the keys equal to its class's defaults (to_diff_dict): LlamaConfig's
+  // hidden_size default is 4096, Llama-2-7b's own, so the count stays.
+  json lean = cfg;
+  lean["text_config"].erase("hidden_size");
+  CHECK(runConfig(lean).params.total == 6738415616);
   // Errors inside point into text_config.
   json bad = cfg;
-  bad["text_config"].erase("hidden_size");
+  bad["text_config"]["hidden_size"] = "4096";
   try {
     (void)runConfig(bad);
-    FAIL("missing hidden_size accepted");
+    FAIL("a string hidden_size accepted");
   } catch (const dlcost::InputError& e) {
     CHECK(e.error().path == "/model/hf_config/text_config/hidden_size");
   }

@@ -51,4 +51,10 @@ set(DLCOST_PRESET_FILES
   hf/phi-2.json
   hf/phi-3-mini-4k.json
   hf/falcon-7b.json
+  hf/llama-3.1-8b.json
+  hf/llama-3.2-1b.json
+  hf/gemma-3-4b-it.json
+  hf/qwen3-30b-a3b.json
+  hf/deepseek-v3.json
+  hf/gpt-oss-20b.json
 )

@@ -394,6 +394,13 @@ void readTransformerWorkload(const ObjectReader& r, Workload& w) {
   if (r.has("weight_dtype")) w.weight_dtype = dtype("weight_dtype");
   if (r.has("kv_dtype")) w.kv_dtype = dtype("kv_dtype");
   w.quant_group_size = r.optionalInt("quant_group_size", w.quant_group_size, 1, kMaxDimension);
+  if (r.has("mla_cache")) {
+    const std::string s = r.requiredString("mla_cache");
+    if (s != "latent" && s != "decompressed")
+      throw InputError(ErrorCode::kValue, r.pathOf("mla_cache"),
+                       "must be \"latent\" or \"decompressed\", not \"" + s + "\"");
+    w.mla_cache = s == "latent" ? MlaCache::kLatent : MlaCache::kDecompressed;
+  }
   if (r.has("attention")) {
     const std::string s = r.requiredString("attention");
     auto a = parseAttention(s);
@@ -465,6 +472,22 @@ void readTransformerWorkload(const ObjectReader& r, Workload& w) {
 
 }  // namespace
 
+namespace {
+
+/// A verbatim config.json: its many unused fields are ignored, as transformers does.
+Model readHfModel(const json& m, const std::string& path, bool approximate) {
+  ObjectReader r(m, path);
+  Model model;
+  const json* name = r.find("_name_or_path");
+  model.name = name && name->is_string() && !name->get<std::string>().empty()
+                   ? name->get<std::string>()
+                   : r.optionalString("model_type", "transformer");
+  model.body = readHfConfig(m, path, model.warnings, approximate);
+  return model;
+}
+
+}  // namespace
+
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {
@@ -488,24 +511,17 @@ Model parseModel(const json& m, const std::string& path) {
     }
     return it->second;
   }
-  if (isHfConfig(m)) {
-    // A verbatim config.json: its many unused fields are ignored, as transformers does.
-    Model model;
-    const json* name = r.find("_name_or_path");
-    model.name = name && name->is_string() && !name->get<std::string>().empty()
-                     ? name->get<std::string>()
-                     : r.optionalString("model_type", "transformer");
-    model.body = readHfConfig(m, path, model.warnings);
-    return model;
-  }
+  if (isHfConfig(m)) return readHfModel(m, path, false);
   if (r.has("hf_config")) {
-    r.rejectUnknown({"hf_config", "name", "comment"});
+    // "approximate": true asks for the generic reading of a model_type dlcost does not
+    // count exactly; its figures are then marked approximate.
+    r.rejectUnknown({"hf_config", "name", "comment", "approximate"});
     const json& cfg = r.require("hf_config");
     if (!isHfConfig(cfg)) {
       throw InputError(ErrorCode::kMissingField, childPath(r.pathOf("hf_config"), "model_type"),
                        "a config.json needs model_type (or architectures naming the model class)");
     }
-    Model model = parseModel(cfg, r.pathOf("hf_config"));
+    Model model = readHfModel(cfg, r.pathOf("hf_config"), r.optionalBool("approximate", false));
     if (r.has("name")) model.name = r.requiredString("name");
     return model;
   }
@@ -555,9 +571,9 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
                    "prompt_tokens",  "generated_tokens",
                    "weight_dtype",   "quant_group_size",
                    "kv_dtype",       "attention",
-                   "recompute",      "finetune",
-                   "lora_rank",      "lora_alpha",
-                   "lora_targets"});
+                   "mla_cache",      "recompute",
+                   "finetune",       "lora_rank",
+                   "lora_alpha",     "lora_targets"});
   if (r.has("mode")) {
     const std::string s = r.requiredString("mode");
     auto m = parseMode(s);

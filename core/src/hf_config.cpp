@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "dlcost/checked.hpp"
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
 #include "json_reader.hpp"
@@ -41,6 +42,9 @@ class HfFields {
 
   std::string pathOf(const std::string& key) const { return childPath(path_, key); }
 
+  /// The key is present, null or not.
+  bool has(const char* name) const { return config_.contains(name); }
+
   /// An integer field, recorded in `paths` under `field`.
   std::optional<int64_t> optInt(const std::string& field, std::initializer_list<const char*> names,
                                 int64_t min = 1) {
@@ -51,14 +55,64 @@ class HfFields {
     return readInt(*v, pathOf(key), min, kMaxDimension);
   }
 
+  /// A required size key. transformers writes every size key of a top-level config (they
+  /// are not PretrainedConfig's own), so one missing there is an error naming model_type
+  /// and key; a nested text_config omits the keys equal to its class's defaults
+  /// (PretrainedConfig.to_diff_dict), which take those defaults (`defaults`).
   int64_t reqInt(const std::string& field, std::initializer_list<const char*> names,
                  int64_t min = 1) {
     if (auto v = optInt(field, names, min)) return *v;
+    for (const char* n : names) {
+      auto d = defaults.find(n);
+      if (nested && d != defaults.end()) return d->second;
+    }
     std::string alternatives;
     for (const char* n : names)
       alternatives += (alternatives.empty() ? "" : " or ") + std::string(n);
     throw InputError(ErrorCode::kMissingField, pathOf(*names.begin()),
-                     "required field " + alternatives + " is missing from the config");
+                     "model_type '" + model_type + "' needs " + alternatives +
+                         ", which is missing from the config");
+  }
+
+  /// An optional integer with the config class's default when absent.
+  int64_t intOr(const std::string& field, const char* name, int64_t fallback, int64_t min = 1) {
+    auto d = defaults.find(name);
+    return optInt(field, {name}, min).value_or(d != defaults.end() ? d->second : fallback);
+  }
+
+  /// An array of integers (Qwen-MoE's mlp_only_layers), empty when absent.
+  std::vector<int64_t> optIntArray(const char* name) const {
+    std::vector<int64_t> out;
+    std::string key;
+    const json* v = find({name}, &key);
+    if (!v) return out;
+    if (!v->is_array()) {
+      throw InputError(ErrorCode::kType, pathOf(key),
+                       std::string("must be an array of integers, not ") + jsonTypeName(*v));
+    }
+    for (size_t i = 0; i < v->size(); ++i)
+      out.push_back(readInt((*v)[i], childPath(pathOf(key), std::to_string(i)), 0, kMaxLayers));
+    return out;
+  }
+
+  /// An array of strings (layer_types), empty when absent.
+  std::vector<std::string> optStringArray(const char* name) const {
+    std::vector<std::string> out;
+    std::string key;
+    const json* v = find({name}, &key);
+    if (!v) return out;
+    if (!v->is_array()) {
+      throw InputError(ErrorCode::kType, pathOf(key),
+                       std::string("must be an array of strings, not ") + jsonTypeName(*v));
+    }
+    for (size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_string()) {
+        throw InputError(ErrorCode::kType, childPath(pathOf(key), std::to_string(i)),
+                         std::string("must be a string, not ") + jsonTypeName((*v)[i]));
+      }
+      out.push_back((*v)[i].get<std::string>());
+    }
+    return out;
   }
 
   bool optBool(std::initializer_list<const char*> names, bool fallback) const {
@@ -103,6 +157,11 @@ class HfFields {
   }
 
   std::map<std::string, std::string> paths;
+  std::string model_type;
+  bool nested = false;  ///< a multimodal wrapper's text_config
+  /// Defaults of the model's config class for keys a config may omit (a multimodal
+  /// wrapper's text_config leaves out every key equal to its class default).
+  std::map<std::string, int64_t> defaults;
 
  private:
   const json& config_;
@@ -145,15 +204,127 @@ void readDropout(const HfFields& f, Transformer& t) {
       {"resid_pdrop", "embd_pdrop", "hidden_dropout_prob", "hidden_dropout", "dropout_rate"});
 }
 
+/// Defaults of each config class (transformers' configuration_<model_type>.py) for the size
+/// keys, used where a config omits them: a multimodal wrapper's text_config keeps only the
+/// keys that differ from its class's defaults (PretrainedConfig.to_diff_dict).
+std::map<std::string, int64_t> configDefaults(const std::string& family) {
+  using D = std::map<std::string, int64_t>;
+  if (family == "llama")  // LlamaConfig
+    return D{{"vocab_size", 32000},        {"hidden_size", 4096},
+             {"intermediate_size", 11008}, {"num_hidden_layers", 32},
+             {"num_attention_heads", 32},  {"max_position_embeddings", 2048}};
+  if (family == "mistral" || family == "mixtral")  // MistralConfig, MixtralConfig
+    return D{{"vocab_size", 32000},
+             {"hidden_size", 4096},
+             {"intermediate_size", 14336},
+             {"num_hidden_layers", 32},
+             {"num_attention_heads", 32},
+             {"num_key_value_heads", 8},
+             {"max_position_embeddings", 131072},
+             {"num_local_experts", 8},
+             {"num_experts_per_tok", 2}};
+  if (family == "qwen2" || family == "qwen3")  // Qwen2Config, Qwen3Config
+    return D{{"vocab_size", 151936},       {"hidden_size", 4096},
+             {"intermediate_size", 22016}, {"num_hidden_layers", 32},
+             {"num_attention_heads", 32},  {"max_position_embeddings", 32768},
+             {"max_window_layers", 28},    {"sliding_window", 4096}};
+  if (family == "gemma")  // GemmaConfig
+    return D{{"vocab_size", 256000},
+             {"hidden_size", 3072},
+             {"intermediate_size", 24576},
+             {"num_hidden_layers", 28},
+             {"num_attention_heads", 16},
+             {"num_key_value_heads", 16},
+             {"head_dim", 256},
+             {"max_position_embeddings", 8192}};
+  if (family == "gemma2")  // Gemma2Config
+    return D{{"vocab_size", 256000},      {"hidden_size", 2304},
+             {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+             {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+             {"head_dim", 256},           {"max_position_embeddings", 8192},
+             {"sliding_window", 4096}};
+  if (family == "gemma3_text")  // Gemma3TextConfig
+    return D{{"vocab_size", 262208},      {"hidden_size", 2304},
+             {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+             {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+             {"head_dim", 256},           {"max_position_embeddings", 131072},
+             {"sliding_window", 4096},    {"sliding_window_pattern", 6}};
+  return {};
+}
+
+/// Marks the layers whose attention is local from `layer_types` ("sliding_attention" or
+/// "full_attention", transformers >= 4.53), or from `fallback(layer)` without it.
+template <typename Local>
+void readLocalLayers(HfFields& f, Transformer& t, Local fallback) {
+  const std::vector<std::string> types = f.optStringArray("layer_types");
+  if (!types.empty() && static_cast<int64_t>(types.size()) != t.layers) {
+    throw InputError(ErrorCode::kValue, f.pathOf("layer_types"),
+                     "lists " + std::to_string(types.size()) + " layers, not num_hidden_layers (" +
+                         std::to_string(t.layers) + ")");
+  }
+  t.local_layers.assign(static_cast<size_t>(t.layers), false);
+  for (int64_t i = 0; i < t.layers; ++i) {
+    bool local = fallback(i);
+    if (!types.empty()) {
+      const std::string& k = types[static_cast<size_t>(i)];
+      if (k != "sliding_attention" && k != "full_attention") {
+        throw InputError(
+            ErrorCode::kValue, childPath(f.pathOf("layer_types"), std::to_string(i)),
+            "dlcost models \"sliding_attention\" and \"full_attention\" layers, not \"" + k + "\"");
+      }
+      local = k == "sliding_attention";
+    }
+    t.local_layers[static_cast<size_t>(i)] = local;
+  }
+  if (t.sliding_window == 0) t.local_layers.clear();
+}
+
+/// Which layers attend within sliding_window, as each family's attention and cache do.
+void readSlidingWindow(HfFields& f, Transformer& t, const std::string& family) {
+  const bool qwen =
+      family == "qwen2" || family == "qwen3" || family == "qwen2_moe" || family == "qwen3_moe";
+  if (qwen) {
+    // Qwen2Config: sliding_window only with use_sliding_window, on layers from
+    // max_window_layers on.
+    if (!f.optBool({"use_sliding_window"}, false)) return;
+    t.sliding_window = f.intOr("sliding_window", "sliding_window", 4096);
+    const int64_t from = f.intOr("max_window_layers", "max_window_layers", 28, 0);
+    readLocalLayers(f, t, [&](int64_t i) { return i >= from; });
+  } else if (family == "gemma2" || family == "gpt_oss") {
+    // Every other layer local, the first one included (Gemma2Config, GptOssConfig).
+    t.sliding_window =
+        f.intOr("sliding_window", "sliding_window", family == "gpt_oss" ? 128 : 4096);
+    readLocalLayers(f, t, [](int64_t i) { return i % 2 == 0; });
+  } else if (family == "gemma3_text") {
+    // Five local layers, then a global one (sliding_window_pattern = 6).
+    t.sliding_window = f.intOr("sliding_window", "sliding_window", 4096);
+    const int64_t pattern =
+        f.optInt("sliding_window_pattern", {"sliding_window_pattern", "_sliding_window_pattern"})
+            .value_or(6);
+    readLocalLayers(f, t, [&](int64_t i) { return (i + 1) % pattern != 0; });
+  } else {
+    // Mistral, Mixtral, Phi-3, PhiMoE: every layer within sliding_window when it is set.
+    t.sliding_window = f.optInt("sliding_window", {"sliding_window"}).value_or(0);
+    readLocalLayers(f, t, [](int64_t) { return true; });
+  }
+}
+
+/// Marks dense-MLP layers among MoE ones: `moe(layer)` says where the experts are.
+template <typename Moe>
+void readDenseLayers(Transformer& t, Moe moe) {
+  t.dense_layers.assign(static_cast<size_t>(t.layers), false);
+  for (int64_t i = 0; i < t.layers; ++i) t.dense_layers[static_cast<size_t>(i)] = !moe(i);
+}
+
 /// Llama and the families that copy its layer: RMSNorm, SwiGLU, rotary, GQA.
 void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
   t.hidden = f.reqInt("hidden", {"hidden_size"});
   t.layers = f.reqInt("layers", {"num_hidden_layers"});
   t.heads = f.reqInt("heads", {"num_attention_heads"});
-  t.kv_heads = f.optInt("kv_heads", {"num_key_value_heads"}).value_or(t.heads);
+  t.kv_heads = f.intOr("kv_heads", "num_key_value_heads", t.heads);
   t.ffn = f.reqInt("ffn", {"intermediate_size"});
   t.vocab = f.reqInt("vocab", {"vocab_size"});
-  t.max_positions = f.optInt("max_positions", {"max_position_embeddings"}).value_or(0);
+  t.max_positions = f.intOr("max_positions", "max_position_embeddings", 0);
   t.gated_mlp = true;
   t.norm = NormKind::kRmsNorm;
   t.norm_bias = false;
@@ -165,7 +336,7 @@ void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
   // q and k per head.
   if (family == "gemma2" || family == "gemma3_text") t.norms_per_layer = 4;
   if (family == "qwen3" || family == "gemma3_text") t.qk_norm = true;
-  if (family == "qwen2") {
+  if (family == "qwen2" || family == "qwen2_moe") {
     t.qkv_bias = true;  // Qwen2Attention: q/k/v with bias, o_proj without
   } else {
     const bool attention_bias = f.optBool({"attention_bias"}, false);
@@ -177,6 +348,116 @@ void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
     t.experts = f.optInt("experts", {"num_local_experts"}).value_or(8);
     t.experts_per_token = f.optInt("experts_per_token", {"num_experts_per_tok"}).value_or(2);
   }
+  readSlidingWindow(f, t, family);
+}
+
+/// Qwen2-MoE and Qwen3-MoE: fine-grained experts of moe_intermediate_size on the layers
+/// decoder_sparse_step picks outside mlp_only_layers; Qwen2-MoE adds a shared expert with a
+/// sigmoid gate.
+void readQwenMoe(HfFields& f, Transformer& t, const std::string& family) {
+  const bool v2 = family == "qwen2_moe";
+  f.defaults = {{"vocab_size", 151936},
+                {"hidden_size", 2048},
+                {"intermediate_size", v2 ? 5632 : 6144},
+                {"num_hidden_layers", 24},
+                {"num_attention_heads", v2 ? 16 : 32},
+                {"num_key_value_heads", v2 ? 16 : 4},
+                {"max_position_embeddings", 32768}};
+  readLlamaLike(f, t, family);
+  t.qk_norm = !v2;  // Qwen3MoeAttention's q_norm and k_norm over head_dim
+  t.experts = f.intOr("experts", "num_experts", v2 ? 60 : 128, 0);
+  t.experts_per_token = f.intOr("experts_per_token", "num_experts_per_tok", v2 ? 4 : 8);
+  t.expert_ffn = f.intOr("expert_ffn", "moe_intermediate_size", v2 ? 1408 : 768);
+  if (v2) {
+    t.shared_expert_ffn = f.intOr("shared_expert_ffn", "shared_expert_intermediate_size", 5632);
+    t.shared_expert_gate = true;
+  }
+  const int64_t step = f.intOr("decoder_sparse_step", "decoder_sparse_step", 1);
+  const std::vector<int64_t> dense = f.optIntArray("mlp_only_layers");
+  readDenseLayers(t, [&](int64_t i) {
+    return std::find(dense.begin(), dense.end(), i) == dense.end() && t.experts > 0 &&
+           (i + 1) % step == 0;
+  });
+  if (t.experts == 0) t.experts_per_token = 0;
+}
+
+/// DeepSeek (MoE 16B, remote code), DeepSeek-V2 and V3: shared experts, routed experts
+/// from first_k_dense_replace on (every moe_layer_freq-th layer); V2/V3 attend through
+/// multi-head latent attention; V3's router carries e_score_correction_bias.
+void readDeepseek(HfFields& f, Transformer& t, const std::string& family) {
+  const bool v3 = family == "deepseek_v3";
+  if (v3) {
+    f.defaults = {{"vocab_size", 129280},       {"hidden_size", 7168},
+                  {"intermediate_size", 18432}, {"num_hidden_layers", 61},
+                  {"num_attention_heads", 128}, {"max_position_embeddings", 4096}};
+  }
+  readLlamaLike(f, t, family);
+  t.kv_heads = t.heads;
+  if (family != "deepseek") {
+    // q_lora_rank null: q_proj straight from h (DeepSeek-V2-Lite); absent: the default.
+    const json* q = f.find({"q_lora_rank"});
+    t.q_lora_rank =
+        q ? f.intOr("q_lora_rank", "q_lora_rank", 0) : (f.has("q_lora_rank") ? 0 : 1536);
+    t.kv_lora_rank = f.intOr("kv_lora_rank", "kv_lora_rank", 512);
+    t.qk_rope_head_dim = f.intOr("qk_rope_head_dim", "qk_rope_head_dim", 64);
+    t.head_dim =
+        checkedAdd(f.intOr("qk_nope_head_dim", "qk_nope_head_dim", 128), t.qk_rope_head_dim);
+    t.v_head_dim = f.intOr("v_head_dim", "v_head_dim", 128);
+  }
+  t.experts = f.intOr("experts", "n_routed_experts", v3 ? 256 : 0, 0);
+  if (t.experts == 0) return;
+  t.experts_per_token = f.intOr("experts_per_token", "num_experts_per_tok", v3 ? 8 : 1);
+  t.expert_ffn = f.intOr("expert_ffn", "moe_intermediate_size", v3 ? 2048 : 1407);
+  t.shared_expert_ffn =
+      checkedMul(t.expert_ffn, f.intOr("shared_experts", "n_shared_experts", v3 ? 1 : 0, 0));
+  t.router_bias = v3;  // DeepseekV3TopkRouter.e_score_correction_bias, one per expert
+  const int64_t first = f.intOr("first_dense", "first_k_dense_replace", v3 ? 3 : 0, 0);
+  const int64_t freq = f.intOr("moe_layer_freq", "moe_layer_freq", 1);
+  readDenseLayers(t, [&](int64_t i) { return i >= first && i % freq == 0; });
+}
+
+/// OLMoE: every layer MoE, q and k normed over their full width.
+void readOlmoe(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "olmoe");
+  t.qk_norm = true;
+  t.qk_norm_full = true;
+  t.experts = f.intOr("experts", "num_experts", 64);
+  t.experts_per_token = f.intOr("experts_per_token", "num_experts_per_tok", 8);
+}
+
+/// PhiMoE (Phi-3.5-MoE): LayerNorms with bias, attention and LM-head biases as configured,
+/// Mixtral-style experts.
+void readPhimoe(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "phimoe");
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = true;
+  t.mlp_bias = false;
+  t.lm_head_bias = f.optBool({"lm_head_bias"}, false);
+  t.experts = f.intOr("experts", "num_local_experts", 16);
+  t.experts_per_token = f.intOr("experts_per_token", "num_experts_per_tok", 2);
+}
+
+/// gpt-oss: biased q/k/v/o, one sink logit per head, experts with biases behind a biased
+/// router, alternating sliding (128) and full attention.
+void readGptOss(HfFields& f, Transformer& t) {
+  f.defaults = {{"vocab_size", 201088},
+                {"hidden_size", 2880},
+                {"intermediate_size", 2880},
+                {"num_hidden_layers", 36},
+                {"num_attention_heads", 64},
+                {"num_key_value_heads", 8},
+                {"head_dim", 64},
+                {"max_position_embeddings", 131072}};
+  readLlamaLike(f, t, "gpt_oss");
+  const bool bias = f.optBool({"attention_bias"}, true);
+  t.qkv_bias = t.out_bias = bias;
+  t.mlp_bias = false;
+  t.attention_sinks = true;
+  t.experts = f.intOr("experts", "num_local_experts", 128);
+  t.experts_per_token =
+      f.optInt("experts_per_token", {"num_experts_per_tok", "experts_per_token"}).value_or(4);
+  t.expert_bias = true;
+  t.router_bias = true;
 }
 
 void readGpt2(HfFields& f, Transformer& t) {
@@ -254,6 +535,129 @@ void readFalcon(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
 }
 
+/// GPT-J: rotary, one LayerNorm feeding attention and MLP in parallel, bias-free q/k/v/o,
+/// biased fc_in/fc_out, a biased untied LM head; n_inner null means 4h.
+void readGptj(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"n_embd"});
+  t.layers = f.reqInt("layers", {"n_layer"});
+  t.heads = f.reqInt("heads", {"n_head"});
+  t.kv_heads = t.heads;
+  t.ffn = f.optInt("ffn", {"n_inner"}).value_or(4 * t.hidden);
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"n_positions"}).value_or(2048);
+  t.parallel_block = true;
+  t.norms_per_layer = 1;
+  t.mlp_bias = true;
+  t.lm_head_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
+/// BLOOM: ALiBi (no position parameters), a LayerNorm after the embeddings, biases
+/// everywhere, a 4h MLP, tied head.
+void readBloom(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"hidden_size", "n_embed"});
+  t.layers = f.reqInt("layers", {"n_layer", "num_hidden_layers"});
+  t.heads = f.reqInt("heads", {"n_head", "num_attention_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = 4 * t.hidden;  // BloomMLP: dense_h_to_4h
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.positions = PositionKind::kNone;
+  t.embedding_norm = true;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// GPT-BigCode (StarCoder, SantaCoder): GPT-2's layer with multi-query attention.
+void readGptBigcode(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"n_embd"});
+  t.layers = f.reqInt("layers", {"n_layer"});
+  t.heads = f.reqInt("heads", {"n_head"});
+  t.kv_heads = f.optBool({"multi_query"}, true) ? 1 : t.heads;
+  t.ffn = f.optInt("ffn", {"n_inner"}).value_or(4 * t.hidden);
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"n_positions"}).value_or(1024);
+  t.positions = PositionKind::kLearned;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// StarCoder2: GQA, rotary, LayerNorm with bias, a non-gated c_fc/c_proj MLP, biases as
+/// use_bias says, tied head, sliding_window on every layer.
+void readStarcoder2(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "starcoder2");
+  t.gated_mlp = false;
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = true;
+  const bool bias = f.optBool({"use_bias"}, true);
+  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// OPT: learned positions with 2 extra rows, LayerNorm, biases, a ReLU fc1/fc2 MLP, tied
+/// head. A word_embed_proj_dim other than hidden_size (OPT-350m's project_in/out) is
+/// refused: not modelled.
+void readOpt(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"hidden_size"});
+  t.layers = f.reqInt("layers", {"num_hidden_layers"});
+  t.heads = f.reqInt("heads", {"num_attention_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = f.reqInt("ffn", {"ffn_dim"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_position_embeddings"}).value_or(2048);
+  t.position_offset = 2;  // OPTLearnedPositionalEmbedding: num_embeddings + 2
+  t.positions = PositionKind::kLearned;
+  const bool bias = f.optBool({"enable_bias"}, true);
+  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
+  t.final_norm = f.optBool({"do_layer_norm_before"}, true);
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+  if (auto proj = f.optInt("word_embed_proj_dim", {"word_embed_proj_dim"});
+      proj && *proj != t.hidden) {
+    throw InputError(ErrorCode::kValue, f.pathOf("word_embed_proj_dim"),
+                     "model_type 'opt' with word_embed_proj_dim != hidden_size (project_in and "
+                     "project_out) is not modelled");
+  }
+}
+
+/// Cohere (Command-R): one weight-only LayerNorm feeding attention and MLP in parallel,
+/// SwiGLU, optional LayerNorms of q and k over all heads, tied head.
+void readCohere(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "cohere");
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = false;
+  t.parallel_block = true;
+  t.norms_per_layer = 1;
+  t.qk_norm = t.qk_norm_full = f.optBool({"use_qk_norm"}, false);
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+}
+
+/// OLMo: LayerNorm without parameters. OLMo 2: RMSNorm after attention and after the MLP
+/// (not before), q and k normed over their full width.
+void readOlmo(HfFields& f, Transformer& t, const std::string& family) {
+  readLlamaLike(f, t, family);
+  if (family == "olmo") {
+    t.norm = NormKind::kNoAffine;
+  } else {
+    t.qk_norm = t.qk_norm_full = true;
+  }
+}
+
+/// DistilBERT: BERT's embeddings without token types, post-norm layers, no pooler.
+void readDistilbert(HfFields& f, Transformer& t) {
+  t.kind = TransformerKind::kEncoder;
+  t.hidden = f.reqInt("hidden", {"dim"});
+  t.layers = f.reqInt("layers", {"n_layers"});
+  t.heads = f.reqInt("heads", {"n_heads"});
+  t.kv_heads = t.heads;
+  t.ffn = f.reqInt("ffn", {"hidden_dim"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_position_embeddings"}).value_or(512);
+  // Sinusoidal positions are a frozen table: still a parameter tensor of the same size.
+  t.positions = PositionKind::kLearned;
+  t.qkv_bias = t.out_bias = t.mlp_bias = true;
+  t.embedding_norm = true;
+  t.final_norm = false;
+}
+
 void readBert(HfFields& f, Transformer& t) {
   t.kind = TransformerKind::kEncoder;
   t.hidden = f.reqInt("hidden", {"hidden_size"});
@@ -317,7 +721,9 @@ void readGeneric(HfFields& f, Transformer& t, const std::string& family,
     t.experts_per_token = f.optInt("experts_per_token", {"num_experts_per_tok"}).value_or(1);
   }
   warnings.push_back("model_type '" + family +
-                     "' is not one dlcost knows; read as a generic decoder: pre-norm layers "
+                     "' is not one dlcost models exactly; read, as asked, as a generic decoder, "
+                     "so the parameter count and every figure from it are APPROXIMATE: "
+                     "pre-norm layers "
                      "with RMSNorm, rotary positions, a gated (SwiGLU) MLP, no biases unless "
                      "attention_bias/mlp_bias, an LM head " +
                      (t.tied_embeddings ? "tied to" : "separate from") + " the embeddings" +
@@ -332,26 +738,117 @@ bool isHfConfig(const json& document) {
          (document.contains("model_type") || document.contains("architectures"));
 }
 
+namespace {
+
+/// model_types whose every parameter dlcost counts exactly, by reader.
+const std::vector<std::string>& supportedTypes() {
+  static const std::vector<std::string> kTypes = {
+      "llama",       "mistral",     "mixtral",     "qwen2",   "qwen3", "qwen2_moe", "qwen3_moe",
+      "gemma",       "gemma2",      "gemma3_text", "phi",     "phi3",  "phimoe",    "olmoe",
+      "deepseek",    "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",  "gpt_neox",  "falcon",
+      "bert",        "roberta",     "xlm-roberta", "t5",      "mt5",   "gptj",      "bloom",
+      "gpt_bigcode", "starcoder2",  "opt",         "cohere",  "olmo",  "olmo2",     "distilbert"};
+  return kTypes;
+}
+
+/// Multimodal wrappers: their language model's model_type when text_config omits it (the
+/// wrapper config class's default), or when the text keys sit at the top level (Qwen2-VL).
+const std::map<std::string, std::string>& wrapperTextTypes() {
+  static const std::map<std::string, std::string> kWrappers = {
+      {"llava", "llama"},        {"llava_next", "llama"}, {"mistral3", "mistral"},
+      {"gemma3", "gemma3_text"}, {"qwen2_vl", "qwen2"},   {"qwen2_5_vl", "qwen2"},
+      {"paligemma", "gemma"}};
+  return kWrappers;
+}
+
+std::string supportedList() {
+  std::string list;
+  for (const std::string& s : supportedTypes()) list += (list.empty() ? "" : ", ") + s;
+  for (const auto& [w, text] : wrapperTextTypes()) list += ", " + w;
+  return list;
+}
+
+bool isSupported(const std::string& family) {
+  const auto& types = supportedTypes();
+  return std::find(types.begin(), types.end(), family) != types.end() || family == "refinedweb" ||
+         family == "refinedwebmodel";
+}
+
+}  // namespace
+
 Transformer readHfConfig(const json& config, const std::string& path,
-                         std::vector<std::string>& warnings) {
+                         std::vector<std::string>& warnings, bool approximate) {
   HfFields f(config, path);
-  const std::string family = familyOf(f, config, path);
-  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, ...) keep the language model's config
-  // in text_config: read that, and say what is left out.
+  std::string family = familyOf(f, config, path);
+  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, Qwen2-VL, ...) keep the language
+  // model's config in text_config (Qwen2-VL at the top level): read that, and say what is
+  // left out.
+  const auto wrapper = wrapperTextTypes().find(family);
   const json* text = f.find({"text_config"});
   if (text && text->is_object() && !f.find({"hidden_size", "n_embd", "d_model"})) {
+    if (wrapper == wrapperTextTypes().end() && !approximate) {
+      throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
+                       "multimodal model_type '" + family +
+                           "' is not one dlcost models; supported: " + supportedList() +
+                           ". For an approximate count of its language model, ask for the "
+                           "generic reading (\"approximate\": true next to hf_config, or "
+                           "--approximate)");
+    }
     json inner = *text;
-    if (!inner.contains("model_type")) inner["model_type"] = family + "_text";
-    Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings);
+    if (!inner.contains("model_type") || inner["model_type"].is_null())
+      inner["model_type"] =
+          wrapper != wrapperTextTypes().end() ? wrapper->second : family + "_text";
+    Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings, approximate);
     warnings.push_back("read the language model of '" + family +
                        "' from text_config; its vision tower and projector are not counted");
     return t;
   }
+  if (wrapper != wrapperTextTypes().end()) {
+    warnings.push_back("read the language model of '" + family +
+                       "'; its vision tower and projector are not counted");
+    family = wrapper->second;
+  }
+  if (!isSupported(family) && !approximate) {
+    throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
+                     "model_type '" + family +
+                         "' is not one dlcost counts exactly; supported: " + supportedList() +
+                         ". For an approximate count (a generic Llama-like decoder), ask for "
+                         "it: \"approximate\": true next to hf_config, or --approximate");
+  }
+  f.model_type = family;
+  f.nested = path.find("text_config") != std::string::npos;
+  f.defaults = configDefaults(family);
   Transformer t;
   t.architecture = family;
   if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2" ||
       family == "gemma" || family == "gemma2" || family == "gemma3_text" || family == "qwen3") {
     readLlamaLike(f, t, family);
+  } else if (family == "qwen2_moe" || family == "qwen3_moe") {
+    readQwenMoe(f, t, family);
+  } else if (family == "deepseek" || family == "deepseek_v2" || family == "deepseek_v3") {
+    readDeepseek(f, t, family);
+  } else if (family == "olmoe") {
+    readOlmoe(f, t);
+  } else if (family == "phimoe") {
+    readPhimoe(f, t);
+  } else if (family == "gpt_oss") {
+    readGptOss(f, t);
+  } else if (family == "gptj") {
+    readGptj(f, t);
+  } else if (family == "bloom") {
+    readBloom(f, t);
+  } else if (family == "gpt_bigcode") {
+    readGptBigcode(f, t);
+  } else if (family == "starcoder2") {
+    readStarcoder2(f, t);
+  } else if (family == "opt") {
+    readOpt(f, t);
+  } else if (family == "cohere") {
+    readCohere(f, t);
+  } else if (family == "olmo" || family == "olmo2") {
+    readOlmo(f, t, family);
+  } else if (family == "distilbert") {
+    readDistilbert(f, t);
   } else if (family == "phi3") {
     readPhi3(f, t);
   } else if (family == "phi") {
@@ -369,12 +866,17 @@ Transformer readHfConfig(const json& config, const std::string& path,
   } else {
     readGeneric(f, t, family, warnings);
     t.architecture = "generic";
+    t.approximate = true;
   }
   readDropout(f, t);
   bool head_dim_given = t.head_dim > 0;
   if (!head_dim_given) {
+    auto d = f.defaults.find("head_dim");
     if (auto hd = f.optInt("head_dim", {"head_dim"})) {
       t.head_dim = *hd;
+      head_dim_given = true;
+    } else if (d != f.defaults.end()) {
+      t.head_dim = d->second;
       head_dim_given = true;
     }
   }

@@ -17,13 +17,15 @@ namespace dlcost {
 bool isHfConfig(const nlohmann::json& document);
 
 /// Reads a config.json found at `path`. The architecture comes from model_type (or, without
-/// it, from architectures[0]): llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, phi, phi3,
-/// gpt2, gpt_neox, falcon, bert, roberta, t5. Any other model_type is read as a generic decoder and
-/// a warning listing the assumptions is appended to `warnings`. Fields dlcost does not use are
-/// ignored (configs carry many); fields it uses must have the right type and range. Throws
-/// InputError naming the JSON pointer of a missing or bad field.
+/// it, from architectures[0]); docs/transformers.md lists the model_types counted exactly
+/// and the multimodal wrappers whose language model is read. Any other model_type is refused
+/// (InputError kValue at /model_type) unless `approximate`: then it is read as a generic
+/// decoder, marked Transformer::approximate, with a warning listing the assumptions. Absent
+/// or null keys take the config class's default where dlcost knows it; fields it uses must
+/// have the right type and range. Throws InputError naming the JSON pointer of a missing or
+/// bad field.
 Transformer readHfConfig(const nlohmann::json& config, const std::string& path,
-                         std::vector<std::string>& warnings);
+                         std::vector<std::string>& warnings, bool approximate = false);
 
 /// Reads dlcost's generic transformer form (strict: unknown fields are errors):
 /// {"layers", "hidden", "heads", "kv_heads"?, "head_dim"?, "ffn", "vocab", "gated_mlp"?,

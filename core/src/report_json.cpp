@@ -30,6 +30,7 @@ void addTransformerWorkload(const Workload& w, json& j) {
   j["finetune"] = finetuneName(w.finetune);
   if (w.weight_dtype) j["weight_dtype"] = dtypeName(*w.weight_dtype);
   if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
+  if (w.mla_cache == MlaCache::kDecompressed) j["mla_cache"] = "decompressed";
   j["quant_group_size"] = w.quant_group_size;
   if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
     j["lora_rank"] = w.lora_rank;
@@ -40,21 +41,24 @@ void addTransformerWorkload(const Workload& w, json& j) {
 
 json transformerToJson(const TransformerSummary& t) {
   const TransformerParams& p = t.params;
-  return {{"architecture", t.architecture},
-          {"params_by_component",
-           {{"embeddings", p.embeddings},
-            {"attention", p.attention},
-            {"mlp", p.mlp},
-            {"norms", p.norms},
-            {"lm_head", p.lm_head},
-            {"other", p.other}}},
-          {"active_params_per_token", p.active_per_token},
-          {"seq_len", t.seq_len},
-          {"generated_tokens", t.generated_tokens},
-          {"context_tokens", t.context_tokens},
-          {"tokens_per_step", t.tokens_per_step},
-          {"forward_flops_per_token", t.forward_flops_per_token},
-          {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
+  json j = {{"architecture", t.architecture},
+            {"params_by_component",
+             {{"embeddings", p.embeddings},
+              {"attention", p.attention},
+              {"mlp", p.mlp},
+              {"norms", p.norms},
+              {"lm_head", p.lm_head},
+              {"other", p.other}}},
+            {"active_params_per_token", p.active_per_token},
+            {"seq_len", t.seq_len},
+            {"generated_tokens", t.generated_tokens},
+            {"context_tokens", t.context_tokens},
+            {"tokens_per_step", t.tokens_per_step},
+            {"forward_flops_per_token", t.forward_flops_per_token},
+            {"kv_cache_bytes_per_token", t.kv_cache_bytes_per_token}};
+  // Only a model read through the generic fallback, at the user's request.
+  if (t.approximate) j["approximate"] = true;
+  return j;
 }
 
 }  // namespace

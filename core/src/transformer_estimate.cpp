@@ -32,36 +32,42 @@ bool isMoe(const Transformer& t) {
   return t.experts > 0;
 }
 int64_t qWidth(const Transformer& t) {
-  return mul(t.heads, t.head_dim);
+  return queryWidth(t);
 }
-int64_t kvWidth(const Transformer& t) {
-  return mul(t.kv_heads, t.head_dim);
+/// Width of the attention output projection's input: heads x value head width.
+int64_t outputWidth(const Transformer& t) {
+  return t.kv_lora_rank > 0 ? mul(t.heads, t.v_head_dim) : qWidth(t);
 }
-/// Experts a token passes through (1 for a dense MLP).
-int64_t activeExperts(const Transformer& t) {
-  return isMoe(t) ? t.experts_per_token : 1;
+/// Experts a token passes through in layer `layer` (1 for a dense MLP).
+int64_t activeExperts(const Transformer& t, int64_t layer) {
+  return isMoeLayer(t, layer) ? t.experts_per_token : 1;
+}
+/// Width of one expert's (or the dense MLP's) intermediate in layer `layer`.
+int64_t ffnOf(const Transformer& t, int64_t layer) {
+  return isMoeLayer(t, layer) && t.expert_ffn > 0 ? t.expert_ffn : t.ffn;
 }
 
-/// MACs per token of the q, k, v, o projections of one self-attention.
+/// MACs per token of the q, k, v, o projections of one self-attention (MLA: its low-rank
+/// pairs).
 int64_t attentionLinearMacs(const Transformer& t) {
-  return add(mul(2, t.hidden, qWidth(t)), mul(2, t.hidden, kvWidth(t)));
+  return attentionMatrixElements(t);
 }
 /// MACs per decoder token of a cross-attention's q and o (k, v run over the encoder output).
 int64_t crossQoMacs(const Transformer& t) {
   return mul(2, t.hidden, qWidth(t));
 }
-/// MACs per token of the MLP (the active experts and the router under MoE).
-int64_t mlpMacs(const Transformer& t) {
-  const int64_t one = mul(t.gated_mlp ? 3 : 2, t.hidden, t.ffn);
-  int64_t m = mul(activeExperts(t), one);
-  if (isMoe(t)) m = add(m, mul(t.hidden, t.experts));
-  return m;
+/// MACs per token of layer `layer`'s MLP (the active experts, shared expert and router
+/// under MoE).
+int64_t mlpMacs(const Transformer& t, int64_t layer) {
+  return activeMlpMatrixElements(t, layer);
 }
-/// MACs per token of the attention core against `context` keys: QK^T and AV, each
-/// context x heads x head_dim. The full s x s square is counted in training and prefill, as
-/// Megatron-LM's FLOP formula does (Narayanan et al. 2021); causal kernels skip about half.
+/// MACs per token of the attention core against `context` keys: QK^T (context x q width)
+/// and AV (context x heads x value head width). The full s x s square is counted in
+/// training and prefill, as Megatron-LM's FLOP formula does (Narayanan et al. 2021); causal
+/// kernels skip about half. Local layers pass their window-capped context.
 int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
-  return mul(2, context, qWidth(t));
+  const int64_t v_per_head = t.kv_lora_rank > 0 ? t.v_head_dim : t.head_dim;
+  return mul(context, add(qWidth(t), mul(t.heads, v_per_head)));
 }
 
 /// Bytes per token one self-attention sublayer keeps for backward, without the core.
@@ -69,13 +75,18 @@ int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
 /// projection input 2h + dropout mask h = 13h: Korthikanti's 11sbh for attention plus one of
 /// the two layer norms' 2sbh each.
 int64_t attentionSaved(const Transformer& t, int64_t e) {
-  int64_t b = mul(2, e, t.hidden);                                // norm input, QKV input
-  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));       // post-attention norm input
-  if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), kvWidth(t))));  // q/k norm inputs
-  b = add(b, mul(e, add(qWidth(t), kvWidth(t))));                 // Q and K for QK^T
-  b = add(b, mul(e, kvWidth(t)));                                 // V for AV
-  b = add(b, mul(e, qWidth(t)));                                  // output projection input
-  if (t.hidden_dropout) b = add(b, t.hidden);                     // residual dropout mask, 1 byte
+  int64_t b = mul(2, e, t.hidden);                                 // norm input, QKV input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));        // post-attention norm input
+  if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), keyWidth(t))));  // q/k norm inputs
+  if (t.kv_lora_rank > 0) {
+    // MLA: the latents' norm inputs and kv_b_proj's input.
+    b = add(b, mul(e, add(t.q_lora_rank, mul(2, t.kv_lora_rank))));
+    if (t.q_lora_rank > 0) b = add(b, mul(e, t.q_lora_rank));  // q_b_proj input
+  }
+  b = add(b, mul(e, add(qWidth(t), keyWidth(t))));  // Q and K for QK^T
+  b = add(b, mul(e, valueWidth(t)));                // V for AV
+  b = add(b, mul(e, outputWidth(t)));               // output projection input
+  if (t.hidden_dropout) b = add(b, t.hidden);       // residual dropout mask, 1 byte
   return b;
 }
 
@@ -95,16 +106,18 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
 /// Korthikanti's 19sbh plus the other layer norm. Gated MLPs keep gate output, activation
 /// output, up output and their product (4f); a parallel block with one shared norm reads the
 /// attention's normed input, kept once.
-int64_t mlpSaved(const Transformer& t, int64_t e) {
+int64_t mlpSaved(const Transformer& t, int64_t e, int64_t layer) {
   int64_t b = 0;
   const bool shared_input = t.parallel_block && t.norms_per_layer == 1;
   if (!shared_input) b = mul(2, e, t.hidden);                // norm input, MLP input
   if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));  // post-MLP norm input
-  const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, t.ffn);
-  if (isMoe(t)) {
-    // Router logits, each active expert's gathered copy of its tokens, its intermediates.
+  const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, ffnOf(t, layer));
+  if (isMoeLayer(t, layer)) {
+    // Router logits, each active expert's gathered copy of its tokens, its intermediates;
+    // the shared expert's intermediates.
     b = add(b, mul(e, t.experts));
     b = add(b, mul(t.experts_per_token, add(mul(e, t.hidden), inner)));
+    if (t.shared_expert_ffn > 0) b = add(b, mul(t.gated_mlp ? 4 : 2, e, t.shared_expert_ffn));
   } else {
     b = add(b, inner);
   }
@@ -115,9 +128,9 @@ int64_t mlpSaved(const Transformer& t, int64_t e) {
 /// Bytes per decoder token a T5 cross-attention keeps (encoder keys/values per token of an
 /// encoder as long as the decoder), without the core.
 int64_t crossSaved(const Transformer& t, int64_t e) {
-  int64_t b = mul(2, e, t.hidden);                         // norm input, Q input
-  b = add(b, mul(e, add(qWidth(t), mul(2, kvWidth(t)))));  // Q, K, V
-  b = add(b, mul(e, qWidth(t)));                           // output projection input
+  int64_t b = mul(2, e, t.hidden);                                 // norm input, Q input
+  b = add(b, mul(e, add(qWidth(t), keyWidth(t), valueWidth(t))));  // Q, K, V
+  b = add(b, mul(e, qWidth(t)));                                   // output projection input
   if (t.hidden_dropout) b = add(b, t.hidden);
   return b;
 }
@@ -126,10 +139,9 @@ int64_t activationBytes(const Workload& w) {
   return dtypeBits(layoutOf(w.precision).activations) / 8;
 }
 
-/// Parameters of one attention's q and k norms (Qwen3, Phi's qk_layernorm).
+/// Parameters of one attention's own norms: q and k norms (Qwen3, OLMo 2), MLA's latents'.
 int64_t qkNormParams(const Transformer& t) {
-  if (!t.qk_norm) return 0;
-  return mul(2, t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * t.head_dim : t.head_dim);
+  return attentionNormParams(t);
 }
 
 /// One stack of identical layers run over `tokens` tokens per sequence.
@@ -143,19 +155,58 @@ struct Stack {
   int64_t cross_context = 0;  ///< encoder tokens cross-attention reads
 };
 
-/// Per-token MACs of one layer of `s`, attention core included.
-int64_t layerMacsPerToken(const Transformer& t, const Stack& s) {
-  int64_t m = add(attentionLinearMacs(t), mlpMacs(t), attentionCoreMacs(t, s.context));
+/// Per-token MACs of layer `layer` of `s`, attention core included (a local layer attends
+/// to its window only).
+int64_t layerMacsPerToken(const Transformer& t, const Stack& s, int64_t layer) {
+  int64_t m = add(attentionLinearMacs(t), mlpMacs(t, layer),
+                  attentionCoreMacs(t, attendedKeys(t, layer, s.context)));
   if (s.cross) m = add(m, crossQoMacs(t), attentionCoreMacs(t, s.cross_context));
   return m;
 }
 
 /// MACs of one layer of `s` for one sequence: per-token work plus, for cross-attention,
 /// the K/V projections of the encoder output.
-int64_t layerMacsPerSequence(const Transformer& t, const Stack& s) {
-  int64_t m = mul(s.tokens, layerMacsPerToken(t, s));
-  if (s.cross) m = add(m, mul(s.cross_context, mul(2, t.hidden, kvWidth(t))));
+int64_t layerMacsPerSequence(const Transformer& t, const Stack& s, int64_t layer) {
+  int64_t m = mul(s.tokens, layerMacsPerToken(t, s, layer));
+  if (s.cross) m = add(m, mul(s.cross_context, mul(t.hidden, add(keyWidth(t), valueWidth(t)))));
   return m;
+}
+
+/// MACs of every layer of `s` for one sequence.
+int64_t stackMacsPerSequence(const Transformer& t, const Stack& s) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < s.layers; ++i) m = add(m, layerMacsPerSequence(t, s, i));
+  return m;
+}
+
+/// Attention-core MACs (QK^T, AV) of every layer of `s` for one sequence.
+int64_t stackCoreMacs(const Transformer& t, const Stack& s) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < s.layers; ++i) {
+    m = add(m, mul(s.tokens, attentionCoreMacs(t, attendedKeys(t, i, s.context))));
+    if (s.cross) m = add(m, mul(s.tokens, attentionCoreMacs(t, s.cross_context)));
+  }
+  return m;
+}
+
+/// KV-cache elements of one sequence with `tokens` tokens in every layer's cache: a local
+/// layer keeps at most its window, as HF's sliding and hybrid caches allocate it.
+int64_t kvCacheElements(const Transformer& t, MlaCache mla, int64_t tokens) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < t.layers; ++i)
+    n = add(n, mul(kvCacheWidth(t, mla), attendedKeys(t, i, tokens)));
+  return n;
+}
+
+/// Keys attended over g decode steps, step j (1..g) attending to start + j keys, capped
+/// at `window` when window > 0: sum_j min(start + j, window), in closed form.
+int64_t decodeContexts(int64_t start, int64_t g, int64_t window) {
+  auto triangle = [](int64_t a, int64_t n) {  // sum_{j=1..n} (a + j)
+    return add(mul(n, a), n % 2 == 0 ? mul(n / 2, n + 1) : mul(n, (n + 1) / 2));
+  };
+  if (window <= 0 || start + g <= window) return triangle(start, g);
+  const int64_t uncapped = std::max<int64_t>(0, window - start);  // steps below the window
+  return add(triangle(start, uncapped), mul(g - uncapped, window));
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) {
@@ -199,11 +250,13 @@ Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t e) {
     bool targeted = all || contains(w.lora_targets, m.name);
     for (const std::string& l : m.logical) targeted = targeted || contains(w.lora_targets, l);
     if (!targeted) continue;
-    const int64_t layers =
-        t.kind == TransformerKind::kEncoderDecoder && m.encoder ? t.encoder_layers : t.layers;
+    const int64_t layers = m.layers > 0 ? m.layers
+                           : t.kind == TransformerKind::kEncoderDecoder && m.encoder
+                               ? t.encoder_layers
+                               : t.layers;
     const int64_t per_copy = mul(r, add(m.in, m.out));
     a.params = add(a.params, mul(layers, m.copies, per_copy));
-    const int64_t active = m.copies > 1 ? activeExperts(t) : 1;
+    const int64_t active = m.copies > 1 ? t.experts_per_token : 1;
     a.macs_per_token = add(a.macs_per_token, mul(layers, active, per_copy));
     a.saved_per_token = add(a.saved_per_token, mul(layers, active, mul(r, e)));
   }
@@ -222,8 +275,10 @@ struct BlockMatrices {
 BlockMatrices blockMatrices(const Transformer& t, int64_t group) {
   BlockMatrices b;
   for (const LinearModule& m : blockLinearModules(t)) {
-    const int64_t layers =
-        t.kind == TransformerKind::kEncoderDecoder && m.encoder ? t.encoder_layers : t.layers;
+    const int64_t layers = m.layers > 0 ? m.layers
+                           : t.kind == TransformerKind::kEncoderDecoder && m.encoder
+                               ? t.encoder_layers
+                               : t.layers;
     const int64_t n = mul(layers, m.copies);
     b.elements = add(b.elements, mul(n, m.in, m.out));
     if (m.copies > 1) b.expert_elements = add(b.expert_elements, mul(n, m.in, m.out));
@@ -235,13 +290,14 @@ BlockMatrices blockMatrices(const Transformer& t, int64_t group) {
 
 }  // namespace
 
-int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context) {
+int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context,
+                                     int64_t layer) {
   const int64_t e = activationBytes(w);
   if (w.recompute == Recompute::kFull) return mul(e, t.hidden);
-  int64_t b = add(attentionSaved(t, e), mlpSaved(t, e));
+  int64_t b = add(attentionSaved(t, e), mlpSaved(t, e, layer));
   const bool drop_core =
       w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
-  if (!drop_core) b = add(b, coreSaved(t, e, context, w.attention));
+  if (!drop_core) b = add(b, coreSaved(t, e, attendedKeys(t, layer, context), w.attention));
   return b;
 }
 
@@ -252,6 +308,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
   r.workload = w;
   TransformerSummary sum;
   sum.architecture = t.architecture;
+  sum.approximate = t.approximate;
   try {
     sum.params = countParams(t);
   } catch (const ArithmeticOverflow&) {
@@ -266,6 +323,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
                                  ? *w.weight_dtype
                                  : (w.finetune == Finetune::kQlora ? DType::kInt4 : lay.weights);
   const DType kv_dtype = w.kv_dtype ? *w.kv_dtype : lay.activations;
+  const MlaCache mla = w.mla_cache;
   if (train && !lora && isQuantized(weight_dtype)) {
     throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
                      std::string("training updates every weight, which cannot stay ") +
@@ -340,12 +398,8 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     // --- MACs of one sequence ----------------------------------------------------------------
     int64_t fwd = 0, core = 0, linear = 0;
     for (const Stack& st : stacks) {
-      const int64_t layer = layerMacsPerSequence(t, st);
-      int64_t layer_core = mul(st.tokens, attentionCoreMacs(t, st.context));
-      if (st.cross)
-        layer_core = add(layer_core, mul(st.tokens, attentionCoreMacs(t, st.cross_context)));
-      fwd = add(fwd, mul(st.layers, layer));
-      core = add(core, mul(st.layers, layer_core));
+      fwd = add(fwd, stackMacsPerSequence(t, st));
+      core = add(core, stackCoreMacs(t, st));
     }
     if (t.pooler) fwd = add(fwd, mul(h, h));
     fwd = add(fwd, mul(logit_tokens, head_macs_per_token));
@@ -364,8 +418,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       const int64_t core_bwd = flash ? mul(core / 2, 5) : mul(2, core);
       bwd = add(mul(lora ? 1 : 2, linear), core_bwd, mul(2, adapter_fwd));
       int64_t layers_fwd = 0;
-      for (const Stack& st : stacks)
-        layers_fwd = add(layers_fwd, mul(st.layers, layerMacsPerSequence(t, st)));
+      for (const Stack& st : stacks) layers_fwd = add(layers_fwd, stackMacsPerSequence(t, st));
       if (w.recompute == Recompute::kFull) bwd = add(bwd, layers_fwd);
       if (w.recompute == Recompute::kSelective && !flash) bwd = add(bwd, core);
     }
@@ -373,13 +426,9 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     // Decode: one token per sequence against `c` cached tokens.
     auto decodeMacs = [&](int64_t c) {
       int64_t m = 0;
-      if (t.kind == TransformerKind::kEncoderDecoder) {
-        Stack d{"", t.layers, false, true, 1, c, p};
-        m = mul(t.layers, layerMacsPerToken(t, d));
-      } else {
-        Stack d{"", t.layers, false, false, 1, c, 0};
-        m = mul(t.layers, layerMacsPerToken(t, d));
-      }
+      const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
+      const Stack d{"", t.layers, false, enc_dec, 1, c, enc_dec ? p : 0};
+      for (int64_t i = 0; i < t.layers; ++i) m = add(m, layerMacsPerToken(t, d, i));
       return add(m, head_macs_per_token);
     };
     const int64_t decode_context =
@@ -389,9 +438,12 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       // Sum over the g steps of step j attending to (start + j) tokens, in closed form:
       // g x (the step at context 0) + core MACs of sum_j context_j.
       const int64_t start = t.kind == TransformerKind::kEncoderDecoder ? 0 : p;
-      const int64_t contexts =
-          add(mul(g, start), g % 2 == 0 ? mul(g / 2, g + 1) : mul(g, (g + 1) / 2));
-      decode_total = add(mul(g, decodeMacs(0)), mul(t.layers, mul(2, contexts, qWidth(t))));
+      decode_total = mul(g, decodeMacs(0));
+      for (int64_t i = 0; i < t.layers; ++i) {
+        const int64_t window = isLocalLayer(t, i) ? t.sliding_window : 0;
+        decode_total =
+            add(decode_total, mul(decodeContexts(start, g, window), attentionCoreMacs(t, 1)));
+      }
     }
 
     r.macs.forward = train ? mul(fwd, b, ga) : mul(add(fwd, decode_total), b);
@@ -413,31 +465,31 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
 
     // --- activations and KV cache of one sequence --------------------------------------------
     int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0;
-    std::vector<int64_t> attn_row, mlp_row, cross_row;  // saved bytes per layer row, per sequence
     const bool drop_core =
         w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
-    for (const Stack& st : stacks) {
-      int64_t a_tok =
-          add(attentionSaved(t, e), drop_core ? 0 : coreSaved(t, e, st.context, w.attention));
-      int64_t m_tok = mlpSaved(t, e);
-      int64_t c_tok = st.cross ? add(crossSaved(t, e),
-                                     drop_core ? 0 : coreSaved(t, e, st.cross_context, w.attention))
-                               : 0;
-      if (train && w.recompute == Recompute::kFull) {
-        a_tok = mul(e, h);  // the layer input only (Korthikanti's 2sbh)
-        m_tok = 0;
-        c_tok = 0;
-      }
-      if (!train) {
-        // Inference keeps nothing for backward: rows show the tensor each sublayer writes.
-        a_tok = mul(e, h);
-        m_tok = mul(e, h);
-        c_tok = st.cross ? mul(e, h) : 0;
-      }
-      attn_row.push_back(mul(st.tokens, a_tok));
-      mlp_row.push_back(mul(st.tokens, m_tok));
-      cross_row.push_back(mul(st.tokens, c_tok));
-      if (train) act = add(act, mul(st.layers, st.tokens, add(a_tok, m_tok, c_tok)));
+    // Bytes per token each sublayer of layer i keeps for backward; inference keeps nothing
+    // for backward, so rows show the tensor each sublayer writes. Full recomputation keeps
+    // the layer input only (Korthikanti's 2sbh).
+    const bool full = w.recompute == Recompute::kFull;
+    auto attnTok = [&](const Stack& st, int64_t i) {
+      if (!train || full) return mul(e, h);
+      const int64_t keys = attendedKeys(t, i, st.context);
+      return add(attentionSaved(t, e), drop_core ? 0 : coreSaved(t, e, keys, w.attention));
+    };
+    auto mlpTok = [&](int64_t i) {
+      if (!train) return mul(e, h);
+      return full ? int64_t{0} : mlpSaved(t, e, i);
+    };
+    auto crossTok = [&](const Stack& st) {
+      if (!st.cross) return int64_t{0};
+      if (!train) return mul(e, h);
+      if (full) return int64_t{0};
+      return add(crossSaved(t, e), drop_core ? 0 : coreSaved(t, e, st.cross_context, w.attention));
+    };
+    if (train) {
+      for (const Stack& st : stacks)
+        for (int64_t i = 0; i < st.layers; ++i)
+          act = add(act, mul(st.tokens, add(attnTok(st, i), mlpTok(i), crossTok(st))));
     }
     int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;
     for (const Stack& st : stacks) {
@@ -451,7 +503,17 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     }
     if (t.pooler) pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
 
-    const int64_t inner_width = mul(activeExperts(t), t.gated_mlp ? 2 * t.ffn : t.ffn);
+    // The widest layer: its MLP intermediate, its MLP working set, the keys it attends to.
+    int64_t inner_width = 0, mlp_width = 0, widest_keys = 0;
+    for (int64_t i = 0; i < t.layers; ++i) {
+      const int64_t f = ffnOf(t, i);
+      const int64_t shared = isMoeLayer(t, i) ? t.shared_expert_ffn : 0;
+      inner_width =
+          std::max(inner_width, mul(t.gated_mlp ? 2 : 1, add(mul(activeExperts(t, i), f), shared)));
+      mlp_width =
+          std::max(mlp_width, mul(t.gated_mlp ? 3 : 2, add(mul(activeExperts(t, i), f), shared)));
+      widest_keys = std::max(widest_keys, attendedKeys(t, i, stacks.front().context));
+    }
     if (train) {
       act = add(act, add(embed_saved, final_saved), add(head_saved, pooler_saved));
       act = add(act, mul(stacks.back().tokens, ad.saved_per_token));
@@ -463,9 +525,10 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       if (w.recompute == Recompute::kFull) {
         Workload none = w;
         none.recompute = Recompute::kNone;
-        recomputed = layerActivationBytesPerToken(t, none, st.context);
+        for (int64_t i = 0; i < st.layers; ++i)
+          recomputed = std::max(recomputed, layerActivationBytesPerToken(t, none, st.context, i));
       } else if (drop_core) {
-        recomputed = coreSaved(t, e, st.context, AttentionImpl::kEager);
+        recomputed = coreSaved(t, e, std::min(st.context, widest_keys), AttentionImpl::kEager);
       }
       const int64_t layer_phase =
           mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), inner_width))));
@@ -476,24 +539,26 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       // attention (input, Q, K, V, output, and with eager attention the scores and
       // probabilities) and of the MLP; then the last token's logits (and their fp32 copy).
       const Stack& st = stacks.front();
-      int64_t attn_ws = mul(st.tokens, e, add(h, mul(2, qWidth(t)), mul(2, kvWidth(t))));
+      int64_t attn_ws = mul(
+          st.tokens, e, add(add(h, qWidth(t)), add(keyWidth(t), valueWidth(t), outputWidth(t))));
       if (w.attention == AttentionImpl::kEager)
-        attn_ws = add(attn_ws, mul(mul(2, e, t.heads), mul(st.tokens, st.context)));
-      const int64_t mlp_ws =
-          mul(st.tokens, e, add(h, mul(activeExperts(t), mul(t.gated_mlp ? 3 : 2, t.ffn))));
+        attn_ws = add(attn_ws, mul(mul(2, e, t.heads), mul(st.tokens, widest_keys)));
+      const int64_t mlp_ws = mul(st.tokens, e, add(h, mlp_width));
       act = add(mul(st.tokens, e, h), std::max(attn_ws, mlp_ws));
       if (decoder_side) act = add(act, mul(e + 4, t.vocab));
-      // KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes.
+      // KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, a local
+      // layer's tokens capped at its window, MLA in the workload's cache form.
       if (t.kind == TransformerKind::kDecoder) {
         kv_tokens = add(p, g);
+        kv = bytesForBits(kvCacheElements(t, mla, kv_tokens), dtypeBits(kv_dtype));
       } else if (t.kind == TransformerKind::kEncoderDecoder) {
         // Decoder self-attention over the generated tokens, cross-attention over the prompt.
         kv_tokens = add(std::max<int64_t>(g, 1), p);
+        kv = bytesForBits(mul(t.layers, kvCacheWidth(t, mla), kv_tokens), dtypeBits(kv_dtype));
       }
-      kv = bytesForBits(mul(mul(2, t.layers), kvWidth(t), kv_tokens), dtypeBits(kv_dtype));
     }
     sum.kv_cache_bytes_per_token =
-        decoder_side ? bytesForBits(mul(mul(2, t.layers), kvWidth(t)), dtypeBits(kv_dtype)) : 0;
+        decoder_side ? bytesForBits(kvCacheElements(t, mla, 1), dtypeBits(kv_dtype)) : 0;
 
     if (train) {
       terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
@@ -505,17 +570,30 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
                                      {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
       if (decoder_side) {
-        // 2 (K and V) x layers x kv_heads x head_dim x tokens x bits / 8, per sequence.
-        const int64_t cached = kv_tokens;
-        terms.push_back(
-            activationTerm(MemoryKey::kKvCache, 0, kv,
-                           "batch × tokens × 2 × layers × kv_heads × head_dim × bits_per_value / 8",
-                           {{"batch", b, ""},
-                            {"tokens", cached, ""},
-                            {"layers", t.layers, ""},
-                            {"kv_heads", t.kv_heads, ""},
-                            {"head_dim", t.head_dim, ""},
-                            {"bits_per_value", dtypeBits(kv_dtype), dtypeName(kv_dtype)}}));
+        // Per sequence: every layer keeps K and V (or MLA's latent) for the tokens it attends
+        // to; a sliding-window layer at most its window. Where every layer holds every token
+        // with 2 x kv_heads x head_dim values, the term shows that product, else the sum.
+        const int64_t full_cache = bytesForBits(
+            mul(mul(2, t.layers), mul(t.kv_heads, t.head_dim), kv_tokens), dtypeBits(kv_dtype));
+        if (full_cache == kv) {
+          terms.push_back(activationTerm(
+              MemoryKey::kKvCache, 0, kv,
+              "batch × tokens × 2 × layers × kv_heads × head_dim × bits_per_value / 8",
+              {{"batch", b, ""},
+               {"tokens", kv_tokens, ""},
+               {"layers", t.layers, ""},
+               {"kv_heads", t.kv_heads, ""},
+               {"head_dim", t.head_dim, ""},
+               {"bits_per_value", dtypeBits(kv_dtype), dtypeName(kv_dtype)}}));
+        } else {
+          terms.push_back(activationTerm(
+              MemoryKey::kKvCache, 0, kv, "batch × per_sequence",
+              {{"batch", b, ""},
+               {"tokens", kv_tokens, ""},
+               {"per_sequence", kv,
+                "bytes: Σ over layers of min(tokens, window) × cached values per token × "
+                "bits_per_value / 8"}}));
+        }
       }
     }
     terms.push_back(overheadTerm(w));
@@ -540,9 +618,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       r.phases = {f, k};
     } else {
       const int64_t prompt_kv =
-          decoder_side
-              ? mul(b, bytesForBits(mul(mul(2, t.layers), kvWidth(t), p), dtypeBits(kv_dtype)))
-              : 0;
+          decoder_side ? mul(b, bytesForBits(kvCacheElements(t, mla, p), dtypeBits(kv_dtype))) : 0;
       // An encoder has no generation: its one pass is a plain forward.
       r.phases.push_back({decoder_side ? "prefill" : "forward", mul(2, fwd, b),
                           add(weights_read, prompt_kv), mul(b, p)});
@@ -565,15 +641,18 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     sum.generated_tokens = train ? 0 : g;
     sum.context_tokens = train ? s : add(p, g);
     sum.tokens_per_step = train ? mul(b, s, ga) : mul(b, add(p, g));
-    sum.forward_flops_per_token = mul(
-        2, add(tp.block_linear_per_token, head_macs_per_token,
-               mul(sum.context_tokens,
-                   mul(2, qWidth(t),
-                       add(t.layers,
-                           t.kind == TransformerKind::kEncoderDecoder ? t.encoder_layers : 0)))));
+    int64_t core_per_token = 0;  // QK^T and AV of one token, local layers within their window
+    for (int64_t i = 0; i < t.layers; ++i)
+      core_per_token =
+          add(core_per_token, attentionCoreMacs(t, attendedKeys(t, i, sum.context_tokens)));
+    if (t.kind == TransformerKind::kEncoderDecoder)
+      core_per_token =
+          add(core_per_token, mul(t.encoder_layers, attentionCoreMacs(t, sum.context_tokens)));
+    sum.forward_flops_per_token =
+        mul(2, add(tp.block_linear_per_token, head_macs_per_token, core_per_token));
 
     // --- rows --------------------------------------------------------------------------------
-    const int64_t norm_params = t.norm == NormKind::kLayerNorm && t.norm_bias ? 2 * h : h;
+    const int64_t norm_params = normParams(t);
     // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the
     // rest in the precision's format) plus their input read and output written.
     const int block_bits = dtypeBits(weight_dtype);
@@ -595,15 +674,17 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     row("embeddings", "embedding", stacks.front().tokens, h,
         add(tp.embeddings, t.embedding_norm ? norm_params : 0),
         bytesForBits(mul(stacks.front().tokens, b, h), other_bits), 0, embed_saved);
-    const int64_t attn_params = countParams([&] {
-                                  Transformer one = t;
-                                  one.kind = TransformerKind::kDecoder;
-                                  one.layers = 1;
-                                  return one;
-                                }())
-                                    .attention;
-    const int64_t mlp_layer_params =
-        tp.mlp / add(t.layers, t.kind == TransformerKind::kEncoderDecoder ? t.encoder_layers : 0);
+    // One layer's attention and MLP parameters (a dense and a MoE layer where they differ).
+    auto oneLayer = [&](bool dense) {
+      Transformer one = t;
+      one.kind = TransformerKind::kDecoder;
+      one.layers = 1;
+      one.dense_layers = {dense};
+      return countParams(one);
+    };
+    const int64_t attn_params = oneLayer(false).attention;
+    const int64_t moe_layer_params = oneLayer(false).mlp;
+    const int64_t dense_layer_params = oneLayer(true).mlp;
     // Norms by sublayer: before (BERT: after) attention and MLP; Gemma 2 both; q/k norms.
     int64_t attn_norms = t.norms_per_layer == 4 ? 2 * norm_params : norm_params;
     if (t.qk_norm) attn_norms = add(attn_norms, qkNormParams(t));
@@ -612,29 +693,31 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
                                                        : 0;
     for (size_t si = 0; si < stacks.size(); ++si) {
       const Stack& st = stacks[si];
-      const int64_t attn_macs =
-          mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, st.context)));
       const int64_t cross_macs =
           st.cross
               ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
-                    mul(st.cross_context, mul(2, h, kvWidth(t))))
+                    mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
               : 0;
-      const int64_t mlp_macs = mul(st.tokens, mlpMacs(t));
       for (int64_t i = 0; i < st.layers; ++i) {
+        const int64_t attn_macs =
+            mul(st.tokens,
+                add(attentionLinearMacs(t), attentionCoreMacs(t, attendedKeys(t, i, st.context))));
+        const bool moe = isMoeLayer(t, i);
         const std::string base = st.prefix + std::to_string(i) + ".";
         int64_t attn_p = add(attn_params, attn_norms);
         if (t.positions == PositionKind::kRelativeBias && i == 0)
           attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
         row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
-            attn_macs, attn_row[si]);
+            attn_macs, mul(st.tokens, attnTok(st, i)));
         if (st.cross) {
           const int64_t cross_p = add(attn_params, norm_params, qkNormParams(t));
           row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
-              bytesForBits(cross_p, block_bits), cross_macs, cross_row[si]);
+              bytesForBits(cross_p, block_bits), cross_macs, mul(st.tokens, crossTok(st)));
         }
-        const int64_t mlp_p = add(mlp_layer_params, mlp_norms);
-        row(base + (isMoe(t) ? "moe" : "mlp"), isMoe(t) ? "moe" : "mlp", st.tokens, h, mlp_p,
-            bytesForBits(mlp_p, block_bits), mlp_macs, mlp_row[si]);
+        const int64_t mlp_p = add(moe ? moe_layer_params : dense_layer_params, mlp_norms);
+        row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
+            bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
+            mul(st.tokens, mlpTok(i)));
       }
       if (t.final_norm) {
         const std::string norm_name = stacks.size() > 1

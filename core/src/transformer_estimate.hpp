@@ -18,6 +18,8 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
 /// 2022, eq. 1-2 and Table 2: with 2-byte activations, dropout, eager attention and no
 /// recomputation a GPT layer gives 34h + 5 a s (per token); selective recomputation 34h;
 /// full recomputation 2h.
-int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context);
+/// `layer` picks the layer where layers differ (dense or MoE MLP, local or global attention).
+int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context,
+                                     int64_t layer = 0);
 
 }  // namespace dlcost

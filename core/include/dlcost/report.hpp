@@ -79,6 +79,9 @@ struct TransformerSummary {
   /// + LM head) + 4 x layers x context x heads x head_dim (QK^T and AV).
   int64_t forward_flops_per_token = 0;
   int64_t kv_cache_bytes_per_token = 0;  ///< one token of one sequence, all layers
+  /// The model_type is not one dlcost counts exactly and the user asked for the generic
+  /// reading: params and every figure from them are approximate ("approximate": true).
+  bool approximate = false;
 };
 
 struct Report {

@@ -11,6 +11,7 @@ namespace dlcost {
 enum class NormKind {
   kLayerNorm,  ///< weight (and bias when Transformer::norm_bias): h or 2h parameters
   kRmsNorm,    ///< weight only: h parameters (Llama, Mistral, T5's LayerNorm without mean)
+  kNoAffine,   ///< normalisation without learned parameters (OLMo's LayerNorm)
 };
 
 enum class PositionKind {
@@ -50,6 +51,7 @@ struct Transformer {
   bool tied_embeddings = false;  ///< the LM head reuses the token embedding matrix
   PositionKind positions = PositionKind::kRotary;
   int64_t max_positions = 0;     ///< context length; rows of the learned table
+  int64_t position_offset = 0;   ///< extra rows of the learned table (OPT: 2)
   int64_t relative_buckets = 0;  ///< kRelativeBias only
   int64_t type_vocab = 0;        ///< BERT token-type embeddings (0: none)
   bool embedding_norm = false;   ///< a norm right after the embeddings (BERT)
@@ -59,12 +61,70 @@ struct Transformer {
   /// (Gemma 2's pre/post norms).
   int64_t norms_per_layer = 2;
   bool qk_norm = false;            ///< per-head norms of q and k (Qwen3, Phi's qk_layernorm)
+  bool qk_norm_full = false;       ///< the q/k norms span all heads (OLMo 2, OLMoE)
   bool final_norm = true;          ///< a norm after the last layer
   int64_t experts = 0;             ///< routed experts per MoE layer (0: dense MLP)
   int64_t experts_per_token = 0;   ///< experts each token is routed to (MoE only)
   bool attention_dropout = false;  ///< dropout on attention probabilities (training masks)
   bool hidden_dropout = false;     ///< dropout on residual branches and embeddings
+
+  // --- mixture of experts beyond Mixtral's (Qwen2-MoE, DeepSeek, gpt-oss) ---------------
+  int64_t expert_ffn = 0;           ///< intermediate size of one routed expert (0: ffn)
+  int64_t shared_expert_ffn = 0;    ///< width of the always-on shared MLP (0: none)
+  bool shared_expert_gate = false;  ///< Qwen2-MoE's sigmoid gate: Linear(h, 1), no bias
+  bool router_bias = false;         ///< a bias (gpt-oss) or score-correction bias (DeepSeek-V3)
+  bool expert_bias = false;         ///< biases in the experts' projections (gpt-oss)
+  /// Per layer, true where the MLP is dense (DeepSeek's first_k_dense_replace, Qwen-MoE's
+  /// mlp_only_layers and decoder_sparse_step); empty: every layer is MoE when experts > 0.
+  std::vector<bool> dense_layers;
+
+  // --- multi-head latent attention (DeepSeek-V2/V3) -----------------------------------
+  int64_t q_lora_rank = 0;   ///< 0: q projected straight from h
+  int64_t kv_lora_rank = 0;  ///< > 0 marks MLA
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;  ///< head_dim holds qk_nope_head_dim + qk_rope_head_dim
+
+  // --- local (sliding-window) attention ---------------------------------------------------
+  int64_t sliding_window = 0;  ///< keys a local layer attends to (0: no local layers)
+  /// Per layer, true where attention is local; empty with sliding_window > 0: all local.
+  std::vector<bool> local_layers;
+  bool attention_sinks = false;  ///< gpt-oss: one learned sink logit per head and layer
+
+  /// Read through the generic fallback for a model_type dlcost does not model: the
+  /// parameter count and every figure from it are approximate (asked for explicitly).
+  bool approximate = false;
 };
+
+/// Widths per token of one self-attention: queries, keys, values (all kept heads) and the
+/// output projection's input. GQA: keys = values = kv_heads x head_dim; MLA: per head
+/// qk_nope + qk_rope for q and k, v_head_dim for v.
+int64_t queryWidth(const Transformer& t);
+int64_t keyWidth(const Transformer& t);
+int64_t valueWidth(const Transformer& t);
+/// The MLP of decoder layer `layer` (0-based) is a mixture of experts.
+bool isMoeLayer(const Transformer& t, int64_t layer);
+/// Layer `layer` attends to at most sliding_window keys.
+bool isLocalLayer(const Transformer& t, int64_t layer);
+/// Keys a token of layer `layer` attends to with `context` tokens before it (itself included).
+int64_t attendedKeys(const Transformer& t, int64_t layer, int64_t context);
+/// How an MLA model's KV cache is kept.
+enum class MlaCache {
+  kLatent,        ///< kv_lora_rank + qk_rope_head_dim per token and layer (vLLM, SGLang)
+  kDecompressed,  ///< per-head K and V, heads x (qk_head_dim + v_head_dim) (HF's cache)
+};
+/// KV-cache elements one token of layer `layer` keeps (K and V together): 2 x kv_heads x
+/// head_dim, or the MLA form's width.
+int64_t kvCacheWidth(const Transformer& t, MlaCache mla);
+/// Parameters of one norm over the hidden width: 2h (LayerNorm with bias), h, or 0.
+int64_t normParams(const Transformer& t);
+/// Parameters of the norms inside one attention: per-head or full-width q/k norms, MLA's
+/// q_a and kv_a norms.
+int64_t attentionNormParams(const Transformer& t);
+/// Weight elements of one self-attention's matrices (its MACs per token, linear part).
+int64_t attentionMatrixElements(const Transformer& t);
+/// Weight elements of the matrices one token passes through in layer `layer`'s MLP:
+/// the active experts, the shared expert, routers (its MACs per token).
+int64_t activeMlpMatrixElements(const Transformer& t, int64_t layer);
 
 /// Parameters by component, exact. total = embeddings + attention + mlp + norms + lm_head
 /// + other.
@@ -94,9 +154,12 @@ struct LinearModule {
   /// Logical projections this module computes, among q_proj, k_proj, v_proj, o_proj,
   /// gate_proj, up_proj, down_proj (GPT-2's c_attn: q_proj, k_proj, v_proj).
   std::vector<std::string> logical;
-  int64_t in = 0;        ///< in_features
-  int64_t out = 0;       ///< out_features
-  int64_t copies = 1;    ///< per layer: experts under MoE for expert modules
+  int64_t in = 0;      ///< in_features
+  int64_t out = 0;     ///< out_features
+  int64_t copies = 1;  ///< per layer: experts under MoE for expert modules
+  /// Layers holding this module (0: every layer of its stack); MoE experts live only in
+  /// the MoE layers, the dense MLP only in the others.
+  int64_t layers = 0;
   bool encoder = false;  ///< in an encoder-stack layer of an encoder-decoder (T5)
 };
 

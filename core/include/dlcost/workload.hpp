@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/transformer.hpp"
+
 #include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
 
@@ -94,6 +96,9 @@ struct Workload {
   /// Storage of the KV cache; absent: the precision's activation format.
   std::optional<DType> kv_dtype;
   AttentionImpl attention = AttentionImpl::kFlash;
+  /// MLA models (DeepSeek-V2/V3): the latent cache vLLM and SGLang keep (default), or the
+  /// per-head cache of HF transformers ("mla_cache": "latent" | "decompressed").
+  MlaCache mla_cache = MlaCache::kLatent;
   Recompute recompute = Recompute::kNone;
   Finetune finetune = Finetune::kNone;
   int64_t lora_rank = 8;  ///< r (PEFT's LoraConfig default)

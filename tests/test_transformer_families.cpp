@@ -1,0 +1,552 @@
+// Families beyond the Llama layer: fine-grained and shared-expert MoE, multi-head latent
+// attention, sliding-window and local/global attention, multimodal wrappers, and the
+// refusal of model_types dlcost does not count exactly.
+//
+// Configs: the hf/ presets, or inline below. None could be copied verbatim offline; each
+// is reconstructed key by key from the model's published config.json (keys dlcost does not
+// read left out), and each total is derived by hand from the family's modelling code
+// (transformers' modeling_<model_type>.py) and checked against the figure the model card
+// or paper publishes, cited beside it.
+#include <catch2/catch.hpp>
+
+#include "dlcost/api.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/report_json.hpp"
+#include "transformer_test_util.hpp"
+
+using dlcost::testing::presetConfig;
+using dlcost::testing::row;
+using dlcost::testing::runConfig;
+using dlcost::testing::runPreset;
+using nlohmann::json;
+
+namespace {
+
+/// A published figure rounded to `digits` significant places: |exact - published| is
+/// within half a unit of its last place.
+bool roundsTo(int64_t exact, double published, double unit) {
+  return std::abs(static_cast<double>(exact) - published) <= unit / 2;
+}
+
+dlcost::Error errorOf(const json& config) {
+  try {
+    (void)runConfig(config);
+  } catch (const dlcost::InputError& e) {
+    return e.error();
+  }
+  FAIL("no error for " << config.dump());
+  return {};
+}
+
+/// Qwen/Qwen1.5-MoE-A2.7B config.json (qwen2_moe).
+json qwen15MoeA27b() {
+  return {{"architectures", {"Qwen2MoeForCausalLM"}},
+          {"model_type", "qwen2_moe"},
+          {"hidden_size", 2048},
+          {"intermediate_size", 5632},
+          {"num_hidden_layers", 24},
+          {"num_attention_heads", 16},
+          {"num_key_value_heads", 16},
+          {"vocab_size", 151936},
+          {"max_position_embeddings", 8192},
+          {"decoder_sparse_step", 1},
+          {"moe_intermediate_size", 1408},
+          {"shared_expert_intermediate_size", 5632},
+          {"num_experts_per_tok", 4},
+          {"num_experts", 60},
+          {"norm_topk_prob", false},
+          {"use_sliding_window", false},
+          {"sliding_window", 32768},
+          {"max_window_layers", 21},
+          {"tie_word_embeddings", false}};
+}
+
+/// allenai/OLMoE-1B-7B-0924 config.json (olmoe).
+json olmoe1b7b() {
+  return {{"architectures", {"OlmoeForCausalLM"}},
+          {"model_type", "olmoe"},
+          {"hidden_size", 2048},
+          {"intermediate_size", 1024},
+          {"num_hidden_layers", 16},
+          {"num_attention_heads", 16},
+          {"num_key_value_heads", 16},
+          {"vocab_size", 50304},
+          {"max_position_embeddings", 4096},
+          {"num_experts", 64},
+          {"num_experts_per_tok", 8},
+          {"norm_topk_prob", false},
+          {"clip_qkv", nullptr},
+          {"attention_bias", false},
+          {"tie_word_embeddings", false}};
+}
+
+/// microsoft/Phi-3.5-MoE-instruct config.json (phimoe).
+json phi35Moe() {
+  return {{"architectures", {"PhiMoEForCausalLM"}},
+          {"model_type", "phimoe"},
+          {"hidden_size", 4096},
+          {"intermediate_size", 6400},
+          {"num_hidden_layers", 32},
+          {"num_attention_heads", 32},
+          {"num_key_value_heads", 8},
+          {"vocab_size", 32064},
+          {"max_position_embeddings", 131072},
+          {"num_local_experts", 16},
+          {"num_experts_per_tok", 2},
+          {"attention_bias", true},
+          {"lm_head_bias", true},
+          {"sliding_window", 131072},
+          {"tie_word_embeddings", false}};
+}
+
+/// deepseek-ai/deepseek-moe-16b-base config.json (deepseek, remote code).
+json deepseekMoe16b() {
+  return {{"architectures", {"DeepseekForCausalLM"}},
+          {"model_type", "deepseek"},
+          {"hidden_size", 2048},
+          {"intermediate_size", 10944},
+          {"moe_intermediate_size", 1408},
+          {"num_hidden_layers", 28},
+          {"num_attention_heads", 16},
+          {"num_key_value_heads", 16},
+          {"n_shared_experts", 2},
+          {"n_routed_experts", 64},
+          {"num_experts_per_tok", 6},
+          {"first_k_dense_replace", 1},
+          {"moe_layer_freq", 1},
+          {"vocab_size", 102400},
+          {"max_position_embeddings", 4096},
+          {"attention_bias", false},
+          {"tie_word_embeddings", false}};
+}
+
+/// deepseek-ai/DeepSeek-V2-Lite config.json (deepseek_v2; q_lora_rank null: q_proj).
+json deepseekV2Lite() {
+  return {{"architectures", {"DeepseekV2ForCausalLM"}},
+          {"model_type", "deepseek_v2"},
+          {"hidden_size", 2048},
+          {"intermediate_size", 10944},
+          {"moe_intermediate_size", 1408},
+          {"num_hidden_layers", 27},
+          {"num_attention_heads", 16},
+          {"num_key_value_heads", 16},
+          {"n_shared_experts", 2},
+          {"n_routed_experts", 64},
+          {"num_experts_per_tok", 6},
+          {"first_k_dense_replace", 1},
+          {"moe_layer_freq", 1},
+          {"q_lora_rank", nullptr},
+          {"kv_lora_rank", 512},
+          {"qk_nope_head_dim", 128},
+          {"qk_rope_head_dim", 64},
+          {"v_head_dim", 128},
+          {"topk_method", "greedy"},
+          {"vocab_size", 102400},
+          {"max_position_embeddings", 163840},
+          {"attention_bias", false},
+          {"tie_word_embeddings", false}};
+}
+
+}  // namespace
+
+TEST_CASE("MoE families count every expert, shared expert and router exactly",
+          "[transformer][params][families]") {
+  struct Case {
+    const char* what;
+    json config;
+    // Derived by hand from the modelling code (see the comments); active = total less
+    // (E - k) experts in each MoE layer, embeddings and LM head included.
+    int64_t total, active;
+    double published_total, unit;  // the model card's rounded total
+  };
+  // Per layer, from modeling_<model_type>.py (h hidden, f expert width, E experts, k top-k):
+  // attention q,k,v,o (+ biases) + E x 3hf experts + h x E router (+ shared expert, gates)
+  // + norms; then embeddings, final norm, untied LM head.
+  const std::vector<Case> cases = {
+      // Qwen3-30B-A3B: 48 x (18,874,368 attn + 256 q/k norms + 128 x 4,718,592 experts
+      // + 262,144 router + 4,096 norms) + 2 x 311,164,928 + 2,048 = 30,532,122,624.
+      // Model card: "30.5B in total and 3.3B activated; 29.9B non-embedding".
+      {"qwen3-30b-a3b", presetConfig("qwen3-30b-a3b"), 30532122624, 3353032704, 30.5e9, 0.1e9},
+      // gpt-oss-20b: 24 x (26,550,144 attn with biases and 64 sinks + 32 x 24,891,840
+      // experts with biases + 92,192 biased router + 5,760 norms) + 2 x 579,133,440 + 2,880
+      // = 20,914,757,184. Model card (OpenAI 2025, table 1): 20.91B total.
+      {"gpt-oss-20b", presetConfig("gpt-oss-20b"), 20914757184, 4187440704, 20.91e9, 0.01e9},
+      // DeepSeek-V3: 3 dense layers x 583,483,392 + 58 MoE layers x 11,507,286,272 (MLA
+      // 187,107,328 incl. its q_a/kv_a norms; 256 experts x 44,040,192 + shared 44,040,192
+      // + router 1,835,008 + e_score_correction_bias 256; norms 14,336) + 2 x 926,679,040
+      // + 7,168 = 671,026,419,200. Model card: "671B total parameters" (the 14B MTP module,
+      // layer 61, is not loaded by transformers and not counted).
+      {"deepseek-v3", presetConfig("deepseek-v3"), 671026419200, 37552297472, 671e9, 1e9},
+      // Qwen1.5-MoE-A2.7B: 24 x (16,783,360 attn with q/k/v biases + 60 x 8,650,752 experts
+      // + 122,880 router + 34,603,008 shared expert + 2,048 shared gate + 4,096 norms)
+      // + 2 x 311,164,928 + 2,048 = 14,315,784,192. Model card: "14.3B in total, 2.7B
+      // activated".
+      {"qwen1.5-moe-a2.7b", qwen15MoeA27b(), 14315784192, 2689173504, 14.3e9, 0.1e9},
+      // OLMoE-1B-7B: 16 x (16,777,216 attn + 4,096 full-width q/k norms + 64 x 6,291,456
+      // experts + 131,072 router + 4,096 norms) + 2 x 103,022,592 + 2,048
+      // = 6,919,161,856. Muennighoff et al. 2024 (OLMoE): "6.9B total, 1.3B active".
+      {"olmoe-1b-7b", olmoe1b7b(), 6919161856, 1282017280, 6.9e9, 0.1e9},
+      // Phi-3.5-MoE: 32 x (41,953,280 biased attn + 16 x 78,643,200 experts + 65,536 router
+      // + 16,384 LayerNorm weights and biases) + 131,334,144 embeddings + 131,366,208
+      // biased LM head + 8,192 = 41,873,153,344. Model card: "41.9B total, 6.6B active".
+      {"phi-3.5-moe", phi35Moe(), 41873153344, 6640999744, 41.9e9, 0.1e9},
+      // deepseek-moe-16b: layer 0 dense 84,021,248 + 27 x 587,862,016 (64 x 8,650,752
+      // experts + 2 shared experts 17,301,504 + 131,072 router) + 2 x 209,715,200 + 2,048
+      // = 16,375,728,128. Model card: "DeepSeekMoE 16B, 16.4B parameters".
+      {"deepseek-moe-16b", deepseekMoe16b(), 16375728128, 2828650496, 16.4e9, 0.1e9},
+      // DeepSeek-V2-Lite: layer 0 dense 81,007,104 + 26 x 584,847,872 (MLA without q
+      // LoRA 13,763,072) + 2 x 209,715,200 + 2,048 = 15,706,484,224. Model card: "15.7B
+      // total parameters, 2.4B activated".
+      {"deepseek-v2-lite", deepseekV2Lite(), 15706484224, 2661150208, 15.7e9, 0.1e9},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.what) {
+      const dlcost::Report r = runConfig(c.config);
+      REQUIRE(r.transformer);
+      CHECK(r.params.total == c.total);
+      CHECK(roundsTo(r.params.total, c.published_total, c.unit));
+      CHECK(r.transformer->params.active_per_token == c.active);
+      CHECK(!r.transformer->approximate);
+    }
+  }
+}
+
+TEST_CASE("published active-parameter figures follow from the counts",
+          "[transformer][params][families]") {
+  // gpt-oss model card, table 1: 3.61B active for 20b (the embedding lookup excluded),
+  // 116.83B total for 120b (36 layers, 128 experts, the 20b's widths).
+  const dlcost::Report r = runPreset("gpt-oss-20b");
+  const dlcost::TransformerParams& p = r.transformer->params;
+  CHECK(roundsTo(p.active_per_token - p.embeddings, 3.61e9, 0.01e9));
+  json big = presetConfig("gpt-oss-20b");
+  big["num_hidden_layers"] = 36;
+  big["num_local_experts"] = 128;
+  big["layer_types"] = json::array();
+  for (int i = 0; i < 18; ++i) {
+    big["layer_types"].push_back("sliding_attention");
+    big["layer_types"].push_back("full_attention");
+  }
+  CHECK(runConfig(big).params.total == 116829156672);  // 116.83B, same derivation
+  CHECK(roundsTo(runConfig(big).params.total, 116.83e9, 0.01e9));
+  // Qwen3-30B-A3B model card: 29.9B non-embedding parameters.
+  const dlcost::TransformerParams& q = runPreset("qwen3-30b-a3b").transformer->params;
+  CHECK(roundsTo(q.total - q.embeddings - q.lm_head, 29.9e9, 0.1e9));
+}
+
+TEST_CASE("dense families of the new presets count exactly", "[transformer][params][families]") {
+  // Llama-3.1-8B: the Hub's safetensors parameter total, 8,030,261,248 (as Llama-3-8B:
+  // the same layers; only rope_scaling differs).
+  CHECK(runPreset("llama-3.1-8b").params.total == 8030261248);
+  // Llama-3.2-1B: safetensors total 1,235,814,400 (tied embeddings: 16 x 60,821,504
+  // + 128,256 x 2,048 + 2,048).
+  CHECK(runPreset("llama-3.2-1b").params.total == 1235814400);
+  // Gemma-3-4B's language model: 34 x 94,382,592 (attention 15,728,640, per-head q/k
+  // norms 512, MLP 78,643,200, four norms 10,240) = 3,209,008,128 non-embedding, Gemma 3
+  // Technical Report table 1: "3,209M non-embedding"; plus 262,208 x 2,560 tied
+  // embeddings and the final norm. Heads, kv heads, head_dim and vocab are absent from its
+  // text_config and take Gemma3TextConfig's defaults (8, 4, 256, 262,208).
+  const dlcost::Report g = runPreset("gemma-3-4b-it");
+  const dlcost::TransformerParams& p = g.transformer->params;
+  CHECK(p.total - p.embeddings - 2560 == 3209008128);
+  CHECK(g.params.total == 3880263168);
+  REQUIRE(!g.warnings.empty());
+  CHECK_THAT(g.warnings.back(),
+             Catch::Matchers::Contains("vision tower") && Catch::Matchers::Contains("not counted"));
+}
+
+TEST_CASE("the KV cache per token follows each attention kind's formula",
+          "[transformer][memory][kv][families]") {
+  const json infer = {{"mode", "infer"}, {"dtype", "bf16"}, {"batch", 1}};
+  auto kvBytes = [&](const std::string& preset, int64_t tokens, json extra = json::object()) {
+    json w = infer;
+    w["prompt_tokens"] = tokens;
+    for (auto& [k, v] : extra.items()) w[k] = v;
+    return runPreset(preset, w).memory.bytesOf(dlcost::MemoryKey::kKvCache);
+  };
+  SECTION("full attention with GQA: 2 x layers x kv_heads x head_dim x tokens x 2 bytes") {
+    // Llama-3.1-8B: 32 layers, 8 kv heads of 128.
+    CHECK(kvBytes("llama-3.1-8b", 8192) == int64_t{2} * 32 * 8 * 128 * 8192 * 2);
+  }
+  SECTION("sliding window on every layer: tokens capped at the window (Mistral-7B-v0.1)") {
+    // sliding_window 4096: HF's sliding cache keeps at most the window per layer.
+    CHECK(kvBytes("mistral-7b", 16384) == int64_t{2} * 32 * 8 * 128 * 4096 * 2);
+    CHECK(kvBytes("mistral-7b", 2048) == int64_t{2} * 32 * 8 * 128 * 2048 * 2);
+  }
+  SECTION("Gemma 2: even layers local (4096), odd layers global") {
+    // gemma-2-9b: 42 layers, 8 kv heads of 256; 21 local, 21 global.
+    const int64_t per_layer_token = int64_t{2} * 8 * 256 * 2;
+    CHECK(kvBytes("gemma-2-9b", 8192) == per_layer_token * (21 * 8192 + 21 * 4096));
+  }
+  SECTION("Gemma 3: five local layers (1024) to one global") {
+    // gemma-3-4b: 34 layers, global where (i + 1) % 6 == 0: 5 global, 29 local; 4 kv heads
+    // of 256.
+    const int64_t per_layer_token = int64_t{2} * 4 * 256 * 2;
+    CHECK(kvBytes("gemma-3-4b-it", 32768) == per_layer_token * (5 * 32768 + 29 * 1024));
+    CHECK(kvBytes("gemma-3-4b-it", 512) == per_layer_token * 34 * 512);
+  }
+  SECTION("gpt-oss: alternating sliding (128) and full layers, 8 kv heads of 64") {
+    const int64_t per_layer_token = int64_t{2} * 8 * 64 * 2;
+    CHECK(kvBytes("gpt-oss-20b", 4096) == per_layer_token * (12 * 4096 + 12 * 128));
+  }
+  SECTION("MLA latent: (kv_lora_rank + qk_rope_head_dim) x layers, one copy for K and V") {
+    // DeepSeek-V3: 61 x (512 + 64) x 2 bytes = 70,272 bytes per token, as vLLM and SGLang
+    // keep it.
+    CHECK(kvBytes("deepseek-v3", 1000) == int64_t{61} * (512 + 64) * 1000 * 2);
+    CHECK(runPreset("deepseek-v3", infer).transformer->kv_cache_bytes_per_token == 70272);
+  }
+  SECTION("MLA decompressed: heads x (qk_nope + qk_rope + v_head_dim) x layers") {
+    // HF's DeepseekV3Attention caches per-head keys (128 + 64) and values (128).
+    CHECK(kvBytes("deepseek-v3", 1000, {{"mla_cache", "decompressed"}}) ==
+          int64_t{61} * 128 * (192 + 128) * 1000 * 2);
+  }
+  SECTION("MQA (Falcon-7B): one kv head") {
+    CHECK(kvBytes("falcon-7b", 2048) == int64_t{2} * 32 * 1 * 64 * 2048 * 2);
+  }
+}
+
+TEST_CASE("local layers attend within their window in MACs", "[transformer][flops][families]") {
+  // Gemma-3-4B prefill of 8192 tokens: each local layer's QK^T and AV cover 1024 keys
+  // per query, each global layer's 8192; per key q width + heads x head_dim = 2 x 8 x 256.
+  const json w = {{"mode", "infer"}, {"prompt_tokens", 8192}};
+  const dlcost::Report r = runPreset("gemma-3-4b-it", w);
+  const int64_t core_local = int64_t{8192} * 1024 * 2 * 8 * 256;
+  const int64_t core_global = int64_t{8192} * 8192 * 2 * 8 * 256;
+  const int64_t linear = int64_t{8192} * (15728640 + 78643200);
+  CHECK(row(r, "layers.0.attention").macs == int64_t{8192} * 15728640 + core_local);
+  CHECK(row(r, "layers.5.attention").macs == int64_t{8192} * 15728640 + core_global);
+  CHECK(row(r, "layers.0.mlp").macs == int64_t{8192} * 78643200);
+  (void)linear;
+}
+
+TEST_CASE("MoE rows: dense layers before the first MoE layer (DeepSeek-V3)",
+          "[transformer][params][families]") {
+  const dlcost::Report r = runPreset("deepseek-v3");
+  CHECK(row(r, "layers.2.mlp").params == 396361728 + 7168);    // 3 x 7168 x 18432 + norm
+  CHECK(row(r, "layers.3.moe").params == 11320164608 + 7168);  // experts, shared, router
+  CHECK(row(r, "layers.3.moe").macs ==
+        int64_t{r.transformer->seq_len} * (9 * int64_t{44040192} + 1835008));  // 8 + shared
+}
+
+TEST_CASE("model_types not counted exactly are refused with the supported list",
+          "[transformer][errors][families]") {
+  SECTION("an unknown model_type") {
+    json cfg = presetConfig("llama-2-7b");
+    cfg["model_type"] = "mamba2";
+    const dlcost::Error e = errorOf(cfg);
+    CHECK(e.code == dlcost::ErrorCode::kValue);
+    CHECK(e.path == "/model/hf_config/model_type");
+    CHECK_THAT(e.message,
+               Catch::Matchers::StartsWith("model_type 'mamba2' is not one dlcost counts exactly; "
+                                           "supported: llama, mistral, mixtral") &&
+                   Catch::Matchers::Contains("\"approximate\": true") &&
+                   Catch::Matchers::Contains("--approximate"));
+  }
+  SECTION("a multimodal wrapper dlcost does not know") {
+    const json cfg = {{"model_type", "idefics3"},
+                      {"text_config", presetConfig("llama-2-7b")},
+                      {"vision_config", {{"hidden_size", 1152}}}};
+    const dlcost::Error e = errorOf(cfg);
+    CHECK(e.path == "/model/hf_config/model_type");
+    CHECK_THAT(e.message, Catch::Matchers::StartsWith("multimodal model_type 'idefics3' is not "
+                                                      "one dlcost models"));
+  }
+  SECTION("a known model_type missing a key its class cannot default at the top level") {
+    json cfg = presetConfig("qwen3-30b-a3b");
+    cfg.erase("hidden_size");
+    const dlcost::Error e = errorOf(cfg);
+    CHECK(e.code == dlcost::ErrorCode::kMissingField);
+    CHECK(e.path == "/model/hf_config/hidden_size");
+    CHECK(e.message ==
+          "model_type 'qwen3_moe' needs hidden_size, which is missing from the config");
+  }
+  SECTION("layer_types that do not match the layers") {
+    json cfg = presetConfig("gpt-oss-20b");
+    cfg["layer_types"] = {"sliding_attention", "full_attention"};
+    CHECK(errorOf(cfg).path == "/model/hf_config/layer_types");
+    cfg["layer_types"] = json::array();
+    for (int i = 0; i < 24; ++i) cfg["layer_types"].push_back("chunked_attention");
+    CHECK(errorOf(cfg).path == "/model/hf_config/layer_types/0");
+  }
+  SECTION("the text facade refuses as a value, exit-2 style") {
+    json cfg = presetConfig("llama-2-7b");
+    cfg["model_type"] = "rwkv";
+    const json out = json::parse(dlcost::estimateText(cfg.dump()));
+    REQUIRE(out.contains("error"));
+    CHECK(out["error"]["path"] == "/model_type");
+    CHECK(out["error"]["code"] == "value");
+  }
+}
+
+TEST_CASE("older families count exactly from their own config keys",
+          "[transformer][params][families]") {
+  struct Case {
+    const char* what;
+    json config;
+    int64_t total;  // derived by hand from the modelling code (comment), checked below
+    double published, unit;
+  };
+  const std::vector<Case> cases = {
+      // EleutherAI/gpt-j-6b (n_inner null: 4h): 28 x (4 x 4096^2 bias-free attention
+      // + 134,238,208 biased fc_in/fc_out + 8,192 one LayerNorm) + 50,400 x 4,096 embeddings
+      // + LM head with bias 206,488,800 + 8,192 = 6,050,882,784; the Hub shows 6.05B.
+      {"gpt-j-6b",
+       {{"model_type", "gptj"},
+        {"n_embd", 4096},
+        {"n_layer", 28},
+        {"n_head", 16},
+        {"n_inner", nullptr},
+        {"n_positions", 2048},
+        {"rotary_dim", 64},
+        {"vocab_size", 50400},
+        {"tie_word_embeddings", false}},
+       6050882784,
+       6.05e9,
+       0.01e9},
+      // bigscience/bloom-560m: 24 x 12,596,224 + 250,880 x 1,024 + embedding and final
+      // LayerNorms 2 x 2,048 = 559,214,592, the model card's "559,214,592 parameters".
+      {"bloom-560m",
+       {{"model_type", "bloom"},
+        {"hidden_size", 1024},
+        {"n_layer", 24},
+        {"num_attention_heads", 16},
+        {"vocab_size", 250880}},
+       559214592,
+       559214592,
+       1},
+      // bigcode/starcoder (multi-query): 40 x 379,128,064 + 49,152 x 6,144 + 8,192 x 6,144
+      // + 12,288 = 15,517,456,384; Li et al. 2023 (StarCoder): 15.5B.
+      {"starcoder",
+       {{"model_type", "gpt_bigcode"},
+        {"n_embd", 6144},
+        {"n_layer", 40},
+        {"n_head", 48},
+        {"n_inner", 24576},
+        {"n_positions", 8192},
+        {"multi_query", true},
+        {"vocab_size", 49152}},
+       15517456384,
+       15.5e9,
+       0.1e9},
+      // bigcode/starcoder2-3b: 30 x 95,979,008 (biased GQA attention 20,453,888, biased
+      // c_fc/c_proj 75,512,832, LayerNorms 12,288) + 49,152 x 3,072 tied + 6,144
+      // = 3,030,371,328; the Hub shows 3.03B.
+      {"starcoder2-3b",
+       {{"model_type", "starcoder2"},
+        {"hidden_size", 3072},
+        {"num_hidden_layers", 30},
+        {"num_attention_heads", 24},
+        {"num_key_value_heads", 2},
+        {"intermediate_size", 12288},
+        {"vocab_size", 49152},
+        {"max_position_embeddings", 16384},
+        {"sliding_window", 4096},
+        {"use_bias", true}},
+       3030371328,
+       3.03e9,
+       0.01e9},
+      // facebook/opt-125m: 12 x 7,087,872 + 50,272 x 768 + (2,048 + 2) x 768 positions
+      // + 1,536 = 125,239,296 (Zhang et al. 2022, OPT: 125M).
+      {"opt-125m",
+       {{"model_type", "opt"},
+        {"hidden_size", 768},
+        {"num_hidden_layers", 12},
+        {"num_attention_heads", 12},
+        {"ffn_dim", 3072},
+        {"vocab_size", 50272},
+        {"max_position_embeddings", 2048},
+        {"word_embed_proj_dim", 768},
+        {"do_layer_norm_before", true}},
+       125239296,
+       125e6,
+       1e6},
+      // CohereForAI/c4ai-command-r-v01: 40 x (4 x 8192^2 + 3 x 8,192 x 22,528 + 8,192 one
+      // weight-only LayerNorm) + 256,000 x 8,192 tied + 8,192 = 34,980,831,232; model card:
+      // "35 billion parameters".
+      {"command-r",
+       {{"model_type", "cohere"},
+        {"hidden_size", 8192},
+        {"num_hidden_layers", 40},
+        {"num_attention_heads", 64},
+        {"num_key_value_heads", 64},
+        {"intermediate_size", 22528},
+        {"vocab_size", 256000},
+        {"max_position_embeddings", 8192},
+        {"use_qk_norm", false}},
+       34980831232,
+       35e9,
+       1e9},
+      // allenai/OLMo-1B-hf: 16 x (4 x 2048^2 + 3 x 2,048 x 8,192), LayerNorms without
+      // parameters, 50,304 x 2,048 tied = 1,176,764,416 (Groeneveld et al. 2024: 1.18B).
+      {"olmo-1b",
+       {{"model_type", "olmo"},
+        {"hidden_size", 2048},
+        {"num_hidden_layers", 16},
+        {"num_attention_heads", 16},
+        {"num_key_value_heads", 16},
+        {"intermediate_size", 8192},
+        {"vocab_size", 50304},
+        {"max_position_embeddings", 2048},
+        {"tie_word_embeddings", true}},
+       1176764416,
+       1.18e9,
+       0.01e9},
+      // allenai/OLMo-2-1124-7B: 32 x (67,108,864 + 8,192 full-width q/k norms
+      // + 135,266,304 + 8,192) + 2 x 100,352 x 4,096 + 4,096 = 7,298,617,344 (OLMo 2: 7.3B).
+      {"olmo-2-7b",
+       {{"model_type", "olmo2"},
+        {"hidden_size", 4096},
+        {"num_hidden_layers", 32},
+        {"num_attention_heads", 32},
+        {"num_key_value_heads", 32},
+        {"intermediate_size", 11008},
+        {"vocab_size", 100352},
+        {"max_position_embeddings", 4096},
+        {"tie_word_embeddings", false}},
+       7298617344,
+       7.3e9,
+       0.1e9},
+      // distilbert-base-uncased (DistilBertModel): 6 x 7,087,872 + 30,522 x 768 + 512 x 768
+      // + 1,536 = 66,362,880 (Sanh et al. 2019: 66M).
+      {"distilbert-base-uncased",
+       {{"model_type", "distilbert"},
+        {"dim", 768},
+        {"n_layers", 6},
+        {"n_heads", 12},
+        {"hidden_dim", 3072},
+        {"vocab_size", 30522},
+        {"max_position_embeddings", 512}},
+       66362880,
+       66e6,
+       1e6},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.what) {
+      const dlcost::Report r = runConfig(c.config);
+      CHECK(r.params.total == c.total);
+      CHECK(roundsTo(r.params.total, c.published, c.unit));
+    }
+  }
+  SECTION("OPT with a projected embedding (opt-350m) is refused, not miscounted") {
+    const json cfg = {{"model_type", "opt"},       {"hidden_size", 1024}, {"num_hidden_layers", 24},
+                      {"num_attention_heads", 16}, {"ffn_dim", 4096},     {"vocab_size", 50272},
+                      {"word_embed_proj_dim", 512}};
+    CHECK(errorOf(cfg).path == "/model/hf_config/word_embed_proj_dim");
+  }
+}
+
+TEST_CASE("the MLA cache form reads back from the report's workload",
+          "[transformer][memory][kv][families]") {
+  const json w = {{"mode", "infer"}, {"mla_cache", "decompressed"}, {"prompt_tokens", 100}};
+  const dlcost::Report r = runPreset("deepseek-v3", w);
+  const json back = dlcost::reportToJson(r)["workload"];
+  CHECK(back["mla_cache"] == "decompressed");
+  CHECK(runPreset("deepseek-v3", back).memory.bytesOf(dlcost::MemoryKey::kKvCache) ==
+        r.memory.bytesOf(dlcost::MemoryKey::kKvCache));
+  // A bad form names the field.
+  try {
+    (void)runPreset("deepseek-v3", {{"mla_cache", "compressed"}});
+    FAIL("accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/workload/mla_cache");
+  }
+}
