@@ -126,6 +126,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
       timeline.add(created, std::max(last_use[s], created), bytes[s]);
       out.row_bytes_per_sample[s] = bytes[s];
     }
+    for (size_t i = 0; i < n; ++i) timeline.add(i + 1, i + 1, layers[i].scratch_bytes_per_sample);
     out.kept_per_sample = timeline.peak();
     return out;
   }

@@ -166,8 +166,16 @@ struct Analyzer {
 
   void poolSaved(PoolKind kind) {
     saveInputs();  // both max and average pooling keep their input in PyTorch's autograd
-    if (kind == PoolKind::kMax && training()) {
-      r.saved.extra_bytes_per_sample = checkedMul(elementCount(r.output), kIndexBytes);
+    if (kind != PoolKind::kMax) return;
+    // Max pooling always computes int64 indices off CPU: aten/src/ATen/native/Pooling.cpp,
+    // max_pool2d: `auto output_and_indices = at::max_pool2d_with_indices(...); return
+    // std::get<0>(output_and_indices);` (adaptive_max_pool2d returns them too). Training
+    // saves them for backward; at inference they are freed when the op returns.
+    const int64_t indices = checkedMul(elementCount(r.output), kIndexBytes);
+    if (training()) {
+      r.saved.extra_bytes_per_sample = indices;
+    } else {
+      r.scratch_bytes_per_sample = indices;
     }
   }
 
