@@ -453,7 +453,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlcost", default="build/dlcost")
     ap.add_argument("--quick", action="store_true",
-                    help="CI subset: resnet18 and mobilenet_v2 at batch 2; fails on a tolerance")
+                    help="CI subset: saved bytes and inference peak of resnet18 and mobilenet_v2 "
+                    "at batch 2; exits 1 outside a tolerance")
     ap.add_argument("--selftest", action="store_true", help="only the hand-worked toy model")
     ap.add_argument("--all", action="store_true", help="every preset with a torchvision twin")
     ap.add_argument("--models", help="comma-separated presets")
@@ -478,7 +479,9 @@ def main():
                   list(TWINS) if a.all else DEFAULT_MODELS)
         batches = [int(b) for b in a.batches.split(",")]
         cache_path = a.cache
-    optimizers = a.optimizers.split(",")
+    # The CI subset checks the rules the engine has (saved bytes, inference peak); training
+    # peaks wait for the gradient-allocation and optimizer-step rules (docs/accuracy.md).
+    optimizers = [] if a.quick else a.optimizers.split(",")
     for m in models:
         if m not in TWINS:
             ap.error(f"no torchvision twin known for preset '{m}'")
