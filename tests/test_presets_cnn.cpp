@@ -208,15 +208,16 @@ TEST_CASE("A group's first_index numbers its copies from that index", "[model_js
 }
 
 TEST_CASE("An in-place add writes into its first input", "[layers][presets]") {
-  // input x [4, 8, 8] -> conv c (1x1, 4 channels) -> add(c, x) -> relu (not in place).
+  // input x [4, 8, 8] -> conv c (1x1, 4 channels) -> add(c, x) -> relu (in place).
   // Inference, fp32, batch 1, one tensor = 4 x 8 x 8 x 4 B = 1024 B. A new sum is live
-  // with x and c at the add: 3 tensors. Written into c it is 2 (then c and relu's output).
+  // with x (held by the caller throughout) and c at the add: 3 tensors. Written into c it
+  // is 2.
   constexpr int64_t kTensorBytes = 4 * 8 * 8 * 4;
   auto model = [](bool inplace) {
     json m = json::parse(R"({"input": [4, 8, 8], "layers": [
       {"name": "c", "type": "conv2d", "out_channels": 4, "kernel": 1},
       {"name": "sum", "type": "add", "inputs": ["c", "input"]},
-      {"type": "relu"}]})");
+      {"type": "relu", "inplace": true}]})");
     m["layers"][1]["inplace"] = inplace;
     return dlcost::parseModel(m, "");
   };

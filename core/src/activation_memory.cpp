@@ -1,6 +1,8 @@
 #include "activation_memory.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "dlcost/checked.hpp"
 
@@ -29,6 +31,38 @@ class Timeline {
  private:
   std::vector<int64_t> delta_;
 };
+
+/// Eager PyTorch keeps a module's input alive until the module returns: the caller's frame
+/// still refers to it (nn.Sequential.forward's `input = module(input)` loop variable,
+/// torchvision ResNet's `identity = x`, `x = self.layer1(x)` in the model's forward). A
+/// layer's dotted name is its module path (the names of `named_modules()`, as the presets
+/// write them), so each dotted prefix is a module spanning its first to its last layer;
+/// every tensor read inside it but made before it lives at least to the module's last step.
+void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storage,
+                      std::vector<size_t>& last_use) {
+  struct Span {
+    size_t first, last;
+  };
+  std::map<std::string, Span> modules;
+  const size_t n = graph.layers.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = graph.layers[i].name;
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+      auto it = modules.emplace(name.substr(0, dot), Span{i, i}).first;
+      it->second.last = i;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = graph.layers[i].name;
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+      const Span& m = modules.at(name.substr(0, dot));
+      for (int in : graph.layers[i].inputs) {
+        const size_t t = static_cast<size_t>(in + 1);
+        if (t <= m.first) last_use[storage[t]] = std::max(last_use[storage[t]], m.last + 1);
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -76,6 +110,10 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   for (size_t t = 1; t < tensors; ++t) {
     if (t == n || readers[t].empty()) last_use[storage[t]] = fwd_end;
   }
+  // The caller holds the model input for the whole step (`out = model(x)`; the training
+  // loop's batch), and every module's input until the module returns.
+  last_use[storage[0]] = steps - 1;
+  holdModuleInputs(graph, storage, last_use);
 
   ActivationMemory out;
   out.row_bytes_per_sample.assign(tensors, 0);
@@ -88,6 +126,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
       timeline.add(created, std::max(last_use[s], created), bytes[s]);
       out.row_bytes_per_sample[s] = bytes[s];
     }
+    for (size_t i = 0; i < n; ++i) timeline.add(i + 1, i + 1, layers[i].scratch_bytes_per_sample);
     out.kept_per_sample = timeline.peak();
     return out;
   }

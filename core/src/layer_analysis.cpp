@@ -166,8 +166,16 @@ struct Analyzer {
 
   void poolSaved(PoolKind kind) {
     saveInputs();  // both max and average pooling keep their input in PyTorch's autograd
-    if (kind == PoolKind::kMax && training()) {
-      r.saved.extra_bytes_per_sample = checkedMul(elementCount(r.output), kIndexBytes);
+    if (kind != PoolKind::kMax) return;
+    // Max pooling always computes int64 indices off CPU: aten/src/ATen/native/Pooling.cpp,
+    // max_pool2d: `auto output_and_indices = at::max_pool2d_with_indices(...); return
+    // std::get<0>(output_and_indices);` (adaptive_max_pool2d returns them too). Training
+    // saves them for backward; at inference they are freed when the op returns.
+    const int64_t indices = checkedMul(elementCount(r.output), kIndexBytes);
+    if (training()) {
+      r.saved.extra_bytes_per_sample = indices;
+    } else {
+      r.scratch_bytes_per_sample = indices;
     }
   }
 
@@ -206,17 +214,23 @@ struct Analyzer {
   void operator()(const Activation& a) {
     r.output = in[0];
     r.aliases_input = a.inplace;
-    // Which tensor the gradient formula reads (PyTorch derivatives.yaml): the result for
-    // relu, sigmoid, tanh and in-place hardtanh (relu6); the input for the others.
+    // Which tensor the gradient formula reads, from PyTorch's tools/autograd/derivatives.yaml
+    // (2.x): the result for relu (`self: threshold_backward(grad, result, 0)`), sigmoid
+    // (`sigmoid_backward(grad, result)`) and tanh (`tanh_backward(grad, result)`); the input
+    // (`self`) for the others: `hardtanh_backward(grad, self, min_val, max_val)` (relu6 is
+    // hardtanh(0, 6)), `gelu_backward(grad, self, approximate)`, `silu_backward(grad, self)`,
+    // `hardswish_backward(grad, self)`, `hardsigmoid_backward(grad, self)`. An in-place
+    // variant without its own entry (hardtanh_, silu_, hardswish_, hardsigmoid_) uses that
+    // formula, so autograd saves a clone of `self` taken before it is overwritten
+    // (tools/autograd/gen_variable_type.py, save_variables: `original_self = self.clone()`
+    // for `self` of an in-place op). Measured on 1.13.1 by scripts/validate-torch: an
+    // in-place ReLU6 keeps that copy (mobilenet_v2's saved bytes match only with it).
     bool uses_result = false;
     switch (a.kind) {
       case ActivationKind::kRelu:
       case ActivationKind::kSigmoid:
       case ActivationKind::kTanh:
         uses_result = true;
-        break;
-      case ActivationKind::kRelu6:
-        uses_result = a.inplace;
         break;
       default:
         break;
@@ -225,7 +239,8 @@ struct Analyzer {
       r.saved.inputs.assign(1, false);
       r.saved.output = true;
     } else if (a.inplace) {
-      // Autograd clones the input before overwriting it, so in-place saves nothing here.
+      // The clone of the input is new memory the op allocates only for backward; the
+      // overwritten input's memory holds the output, which nothing saves.
       r.saved.inputs.assign(1, false);
       if (training()) r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
     } else {
@@ -240,6 +255,11 @@ struct Analyzer {
       r.passes_gradient[0] = true;
       return;
     }
+    // CUDA runs the fused kernel, which saves only its mask: derivatives.yaml,
+    // `native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`,
+    // `input: ... native_dropout_backward(grad, result1, ...)`, result1 a bool tensor.
+    // Elsewhere (CPU) aten/src/ATen/native/Dropout.cpp's _dropout_impl multiplies by a noise
+    // tensor of the input's dtype (4 bytes per element in fp32); docs/accuracy.md says so.
     r.aliases_input = d.inplace;
     r.saved.inputs.assign(1, false);
     r.saved.extra_bytes_per_sample = checkedMul(inElements(), kMaskBytes);

@@ -35,6 +35,9 @@ struct LayerAnalysis {
   /// allocates no new memory for it.
   std::vector<bool> passes_gradient;
   SavedForBackward saved;
+  /// Bytes per sample the op allocates and frees within its own step, besides its output:
+  /// max pooling's int64 indices at inference.
+  int64_t scratch_bytes_per_sample = 0;
 };
 
 /// Applies the layer's rule to its input shapes. `activation` is the format of activations.
