@@ -22,13 +22,6 @@ namespace {
 /// exponent may already have been rounded by the JSON reader.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
 
-std::string numberText(double v) {
-  if (std::floor(v) == v && std::fabs(v) < kExactIntegerLimit) {
-    return std::to_string(static_cast<int64_t>(v));
-  }
-  return json(v).dump();
-}
-
 [[noreturn]] void fail(ErrorCode code, const WorkloadField& f, const std::string& path,
                        const std::string& problem) {
   throw InputError(code, path, problem + " (" + f.key + ": " + describeAccepted(f) + ")");
@@ -38,7 +31,7 @@ json checkInteger(const WorkloadField& f, const json& v, const std::string& path
   int64_t n = 0;
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
     fail(ErrorCode::kTooLarge, f, path,
-         "is " + v.dump() + ", above the largest allowed " + numberText(f.max));
+         "is " + v.dump() + ", above the largest allowed " + formatBound(f.max));
   } else if (v.is_number_integer()) {
     n = v.get<int64_t>();
   } else if (v.is_number_float()) {
@@ -46,7 +39,7 @@ json checkInteger(const WorkloadField& f, const json& v, const std::string& path
     if (std::floor(d) != d) fail(ErrorCode::kType, f, path, "must be an integer, not " + v.dump());
     if (std::fabs(d) > kExactIntegerLimit) {
       fail(ErrorCode::kTooLarge, f, path,
-           "is " + v.dump() + ", above the largest allowed " + numberText(f.max));
+           "is " + v.dump() + ", above the largest allowed " + formatBound(f.max));
     }
     n = static_cast<int64_t>(d);
   } else {
@@ -55,11 +48,11 @@ json checkInteger(const WorkloadField& f, const json& v, const std::string& path
   // Integer bounds are whole and at most 2^60, exact as doubles: compare as integers.
   if (n < static_cast<int64_t>(f.min)) {
     fail(ErrorCode::kValue, f, path,
-         "must be at least " + numberText(f.min) + ", not " + std::to_string(n));
+         "must be at least " + formatBound(f.min) + ", not " + std::to_string(n));
   }
   if (n > static_cast<int64_t>(f.max)) {
     fail(ErrorCode::kTooLarge, f, path,
-         "is " + std::to_string(n) + ", above the largest allowed " + numberText(f.max));
+         "is " + std::to_string(n) + ", above the largest allowed " + formatBound(f.max));
   }
   return n;
 }
@@ -70,11 +63,12 @@ json checkNumber(const WorkloadField& f, const json& v, const std::string& path)
   }
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < f.min) {
-    fail(ErrorCode::kValue, f, path, "must be at least " + numberText(f.min) + ", not " + v.dump());
+    fail(ErrorCode::kValue, f, path,
+         "must be at least " + formatBound(f.min) + ", not " + v.dump());
   }
   if (d > f.max || (f.max_exclusive && d >= f.max)) {
     fail(ErrorCode::kValue, f, path,
-         std::string(f.max_exclusive ? "must be below " : "must be at most ") + numberText(f.max) +
+         std::string(f.max_exclusive ? "must be below " : "must be at most ") + formatBound(f.max) +
              ", not " + v.dump());
   }
   return d;
@@ -195,12 +189,12 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
     if (ec == std::errc() && end == literal.data() + literal.size())
       return checkFieldValue(f, v, path);
     fail(ErrorCode::kTooLarge, f, path,
-         "is " + literal + ", above the largest allowed " + numberText(f.max));
+         "is " + literal + ", above the largest allowed " + formatBound(f.max));
   }
   const double d = std::strtod(literal.c_str(), nullptr) * scale;
   if (!std::isfinite(d)) {
     fail(ErrorCode::kTooLarge, f, path,
-         "is " + literal + ", above the largest allowed " + numberText(f.max));
+         "is " + literal + ", above the largest allowed " + formatBound(f.max));
   }
   // A size given in a larger unit is rounded to the nearest byte.
   if (scale != 1 && f.type == FieldType::kInteger && std::fabs(d) < kExactIntegerLimit) {

@@ -171,6 +171,17 @@ std::vector<WorkloadField> buildFields() {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.memory_bytes = v.get<int64_t>(); },
                          [](const Workload& w) { return orNull(w.memory_bytes); }));
+  rows.push_back(
+      Row("gpu", FieldType::kGpu, "--gpu")
+          .derived({"none", "无"})
+          .when(0, "gpu")
+          .text({"GPU", "GPU"},
+                {"run on this GPU (`dlcost gpus` lists them): fit, largest batch, step time, "
+                 "advice",
+                 "在此 GPU 上运行（`dlcost gpus` 列出全部）：是否放得下、最大批、单步时间、建议"})
+          .io([](const json& v, Workload& w,
+                 const std::string& path) { w.hardware.gpu = parseGpu(v, path); },
+              [](const Workload& w) { return hardwareToJson(w.hardware).value("gpu", json()); }));
   // --- transformers ---------------------------------------------------------------------
   rows.push_back(
       Row("seq_len", FieldType::kInteger, "--seq-len")
@@ -305,17 +316,6 @@ std::vector<WorkloadField> buildFields() {
                  const std::string&) { w.grad_accum = v.get<int64_t>(); },
               [](const Workload& w) { return json(w.grad_accum); }));
   // --- GPU and multi-GPU ----------------------------------------------------------------
-  rows.push_back(
-      Row("gpu", FieldType::kGpu, "--gpu")
-          .derived({"none", "无"})
-          .when(0, "gpu")
-          .text({"GPU", "GPU"},
-                {"run on this GPU (`dlcost gpus` lists them): fit, largest batch, step time, "
-                 "advice",
-                 "在此 GPU 上运行（`dlcost gpus` 列出全部）：是否放得下、最大批、单步时间、建议"})
-          .io([](const json& v, Workload& w,
-                 const std::string& path) { w.hardware.gpu = parseGpu(v, path); },
-              [](const Workload& w) { return hardwareToJson(w.hardware).value("gpu", json()); }));
   rows.push_back(Row("gpus", FieldType::kInteger, "--gpus")
                      .range(1, kMaxGpus, "GPUs")
                      .byDefault(1)
@@ -431,14 +431,6 @@ std::vector<WorkloadField> buildFields() {
   return fields;
 }
 
-std::string numberText(double v) {
-  // Whole numbers print without a fraction (4294967296, not 4.29497e+09).
-  if (std::floor(v) == v && std::fabs(v) < 9007199254740992.0) {
-    return std::to_string(static_cast<int64_t>(v));
-  }
-  return json(v).dump();
-}
-
 const char* conditionName(unsigned bit) {
   switch (bit) {
     case kWhenTransformer:
@@ -502,6 +494,13 @@ json fieldJson(const WorkloadField& f) {
 
 }  // namespace
 
+std::string formatBound(double v) {
+  // Whole numbers print without a fraction (4294967296, not 4.29497e+09); bounds are at most
+  // 2^60, exact in a double and in an int64.
+  if (std::floor(v) == v && std::fabs(v) <= 9.2e18) return std::to_string(static_cast<int64_t>(v));
+  return json(v).dump();
+}
+
 const char* fieldTypeName(FieldType type) {
   switch (type) {
     case FieldType::kInteger:
@@ -541,10 +540,10 @@ std::string describeAccepted(const WorkloadField& f) {
   const std::string unit = f.unit.empty() ? "" : " " + f.unit;
   switch (f.type) {
     case FieldType::kInteger:
-      return "an integer from " + numberText(f.min) + " to " + numberText(f.max) + unit;
+      return "an integer from " + formatBound(f.min) + " to " + formatBound(f.max) + unit;
     case FieldType::kNumber:
-      return "a number from " + numberText(f.min) + (f.max_exclusive ? " to below " : " to ") +
-             numberText(f.max) + unit;
+      return "a number from " + formatBound(f.min) + (f.max_exclusive ? " to below " : " to ") +
+             formatBound(f.max) + unit;
     case FieldType::kEnum: {
       std::string list;
       for (const EnumValue& v : f.values) list += (list.empty() ? "" : ", ") + v.name;

@@ -85,6 +85,9 @@ const WorkloadField* findWorkloadFlag(const std::string& flag);
 /// accepts, as error messages and --help say it.
 std::string describeAccepted(const WorkloadField& field);
 
+/// A range bound as text: whole numbers in full ("1152921504606846976"), others as JSON.
+std::string formatBound(double value);
+
 /// The schema as JSON: {"version", "number_text", "conditions", "fields": [...]}.
 nlohmann::json workloadSchemaJson();
 
