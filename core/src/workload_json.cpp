@@ -203,9 +203,14 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
   return checkFieldValue(f, d, path);
 }
 
-std::string sizeText(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", value);
+/// `value` (in a unit of `unit_bytes` bytes) in the fewest significant digits, at least 6, that
+/// read back to the same byte: "1.5", "24", and exact bytes for an odd size.
+std::string sizeText(double value, double unit_bytes) {
+  char buf[40];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+    if (std::round(std::strtod(buf, nullptr) * unit_bytes) == std::round(value * unit_bytes)) break;
+  }
   return buf;
 }
 
@@ -327,7 +332,7 @@ std::map<std::string, std::string> workloadToText(const json& workload,
     const json& v = *it;
     const double field_unit = sizeUnitBytes(*f);
     if (v.is_number() && field_unit > 0) {
-      out[f->key] = sizeText(v.get<double>() * field_unit / per_unit);
+      out[f->key] = sizeText(v.get<double>() * field_unit / per_unit, per_unit);
     } else if (v.is_string()) {
       out[f->key] = v.get<std::string>();
     } else if (v.is_array()) {
@@ -336,7 +341,7 @@ std::map<std::string, std::string> workloadToText(const json& workload,
         if (name.is_string()) list += (list.empty() ? "" : ",") + name.get<std::string>();
       out[f->key] = list;
     } else if (v.is_number_float()) {
-      out[f->key] = sizeText(v.get<double>());
+      out[f->key] = sizeText(v.get<double>(), 0);
     } else if (v.is_primitive() && !v.is_null()) {
       out[f->key] = v.dump();
     }
