@@ -132,7 +132,8 @@ std::vector<WorkloadField> buildFields() {
           .valueLabel("adagrad", {"Adagrad", "Adagrad"})
           .valueLabel("adam8bit", {"Adam 8-bit (bitsandbytes)", "8 位 Adam（bitsandbytes）"})
           .byDefault("adam")
-          .when(kWhenTrain, "workload")
+          // Sent in inference too: the report echoes it (and a link made in inference keeps it).
+          .when(0, "workload")
           .text({"Optimizer", "优化器"},
                 {"sets the optimizer states kept per parameter", "决定每个参数保存的优化器状态"})
           .io([](const json& v, Workload& w,
