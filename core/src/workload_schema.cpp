@@ -84,9 +84,8 @@ json orNull(const std::optional<T>& v) {
   return v ? json(*v) : json();
 }
 
-std::vector<WorkloadField> buildFields() {
-  std::vector<Row> rows;
-  // --- every model ----------------------------------------------------------------------
+/// The fields every model reads, and the memory size and GPU they are run on.
+void addModelFields(std::vector<Row>& rows) {
   rows.push_back(Row("mode", FieldType::kEnum, "--mode")
                      .values(kModes, modeName)
                      .valueLabel("train", {"Training", "训练"})
@@ -183,7 +182,10 @@ std::vector<WorkloadField> buildFields() {
           .io([](const json& v, Workload& w,
                  const std::string& path) { w.hardware.gpu = parseGpu(v, path); },
               [](const Workload& w) { return hardwareToJson(w.hardware).value("gpu", json()); }));
-  // --- transformers ---------------------------------------------------------------------
+}
+
+/// The fields only transformers read (docs/transformers.md).
+void addTransformerFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("seq_len", FieldType::kInteger, "--seq-len")
           .range(1, static_cast<double>(kMaxSequence), "tokens")
@@ -316,7 +318,10 @@ std::vector<WorkloadField> buildFields() {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.grad_accum = v.get<int64_t>(); },
               [](const Workload& w) { return json(w.grad_accum); }));
-  // --- GPU and multi-GPU ----------------------------------------------------------------
+}
+
+/// The multi-GPU layout and the roofline's settings (docs/gpu-fit.md).
+void addParallelFields(std::vector<Row>& rows) {
   rows.push_back(Row("gpus", FieldType::kInteger, "--gpus")
                      .range(1, kMaxGpus, "GPUs")
                      .byDefault(1)
@@ -427,6 +432,13 @@ std::vector<WorkloadField> buildFields() {
               [](const Workload& w) {
                 return w.hardware.math ? json(mathFormatName(*w.hardware.math)) : json();
               }));
+}
+
+std::vector<WorkloadField> buildFields() {
+  std::vector<Row> rows;
+  addModelFields(rows);
+  addTransformerFields(rows);
+  addParallelFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));
   return fields;
