@@ -33,7 +33,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto again = dlcost::workloadToText(workload, unit);
   if (!again.count(field.key)) return 0;  // a GPU object, which has no text form
-  const nlohmann::json reread = dlcost::workloadFromText({{field.key, again.at(field.key)}}, unit);
+  nlohmann::json reread;
+  try {
+    reread = dlcost::workloadFromText({{field.key, again.at(field.key)}}, unit);
+  } catch (const dlcost::InputError&) {
+    // A real number written in 6+ digits may land an ulp past its range; nothing else may fail.
+    if (field.type != dlcost::FieldType::kNumber) __builtin_trap();
+    return 0;
+  }
   if (field.type != dlcost::FieldType::kNumber && reread != workload) __builtin_trap();
   return 0;
 }

@@ -332,7 +332,11 @@ std::map<std::string, std::string> workloadToText(const json& workload,
     const json& v = *it;
     const double field_unit = sizeUnitBytes(*f);
     if (v.is_number() && field_unit > 0) {
-      out[f->key] = sizeText(v.get<double>() * field_unit / per_unit, per_unit);
+      std::string text = sizeText(v.get<double>() * field_unit / per_unit, per_unit);
+      // A bare number in a field with a unit of its own (memory_gib) is read in that unit:
+      // when the text is in another, it says so, so that it reads back to the same size.
+      if (f->unit != "bytes" && f->unit != byte_unit) text += " " + byte_unit;
+      out[f->key] = text;
     } else if (v.is_string()) {
       out[f->key] = v.get<std::string>();
     } else if (v.is_array()) {

@@ -144,7 +144,8 @@ export function createWorkloadForm(gpus, getState, update) {
         const v = s.workload[f.key];
         if (f.unit === 'bytes' && typeof v === 'string' && v.trim() !== '') sizes[f.key] = v;
       }
-      if (String(s.gpu.memory ?? '').trim() !== '') sizes[from === 'GiB' ? 'memory_gib' : 'memory_bytes'] = s.gpu.memory;
+      // The memory box converts as a size in bytes (its bare number is in the page's unit).
+      if (String(s.gpu.memory ?? '').trim() !== '') sizes.memory_bytes = s.gpu.memory;
       const patch = { workload: {}, gpu: {} };
       for (const [key, text] of Object.entries(sizes)) {
         try {

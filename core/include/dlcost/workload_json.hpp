@@ -37,7 +37,9 @@ nlohmann::json workloadFromText(const std::map<std::string, std::string>& texts,
                                 const std::string& bare_byte_unit = "B");
 
 /// The inverse for a form: each known field of a workload object as the text a person would
-/// type, byte fields in `byte_unit` (up to 6 significant digits). Unknown keys are skipped.
+/// type, sizes in `byte_unit` in the fewest digits (at least 6) that give back the same byte,
+/// with the unit written out where a bare number would be read in another (memory_gib in GB:
+/// "25.769803776 GB"), so that workloadFromText reads every text back. Unknown keys are skipped.
 std::map<std::string, std::string> workloadToText(const nlohmann::json& workload,
                                                   const std::string& byte_unit = "B");
 
