@@ -3,7 +3,6 @@
 
 #include <fstream>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 #include "dlcost/api.hpp"
@@ -13,6 +12,7 @@
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/share_link.hpp"
+#include "dlcost/workload_json.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -30,49 +30,6 @@ std::string readFile(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-/// Reads the flag's text as the JSON value its workload field expects.
-json flagValue(const std::string& field, const std::string& text) {
-  if (field == "sp") return text == "true";
-  static const std::set<std::string> kNumeric = {"batch",
-                                                 "overhead_bytes",
-                                                 "memory_gib",
-                                                 "gpus",
-                                                 "zero",
-                                                 "tp",
-                                                 "pp",
-                                                 "microbatches",
-                                                 "utilization",
-                                                 "reserve_bytes",
-                                                 "fragmentation",
-                                                 "grad_accum",
-                                                 "seq_len",
-                                                 "prompt_tokens",
-                                                 "generated_tokens",
-                                                 "quant_group_size",
-                                                 "lora_rank",
-                                                 "lora_alpha"};
-  if (kNumeric.count(field)) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || text.empty()) {
-      throw InputError(ErrorCode::kType, "/workload/" + field,
-                       "must be a number, not '" + text + "'");
-    }
-    if (field != "memory_gib" && field != "utilization" && field != "fragmentation" &&
-        field != "lora_alpha" && v == static_cast<double>(static_cast<int64_t>(v)) &&
-        text.find_first_of(".eE") == std::string::npos) {
-      return std::stoll(text);
-    }
-    return v;
-  }
-  return text;
 }
 
 /// A Hugging Face config.json given as the whole file (the engine's own test is the same).
@@ -109,10 +66,12 @@ json buildDocument(const dlcost::cli::Options& o) {
   if (o.approximate && doc.contains("model") && doc["model"].is_object() &&
       doc["model"].contains("hf_config"))
     doc["model"]["approximate"] = true;
-  for (const auto& [field, text] : o.workload) {
+  // The flags' text, read by the workload schema's one rule (the page's fields use it too).
+  const json flags = dlcost::workloadFromText(o.workload, "B");
+  for (auto it = flags.begin(); it != flags.end(); ++it) {
     if (!doc.contains("workload")) doc["workload"] = json::object();
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
-    doc["workload"][field] = flagValue(field, text);
+    doc["workload"][it.key()] = *it;
   }
   return doc;
 }
@@ -125,9 +84,7 @@ InputError renameFlagPath(const InputError& e, const dlcost::cli::Options& o) {
   const std::string wrapped = "/model/hf_config";
   if (!o.preset && err.path.rfind(wrapped, 0) == 0) err.path = err.path.substr(wrapped.size());
   if (err.path.rfind(prefix, 0) == 0 && o.workload.count(err.path.substr(prefix.size()))) {
-    std::string flag = err.path.substr(prefix.size());
-    for (char& c : flag) c = c == '_' ? '-' : c;
-    err.path = "--" + flag;
+    err.path = dlcost::findWorkloadField(err.path.substr(prefix.size()))->flag;
   }
   return InputError(err);
 }
@@ -305,6 +262,15 @@ int run(const dlcost::cli::Options& o) {
       std::cout << dlcost::gpuTable().dump(2) << "\n";
     } else {
       dlcost::cli::printGpus(std::cout, dlcost::gpuTable(), o.units);
+    }
+    return 0;
+  }
+  if (o.command == "schema") {
+    // The workload schema the flags, --help and the page's form are built from.
+    if (o.json) {
+      std::cout << dlcost::dumpJson(dlcost::workloadSchemaJson(), 2) << "\n";
+    } else {
+      std::cout << dlcost::cli::workloadHelp();
     }
     return 0;
   }

@@ -1,49 +1,108 @@
 #include "options.hpp"
 
+#include "dlcost/workload_schema.hpp"
+
 namespace dlcost::cli {
+
+using dlcost::EnumValue;
+using dlcost::FieldType;
+using dlcost::WorkloadField;
+using dlcost::workloadFields;
 
 namespace {
 
-/// Workload flags and the workload field each sets.
-const std::map<std::string, std::string>& workloadFlags() {
-  static const std::map<std::string, std::string> kFlags = {
-      {"--batch", "batch"},
-      {"--dtype", "dtype"},
-      {"--optimizer", "optimizer"},
-      {"--mode", "mode"},
-      {"--memory-gib", "memory_gib"},
-      {"--overhead-bytes", "overhead_bytes"},
-      {"--gpu", "gpu"},
-      {"--gpus", "gpus"},
-      {"--zero", "zero"},
-      {"--tp", "tp"},
-      {"--pp", "pp"},
-      {"--microbatches", "microbatches"},
-      {"--utilization", "utilization"},
-      {"--reserve-bytes", "reserve_bytes"},
-      {"--fragmentation", "fragmentation"},
-      {"--gpu-dtype", "gpu_dtype"},
-      {"--grad-accum", "grad_accum"},
-      {"--seq-len", "seq_len"},
-      {"--prompt-tokens", "prompt_tokens"},
-      {"--generated-tokens", "generated_tokens"},
-      {"--weight-dtype", "weight_dtype"},
-      {"--quant-group-size", "quant_group_size"},
-      {"--kv-dtype", "kv_dtype"},
-      {"--attention", "attention"},
-      {"--mla-cache", "mla_cache"},
-      {"--recompute", "recompute"},
-      {"--finetune", "finetune"},
-      {"--lora-rank", "lora_rank"},
-      {"--lora-alpha", "lora_alpha"},
-      {"--lora-targets", "lora_targets"},
-  };
-  return kFlags;
+/// What a flag's value looks like in --help.
+std::string valueHint(const WorkloadField& f) {
+  switch (f.type) {
+    case FieldType::kInteger:
+      return f.unit == "bytes" ? "N[UNIT]" : "N";
+    case FieldType::kNumber:
+      return "X";
+    case FieldType::kEnum: {
+      std::string list;
+      for (const EnumValue& v : f.values) list += (list.empty() ? "" : "|") + v.name;
+      return list;
+    }
+    case FieldType::kBoolean:
+      return "";
+    case FieldType::kNameList:
+      return "LIST";
+    case FieldType::kGpu:
+      return "NAME";
+  }
+  return "";
+}
+
+std::string defaultText(const WorkloadField& f) {
+  if (!f.default_value.is_null()) {
+    const nlohmann::json& d = f.default_value;
+    if (d.is_string()) return d.get<std::string>();
+    if (d.is_array()) {
+      std::string list;
+      for (const auto& v : d) list += (list.empty() ? "" : ",") + v.get<std::string>();
+      return list;
+    }
+    return d.dump();
+  }
+  return f.default_note.en;
+}
+
+/// `text` in lines of at most 96 columns, each after the first indented to `column`.
+std::string wrap(const std::string& text, size_t column) {
+  constexpr size_t kWidth = 96;
+  std::string out, line, word;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ' ') {
+      word += text[i];
+      continue;
+    }
+    if (!line.empty() && column + line.size() + 1 + word.size() > kWidth) {
+      out += line + "\n" + std::string(column, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    word.clear();
+  }
+  return out + line + "\n";
+}
+
+const char* groupHeading(const std::string& group) {
+  if (group == "workload") return "workload options (each overrides the document's \"workload\"):";
+  if (group == "gpu") return "memory and GPU:";
+  if (group == "parallel") return "multi-GPU and roofline (with --gpu):";
+  return "transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):";
 }
 
 }  // namespace
 
-const char* usageText() {
+std::string workloadHelp() {
+  constexpr size_t kColumn = 28;  // where descriptions start
+  std::string out;
+  std::string group;
+  for (const WorkloadField& f : workloadFields()) {
+    if (f.group != group) {
+      group = f.group;
+      out += std::string(out.empty() ? "" : "\n") + groupHeading(group) + "\n";
+    }
+    std::string head = "  " + f.flag;
+    const std::string hint = valueHint(f);
+    if (!hint.empty()) head += " " + hint;
+    if (head.size() + 2 > kColumn) {
+      out += head + "\n" + std::string(kColumn, ' ');
+    } else {
+      out += head + std::string(kColumn - head.size(), ' ');
+    }
+    std::string text = f.help.en;
+    if (f.type == FieldType::kInteger || f.type == FieldType::kNumber) {
+      text += "; " + describeAccepted(f);
+    }
+    text += "; default " + defaultText(f);
+    out += wrap(text, kColumn);
+  }
+  return out;
+}
+
+std::string usageText() {
   return R"(dlcost - what a deep-learning model costs: parameters, MACs/FLOPs, memory
 
 usage:
@@ -62,53 +121,19 @@ usage:
   dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
+  dlcost schema [--json]                   the workload fields: flags, ranges, defaults
   dlcost --help | --version
 
-options (each overrides the document's "workload"):
-  --batch N                 samples per step (default 1)
-  --dtype fp32|fp16|bf16|mixed
-                            mixed: 16-bit weights/activations, fp32 master weights and states
-  --optimizer sgd|momentum|adam|adamw|rmsprop|adagrad|adam8bit   (default adam)
-  --mode train|infer        (default train)
-  --memory-gib X            memory available: report the largest batch that fits
-  --overhead-bytes N        fixed overhead added to the total (framework, CUDA context)
-  --gpu NAME                run on this GPU (`dlcost gpus` lists them): fit, largest batch,
-                            roofline step time, price/performance, advice when it does not fit
-  --gpus N                  GPUs in all (data parallel x tp x pp); batch is the global batch
-  --zero 0|1|2|3            ZeRO stage over the data-parallel GPUs (1 states, 2 +gradients,
-                            3 +weights)
-  --tp T  --pp P            tensor- and pipeline-parallel degrees; --sp adds sequence parallel
-  --microbatches M          pipeline micro-batches per step (default pp)
-  --utilization U           achievable fraction of the dense peak, [0.01, 1] (default 0.5)
-  --reserve-bytes N         per-GPU reserve (default 1 GiB, +1 GiB NCCL with several GPUs)
-  --fragmentation F         allocator fragmentation share, [0, 0.5) (default 0.05)
-  --gpu-dtype fp32|tf32|fp16|bf16|fp8|int8   matmul arithmetic (default from --dtype)
+)" + workloadHelp() +
+         R"(
+numbers: spaces around them are ignored; 4, +4, 2.0, 1e3 and .5 are numbers (no hex,
+separators, inf or nan); integer fields take any exact whole value (2.0 = 2, 1e3 = 1000,
+2.5 is refused); byte sizes may carry a unit: 1.5GiB, 800MB (B, kB, MB, GB, TB, KiB, MiB,
+GiB, TiB). The page reads its fields by the same rule.
+
+output:
   --sort FIELD              compare: name, year, memory, fits, max_batch, step_time,
                             samples_per_s (default), tokens_per_s, per_1000usd, per_watt
-
-transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):
-  --grad-accum N            micro-batches per optimizer step (default 1): memory is one
-                            micro-batch's, MACs/FLOPs the whole step's
-  --seq-len N               training tokens per sequence (default min(2048, context))
-  --prompt-tokens N         inference prompt length (default: as --seq-len)
-  --generated-tokens N      inference tokens generated after the prompt (default 0)
-  --weight-dtype fp32|fp16|bf16|fp8|int8|int4
-                            weight storage (default: the --dtype's); int8/int4 add one
-                            fp16 scale per group of block linear weights
-  --quant-group-size N      weights per quantization group (default 128)
-  --kv-dtype fp32|fp16|bf16|fp8|int8|int4   KV cache storage (default: activations')
-  --attention eager|flash   eager keeps the s x s scores; flash does not (default flash)
-  --mla-cache latent|decompressed  DeepSeek MLA cache: latent (vLLM/SGLang, default) or
-                            per-head K and V (HF transformers)
-  --recompute none|selective|full   activation recomputation (default none)
-  --finetune none|full|lora|qlora   what training updates (default none: from scratch);
-                            qlora stores the base in int4 unless --weight-dtype says
-  --lora-rank R             LoRA rank (default 8)
-  --lora-alpha A            LoRA alpha (default 8; changes no cost)
-  --lora-targets LIST       modules with adapters, comma-separated: the model's own names
-                            (c_attn, query_key_value, w1, ...), the logical q_proj,k_proj,
-                            v_proj,o_proj,gate_proj,up_proj,down_proj, or all-linear
-                            (default q_proj,v_proj)
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --approximate             read a config.json of a model_type dlcost does not count
                             exactly as a generic decoder (figures marked approximate)
@@ -137,7 +162,7 @@ Options parseOptions(int argc, const char* const* argv) {
   }
   if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
       o.command != "link" && o.command != "compare" && o.command != "gpus" &&
-      o.command != "sweep") {
+      o.command != "sweep" && o.command != "schema") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -150,8 +175,6 @@ Options parseOptions(int argc, const char* const* argv) {
       o.json = true;
     } else if (a == "--approximate") {
       o.approximate = true;
-    } else if (a == "--sp") {
-      o.workload["sp"] = "true";
     } else if (a == "--csv") {
       o.csv = true;
     } else if (a == "--batches") {
@@ -177,8 +200,9 @@ Options parseOptions(int argc, const char* const* argv) {
       if (!parsed) throw UsageError{"--units must be binary or decimal, not '" + u + "'"};
       o.units = *parsed;
       o.units_given = true;
-    } else if (auto it = workloadFlags().find(a); it != workloadFlags().end()) {
-      o.workload[it->second] = value(a);
+    } else if (const WorkloadField* f = findWorkloadFlag(a)) {
+      // A boolean flag takes no value: its presence sets the field.
+      o.workload[f->key] = f->type == FieldType::kBoolean ? "true" : value(a);
     } else if (a.rfind("--", 0) == 0) {
       throw UsageError{"unknown option '" + a + "' (try dlcost --help)"};
     } else {

@@ -11,7 +11,7 @@
 namespace dlcost::cli {
 
 struct Options {
-  std::string command;                  ///< estimate, compare, gpus, presets, preset, help, version
+  std::string command;  ///< estimate, compare, gpus, presets, preset, schema, help, version
   std::vector<std::string> positional;  ///< e.g. the model file or preset name
   std::optional<std::string> preset;    ///< --preset NAME
   /// Workload overrides from flags, keyed by their workload field name ("batch", ...),
@@ -39,7 +39,10 @@ struct UsageError {
   std::string message;
 };
 
-/// The --help text.
-const char* usageText();
+/// The --help text; its workload part is workloadHelp().
+std::string usageText();
+
+/// The workload flags with their help, ranges, units and defaults, from the workload schema.
+std::string workloadHelp();
 
 }  // namespace dlcost::cli

@@ -204,7 +204,7 @@ TEST_CASE("every bad-input class names its JSON path, code and reason", "[errors
                ErrorCode::kValue, "/layers/0/out_features", "not inside a block"},
       BadInput{"bad workload value",
                R"({"input": [4], "layers": [{"type": "relu"}], "workload": {"dtype": "fp8"}})",
-               ErrorCode::kValue, "/workload/dtype", "must be fp32, fp16, bf16 or mixed"},
+               ErrorCode::kValue, "/workload/dtype", "must be one of fp32, fp16, bf16, mixed"},
       BadInput{"zero batch",
                R"({"input": [4], "layers": [{"type": "relu"}], "workload": {"batch": 0}})",
                ErrorCode::kValue, "/workload/batch", "must be at least 1"},

@@ -11,12 +11,15 @@
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <string>
 
 #include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/workload_json.hpp"
+#include "dlcost/workload_schema.hpp"
 
 namespace {
 
@@ -121,6 +124,39 @@ std::string comparePresets(const std::string& request_text) {
   });
 }
 
+/// workloadSchema() -> the workload schema (dlcost::workloadSchemaJson; `dlcost schema --json`).
+std::string workloadSchema() {
+  return guarded([] { return dlcost::dumpJson(dlcost::workloadSchemaJson()); });
+}
+
+/// workloadFromText({"fields": {KEY: TEXT}, "byte_unit": "GiB"}) -> the workload object, each
+/// text read by the schema's one rule (the CLI's flags use it too); errors at /workload/KEY.
+std::string workloadFromText(const std::string& request_text) {
+  return guarded([&] {
+    const nlohmann::json request = dlcost::parseDocumentText(request_text);
+    std::map<std::string, std::string> texts;
+    const nlohmann::json fields = request.value("fields", nlohmann::json::object());
+    for (auto it = fields.begin(); it != fields.end(); ++it) {
+      if (!it->is_string()) {
+        throw dlcost::InputError(dlcost::ErrorCode::kType, dlcost::childPath("/workload", it.key()),
+                                 "must be given as text");
+      }
+      texts[it.key()] = it->get<std::string>();
+    }
+    return dlcost::dumpJson(dlcost::workloadFromText(texts, request.value("byte_unit", "B")));
+  });
+}
+
+/// workloadToText({"workload": {...}, "byte_unit": "GiB"}) -> {KEY: TEXT} for the form.
+std::string workloadToText(const std::string& request_text) {
+  return guarded([&] {
+    const nlohmann::json request = dlcost::parseDocumentText(request_text);
+    const nlohmann::json workload = request.value("workload", nlohmann::json::object());
+    return dlcost::dumpJson(
+        nlohmann::json(dlcost::workloadToText(workload, request.value("byte_unit", "B"))));
+  });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -143,5 +179,8 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("compare", &compare);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
+  emscripten::function("workloadSchema", &workloadSchema);
+  emscripten::function("workloadFromText", &workloadFromText);
+  emscripten::function("workloadToText", &workloadToText);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

@@ -7,7 +7,6 @@
 
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
-#include "dlcost/gpu_json.hpp"
 #include "dlcost/presets.hpp"
 #include "hf_config.hpp"
 #include "json_reader.hpp"
@@ -376,100 +375,6 @@ Shape readShape(const json& v, const std::string& path) {
   return s;
 }
 
-/// The workload fields that only transformers use.
-void readTransformerWorkload(const ObjectReader& r, Workload& w) {
-  w.grad_accum = r.optionalInt("grad_accum", w.grad_accum, 1, kMaxBatch);
-  if (r.has("seq_len")) w.seq_len = r.optionalInt("seq_len", 0, 1, kMaxSequence);
-  if (r.has("prompt_tokens")) w.prompt_tokens = r.optionalInt("prompt_tokens", 0, 1, kMaxSequence);
-  w.generated_tokens = r.optionalInt("generated_tokens", w.generated_tokens, 0, kMaxSequence);
-  auto dtype = [&](const char* key) -> std::optional<DType> {
-    const std::string s = r.requiredString(key);
-    auto d = parseDType(s);
-    if (!d || *d == DType::kInt64 || *d == DType::kBool) {
-      throw InputError(ErrorCode::kValue, r.pathOf(key),
-                       "must be fp32, fp16, bf16, fp8, int8 or int4, not \"" + s + "\"");
-    }
-    return d;
-  };
-  if (r.has("weight_dtype")) w.weight_dtype = dtype("weight_dtype");
-  if (r.has("kv_dtype")) w.kv_dtype = dtype("kv_dtype");
-  w.quant_group_size = r.optionalInt("quant_group_size", w.quant_group_size, 1, kMaxDimension);
-  if (r.has("mla_cache")) {
-    const std::string s = r.requiredString("mla_cache");
-    if (s != "latent" && s != "decompressed")
-      throw InputError(ErrorCode::kValue, r.pathOf("mla_cache"),
-                       "must be \"latent\" or \"decompressed\", not \"" + s + "\"");
-    w.mla_cache = s == "latent" ? MlaCache::kLatent : MlaCache::kDecompressed;
-  }
-  if (r.has("attention")) {
-    const std::string s = r.requiredString("attention");
-    auto a = parseAttention(s);
-    if (!a) {
-      throw InputError(ErrorCode::kValue, r.pathOf("attention"),
-                       "must be \"eager\" or \"flash\", not \"" + s + "\"");
-    }
-    w.attention = *a;
-  }
-  if (r.has("recompute")) {
-    const std::string s = r.requiredString("recompute");
-    auto c = parseRecompute(s);
-    if (!c) {
-      throw InputError(ErrorCode::kValue, r.pathOf("recompute"),
-                       "must be none, selective or full, not \"" + s + "\"");
-    }
-    w.recompute = *c;
-  }
-  if (r.has("finetune")) {
-    const std::string s = r.requiredString("finetune");
-    auto f = parseFinetune(s);
-    if (!f) {
-      throw InputError(ErrorCode::kValue, r.pathOf("finetune"),
-                       "must be none, full, lora or qlora, not \"" + s + "\"");
-    }
-    w.finetune = *f;
-  }
-  if (w.finetune != Finetune::kNone && w.mode != Mode::kTrain) {
-    throw InputError(ErrorCode::kValue, r.pathOf(r.has("mode") ? "mode" : "finetune"),
-                     "fine-tuning trains: give mode \"train\" with finetune");
-  }
-  w.lora_rank = r.optionalInt("lora_rank", w.lora_rank, 1, kMaxDimension);
-  w.lora_alpha = r.optionalNumber("lora_alpha", w.lora_alpha, 0, 1e9);
-  if (const json* t = r.find("lora_targets")) {
-    const std::string tpath = r.pathOf("lora_targets");
-    std::vector<std::string> names;
-    if (t->is_string()) {
-      // "q_proj,v_proj", as the CLI flag gives it.
-      std::string item;
-      for (char ch : t->get<std::string>() + ",") {
-        if (ch == ',') {
-          if (!item.empty()) names.push_back(item);
-          item.clear();
-        } else if (ch != ' ') {
-          item += ch;
-        }
-      }
-    } else if (t->is_array()) {
-      for (size_t i = 0; i < t->size(); ++i) {
-        if (!(*t)[i].is_string()) {
-          throw InputError(ErrorCode::kType, childPath(tpath, i),
-                           std::string("must be a module name, not ") + jsonTypeName((*t)[i]));
-        }
-        names.push_back((*t)[i].get<std::string>());
-      }
-    } else {
-      throw InputError(ErrorCode::kType, tpath,
-                       "must be an array of module names (or one comma-separated string)");
-    }
-    // Which names exist depends on the architecture: the estimate checks them.
-    std::vector<std::string> targets;
-    for (const std::string& n : names) {
-      if (std::find(targets.begin(), targets.end(), n) == targets.end()) targets.push_back(n);
-    }
-    if (targets.empty()) throw InputError(ErrorCode::kValue, tpath, "names no module");
-    w.lora_targets = targets;
-  }
-}
-
 }  // namespace
 
 namespace {
@@ -557,64 +462,6 @@ Model parseModel(const json& m, const std::string& path) {
   }
   model.body = std::move(graph);
   return model;
-}
-
-Workload parseWorkload(const json& v, const std::string& path, const Workload& base) {
-  Workload w = base;
-  const json rest = parseHardware(v, path, w.hardware);  // GPU fields: gpu_json.cpp
-  ObjectReader r(rest, path);
-  r.rejectUnknown({"mode",           "batch",
-                   "dtype",          "optimizer",
-                   "overhead_bytes", "memory_gib",
-                   "memory_bytes",   "comment",
-                   "grad_accum",     "seq_len",
-                   "prompt_tokens",  "generated_tokens",
-                   "weight_dtype",   "quant_group_size",
-                   "kv_dtype",       "attention",
-                   "mla_cache",      "recompute",
-                   "finetune",       "lora_rank",
-                   "lora_alpha",     "lora_targets"});
-  if (r.has("mode")) {
-    const std::string s = r.requiredString("mode");
-    auto m = parseMode(s);
-    if (!m)
-      throw InputError(ErrorCode::kValue, r.pathOf("mode"),
-                       "must be \"train\" or \"infer\", not \"" + s + "\"");
-    w.mode = *m;
-  }
-  w.batch = r.optionalInt("batch", w.batch, 1, kMaxBatch);
-  if (r.has("dtype")) {
-    const std::string s = r.requiredString("dtype");
-    auto p = parsePrecision(s);
-    if (!p) {
-      throw InputError(ErrorCode::kValue, r.pathOf("dtype"),
-                       "must be fp32, fp16, bf16 or mixed, not \"" + s + "\"");
-    }
-    w.precision = *p;
-  }
-  if (r.has("optimizer")) {
-    const std::string s = r.requiredString("optimizer");
-    auto o = parseOptimizer(s);
-    if (!o) {
-      throw InputError(
-          ErrorCode::kValue, r.pathOf("optimizer"),
-          "must be sgd, momentum, adam, adamw, rmsprop, adagrad or adam8bit, not \"" + s + "\"");
-    }
-    w.optimizer = *o;
-  }
-  constexpr int64_t kMaxBytes = int64_t{1} << 60;
-  w.overhead_bytes = r.optionalInt("overhead_bytes", w.overhead_bytes, 0, kMaxBytes);
-  if (r.has("memory_gib") && r.has("memory_bytes")) {
-    throw InputError(ErrorCode::kValue, r.pathOf("memory_bytes"),
-                     "give memory_gib or memory_bytes, not both");
-  }
-  if (r.has("memory_gib")) {
-    const double gib = r.optionalNumber("memory_gib", 0, 0, 1 << 30);
-    w.memory_bytes = static_cast<int64_t>(std::floor(gib * 1073741824.0));
-  }
-  if (r.has("memory_bytes")) w.memory_bytes = r.optionalInt("memory_bytes", 0, 0, kMaxBytes);
-  readTransformerWorkload(r, w);
-  return w;
 }
 
 Config parseConfig(const json& doc) {

@@ -17,12 +17,7 @@ using nlohmann::json;
 namespace {
 
 constexpr int64_t kMaxBytes = int64_t{1} << 60;
-constexpr int64_t kMaxGpus = int64_t{1} << 20;
 constexpr double kMaxRate = 1e21;  // operations or bytes per second
-
-const char* const kHardwareFields[] = {
-    "gpu",         "gpus",          "zero",          "tp",       "pp", "sp", "microbatches",
-    "utilization", "reserve_bytes", "fragmentation", "gpu_dtype"};
 
 std::string presetNames() {
   std::string s;
@@ -144,51 +139,6 @@ json gpuTableJson() {
   json list = json::array();
   for (const Gpu& g : gpuPresets()) list.push_back(gpuToJson(g));
   return list;
-}
-
-json parseHardware(const json& v, const std::string& path, HardwareSettings& hw) {
-  if (!v.is_object()) return v;
-  ObjectReader r(v, path);
-  if (const json* g = r.find("gpu")) hw.gpu = parseGpu(*g, r.pathOf("gpu"));
-  Parallelism& p = hw.parallel;
-  p.gpus = r.optionalInt("gpus", p.gpus, 1, kMaxGpus);
-  p.zero = static_cast<int>(r.optionalInt("zero", p.zero, 0, 3));
-  p.tp = r.optionalInt("tp", p.tp, 1, kMaxGpus);
-  p.pp = r.optionalInt("pp", p.pp, 1, kMaxGpus);
-  p.sp = r.optionalBool("sp", p.sp);
-  p.microbatches = r.optionalInt("microbatches", p.microbatches, 1, int64_t{1} << 20);
-  if (r.has("utilization")) {
-    // A fraction of the dense peak; below 1 % no GPU workload is realistic, and the bound
-    // keeps every time finite.
-    hw.utilization = r.optionalNumber("utilization", 0, kMinUtilization, 1);
-  }
-  if (r.has("reserve_bytes")) hw.reserve_bytes = r.optionalInt("reserve_bytes", 0, 0, kMaxBytes);
-  if (r.has("fragmentation")) {
-    const double f = r.optionalNumber("fragmentation", 0, 0, 0.5);
-    if (f >= 0.5) {
-      throw InputError(ErrorCode::kValue, r.pathOf("fragmentation"), "must be below 0.5");
-    }
-    hw.fragmentation = f;
-  }
-  if (r.has("gpu_dtype")) {
-    const std::string s = r.requiredString("gpu_dtype");
-    auto f = parseMathFormat(s);
-    if (!f) {
-      throw InputError(ErrorCode::kValue, r.pathOf("gpu_dtype"),
-                       "must be fp32, tf32, fp16, bf16, fp8 or int8, not \"" + s + "\"");
-    }
-    hw.math = *f;
-  }
-  const int64_t model_split = p.tp * p.pp;  // both <= 2^20: no overflow
-  if (p.gpus % model_split != 0) {
-    const char* field = r.has("tp") ? "tp" : r.has("pp") ? "pp" : "gpus";
-    throw InputError(
-        ErrorCode::kValue, r.pathOf(field),
-        "tp x pp = " + std::to_string(model_split) + " must divide gpus " + std::to_string(p.gpus));
-  }
-  json rest = v;
-  for (const char* key : kHardwareFields) rest.erase(key);
-  return rest;
 }
 
 json hardwareToJson(const HardwareSettings& hw) {

@@ -69,7 +69,7 @@ const char* precisionName(Precision precision) {
 }
 
 std::optional<Precision> parsePrecision(const std::string& name) {
-  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kMixed}) {
+  for (Precision p : kPrecisions) {
     if (name == precisionName(p)) return p;
   }
   return std::nullopt;

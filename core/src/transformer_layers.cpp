@@ -82,4 +82,14 @@ int64_t activeMlpMatrixElements(const Transformer& t, int64_t layer) {
   return m;
 }
 
+const char* mlaCacheName(MlaCache mla) {
+  return mla == MlaCache::kLatent ? "latent" : "decompressed";
+}
+
+std::optional<MlaCache> parseMlaCache(const std::string& name) {
+  if (name == "latent") return MlaCache::kLatent;
+  if (name == "decompressed") return MlaCache::kDecompressed;
+  return std::nullopt;
+}
+
 }  // namespace dlcost

@@ -33,8 +33,7 @@ const char* optimizerName(Optimizer optimizer) {
 }
 
 std::optional<Optimizer> parseOptimizer(const std::string& name) {
-  for (Optimizer o : {Optimizer::kSgd, Optimizer::kMomentum, Optimizer::kAdam, Optimizer::kAdamW,
-                      Optimizer::kRmsprop, Optimizer::kAdagrad, Optimizer::kAdam8bit}) {
+  for (Optimizer o : kOptimizers) {
     if (name == optimizerName(o)) return o;
   }
   return std::nullopt;
@@ -87,7 +86,7 @@ const char* recomputeName(Recompute recompute) {
 }
 
 std::optional<Recompute> parseRecompute(const std::string& name) {
-  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+  for (Recompute r : kRecomputes) {
     if (name == recomputeName(r)) return r;
   }
   return std::nullopt;
@@ -108,7 +107,7 @@ const char* finetuneName(Finetune finetune) {
 }
 
 std::optional<Finetune> parseFinetune(const std::string& name) {
-  for (Finetune f : {Finetune::kNone, Finetune::kFull, Finetune::kLora, Finetune::kQlora}) {
+  for (Finetune f : kFinetunes) {
     if (name == finetuneName(f)) return f;
   }
   return std::nullopt;

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { cliEstimate } from '../js/native_cli.mjs';
+import { cliEstimate, runCli } from '../js/native_cli.mjs';
 import { formatBytes, groupDigits } from '../../web/js/units.js';
 import { openPage, openSession, screenshot } from './harness.mjs';
 
@@ -127,14 +127,15 @@ describe('the transformer and multi-GPU fields', () => {
     try {
       await page.selectOption('#preset', 'llama-2-7b');
       await page.selectOption('#wl-mode', 'infer');
-      for (const [id, key, value, cliValue] of [
-        ['wl-prompt-tokens', 'prompt_tokens', 'many', 'many'],
-        ['wl-generated-tokens', 'generated_tokens', '-1', -1],
+      // The page reads the typed text as the CLI reads the same flag (the workload schema's rule).
+      for (const [id, key, value, flag] of [
+        ['wl-prompt-tokens', 'prompt_tokens', 'many', '--prompt-tokens'],
+        ['wl-generated-tokens', 'generated_tokens', '-1', '--generated-tokens'],
       ]) {
         await page.fill(`#${id}`, value);
         const err = await lastError(page);
         assert.equal(err.path, `/workload/${key}`);
-        const cli = cliEstimate({ model: { preset: 'llama-2-7b' }, workload: { mode: 'infer', batch: 32, dtype: 'fp32', optimizer: 'adam', memory_gib: 24, [key]: cliValue } });
+        const cli = runCli(['estimate', '--preset', 'llama-2-7b', '--mode', 'infer', '--batch', '32', '--memory-gib', '24', flag, value, '--json']);
         assert.equal(cli.status, 2);
         assert.equal(await page.locator(`#${id}-error`).innerText(), err.message);
         assert.equal(await page.locator(`#${id}`).getAttribute('aria-invalid'), 'true');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cliEstimate, cliPresets } from '../js/native_cli.mjs';
+import { cliEstimate, cliPresets, runCli } from '../js/native_cli.mjs';
 import { formatBytes, groupDigits } from '../../web/js/units.js';
 import { ARTIFACTS, openPage, openSession, screenshot } from './harness.mjs';
 
@@ -170,10 +170,11 @@ describe('the page', () => {
       const before = await lastReport(page);
       await page.click('#units-gb');
       assert.equal(await page.locator('#units-gb').getAttribute('aria-pressed'), 'true');
-      assert.equal(await page.locator('#wl-memory').inputValue(), '25.7698', '24 GiB shown in GB');
+      // The engine writes the size in the fewest digits that give back the same byte, so
+      // switching units changes no figure: 24 x 2^30 B = 25.769803776 GB.
+      assert.equal(await page.locator('#wl-memory').inputValue(), '25.769803776', '24 GiB shown in GB');
       const after = await lastReport(page);
-      // The field keeps 6 significant digits, so the capacity moves by under 1e-5 of itself.
-      assert.ok(Math.abs(after.workload.memory_bytes / before.workload.memory_bytes - 1) < 1e-5);
+      assert.equal(after.workload.memory_bytes, before.workload.memory_bytes);
       assert.ok((await page.locator('#totals').innerText()).includes(formatBytes(after.memory.total, 'GB')));
       const tip = await page.locator('#units-info').getAttribute('data-tip');
       assert.match(tip, /2\^30/);
@@ -202,15 +203,16 @@ describe('the page', () => {
     try {
       await page.selectOption('#preset', 'alexnet');
       const cases = [
-        { what: 'batch not a number', field: '#wl-batch', value: 'abc', box: '#wl-batch-error', workload: { batch: 'abc' } },
-        { what: 'batch zero', field: '#wl-batch', value: '0', box: '#wl-batch-error', workload: { batch: 0 } },
-        { what: 'negative memory', field: '#wl-memory', value: '-1', box: '#wl-memory-error', workload: { memory_gib: -1 } },
-        { what: 'negative overhead', field: '#wl-overhead', value: '-2', box: '#wl-overhead-error', workload: { overhead_bytes: -2 * 1073741824 } },
+        // The page reads typed text as the CLI reads the same flag (the workload schema's rule).
+        { what: 'batch not a number', field: '#wl-batch', value: 'abc', box: '#wl-batch-error', flags: ['--batch', 'abc'] },
+        { what: 'batch zero', field: '#wl-batch', value: '0', box: '#wl-batch-error', flags: ['--batch', '0'] },
+        { what: 'negative memory', field: '#wl-memory', value: '-1', box: '#wl-memory-error', flags: ['--memory-gib', '-1'] },
+        { what: 'negative overhead', field: '#wl-overhead-bytes', value: '-2', box: '#wl-overhead-bytes-error', flags: ['--overhead-bytes', '-2GiB'] },
       ];
       for (const c of cases) {
         await page.fill(c.field, c.value);
         const shown = await page.locator(c.box).innerText();
-        const cli = cliEstimate({ model: { preset: 'alexnet' }, workload: { ...c.workload } });
+        const cli = runCli(['estimate', '--preset', 'alexnet', ...c.flags, '--json']);
         assert.equal(cli.status, 2, c.what);
         assert.equal(shown, cli.json.error.message, c.what);
         assert.equal(await page.locator(c.field).getAttribute('aria-invalid'), 'true', c.what);

@@ -189,6 +189,48 @@ run "preset and file" 2 estimate "$tmp/mlp.json" --preset alexnet
 run "missing file" 2 estimate "$tmp/does-not-exist.json" && stderr_has "missing file" "cannot read"
 run "preset NAME unknown" 2 preset resnet9000 && stderr_has "preset NAME" "resnet9000"
 
+
+# --- numbers by the workload schema's one rule (the page's fields use it too) ---------------
+for text in "1e3:1000" "2.0:2" " 4 :4" "+8:8"; do
+  if run "--batch '${text%%:*}'" 0 estimate --preset mlp_mnist --batch "${text%%:*}" --json; then
+    check "--batch '${text%%:*}'" "d['workload']['batch'] == ${text##*:}"
+  fi
+done
+if run "--overhead-bytes with a unit" 0 estimate --preset mlp_mnist --overhead-bytes 1.5GiB --json; then
+  check "1.5GiB in bytes" "d['workload']['overhead_bytes'] == 1610612736"
+fi
+if run "--optimizer adam8bit" 0 estimate --preset mlp_mnist --optimizer adam8bit --json; then
+  check "adam8bit" "d['workload']['optimizer'] == 'adam8bit'"
+fi
+run "batch 1e400" 2 estimate --preset alexnet --batch 1e400 && stderr_has "batch 1e400" "--batch"
+run "batch hex" 2 estimate --preset alexnet --batch 0x10 && stderr_has "batch hex" "must be a number"
+run "optimizer list" 2 estimate --preset alexnet --optimizer lion && stderr_has "values listed" "adam8bit"
+run "range with its unit" 2 estimate --preset alexnet --batch 0 && stderr_has "unit" "samples"
+
+# --- the flags are the schema's: every field's flag is in --help and is accepted -------------
+if run "schema --json" 0 schema --json; then
+  check "schema fields" "len(d['fields']) > 20" \
+    "any(v['name'] == 'adam8bit' for f in d['fields'] if f['key'] == 'optimizer' for v in f['values'])"
+  python3 -c 'import json,sys; [print(f["flag"], f["type"]) for f in json.load(open(sys.argv[1]))["fields"]]' \
+    "$tmp/out" >"$tmp/flags"
+  "$DLCOST" --help >"$tmp/help"
+  "$DLCOST" schema >"$tmp/schema-text"
+  while read -r flag type; do
+    if grep -qF -- "  $flag" "$tmp/help"; then pass; else fail "--help lists $flag"; fi
+    if grep -qF -- "  $flag" "$tmp/schema-text"; then pass; else fail "schema lists $flag"; fi
+    # Accepted as a flag: a bad value is a field error naming the flag, never "unknown option".
+    if [ "$type" = boolean ]; then continue; fi
+    "$DLCOST" estimate --preset alexnet "$flag" '{bad' >/dev/null 2>"$tmp/err"
+    if grep -qF "unknown option" "$tmp/err"; then fail "$flag is accepted"; else pass; fi
+  done <"$tmp/flags"
+  # And --help lists no workload flag the schema lacks.
+  grep -oE '^  --[a-z-]+' "$tmp/help" | sed 's/^  //' | sort -u >"$tmp/help-flags"
+  for flag in $(cat "$tmp/help-flags"); do
+    case $flag in --sort | --units | --json | --explain | --lang | --help | --version | --approximate) continue ;; esac
+    if grep -q -- "^$flag " "$tmp/flags"; then pass; else fail "--help's $flag is in the schema"; fi
+  done
+fi
+
 # --- bad files: exit 2, the message names the field; --json prints the error object --------
 # bad NAME DOCUMENT PATH [JSON_PATH]: stderr shows PATH ("/" for the whole document), the
 # JSON error object JSON_PATH (default PATH; RFC 6901 writes the whole document as "").

@@ -76,6 +76,18 @@ const api = {
    *  memory_total, metrics?, error?}]}. */
   /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU. */
   sweepThroughput: (doc, batches) => call('sweepThroughput', toText(doc), JSON.stringify(batches)),
+  /** The workload schema (`dlcost schema --json`): {version, number_text, conditions,
+   *  fields: [{key, type, flag, group, when, label, help, accepts, default, default_note?,
+   *  min?, max?, max_exclusive?, unit?, values?: [{name, label?}]}]}. Constant: read once. */
+  workloadSchema: () => call('workloadSchema'),
+  /** Workload fields typed as text ({key: text}) as the workload object, read by the engine's
+   *  one rule for text (the CLI's flags use it); a bare number in a byte field is in
+   *  `byteUnit` ("GiB", "GB", "B"). Throws DlcostError at /workload/KEY. */
+  workloadFromText: (fields, byteUnit = 'B') =>
+    call('workloadFromText', JSON.stringify({ fields, byte_unit: byteUnit })),
+  /** The inverse, for a form: {key: text} with byte fields in `byteUnit`. */
+  workloadToText: (workload, byteUnit = 'B') =>
+    call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
   comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
 };
 

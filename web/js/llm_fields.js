@@ -1,48 +1,51 @@
-// The transformer and multi-GPU workload fields (docs/transformers.md, docs/gpu-fit.md): one
-// table says each field's workload key, control, and when it applies. A field that does not
-// apply is hidden and not sent, so the document holds exactly what the CLI's flags would put
-// in it: numbers as numbers, `sp` as true, `lora_targets` as the comma-separated text.
+// The workload fields the form shows, from the engine's workload schema (dlcost.workloadSchema(),
+// the table `dlcost schema --json` prints): each field's key, control, allowed values, default,
+// labels and help in both languages, and when it applies. Nothing here lists a field or a
+// value: a new optimizer or a new field in the engine appears on the page without edits.
+// A field that does not apply is hidden and not sent; the numbers the user typed go to the
+// engine as text, read by the same rule as the CLI's flags.
 
-const DTYPES = ['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4'];
+let fields = [];
 
-/**
- * key: the workload field; kind: number | select | text | checkbox; options: select values
- * ('' = the engine's default, not sent); when(ctx): whether it applies, where ctx is
- * {transformer, train, infer, gpu, lora, quantized}.
- */
-export const LLM_FIELDS = [
-  { key: 'seq_len', kind: 'number', when: (c) => c.transformer },
-  { key: 'prompt_tokens', kind: 'number', when: (c) => c.transformer && c.infer },
-  { key: 'generated_tokens', kind: 'number', when: (c) => c.transformer && c.infer },
-  { key: 'weight_dtype', kind: 'select', options: ['', ...DTYPES], when: (c) => c.transformer },
-  { key: 'quant_group_size', kind: 'number', when: (c) => c.transformer && c.quantized },
-  { key: 'kv_dtype', kind: 'select', options: ['', ...DTYPES], when: (c) => c.transformer && c.infer },
-  { key: 'attention', kind: 'select', options: ['', 'flash', 'eager'], when: (c) => c.transformer },
-  { key: 'recompute', kind: 'select', options: ['', 'none', 'selective', 'full'], when: (c) => c.transformer && c.train },
-  { key: 'finetune', kind: 'select', options: ['', 'none', 'full', 'lora', 'qlora'], when: (c) => c.transformer && c.train },
-  { key: 'lora_rank', kind: 'number', when: (c) => c.transformer && c.train && c.lora },
-  { key: 'lora_alpha', kind: 'number', when: (c) => c.transformer && c.train && c.lora },
-  { key: 'lora_targets', kind: 'text', when: (c) => c.transformer && c.train && c.lora },
-  { key: 'grad_accum', kind: 'number', when: (c) => c.transformer && c.train },
-];
+/** Stores the engine's schema (once, after the engine has loaded). */
+export function setSchema(schema) {
+  fields = schema.fields;
+}
 
-export const PARALLEL_FIELDS = [
-  { key: 'gpus', kind: 'number', when: (c) => c.gpu },
-  { key: 'zero', kind: 'select', options: ['', '0', '1', '2', '3'], when: (c) => c.gpu && c.train },
-  { key: 'tp', kind: 'number', when: (c) => c.gpu },
-  { key: 'pp', kind: 'number', when: (c) => c.gpu },
-  { key: 'sp', kind: 'checkbox', when: (c) => c.gpu },
-  { key: 'microbatches', kind: 'number', when: (c) => c.gpu },
-  { key: 'utilization', kind: 'number', when: (c) => c.gpu },
-];
+/** The GPU picker and the memory box (workload_form.js) stand for these. */
+const PICKER_FIELDS = new Set(['gpu', 'memory_gib', 'memory_bytes']);
 
-export const EXTRA_FIELDS = [...LLM_FIELDS, ...PARALLEL_FIELDS];
+/** The schema's fields the form renders, in the schema's order. */
+export function formFields() {
+  return fields.filter((f) => !PICKER_FIELDS.has(f.key));
+}
 
 /** The element id of a field's control. */
 export const fieldId = (key) => `wl-${key.replace(/_/g, '-')}`;
 
-/** State defaults: empty = the engine's default (not sent). */
-export const EXTRA_DEFAULTS = Object.fromEntries(EXTRA_FIELDS.map((f) => [f.key, f.kind === 'checkbox' ? false : '']));
+/** How a field is edited: 'select' (enums, small integer ranges), 'checkbox', or 'text'. */
+export function controlKind(f) {
+  if (f.type === 'enum') return 'select';
+  if (f.type === 'boolean') return 'checkbox';
+  if (f.type === 'integer' && f.max - f.min <= 7) return 'select';
+  return 'text';
+}
+
+/** A select's values: the enum's names, or every integer of a small range. */
+export function selectValues(f) {
+  if (f.type === 'enum') return f.values.map((v) => v.name);
+  return Array.from({ length: f.max - f.min + 1 }, (_, i) => String(f.min + i));
+}
+
+/** Fields of the main group start filled (the page's initial workload); the others start
+ *  empty, meaning the engine's default, which their placeholder or first option names. */
+export const isOptional = (f) => f.group !== 'workload';
+
+/** The text of a field's default in `lang`: the value, or the note saying what it follows. */
+export function defaultText(f, lang) {
+  if (f.default === null || f.default === undefined) return f.default_note?.[lang] ?? f.default_note?.en ?? '';
+  return Array.isArray(f.default) ? f.default.join(',') : String(f.default);
+}
 
 // Preset names of the transformer families, told by the page once it has the engine's list.
 const transformerPresets = new Set();
@@ -62,7 +65,7 @@ export function isTransformerModel(s) {
   return typeof doc.preset === 'string' && transformerPresets.has(doc.preset);
 }
 
-/** When each field applies, from the state. */
+/** Which of the schema's conditions hold for the state. */
 export function fieldContext(s) {
   const w = s.workload;
   return {
@@ -75,20 +78,27 @@ export function fieldContext(s) {
   };
 }
 
-/** The applicable, filled fields as workload JSON, as the CLI's flags would give them. */
-export function extraWorkload(s, toValue) {
+/** Whether field `f` applies: every condition the schema lists for it holds. */
+export const applies = (f, ctx) => f.when.every((c) => ctx[c]);
+
+/** The applicable, filled fields as the text the user typed ({key: text}), with the GPU or
+ *  the memory size: what the engine reads into the workload (dlcost.workloadFromText). */
+export function workloadTexts(s) {
   const ctx = fieldContext(s);
   const out = {};
-  for (const f of EXTRA_FIELDS) {
-    if (!f.when(ctx)) continue;
+  for (const f of formFields()) {
+    if (!applies(f, ctx)) continue;
     const v = s.workload[f.key];
-    if (f.kind === 'checkbox') {
-      if (v === true) out[f.key] = true;
+    if (controlKind(f) === 'checkbox') {
+      if (v === true) out[f.key] = 'true';
     } else if (typeof v === 'string' && v.trim() !== '') {
-      // Selects and lora_targets are text; number fields go through the page's number rule so
-      // the engine, not the page, names what is wrong with text typed into them.
-      out[f.key] = f.kind === 'number' || f.key === 'zero' ? toValue(v) : v.trim();
+      // A number typed as its default is not sent, so the document stays as short as the
+      // CLI's for the same flags.
+      if (f.type !== 'integer' && f.type !== 'number') out[f.key] = v;
+      else if (v.trim() !== String(f.default)) out[f.key] = v;
     }
   }
+  if (s.gpu.name) out.gpu = s.gpu.name;  // a GPU preset: the engine knows its memory and rates
+  else if (String(s.gpu.memory ?? '').trim() !== '') out[s.units === 'GiB' ? 'memory_gib' : 'memory_bytes'] = s.gpu.memory;
   return out;
 }

@@ -11,7 +11,7 @@ import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, 
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
-import { setPresetFamilies } from './llm_fields.js';
+import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
 
@@ -72,8 +72,9 @@ function renderReport(report, sweep) {
 /** Estimates the current document and redraws everything: one engine call per update. */
 export function recompute() {
   form.refresh();  // which transformer / multi-GPU fields apply to this model and GPU
-  const doc = buildDocument();
   try {
+    // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
+    const doc = buildDocument(getState(), { strict: true });
     const { report, sweep } = dlcost.estimateWithSweep(doc);
     lastReport = report;
     renderReport(report, sweep);
@@ -103,7 +104,7 @@ function loadPreset(name) {
 }
 
 /** The engine's workload defaults: a link's document that leaves a field out means these. */
-const ENGINE_WORKLOAD = { mode: 'train', batch: '1', dtype: 'fp32', optimizer: 'adam', overhead: '0' };
+const ENGINE_WORKLOAD = { mode: 'train', batch: '1', dtype: 'fp32', optimizer: 'adam', overhead_bytes: '0' };
 
 /** Opens a share link's state: its units and language, its workload (GPU included) in the
  *  form, and its model as a preset (by name) or as a custom document. */
@@ -113,17 +114,13 @@ function openLinkState({ doc, ui }, gpus) {
   const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
   const { model, workload } = splitDocument(doc);
   update({ units, lang, workload: { ...ENGINE_WORKLOAD }, gpu: { name: '', memory: '' } }, { silent: true });
+  // The engine writes the sizes back as text that reads back to the link's exact bytes.
   form.applyWorkload(workload);
-  // Sizes in full precision (not the form's 6 digits), so the bytes the page sends back are
-  // the link's bytes and the numbers are the same.
-  const unit = units === 'GB' ? 1e9 : 1073741824;
   const w = workload && typeof workload === 'object' ? workload : {};
-  if (Number.isFinite(w.overhead_bytes)) update({ workload: { overhead: String(w.overhead_bytes / unit) } }, { silent: true });
-  if (Number.isFinite(w.memory_gib)) update({ gpu: { memory: String((w.memory_gib * 1073741824) / unit) } }, { silent: true });
-  if (Number.isFinite(w.memory_bytes)) update({ gpu: { memory: String(w.memory_bytes / unit) } }, { silent: true });
   if (typeof w.gpu === 'string') {
     const g = gpus.find((x) => (x.id ?? x.name) === w.gpu);
-    const memory = g && Number.isFinite(g.memory_bytes) ? String(Number((g.memory_bytes / unit).toPrecision(6))) : '';
+    const memory = g && Number.isFinite(g.memory_bytes)
+      ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
     update({ gpu: { name: w.gpu, memory } }, { silent: true });
   }
   setLang(lang);
@@ -173,6 +170,7 @@ async function start() {
       return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
     },
   });
+  setSchema(dlcost.workloadSchema());
   form = createWorkloadForm(gpus, getState, update);
   initInsights({ presets, loadPreset: (name) => { io.setPreset(name); loadPreset(name); } });
 
@@ -205,7 +203,7 @@ async function start() {
     currentState: () => linkState(buildDocument(), getState()),
     open: (state) => openLinkState(state, gpus),
     openDefault() {
-      update({ workload: { mode: 'train', batch: '32', dtype: 'fp32', optimizer: 'adam', overhead: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
+      update({ workload: { mode: 'train', batch: '32', dtype: 'fp32', optimizer: 'adam', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
       syncStatic();
       form.fillGpus();
       io.fillPresets(first);

@@ -1,7 +1,8 @@
 // The page's state in one place: what the user chose (model, workload, GPU, units, language)
 // and the document the engine sees. Modules change it through update() and re-render from it.
 
-import { EXTRA_DEFAULTS, extraWorkload } from './llm_fields.js';
+import dlcost, { DlcostError } from './dlcost.js';
+import { workloadTexts } from './llm_fields.js';
 
 const STORAGE_KEY = 'dlcost.prefs';
 
@@ -34,13 +35,14 @@ const prefs = loadPrefs();
 const state = {
   /** {preset: name} while a preset is untouched; {doc: model document} once edited or custom */
   model: { preset: 'alexnet', doc: null },
+  /** The form's text, keyed by the workload schema's field keys; absent or '' = the
+   *  engine's default. */
   workload: {
     mode: 'train',
     batch: '32',
     dtype: 'fp32',
     optimizer: 'adam',
-    overhead: '0',
-    ...EXTRA_DEFAULTS,  // transformer and multi-GPU fields (llm_fields.js)
+    overhead_bytes: '0',
   },
   gpu: { name: '', memory: '24' },
   units: prefs.units === 'GB' ? 'GB' : 'GiB',
@@ -73,40 +75,25 @@ export function subscribe(fn) {
   return () => listeners.delete(fn);
 }
 
-/** A field's text as the JSON value the engine reads: a number when it is one, else the text
- *  itself, so that the engine (not the page) names what is wrong with it. */
-export function numberOrText(text) {
-  const trimmed = String(text).trim();
-  if (trimmed !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) {
-    return Number(trimmed);
-  }
-  return trimmed;
-}
-
-/** The document the engine estimates: {model, workload}. */
-export function buildDocument(s = state) {
+/** The document the engine estimates: {model, workload}. The workload's fields go to the
+ *  engine as the text the user typed and come back as JSON, read by the rule the CLI's flags
+ *  follow. `strict`: a field the engine cannot read throws its DlcostError (at
+ *  /workload/KEY); otherwise such a field is kept as its text, for links and exports. */
+export function buildDocument(s = state, { strict = false } = {}) {
   const model = s.model.doc ? s.model.doc : { preset: s.model.preset };
-  const w = s.workload;
-  const workload = {
-    mode: w.mode,
-    batch: numberOrText(w.batch),
-    dtype: w.dtype,
-    optimizer: w.optimizer,
-  };
-  const unitBytes = s.units === 'GB' ? 1e9 : 1073741824;
-  const overhead = numberOrText(w.overhead);
-  if (overhead !== '' && overhead !== 0) {
-    workload.overhead_bytes = typeof overhead === 'number' ? Math.round(overhead * unitBytes) : overhead;
+  const texts = workloadTexts(s);
+  try {
+    return { model, workload: dlcost.workloadFromText(texts, s.units) };
+  } catch (e) {
+    if (strict || !(e instanceof DlcostError)) throw e;
   }
-  const memory = numberOrText(s.gpu.memory);
-  if (s.gpu.name) {
-    workload.gpu = s.gpu.name;  // a GPU preset: the engine knows its memory and rates
-  } else if (memory !== '') {
-    // GiB goes in as the CLI's --memory-gib does; GB as exact bytes.
-    if (s.units === 'GiB') workload.memory_gib = memory;
-    else workload.memory_bytes = typeof memory === 'number' ? Math.round(memory * 1e9) : memory;
+  const workload = {};
+  for (const [key, text] of Object.entries(texts)) {
+    try {
+      Object.assign(workload, dlcost.workloadFromText({ [key]: text }, s.units));
+    } catch {
+      workload[key] = text;
+    }
   }
-  // Transformer and multi-GPU fields, only those that apply to this model and GPU.
-  Object.assign(workload, extraWorkload(s, numberOrText));
   return { model, workload };
 }

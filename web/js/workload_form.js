@@ -1,88 +1,88 @@
-// The workload and GPU fields: mode, batch, precision, optimizer, overhead, and the GPU
-// picker. The picker lists the engine's GPU presets when it has them (dlcost.gpus()), plus a
-// custom memory size; choosing a GPU fills the memory field with its capacity.
+// The workload form, rendered from the engine's workload schema (llm_fields.js): every field's
+// control, its values, default and help in the page's language. Plus the GPU picker, which
+// lists the engine's GPU presets (dlcost.gpus()) and a custom memory size.
+// The form keeps the text the user typed; the engine reads it (state.js buildDocument).
 
+import dlcost from './dlcost.js';
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
-import { bytesPerUnit } from './units.js';
-import { EXTRA_FIELDS, LLM_FIELDS, PARALLEL_FIELDS, fieldContext, fieldId } from './llm_fields.js';
+import {
+  applies, controlKind, defaultText, fieldContext, fieldId, formFields, isOptional, selectValues,
+} from './llm_fields.js';
 
-const FIELDS = {
-  mode: 'wl-mode',
-  batch: 'wl-batch',
-  dtype: 'wl-dtype',
-  optimizer: 'wl-optimizer',
-  overhead: 'wl-overhead',
-};
+/** The container each schema group renders into. */
+const GROUP_CONTAINERS = { workload: 'wl-base', transformer: 'wl-llm', parallel: 'wl-parallel' };
 
-/** Which field shows an error at a given JSON path of the document. */
-const ERROR_FIELDS = [
-  ['/workload/mode', 'wl-mode'],
-  ['/workload/batch', 'wl-batch'],
-  ['/workload/dtype', 'wl-dtype'],
-  ['/workload/optimizer', 'wl-optimizer'],
-  ['/workload/overhead_bytes', 'wl-overhead'],
-  ['/workload/memory_gib', 'wl-memory'],
-  ['/workload/memory_bytes', 'wl-memory'],
-  ['/workload/gpu', 'wl-memory'],
-  ...EXTRA_FIELDS.map((f) => [`/workload/${f.key}`, fieldId(f.key)]),
-];
+/** Fields outside the form's own controls whose errors show at the memory box. */
+const MEMORY_PATHS = ['/workload/memory_gib', '/workload/memory_bytes', '/workload/gpu'];
 
-/** One transformer / multi-GPU field: label, control, hint of the default, error line. */
-function extraField(f) {
+/** One field: label (its help as the tooltip), control, unit, error line. */
+function renderField(f, lang, onChange) {
   const id = fieldId(f.key);
-  const label = h('label', { for: id, 'data-i18n': `f_${f.key}` }, t(`f_${f.key}`));
+  const label = h('label', { for: id, title: f.help[lang] ?? f.help.en }, f.label[lang] ?? f.label.en);
   const error = h('p', { class: 'field-error', id: `${id}-error`, role: 'alert' });
-  let control;
-  if (f.kind === 'select') {
-    control = h('select', { id, 'aria-describedby': `${id}-error` },
-      f.options.map((v) => h('option', v === '' ? { value: '', 'data-i18n': 'engineDefault' } : { value: v },
-        v === '' ? t('engineDefault') : v)));
-  } else if (f.kind === 'checkbox') {
-    control = h('input', { id, type: 'checkbox', 'aria-describedby': `${id}-error` });
-    return h('div', { class: 'field check', 'data-field': f.key }, control, label, error);
-  } else {
-    control = h('input', {
-      id, type: 'text', autocomplete: 'off', 'aria-describedby': `${id}-error`,
-      inputmode: f.kind === 'number' ? 'decimal' : 'text', 'data-i18n-placeholder': `p_${f.key}`,
-      placeholder: t(`p_${f.key}`),
-    });
+  const kind = controlKind(f);
+  const describe = { 'aria-describedby': `${id}-error` };
+  if (kind === 'checkbox') {
+    const box = h('input', { id, type: 'checkbox', ...describe });
+    box.addEventListener('change', () => onChange(f.key, box.checked));
+    return h('div', { class: 'field check', 'data-field': f.key }, box, label, error);
   }
-  return h('div', { class: 'field', 'data-field': f.key }, label, control, error);
-}
-
-function trimNumber(x) {
-  return String(Number(x.toPrecision(6)));
+  let control;
+  if (kind === 'select') {
+    const labels = new Map((f.values ?? []).map((v) => [v.name, v.label?.[lang] ?? v.label?.en ?? v.name]));
+    const options = selectValues(f).map((v) => h('option', { value: v }, labels.get(v) ?? v));
+    if (isOptional(f)) {
+      const text = defaultText(f, lang);
+      options.unshift(h('option', { value: '' }, text ? `${t('engineDefault')} (${text})` : t('engineDefault')));
+    }
+    control = h('select', { id, ...describe }, options);
+    control.addEventListener('change', () => onChange(f.key, control.value));
+  } else {
+    const numeric = f.type === 'integer' || f.type === 'number';
+    control = h('input', {
+      id, type: 'text', autocomplete: 'off', ...describe,
+      inputmode: numeric ? 'decimal' : 'text',
+      placeholder: `${t('engineDefault')}: ${defaultText(f, lang)}`,
+    });
+    control.addEventListener('input', () => onChange(f.key, control.value));
+  }
+  const parts = [label];
+  if (f.unit === 'bytes') {
+    // Sizes are typed in the page's unit (or with their own: "512 MiB"); the engine converts.
+    parts.push(h('div', { class: 'with-unit' }, control, h('span', { class: 'unit', 'data-unit-label': '' })));
+  } else {
+    parts.push(control);
+  }
+  return h('div', { class: 'field', 'data-field': f.key }, ...parts, error);
 }
 
 /**
- * @param gpus      [{name, memory_bytes, ...}] from the engine (may be empty)
+ * @param gpus      [{id, name, memory_bytes, ...}] from the engine (may be empty)
  * @param getState  () => state
  * @param update    (patch) => void
  */
 export function createWorkloadForm(gpus, getState, update) {
   const gpuSelect = byId('wl-gpu');
   const memory = byId('wl-memory');
+  const onChange = (key, value) => update({ workload: { [key]: value } });
 
-  byId('wl-llm').replaceChildren(...LLM_FIELDS.map(extraField));
-  byId('wl-parallel').replaceChildren(...PARALLEL_FIELDS.map(extraField));
-  for (const f of EXTRA_FIELDS) {
-    const el = byId(fieldId(f.key));
-    if (f.kind === 'checkbox') el.addEventListener('change', () => update({ workload: { [f.key]: el.checked } }));
-    else el.addEventListener(f.kind === 'select' ? 'change' : 'input', () => update({ workload: { [f.key]: el.value } }));
+  /** Builds every schema field in the page's language (again after a language change). */
+  function render() {
+    const { lang } = getState();
+    const groups = Object.fromEntries(Object.keys(GROUP_CONTAINERS).map((g) => [g, []]));
+    for (const f of formFields()) (groups[f.group] ?? groups.workload).push(renderField(f, lang, onChange));
+    for (const [group, id] of Object.entries(GROUP_CONTAINERS)) byId(id).replaceChildren(...groups[group]);
   }
 
   /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest. */
   function refresh() {
     const ctx = fieldContext(getState());
-    for (const f of EXTRA_FIELDS) byId(fieldId(f.key)).closest('.field').hidden = !f.when(ctx);
+    for (const f of formFields()) byId(fieldId(f.key)).closest('.field').hidden = !applies(f, ctx);
   }
 
-  for (const [key, id] of Object.entries(FIELDS)) {
-    const el = byId(id);
-    const event = el.tagName === 'SELECT' ? 'change' : 'input';
-    el.addEventListener(event, () => update({ workload: { [key]: el.value } }));
-  }
+  /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it). */
+  const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
 
   function fillGpus() {
     const current = getState().gpu.name;
@@ -96,7 +96,7 @@ export function createWorkloadForm(gpus, getState, update) {
     if (g) {
       // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
       // memory field shows its marketed size until the user types a custom one.
-      const text = Number.isFinite(g.memory_bytes) ? trimNumber(g.memory_bytes / bytesPerUnit(getState().units)) : '';
+      const text = Number.isFinite(g.memory_bytes) ? sizeText(g.memory_bytes) : '';
       memory.value = text;
       update({ gpu: { name: g.id ?? g.name, memory: text } });
     } else {
@@ -108,58 +108,73 @@ export function createWorkloadForm(gpus, getState, update) {
     gpuSelect.value = '';
   });
 
+  /** Sets the memory box and every size field from a workload object, in the page's unit. */
+  function textsOf(workload, units) {
+    const texts = dlcost.workloadToText(workload, units);
+    const patch = {};
+    for (const f of formFields()) {
+      if (!(f.key in texts)) continue;
+      patch[f.key] = controlKind(f) === 'checkbox' ? texts[f.key] === 'true' : texts[f.key];
+    }
+    const mem = texts.memory_bytes ?? texts.memory_gib;
+    return { patch, memory: mem };
+  }
+
   return {
     fillGpus,
     refresh,
     /** Writes the state into the fields (after a language/units change or an import). */
     sync() {
+      render();
       const s = getState();
-      for (const [key, id] of Object.entries(FIELDS)) byId(id).value = s.workload[key];
-      for (const f of EXTRA_FIELDS) {
+      for (const f of formFields()) {
         const el = byId(fieldId(f.key));
-        if (f.kind === 'checkbox') el.checked = s.workload[f.key] === true;
-        else el.value = s.workload[f.key];
+        if (controlKind(f) === 'checkbox') el.checked = s.workload[f.key] === true;
+        else el.value = s.workload[f.key] ?? '';
       }
       refresh();
       memory.value = s.gpu.memory;
       for (const el of document.querySelectorAll('[data-unit-label]')) el.textContent = s.units;
     },
-    /** Converts the memory and overhead fields when the units change, keeping the bytes. */
+    /** Converts the memory and size fields when the units change, keeping the bytes. */
     convertUnits(from, to) {
       const s = getState();
-      const convert = (text) => {
-        const v = Number(text);
-        return text.trim() !== '' && Number.isFinite(v) ? trimNumber((v * bytesPerUnit(from)) / bytesPerUnit(to)) : text;
-      };
-      update({ gpu: { memory: convert(s.gpu.memory) }, workload: { overhead: convert(s.workload.overhead) } }, { silent: true });
+      const sizes = {};
+      for (const f of formFields()) {
+        const v = s.workload[f.key];
+        if (f.unit === 'bytes' && typeof v === 'string' && v.trim() !== '') sizes[f.key] = v;
+      }
+      // The memory box converts as a size in bytes (its bare number is in the page's unit).
+      if (String(s.gpu.memory ?? '').trim() !== '') sizes.memory_bytes = s.gpu.memory;
+      const patch = { workload: {}, gpu: {} };
+      for (const [key, text] of Object.entries(sizes)) {
+        try {
+          const out = textsOf(dlcost.workloadFromText({ [key]: text }, from), to);
+          if (key.startsWith('memory_')) patch.gpu.memory = out.memory;
+          else patch.workload[key] = out.patch[key];
+        } catch {
+          // Text the engine cannot read stays as typed; its error shows next to the field.
+        }
+      }
+      update(patch, { silent: true });
     },
     /** Shows `error` next to the field its path names; returns whether one did. */
     showError(error) {
-      const match = error && ERROR_FIELDS.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
+      const paths = [...formFields().map((f) => [`/workload/${f.key}`, fieldId(f.key)]), ...MEMORY_PATHS.map((p) => [p, 'wl-memory'])];
+      const match = error && paths.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
       const target = match ? match[1] : null;
-      for (const id of new Set(ERROR_FIELDS.map(([, id]) => id))) {
+      for (const id of new Set(paths.map(([, id]) => id))) {
         byId(`${id}-error`).textContent = id === target ? error.message : '';
         byId(id).setAttribute('aria-invalid', id === target ? 'true' : 'false');
       }
       return target !== null;
     },
-    /** Applies an imported document's workload to the fields. */
+    /** Applies an imported document's (or a link's) workload to the fields. */
     applyWorkload(w) {
-      if (!w || typeof w !== 'object') return;
-      const patch = {};
-      for (const key of ['mode', 'dtype', 'optimizer']) if (typeof w[key] === 'string') patch[key] = w[key];
-      if (w.batch !== undefined) patch.batch = String(w.batch);
-      for (const f of EXTRA_FIELDS) {
-        if (!(f.key in w)) continue;
-        const v = w[f.key];
-        if (f.kind === 'checkbox') patch[f.key] = v === true;
-        else patch[f.key] = Array.isArray(v) ? v.join(',') : String(v);
-      }
-      const units = getState().units;
-      if (Number.isFinite(w.overhead_bytes)) patch.overhead = trimNumber(w.overhead_bytes / bytesPerUnit(units));
+      if (!w || typeof w !== 'object' || Array.isArray(w)) return;
+      const { patch, memory: mem } = textsOf(w, getState().units);
       const gpu = {};
-      if (Number.isFinite(w.memory_gib)) gpu.memory = trimNumber((w.memory_gib * 1073741824) / bytesPerUnit(units));
-      if (Number.isFinite(w.memory_bytes)) gpu.memory = trimNumber(w.memory_bytes / bytesPerUnit(units));
+      if (mem !== undefined) gpu.memory = mem;
       update({ workload: patch, gpu }, { silent: true });
     },
   };

@@ -5,6 +5,7 @@
 
 #include "dlcost/model.hpp"
 #include "dlcost/workload.hpp"
+#include "dlcost/workload_json.hpp"  // parseWorkload
 
 namespace dlcost {
 
@@ -30,9 +31,5 @@ Config parseConfigText(const std::string& text);
 
 /// Parses a model document (the value of `model`, or the whole document) found at `path`.
 Model parseModel(const nlohmann::json& model, const std::string& path);
-
-/// Parses a workload object found at `path`, starting from `base` (fields absent keep base's).
-Workload parseWorkload(const nlohmann::json& workload, const std::string& path,
-                       const Workload& base = {});
 
 }  // namespace dlcost

@@ -22,6 +22,9 @@ namespace dlcost {
 
 /// The arithmetic a matmul runs in on the GPU.
 enum class MathFormat { kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
+inline constexpr MathFormat kMathFormats[] = {MathFormat::kFp32, MathFormat::kTf32,
+                                              MathFormat::kFp16, MathFormat::kBf16,
+                                              MathFormat::kFp8,  MathFormat::kInt8};
 
 const char* mathFormatName(MathFormat format);
 std::optional<MathFormat> parseMathFormat(const std::string& name);

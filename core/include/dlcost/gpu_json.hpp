@@ -22,14 +22,7 @@ nlohmann::json gpuToJson(const Gpu& gpu);
 /// The preset table as a JSON array of gpuToJson objects.
 nlohmann::json gpuTableJson();
 
-/// Reads the hardware fields of a workload object at `path` into `hw` ("gpu", "gpus",
-/// "zero", "tp", "pp", "sp", "microbatches", "utilization", "reserve_bytes", "fragmentation",
-/// "gpu_dtype") and returns the object without them, for the rest of the workload parser.
-/// A non-object comes back unchanged (its parser reports the type).
-nlohmann::json parseHardware(const nlohmann::json& workload, const std::string& path,
-                             HardwareSettings& hw);
-
-/// The hardware fields of a workload, as parseHardware reads them (only those set).
+/// The hardware fields of a workload, as the workload reader reads them (only those set).
 nlohmann::json hardwareToJson(const HardwareSettings& hw);
 
 /// The fit part of a report: "gpu", "fits", "headroom_bytes", "max_batch", "step_time_s",

@@ -1,7 +1,7 @@
 #pragma once
 // Where a workload runs: the GPU, how many of them, and how the model is split across them.
 // Read from the workload object ("gpu", "gpus", "zero", "tp", "pp", "sp", "microbatches",
-// "utilization", "reserve_bytes", "fragmentation", "gpu_dtype"); see core/src/gpu_json.cpp.
+// "utilization", "reserve_bytes", "fragmentation", "gpu_dtype"); see core/src/workload_schema.cpp.
 
 #include <cstdint>
 #include <optional>

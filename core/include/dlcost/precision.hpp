@@ -8,6 +8,10 @@ namespace dlcost {
 
 /// A storage format for one value. Sizes are in bits so that 4-bit formats stay exact.
 enum class DType { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4, kInt64, kBool };
+/// The formats a workload may store weights or the KV cache in (int64 and bool are for
+/// inputs and masks only).
+inline constexpr DType kStorageDTypes[] = {DType::kFp32, DType::kFp16, DType::kBf16,
+                                           DType::kFp8,  DType::kInt8, DType::kInt4};
 
 int dtypeBits(DType dtype);
 const char* dtypeName(DType dtype);
@@ -21,6 +25,8 @@ std::optional<DType> parseDType(const std::string& name);
 ///   optimizer states (Micikevicius et al. 2018; the ZeRO paper's 2 + 2 + 12 = 16 bytes per
 ///   parameter with Adam).
 enum class Precision { kFp32, kFp16, kBf16, kMixed };
+inline constexpr Precision kPrecisions[] = {Precision::kFp32, Precision::kFp16, Precision::kBf16,
+                                            Precision::kMixed};
 
 const char* precisionName(Precision precision);
 std::optional<Precision> parsePrecision(const std::string& name);

@@ -3,6 +3,7 @@
 // generic transformer form gives them. Parameter counts follow from these fields exactly.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,9 @@ enum class MlaCache {
   kLatent,        ///< kv_lora_rank + qk_rope_head_dim per token and layer (vLLM, SGLang)
   kDecompressed,  ///< per-head K and V, heads x (qk_head_dim + v_head_dim) (HF's cache)
 };
+inline constexpr MlaCache kMlaCaches[] = {MlaCache::kLatent, MlaCache::kDecompressed};
+const char* mlaCacheName(MlaCache mla);
+std::optional<MlaCache> parseMlaCache(const std::string& name);
 /// KV-cache elements one token of layer `layer` keeps (K and V together): 2 x kv_heads x
 /// head_dim, or the MLA form's width.
 int64_t kvCacheWidth(const Transformer& t, MlaCache mla);

@@ -17,6 +17,7 @@ enum class Mode {
   kTrain,  ///< forward + backward + optimizer step
   kInfer,  ///< forward only, no gradients, only simultaneously live tensors
 };
+inline constexpr Mode kModes[] = {Mode::kTrain, Mode::kInfer};
 
 /// Optimizers by the number of per-parameter state tensors they keep.
 enum class Optimizer {
@@ -30,12 +31,17 @@ enum class Optimizer {
   /// Optimizers via Block-wise Quantization"): 2 states of 1 byte per parameter.
   kAdam8bit,
 };
+/// Every optimizer, in the order lists and menus show them (the workload schema's values).
+inline constexpr Optimizer kOptimizers[] = {
+    Optimizer::kSgd,     Optimizer::kMomentum, Optimizer::kAdam,    Optimizer::kAdamW,
+    Optimizer::kRmsprop, Optimizer::kAdagrad,  Optimizer::kAdam8bit};
 
 /// How attention is computed (transformers only).
 enum class AttentionImpl {
   kEager,  ///< materialises the s x s scores (and keeps them for backward)
   kFlash,  ///< FlashAttention: tiles the scores, keeps only a per-row log-sum-exp (fp32)
 };
+inline constexpr AttentionImpl kAttentionImpls[] = {AttentionImpl::kFlash, AttentionImpl::kEager};
 
 /// Activation recomputation (Korthikanti et al. 2022, "Reducing Activation Recomputation in
 /// Large Transformer Models", section 4).
@@ -44,6 +50,8 @@ enum class Recompute {
   kSelective,  ///< recompute the attention core (scores, softmax, dropout) in backward
   kFull,       ///< keep only each layer's input; recompute the layer in backward
 };
+inline constexpr Recompute kRecomputes[] = {Recompute::kNone, Recompute::kSelective,
+                                            Recompute::kFull};
 
 /// What a training run updates (transformers only).
 enum class Finetune {
@@ -52,6 +60,8 @@ enum class Finetune {
   kLora,   ///< LoRA (Hu et al. 2021): frozen base, rank-r adapters on the target modules
   kQlora,  ///< QLoRA (Dettmers et al. 2023): LoRA over a 4-bit base (weight_dtype int4)
 };
+inline constexpr Finetune kFinetunes[] = {Finetune::kNone, Finetune::kFull, Finetune::kLora,
+                                          Finetune::kQlora};
 
 const char* modeName(Mode mode);
 std::optional<Mode> parseMode(const std::string& name);

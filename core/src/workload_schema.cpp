@@ -1,0 +1,627 @@
+// The workload schema's table. Each row is one field; see workload_schema.hpp for what the
+// columns drive. Enum values come from the enums' own lists (kOptimizers, ...), so a new value
+// reaches the CLI's help and the page's menus without edits elsewhere.
+
+#include "dlcost/workload_schema.hpp"
+
+#include <cmath>
+
+#include "dlcost/engine_limits.hpp"
+#include "dlcost/gpu_json.hpp"
+#include "dlcost/parallel.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kMaxBytes = 1152921504606846976.0;  // 2^60: sums of a few stay in int64
+constexpr double kMaxGpus = 1048576.0;               // 2^20
+
+/// A row under construction: each setter fills one column, so a row reads as a sentence.
+struct Row {
+  WorkloadField f;
+  Row(const char* key, FieldType type, const char* flag) {
+    f.key = key;
+    f.type = type;
+    f.flag = flag;
+  }
+  Row& range(double min, double max, const char* unit) {
+    f.min = min;
+    f.max = max;
+    f.unit = unit;
+    return *this;
+  }
+  Row& below(double max) {
+    f.max = max;
+    f.max_exclusive = true;
+    return *this;
+  }
+  template <typename E, size_t N>
+  Row& values(const E (&all)[N], const char* (*name)(E)) {
+    for (E e : all) f.values.push_back({name(e), {}});
+    return *this;
+  }
+  Row& valueLabel(const char* value, Text label) {
+    for (EnumValue& v : f.values)
+      if (v.name == value) v.label = std::move(label);
+    return *this;
+  }
+  Row& alias(const char* other, const char* value) {
+    f.aliases.emplace_back(other, value);
+    return *this;
+  }
+  Row& byDefault(json value) {
+    f.default_value = std::move(value);
+    return *this;
+  }
+  Row& derived(Text note) {
+    f.default_note = std::move(note);
+    return *this;
+  }
+  Row& when(unsigned conditions, const char* group) {
+    f.when = conditions;
+    f.group = group;
+    return *this;
+  }
+  Row& text(Text label, Text help) {
+    f.label = std::move(label);
+    f.help = std::move(help);
+    return *this;
+  }
+  Row& io(void (*apply)(const json&, Workload&, const std::string&),
+          json (*write)(const Workload&)) {
+    f.apply = apply;
+    f.write = write;
+    return *this;
+  }
+};
+
+/// An optional field's JSON: its value, or null when unset.
+template <typename T>
+json orNull(const std::optional<T>& v) {
+  return v ? json(*v) : json();
+}
+
+/// The fields every model reads, and the memory size and GPU they are run on.
+void addModelFields(std::vector<Row>& rows) {
+  rows.push_back(Row("mode", FieldType::kEnum, "--mode")
+                     .values(kModes, modeName)
+                     .valueLabel("train", {"Training", "训练"})
+                     .valueLabel("infer", {"Inference", "推理"})
+                     .alias("inference", "infer")
+                     .byDefault("train")
+                     .when(0, "workload")
+                     .text({"Mode", "模式"},
+                           {"train: forward, backward and optimizer step; infer: forward only",
+                            "train：前向、反向与优化器更新；infer：仅前向"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.mode = *parseMode(v.get<std::string>()); },
+                         [](const Workload& w) { return json(modeName(w.mode)); }));
+  rows.push_back(
+      Row("batch", FieldType::kInteger, "--batch")
+          .range(1, static_cast<double>(kMaxBatch), "samples")
+          .byDefault(1)
+          .when(0, "workload")
+          .text({"Batch size", "批大小"}, {"samples per step (with several GPUs, the global batch)",
+                                           "每步样本数（多 GPU 时为全局批大小）"})
+          .io([](const json& v, Workload& w, const std::string&) { w.batch = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.batch); }));
+  rows.push_back(
+      Row("dtype", FieldType::kEnum, "--dtype")
+          .values(kPrecisions, precisionName)
+          .valueLabel("mixed", {"mixed (fp16 + fp32 master)", "混合精度（fp16 + fp32 主权重）"})
+          .byDefault("fp32")
+          .when(0, "workload")
+          .text({"Precision", "精度"},
+                {"mixed: 16-bit weights/activations, fp32 master weights and states",
+                 "mixed：16 位权重与激活，fp32 主权重与优化器状态"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.precision = *parsePrecision(v.get<std::string>()); },
+              [](const Workload& w) { return json(precisionName(w.precision)); }));
+  rows.push_back(
+      Row("optimizer", FieldType::kEnum, "--optimizer")
+          .values(kOptimizers, optimizerName)
+          .valueLabel("sgd", {"SGD", "SGD"})
+          .valueLabel("momentum", {"SGD + momentum", "SGD + 动量"})
+          .valueLabel("adam", {"Adam", "Adam"})
+          .valueLabel("adamw", {"AdamW", "AdamW"})
+          .valueLabel("rmsprop", {"RMSprop", "RMSprop"})
+          .valueLabel("adagrad", {"Adagrad", "Adagrad"})
+          .valueLabel("adam8bit", {"Adam 8-bit (bitsandbytes)", "8 位 Adam（bitsandbytes）"})
+          .byDefault("adam")
+          // Sent in inference too: the report echoes it (and a link made in inference keeps it).
+          .when(0, "workload")
+          .text({"Optimizer", "优化器"},
+                {"sets the optimizer states kept per parameter", "决定每个参数保存的优化器状态"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.optimizer = *parseOptimizer(v.get<std::string>()); },
+              [](const Workload& w) { return json(optimizerName(w.optimizer)); }));
+  rows.push_back(
+      Row("overhead_bytes", FieldType::kInteger, "--overhead-bytes")
+          .range(0, kMaxBytes, "bytes")
+          .byDefault(0)
+          .when(0, "workload")
+          .text({"Fixed overhead (CUDA context, workspace)", "固定开销（CUDA 上下文、工作区）"},
+                {"fixed bytes added to the total (framework, CUDA context)",
+                 "加到总量上的固定字节数（框架、CUDA 上下文）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.overhead_bytes = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.overhead_bytes); }));
+  rows.push_back(Row("memory_gib", FieldType::kNumber, "--memory-gib")
+                     .range(0, 1073741824.0, "GiB")
+                     .derived({"none", "无"})
+                     .when(0, "gpu")
+                     .text({"Memory available", "可用显存"},
+                           {"memory available: the report adds the largest batch that fits",
+                            "可用显存：报告给出能放下的最大批大小"})
+                     .io(
+                         [](const json& v, Workload& w, const std::string&) {
+                           w.memory_bytes =
+                               static_cast<int64_t>(std::floor(v.get<double>() * 1073741824.0));
+                         },
+                         [](const Workload&) { return json(); }));  // written back as memory_bytes
+  rows.push_back(Row("memory_bytes", FieldType::kInteger, "--memory-bytes")
+                     .range(0, kMaxBytes, "bytes")
+                     .derived({"none", "无"})
+                     .when(0, "gpu")
+                     .text({"Memory available", "可用显存"},
+                           {"as --memory-gib, in bytes", "同 --memory-gib，以字节计"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.memory_bytes = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.memory_bytes); }));
+  rows.push_back(
+      Row("gpu", FieldType::kGpu, "--gpu")
+          .derived({"none", "无"})
+          .when(0, "gpu")
+          .text({"GPU", "GPU"},
+                {"run on this GPU (`dlcost gpus` lists them): fit, largest batch, step time, "
+                 "advice",
+                 "在此 GPU 上运行（`dlcost gpus` 列出全部）：是否放得下、最大批、单步时间、建议"})
+          .io([](const json& v, Workload& w,
+                 const std::string& path) { w.hardware.gpu = parseGpu(v, path); },
+              [](const Workload& w) { return hardwareToJson(w.hardware).value("gpu", json()); }));
+}
+
+/// The fields only transformers read (docs/transformers.md).
+void addTransformerFields(std::vector<Row>& rows) {
+  rows.push_back(
+      Row("seq_len", FieldType::kInteger, "--seq-len")
+          .range(1, static_cast<double>(kMaxSequence), "tokens")
+          .derived({"min(2048, context)", "min(2048, 上下文)"})
+          .when(kWhenTransformer, "transformer")
+          .text({"Sequence length (tokens)", "序列长度（token）"},
+                {"training tokens per sequence", "训练时每条序列的 token 数"})
+          .io([](const json& v, Workload& w, const std::string&) { w.seq_len = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.seq_len); }));
+  rows.push_back(Row("prompt_tokens", FieldType::kInteger, "--prompt-tokens")
+                     .range(1, static_cast<double>(kMaxSequence), "tokens")
+                     .derived({"= sequence length", "同序列长度"})
+                     .when(kWhenTransformer | kWhenInfer, "transformer")
+                     .text({"Prompt tokens", "提示词 token 数"},
+                           {"inference prompt length (prefill)", "推理时提示词长度（prefill）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.prompt_tokens = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.prompt_tokens); }));
+  rows.push_back(Row("generated_tokens", FieldType::kInteger, "--generated-tokens")
+                     .range(0, static_cast<double>(kMaxSequence), "tokens")
+                     .byDefault(0)
+                     .when(kWhenTransformer | kWhenInfer, "transformer")
+                     .text({"Generated tokens", "生成 token 数"},
+                           {"inference tokens generated after the prompt",
+                            "推理时在提示词之后生成的 token 数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.generated_tokens = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.generated_tokens); }));
+  rows.push_back(
+      Row("weight_dtype", FieldType::kEnum, "--weight-dtype")
+          .values(kStorageDTypes, dtypeName)
+          .derived({"the precision's weights", "随精度"})
+          .when(kWhenTransformer, "transformer")
+          .text({"Weight storage", "权重存储格式"},
+                {"weight storage; int8/int4 add one fp16 scale per group of block linear weights",
+                 "权重存储格式；int8/int4 每组线性层权重另存一个 fp16 缩放因子"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.weight_dtype = *parseDType(v.get<std::string>()); },
+              [](const Workload& w) {
+                return w.weight_dtype ? json(dtypeName(*w.weight_dtype)) : json();
+              }));
+  rows.push_back(Row("quant_group_size", FieldType::kInteger, "--quant-group-size")
+                     .range(1, static_cast<double>(kMaxDimension), "weights")
+                     .byDefault(128)
+                     .when(kWhenTransformer | kWhenQuantized, "transformer")
+                     .text({"Quantization group size", "量化分组大小"},
+                           {"weights per quantization group", "每个量化分组的权重数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.quant_group_size = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.quant_group_size); }));
+  rows.push_back(
+      Row("kv_dtype", FieldType::kEnum, "--kv-dtype")
+          .values(kStorageDTypes, dtypeName)
+          .derived({"the activations'", "同激活"})
+          .when(kWhenTransformer | kWhenInfer, "transformer")
+          .text({"KV cache storage", "KV 缓存存储格式"}, {"KV cache storage", "KV 缓存的存储格式"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.kv_dtype = *parseDType(v.get<std::string>()); },
+              [](const Workload& w) {
+                return w.kv_dtype ? json(dtypeName(*w.kv_dtype)) : json();
+              }));
+  rows.push_back(
+      Row("attention", FieldType::kEnum, "--attention")
+          .values(kAttentionImpls, attentionName)
+          .byDefault("flash")
+          .when(kWhenTransformer, "transformer")
+          .text({"Attention", "注意力实现"}, {"eager keeps the s x s scores; flash does not",
+                                              "eager 保存 s×s 注意力分数；flash 不保存"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.attention = *parseAttention(v.get<std::string>()); },
+              [](const Workload& w) { return json(attentionName(w.attention)); }));
+  rows.push_back(
+      Row("mla_cache", FieldType::kEnum, "--mla-cache")
+          .values(kMlaCaches, mlaCacheName)
+          .byDefault("latent")
+          .when(kWhenTransformer | kWhenInfer, "transformer")
+          .text({"MLA KV cache form", "MLA KV 缓存形式"},
+                {"DeepSeek MLA models: latent (kv_lora_rank + qk_rope_head_dim per token and "
+                 "layer, as vLLM and SGLang keep it) or decompressed (per-head K and V, as HF "
+                 "transformers' cache keeps it)",
+                 "DeepSeek MLA 模型：latent（每词元每层 kv_lora_rank + qk_rope_head_dim，vLLM 与 "
+                 "SGLang 的做法）或 decompressed（按头展开的 K 和 V，HF transformers 缓存的做法）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.mla_cache = *parseMlaCache(v.get<std::string>()); },
+              [](const Workload& w) { return json(mlaCacheName(w.mla_cache)); }));
+  rows.push_back(
+      Row("recompute", FieldType::kEnum, "--recompute")
+          .values(kRecomputes, recomputeName)
+          .byDefault("none")
+          .when(kWhenTransformer | kWhenTrain, "transformer")
+          .text({"Activation recomputation", "激活重计算"},
+                {"activation recomputation (Korthikanti et al. 2022)",
+                 "激活重计算（Korthikanti 等，2022）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.recompute = *parseRecompute(v.get<std::string>()); },
+              [](const Workload& w) { return json(recomputeName(w.recompute)); }));
+  rows.push_back(
+      Row("finetune", FieldType::kEnum, "--finetune")
+          .values(kFinetunes, finetuneName)
+          .byDefault("none")
+          .when(kWhenTransformer | kWhenTrain, "transformer")
+          .text({"Fine-tuning", "微调方式"},
+                {"what training updates (none: from scratch); qlora stores the base in int4",
+                 "训练更新哪些参数（none：从头训练）；qlora 以 int4 存储基座"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.finetune = *parseFinetune(v.get<std::string>()); },
+              [](const Workload& w) { return json(finetuneName(w.finetune)); }));
+  rows.push_back(Row("lora_rank", FieldType::kInteger, "--lora-rank")
+                     .range(1, static_cast<double>(kMaxDimension), "")
+                     .byDefault(8)
+                     .when(kWhenTransformer | kWhenTrain | kWhenLora, "transformer")
+                     .text({"LoRA rank", "LoRA 秩"}, {"LoRA rank r", "LoRA 的秩 r"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.lora_rank = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.lora_rank); }));
+  rows.push_back(Row("lora_alpha", FieldType::kNumber, "--lora-alpha")
+                     .range(0, 1e9, "")
+                     .byDefault(8)
+                     .when(kWhenTransformer | kWhenTrain | kWhenLora, "transformer")
+                     .text({"LoRA alpha", "LoRA alpha"},
+                           {"LoRA alpha (changes no cost)", "LoRA alpha（不影响开销）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.lora_alpha = v.get<double>(); },
+                         [](const Workload& w) { return json(w.lora_alpha); }));
+  rows.push_back(
+      Row("lora_targets", FieldType::kNameList, "--lora-targets")
+          .byDefault({"q_proj", "v_proj"})
+          .when(kWhenTransformer | kWhenTrain | kWhenLora, "transformer")
+          .text({"LoRA target modules (comma-separated)", "LoRA 目标模块（逗号分隔）"},
+                {"modules with adapters: the model's own names, q_proj ... down_proj, or "
+                 "all-linear",
+                 "加适配器的模块：模型自己的模块名、q_proj … down_proj 或 all-linear"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.lora_targets = v.get<std::vector<std::string>>(); },
+              [](const Workload& w) { return json(w.lora_targets); }));
+  rows.push_back(
+      Row("grad_accum", FieldType::kInteger, "--grad-accum")
+          .range(1, static_cast<double>(kMaxBatch), "micro-batches")
+          .byDefault(1)
+          .when(kWhenTransformer | kWhenTrain, "transformer")
+          .text({"Gradient accumulation steps", "梯度累积步数"},
+                {"micro-batches per optimizer step: memory is one micro-batch's, MACs the step's",
+                 "每次优化器更新的微批次数：显存按单个微批次，计算量按整步"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.grad_accum = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.grad_accum); }));
+}
+
+/// The multi-GPU layout and the roofline's settings (docs/gpu-fit.md).
+void addParallelFields(std::vector<Row>& rows) {
+  rows.push_back(Row("gpus", FieldType::kInteger, "--gpus")
+                     .range(1, kMaxGpus, "GPUs")
+                     .byDefault(1)
+                     .when(kWhenGpu, "parallel")
+                     .text({"GPUs in all", "GPU 总数"},
+                           {"GPUs in all (data parallel x tp x pp); batch is the global batch",
+                            "GPU 总数（数据并行 × tp × pp）；批大小为全局批"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.parallel.gpus = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.hardware.parallel.gpus); }));
+  rows.push_back(
+      Row("zero", FieldType::kInteger, "--zero")
+          .range(0, 3, "")
+          .byDefault(0)
+          .when(kWhenGpu | kWhenTrain, "parallel")
+          .text({"ZeRO stage", "ZeRO 阶段"},
+                {"ZeRO stage over the data-parallel GPUs (1 states, 2 +gradients, 3 +weights)",
+                 "数据并行上的 ZeRO 阶段（1 切分状态，2 再切梯度，3 再切权重）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.zero = v.get<int>(); },
+              [](const Workload& w) { return json(w.hardware.parallel.zero); }));
+  rows.push_back(
+      Row("tp", FieldType::kInteger, "--tp")
+          .range(1, kMaxGpus, "GPUs")
+          .byDefault(1)
+          .when(kWhenGpu, "parallel")
+          .text({"Tensor parallel", "张量并行度"}, {"tensor-parallel degree", "张量并行度"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.tp = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.hardware.parallel.tp); }));
+  rows.push_back(Row("pp", FieldType::kInteger, "--pp")
+                     .range(1, kMaxGpus, "stages")
+                     .byDefault(1)
+                     .when(kWhenGpu, "parallel")
+                     .text({"Pipeline parallel", "流水线并行度"},
+                           {"pipeline-parallel degree (stages)", "流水线并行度（阶段数）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.parallel.pp = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.hardware.parallel.pp); }));
+  rows.push_back(
+      Row("sp", FieldType::kBoolean, "--sp")
+          .byDefault(false)
+          .when(kWhenGpu, "parallel")
+          .text({"Sequence parallel (with tensor parallel)", "序列并行（配合张量并行）"},
+                {"sequence parallelism with tp: also splits LayerNorm and dropout activations",
+                 "配合张量并行的序列并行：LayerNorm 与 dropout 的激活也被切分"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.sp = v.get<bool>(); },
+              [](const Workload& w) { return json(w.hardware.parallel.sp); }));
+  rows.push_back(
+      Row("microbatches", FieldType::kInteger, "--microbatches")
+          .range(1, kMaxGpus, "micro-batches")
+          .derived({"pp", "pp"})
+          .when(kWhenGpu, "parallel")
+          .text({"Pipeline micro-batches", "流水线微批次数"},
+                {"pipeline micro-batches per step", "流水线每步的微批次数"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.microbatches = v.get<int64_t>(); },
+              [](const Workload& w) {
+                const int64_t m = w.hardware.parallel.microbatches;
+                return m > 0 ? json(m) : json();
+              }));
+  rows.push_back(Row("utilization", FieldType::kNumber, "--utilization")
+                     .range(kMinUtilization, 1, "")
+                     .byDefault(kDefaultUtilization)
+                     .when(kWhenGpu, "parallel")
+                     .text({"Achievable share of peak", "可达峰值比例"},
+                           {"achievable fraction of the dense peak", "可达到的稠密峰值算力比例"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.utilization = v.get<double>(); },
+                         [](const Workload& w) {
+                           return json(w.hardware.utilization.value_or(kDefaultUtilization));
+                         }));
+  rows.push_back(
+      Row("reserve_bytes", FieldType::kInteger, "--reserve-bytes")
+          .range(0, kMaxBytes, "bytes")
+          .derived({"1 GiB, +1 GiB for NCCL with several GPUs", "1 GiB，多 GPU 时另加 1 GiB NCCL"})
+          .when(kWhenGpu, "parallel")
+          .text({"Per-GPU reserve", "每 GPU 预留"},
+                {"bytes per GPU held back (CUDA context, memory PyTorch cannot see)",
+                 "每块 GPU 预留的字节（CUDA 上下文、PyTorch 看不到的显存）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.reserve_bytes = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.hardware.reserve_bytes); }));
+  rows.push_back(Row("fragmentation", FieldType::kNumber, "--fragmentation")
+                     .range(0, 0.5, "")
+                     .below(0.5)
+                     .byDefault(kDefaultFragmentation)
+                     .when(kWhenGpu, "parallel")
+                     .text({"Allocator fragmentation", "分配器碎片比例"},
+                           {"share of the memory left after the reserve lost to fragmentation",
+                            "扣除预留后因碎片损失的显存比例"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.fragmentation = v.get<double>(); },
+                         [](const Workload& w) {
+                           return json(w.hardware.fragmentation.value_or(kDefaultFragmentation));
+                         }));
+  rows.push_back(
+      Row("gpu_dtype", FieldType::kEnum, "--gpu-dtype")
+          .values(kMathFormats, mathFormatName)
+          .derived({"from the precision", "随精度"})
+          .when(kWhenGpu, "parallel")
+          .text({"Matmul arithmetic", "矩阵乘法算术格式"},
+                {"matmul arithmetic (fp32 means FP32 math: PyTorch leaves TF32 off)",
+                 "矩阵乘法的算术格式（fp32 即 FP32 运算：PyTorch 默认不开 TF32）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.math = *parseMathFormat(v.get<std::string>()); },
+              [](const Workload& w) {
+                return w.hardware.math ? json(mathFormatName(*w.hardware.math)) : json();
+              }));
+}
+
+std::vector<WorkloadField> buildFields() {
+  std::vector<Row> rows;
+  addModelFields(rows);
+  addTransformerFields(rows);
+  addParallelFields(rows);
+  std::vector<WorkloadField> fields;
+  for (Row& r : rows) fields.push_back(std::move(r.f));
+  return fields;
+}
+
+const char* conditionName(unsigned bit) {
+  switch (bit) {
+    case kWhenTransformer:
+      return "transformer";
+    case kWhenTrain:
+      return "train";
+    case kWhenInfer:
+      return "infer";
+    case kWhenGpu:
+      return "gpu";
+    case kWhenLora:
+      return "lora";
+    case kWhenQuantized:
+      return "quantized";
+  }
+  return "";
+}
+
+constexpr unsigned kConditions[] = {kWhenTransformer, kWhenTrain, kWhenInfer,
+                                    kWhenGpu,         kWhenLora,  kWhenQuantized};
+
+json textJson(const Text& t) {
+  return {{"en", t.en}, {"zh", t.zh}};
+}
+
+json fieldJson(const WorkloadField& f) {
+  json when = json::array();
+  for (unsigned c : kConditions)
+    if (f.when & c) when.push_back(conditionName(c));
+  json j = {{"key", f.key},
+            {"type", fieldTypeName(f.type)},
+            {"flag", f.flag},
+            {"group", f.group},
+            {"when", when},
+            {"label", textJson(f.label)},
+            {"help", textJson(f.help)},
+            {"accepts", describeAccepted(f)},
+            {"default", f.default_value}};
+  if (!f.default_note.en.empty()) j["default_note"] = textJson(f.default_note);
+  if (f.type == FieldType::kInteger || f.type == FieldType::kNumber) {
+    j["min"] = f.min;
+    j["max"] = f.max;
+    if (f.type == FieldType::kInteger) {
+      j["min"] = static_cast<int64_t>(f.min);
+      j["max"] = static_cast<int64_t>(f.max);
+    }
+    j["max_exclusive"] = f.max_exclusive;
+    j["unit"] = f.unit;
+  }
+  if (f.type == FieldType::kEnum) {
+    json values = json::array();
+    for (const EnumValue& v : f.values) {
+      json one = {{"name", v.name}};
+      if (!v.label.en.empty()) one["label"] = textJson(v.label);
+      values.push_back(one);
+    }
+    j["values"] = values;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string formatBound(double v) {
+  // Whole numbers print without a fraction (4294967296, not 4.29497e+09); bounds are at most
+  // 2^60, exact in a double and in an int64.
+  if (std::floor(v) == v && std::fabs(v) <= 9.2e18) return std::to_string(static_cast<int64_t>(v));
+  return json(v).dump();
+}
+
+const char* fieldTypeName(FieldType type) {
+  switch (type) {
+    case FieldType::kInteger:
+      return "integer";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kEnum:
+      return "enum";
+    case FieldType::kBoolean:
+      return "boolean";
+    case FieldType::kNameList:
+      return "name_list";
+    case FieldType::kGpu:
+      return "gpu";
+  }
+  return "integer";
+}
+
+const std::vector<WorkloadField>& workloadFields() {
+  static const std::vector<WorkloadField> kFields = buildFields();
+  return kFields;
+}
+
+const WorkloadField* findWorkloadField(const std::string& key) {
+  for (const WorkloadField& f : workloadFields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+const WorkloadField* findWorkloadFlag(const std::string& flag) {
+  for (const WorkloadField& f : workloadFields())
+    if (f.flag == flag) return &f;
+  return nullptr;
+}
+
+std::string describeAccepted(const WorkloadField& f) {
+  const std::string unit = f.unit.empty() ? "" : " " + f.unit;
+  switch (f.type) {
+    case FieldType::kInteger:
+      return "an integer from " + formatBound(f.min) + " to " + formatBound(f.max) + unit;
+    case FieldType::kNumber:
+      return "a number from " + formatBound(f.min) + (f.max_exclusive ? " to below " : " to ") +
+             formatBound(f.max) + unit;
+    case FieldType::kEnum: {
+      std::string list;
+      for (const EnumValue& v : f.values) list += (list.empty() ? "" : ", ") + v.name;
+      return "one of " + list;
+    }
+    case FieldType::kBoolean:
+      return "true or false";
+    case FieldType::kNameList:
+      return "module names: an array, or one comma-separated string";
+    case FieldType::kGpu:
+      return "a GPU preset name or a custom GPU object";
+  }
+  return "";
+}
+
+double bytesPerUnitName(const std::string& name) {
+  static const std::pair<const char*, double> kUnits[] = {{"B", 1},
+                                                          {"kB", 1e3},
+                                                          {"KB", 1e3},
+                                                          {"MB", 1e6},
+                                                          {"GB", 1e9},
+                                                          {"TB", 1e12},
+                                                          {"KiB", 1024.0},
+                                                          {"MiB", 1048576.0},
+                                                          {"GiB", 1073741824.0},
+                                                          {"TiB", 1099511627776.0}};
+  for (const auto& [unit, bytes] : kUnits)
+    if (name == unit) return bytes;
+  return 0;
+}
+
+json workloadSchemaJson() {
+  json fields = json::array();
+  for (const WorkloadField& f : workloadFields()) fields.push_back(fieldJson(f));
+  json conditions = json::object();
+  conditions["transformer"] = "the model is a transformer (a config.json or transformer preset)";
+  conditions["train"] = "mode is train";
+  conditions["infer"] = "mode is infer";
+  conditions["gpu"] = "a GPU is given (gpu)";
+  conditions["lora"] = "finetune is lora or qlora";
+  conditions["quantized"] = "weight_dtype is int8 or int4";
+  return {{"version", 1},
+          {"number_text",
+           "Numbers typed as text (CLI flags, the page's fields): surrounding spaces are "
+           "ignored; a decimal literal with optional sign, fraction and exponent (4, +4, 2.0, "
+           "1e3, .5); no hex, separators, inf or nan. Integer fields take any exact whole "
+           "value (2.0 and 1e3 are 2 and 1000; 2.5 is refused). Byte fields may end in a unit "
+           "(B, kB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is in the caller's unit) and "
+           "are rounded to the nearest byte."},
+          {"conditions", conditions},
+          {"fields", fields}};
+}
+
+}  // namespace dlcost
