@@ -96,8 +96,8 @@ json checkNameList(const WorkloadField& f, const json& v, const std::string& pat
       if (ch == ',') {
         if (!item.empty()) names.push_back(item);
         item.clear();
-      } else if (ch != ' ') {
-        item += ch;
+      } else if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+        item += ch;  // module names hold no white space: drop it wherever it is
       }
     }
   } else if (v.is_array()) {
