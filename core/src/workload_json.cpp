@@ -96,8 +96,8 @@ json checkNameList(const WorkloadField& f, const json& v, const std::string& pat
       if (ch == ',') {
         if (!item.empty()) names.push_back(item);
         item.clear();
-      } else if (ch != ' ') {
-        item += ch;
+      } else if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+        item += ch;  // module names hold no white space: drop it wherever it is
       }
     }
   } else if (v.is_array()) {
@@ -332,7 +332,16 @@ std::map<std::string, std::string> workloadToText(const json& workload,
     const json& v = *it;
     const double field_unit = sizeUnitBytes(*f);
     if (v.is_number() && field_unit > 0) {
-      std::string text = sizeText(v.get<double>() * field_unit / per_unit, per_unit);
+      const double bytes = v.get<double>() * field_unit;
+      std::string text = sizeText(bytes / per_unit, per_unit);
+      if (v.is_number_integer() &&
+          (field_unit == per_unit || std::fabs(bytes) >= kExactIntegerLimit)) {
+        // Exactly, in the field's own unit: past 2^53 a double would round the bytes.
+        out[f->key] =
+            v.dump() +
+            (field_unit == per_unit ? "" : " " + (f->unit == "bytes" ? std::string("B") : f->unit));
+        continue;
+      }
       // A bare number in a field with a unit of its own (memory_gib) is read in that unit:
       // when the text is in another, it says so, so that it reads back to the same size.
       if (f->unit != "bytes" && f->unit != byte_unit) text += " " + byte_unit;
