@@ -1,0 +1,76 @@
+// Which format a model file is, from its first bytes, and the one entry point the front ends
+// call with them.
+#include "dlcost/model_file.hpp"
+
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/gguf.hpp"
+#include "dlcost/report_json.hpp"
+#include "dlcost/safetensors.hpp"
+
+namespace dlcost {
+
+namespace {
+
+using nlohmann::json;
+
+bool startsWithBrace(const std::string& s) {
+  for (char c : s) {
+    if (c == '{') return true;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
+  }
+  return false;
+}
+
+json indexSummary(const std::string& prefix, int64_t file_size) {
+  // An index is small JSON text: it is read whole.
+  if (file_size > kMaxModelHeaderBytes) {
+    throw InputError(ErrorCode::kTooLarge, "", "a JSON index of more than 128 MiB");
+  }
+  if (file_size > static_cast<int64_t>(prefix.size())) throw HeaderIncomplete(file_size);
+  const json doc = json::parse(prefix, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    throw InputError(ErrorCode::kParse, "", "neither GGUF, safetensors nor a JSON index");
+  }
+  json summary = safetensorsIndexSummary(doc);
+  summary["file_size"] = static_cast<int64_t>(prefix.size());
+  return summary;
+}
+
+}  // namespace
+
+HeaderIncomplete::HeaderIncomplete(int64_t wanted_bytes)
+    : std::runtime_error("read the first " + std::to_string(wanted_bytes) + " bytes"),
+      wanted_(wanted_bytes) {}
+
+json inspectModelFile(const std::string& prefix, int64_t file_size) {
+  const auto* data = reinterpret_cast<const uint8_t*>(prefix.data());
+  const int64_t have = static_cast<int64_t>(prefix.size());
+  if (file_size >= 0 && file_size < have) file_size = have;
+  if (prefix.rfind("GGUF", 0) == 0) {
+    return ggufSummaryJson(readGgufHeader(data, prefix.size(), file_size), file_size);
+  }
+  // A safetensors header is JSON right after its 8-byte length.
+  if (have >= 9 && prefix[8] == '{') return safetensorsSummary(data, prefix.size(), file_size);
+  if (startsWithBrace(prefix)) return indexSummary(prefix, file_size < 0 ? have : file_size);
+  if (have < 9 && file_size > have) throw HeaderIncomplete(std::min<int64_t>(file_size, 9));
+  throw InputError(ErrorCode::kValue, "",
+                   "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "
+                   "8-byte length and '{', an index with '{'");
+}
+
+std::string inspectModelFileText(const std::string& prefix, double file_size) {
+  try {
+    const int64_t size =
+        file_size >= 0 && file_size < 9.2e18 ? static_cast<int64_t>(file_size) : -1;
+    return dumpJson(inspectModelFile(prefix, size));
+  } catch (const HeaderIncomplete& e) {
+    return dumpJson(json{{"need_bytes", e.wanted_bytes()}});
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const ArithmeticOverflow&) {
+    return dumpJson(errorToJson({ErrorCode::kTooLarge, "", "sizes overflow 64-bit arithmetic"}));
+  }
+}
+
+}  // namespace dlcost
