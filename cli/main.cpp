@@ -13,6 +13,7 @@
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/share_link.hpp"
+#include "model_files.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -84,11 +85,15 @@ bool isHfConfig(const json& doc) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
-  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.positional.empty() ? 0 : 1) != 1 ||
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.positional.empty() ? 0 : 1) !=
+          1 ||
       o.positional.size() > 1) {
-    throw dlcost::cli::UsageError{"give one MODEL.json, --preset NAME or --link FRAGMENT"};
+    throw dlcost::cli::UsageError{
+        "give one MODEL.json, --preset NAME, --hf ORG/NAME or --link FRAGMENT"};
   }
-  if (o.preset) {
+  if (o.hf) {
+    doc = dlcost::parseDocumentText(readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
+  } else if (o.preset) {
     doc = json{{"model", {{"preset", *o.preset}}}};
   } else if (o.link) {
     const json state = dlcost::decodeShareLink(*o.link);
@@ -262,6 +267,9 @@ int main(int argc, char** argv) {
   bool want_json = false;
   for (int i = 1; i < argc; ++i) want_json = want_json || std::string(argv[i]) == "--json";
   try {
+    if (argc > 1 && std::string(argv[1]) == "inspect") {
+      return dlcost::cli::runInspect(std::vector<std::string>(argv + 2, argv + argc));
+    }
     return run(dlcost::cli::parseOptions(argc, argv));
   } catch (const dlcost::cli::UsageError& e) {
     std::cerr << "dlcost: " << e.message << "\n";

@@ -48,6 +48,11 @@ const char* usageText() {
 usage:
   dlcost estimate MODEL.json [options]     estimate a model described in JSON
   dlcost estimate --preset NAME [options]  estimate a built-in preset
+  dlcost estimate --hf ORG/NAME [options]  estimate a Hub model's config.json from the local
+                                           Hugging Face cache (HF_HUB_CACHE, HF_HOME; offline)
+  dlcost inspect FILE [--json] [--tensors] parameters and exact bytes by type of a .gguf,
+                                           .safetensors or model.safetensors.index.json,
+                                           from its header only
   dlcost link MODEL.json|--preset NAME [options] [--lang en|zh]
                                            print a share-link fragment (#d1....) for the page
   dlcost link --decode FRAGMENT            print the state a share link carries
@@ -144,6 +149,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.sort = value(a);
     } else if (a == "--preset") {
       o.preset = value(a);
+    } else if (a == "--hf") {
+      o.hf = value(a);
     } else if (a == "--link") {
       o.link = value(a);
     } else if (a == "--decode") {

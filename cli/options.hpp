@@ -14,6 +14,7 @@ struct Options {
   std::string command;                  ///< estimate, compare, gpus, presets, preset, help, version
   std::vector<std::string> positional;  ///< e.g. the model file or preset name
   std::optional<std::string> preset;    ///< --preset NAME
+  std::optional<std::string> hf;        ///< --hf ORG/NAME: config.json from the local HF cache
   /// Workload overrides from flags, keyed by their workload field name ("batch", ...),
   /// with the flag's text value.
   std::map<std::string, std::string> workload;

@@ -171,7 +171,8 @@ json safetensorsIndexSummary(const json& index) {
   if (!index.is_object()) throw InputError(ErrorCode::kType, "", "an index must be a JSON object");
   if (!index.contains("weight_map")) {
     throw InputError(ErrorCode::kMissingField, "/weight_map",
-                     "a safetensors index needs a weight_map");
+                     "not a model.safetensors.index.json: it has no weight_map (a config.json is a "
+                     "model for `dlcost estimate`)");
   }
   const json& map = index["weight_map"];
   if (!map.is_object())

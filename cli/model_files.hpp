@@ -1,0 +1,27 @@
+#pragma once
+// Model files on disk for the CLI: `dlcost inspect FILE`, and the Hugging Face cache lookup
+// of `estimate --hf ORG/NAME`. Reads only what the engine asks for; prints what it returns.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dlcost::cli {
+
+/// The engine's summary of a GGUF, safetensors or index file (inspectModelFile), reading its
+/// first megabyte and more only when the header is longer. Throws InputError.
+nlohmann::json inspectFile(const std::string& path);
+
+/// `dlcost inspect FILE [--json] [--tensors] [--units binary|decimal]`; `args` follow
+/// "inspect". Returns the exit status; throws UsageError or InputError.
+int runInspect(const std::vector<std::string>& args);
+
+/// The config.json of a Hub model in the local Hugging Face cache:
+/// $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+/// ~/.cache/huggingface/hub; then models--ORG--NAME/snapshots/<revision>/config.json (the
+/// revision refs/main names, else the only or newest snapshot). Throws InputError naming
+/// every place it looked when there is none.
+std::string findCachedHfConfig(const std::string& model_id);
+
+}  // namespace dlcost::cli
