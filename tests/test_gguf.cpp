@@ -300,6 +300,21 @@ TEST_CASE("bad GGUF headers get a clear error, never a huge allocation", "[gguf]
   }
 }
 
+TEST_CASE("a front end may start with no bytes: the engine names the first read", "[gguf]") {
+  try {
+    dlcost::inspectModelFile("", int64_t{20} << 30);
+    FAIL("no HeaderIncomplete");
+  } catch (const dlcost::HeaderIncomplete& e) {
+    CHECK(e.wanted_bytes() == dlcost::kModelHeaderFirstRead);
+  }
+  try {
+    dlcost::inspectModelFile("", 100);
+    FAIL("no HeaderIncomplete");
+  } catch (const dlcost::HeaderIncomplete& e) {
+    CHECK(e.wanted_bytes() == 100);  // never past the file's end
+  }
+}
+
 TEST_CASE("a huge claimed length in a long file asks for at most 128 MiB", "[gguf]") {
   GgufWriter w;
   w.counts(0, 1);

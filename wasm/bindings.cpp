@@ -16,6 +16,7 @@
 #include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
 
 namespace {
@@ -121,6 +122,13 @@ std::string comparePresets(const std::string& request_text) {
   });
 }
 
+/// inspectModelFile(bytes, fileSize) -> the summary of a GGUF, safetensors or index file from
+/// its first bytes (a Uint8Array; dlcost::inspectModelFileText), or {"need_bytes": N}: read
+/// the file's first N bytes (File.slice) and call again. Start with no bytes.
+std::string inspectModelFile(const std::string& bytes, double file_size) {
+  return guarded([&] { return dlcost::inspectModelFileText(bytes, file_size); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -143,5 +151,6 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("compare", &compare);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
+  emscripten::function("inspectModelFile", &inspectModelFile);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

@@ -8,6 +8,7 @@ static_asserts of ggml/src/ggml-common.h; safetensors (huggingface/safetensors R
 8-byte little-endian header length, JSON header, data. Tensor data is zeros.
 
 usage: make_model_files.py OUTDIR
+       make_model_files.py --seeds OUTDIR   small fuzz seeds: headers without their data
 """
 import json
 import os
@@ -43,7 +44,7 @@ def gguf_value(vtype, value):
     return struct.pack(PACK[vtype], value)
 
 
-def gguf(kvs, tensors, version=3, alignment=32):
+def gguf(kvs, tensors, version=3, alignment=32, header_only=False):
     """kvs: [(key, type, value)]; tensors: [(name, dims in ggml order, type name)]."""
     out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs))
     for key, vtype, value in kvs:
@@ -58,6 +59,8 @@ def gguf(kvs, tensors, version=3, alignment=32):
         out += b"".join(struct.pack("<q", d) for d in dims)
         out += struct.pack("<IQ", tid, offset)
         offset += (n // block * size + alignment - 1) // alignment * alignment
+    if header_only:
+        return out
     out += b"\0" * (-len(out) % alignment)
     last = tensors[-1] if tensors else None
     data = offset
@@ -70,8 +73,8 @@ def gguf(kvs, tensors, version=3, alignment=32):
     return out + b"\0" * data
 
 
-def llama_gguf():
-    h, ff, layers, vocab = 256, 768, 2, 1000
+def llama_gguf(vocab=1000, header_only=False):
+    h, ff, layers = 256, 768, 2
     kvs = [
         ("general.architecture", STRING, "llama"),
         ("general.name", STRING, "tiny-llama-q4km"),
@@ -111,10 +114,10 @@ def llama_gguf():
             (p + "ffn_down.weight", [ff, h], "Q6_K"),
         ]
     tensors += [("output_norm.weight", [h], "F32"), ("output.weight", [h, vocab], "Q6_K")]
-    return gguf(kvs, tensors)
+    return gguf(kvs, tensors, header_only=header_only)
 
 
-def moe_gguf():
+def moe_gguf(header_only=False):
     """A Mixtral-like layer: 3-D expert tensors, assorted quantizations, alignment 64, v2."""
     h, ff, experts = 256, 512, 4
     kvs = [
@@ -143,7 +146,7 @@ def moe_gguf():
         ("blk.0.attn_norm.weight", [h], "BF16"),
         ("output.weight", [h, 512], "MXFP4"),
     ]
-    return gguf(kvs, tensors, version=2, alignment=64)
+    return gguf(kvs, tensors, version=2, alignment=64, header_only=header_only)
 
 
 def safetensors(tensors, metadata=None):
@@ -163,7 +166,27 @@ def safetensors(tensors, metadata=None):
     return struct.pack("<Q", len(text)) + text + b"\0" * offset
 
 
+def seeds(out):
+    os.makedirs(os.path.join(out, "gguf"), exist_ok=True)
+    os.makedirs(os.path.join(out, "safetensors"), exist_ok=True)
+    # Headers alone: the fuzz targets also read each input as the start of a longer file.
+    for name, data in {"llama.gguf": llama_gguf(vocab=20, header_only=True),
+                       "moe.gguf": moe_gguf(header_only=True)}.items():
+        with open(os.path.join(out, "gguf", name), "wb") as f:
+            f.write(data)
+    st = safetensors([("a", "BF16", [4, 2], 2), ("b", "U8", [2, 2], 1), ("c", "F32", [3], 4)],
+                     {"format": "pt"})
+    index = json.dumps({"metadata": {"total_size": 40},
+                        "weight_map": {"a": "m-1.safetensors", "b": "m-2.safetensors"}})
+    for name, data in {"small.safetensors": st, "index.json": index.encode()}.items():
+        with open(os.path.join(out, "safetensors", name), "wb") as f:
+            f.write(data)
+
+
 def main():
+    if sys.argv[1] == "--seeds":
+        seeds(sys.argv[2])
+        return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     files = {

@@ -29,7 +29,8 @@ class HeaderIncomplete : public std::runtime_error {
 /// claims more is refused instead of being read.
 constexpr int64_t kMaxModelHeaderBytes = int64_t{128} << 20;
 
-/// Bytes a front end reads first: most headers fit, and a longer one asks for the rest.
+/// Bytes a front end reads first: most headers fit, and a longer one asks for the rest. A
+/// call with fewer than 9 bytes of a longer file asks for this many.
 constexpr int64_t kModelHeaderFirstRead = int64_t{1} << 20;
 
 /// Summary of a model file from its first bytes (`prefix`; `file_size` is the whole file's

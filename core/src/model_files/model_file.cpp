@@ -47,13 +47,16 @@ json inspectModelFile(const std::string& prefix, int64_t file_size) {
   const auto* data = reinterpret_cast<const uint8_t*>(prefix.data());
   const int64_t have = static_cast<int64_t>(prefix.size());
   if (file_size >= 0 && file_size < have) file_size = have;
+  // Too little to tell the format: ask for the first read (a front end may start with none).
+  if (have < 9 && file_size > have) {
+    throw HeaderIncomplete(std::min(file_size, std::max<int64_t>(kModelHeaderFirstRead, 9)));
+  }
   if (prefix.rfind("GGUF", 0) == 0) {
     return ggufSummaryJson(readGgufHeader(data, prefix.size(), file_size), file_size);
   }
   // A safetensors header is JSON right after its 8-byte length.
   if (have >= 9 && prefix[8] == '{') return safetensorsSummary(data, prefix.size(), file_size);
   if (startsWithBrace(prefix)) return indexSummary(prefix, file_size < 0 ? have : file_size);
-  if (have < 9 && file_size > have) throw HeaderIncomplete(std::min<int64_t>(file_size, 9));
   throw InputError(ErrorCode::kValue, "",
                    "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "
                    "8-byte length and '{', an index with '{'");
