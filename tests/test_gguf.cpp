@@ -31,12 +31,13 @@ dlcost::Error inspectError(const std::string& bytes, int64_t file_size = -2) {
 /// A llama-like file: 2 layers, width 256, 4 heads, 2 KV heads; Q4_K, Q6_K, F32 tensors.
 std::string smallLlama() {
   GgufWriter w;
-  w.counts(4, 9);
+  w.counts(4, 10);
   w.kvStr("general.architecture", "llama");
   w.kvStr("general.name", "tiny");
   w.kvU32("llama.context_length", 4096);
   w.kvU32("llama.embedding_length", 256);
   w.kvU32("llama.block_count", 2);
+  w.kvU32("llama.feed_forward_length", 512);
   w.kvU32("llama.attention.head_count", 4);
   w.kvU32("llama.attention.head_count_kv", 2);
   w.kvF32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
@@ -127,6 +128,7 @@ TEST_CASE("a generated llama GGUF is summarised exactly", "[gguf]") {
   CHECK(g["model"] == json{{"context_length", 4096},
                            {"embedding_width", 256},
                            {"layers", 2},
+                           {"feed_forward_width", 512},
                            {"heads", 4},
                            {"kv_heads", 2},
                            {"vocab_size", 4}});
@@ -171,6 +173,46 @@ TEST_CASE("a generated llama GGUF is summarised exactly", "[gguf]") {
     const dlcost::Error e = inspectError(file.substr(0, file.size() - 1));
     CHECK(e.path == "/tensors");
     CHECK_THAT(e.message, Catch::Contains("incomplete download"));
+  }
+}
+
+TEST_CASE("a llama GGUF maps back to its config.json, and the engine counts the file's parameters",
+          "[gguf]") {
+  const json s = inspect(smallLlama());
+  const json& g = s["gguf"];
+  // smallLlama has an output.weight: an untied LM head.
+  CHECK(g["hf_config"]["tie_word_embeddings"] == false);
+  CHECK(g["hf_config"]["model_type"] == "llama");
+  CHECK(g["hf_config"]["hidden_size"] == 256);
+  CHECK(g["hf_config"]["num_key_value_heads"] == 2);
+  CHECK(g["hf_config"]["max_position_embeddings"] == 4096);
+  CHECK(g["hf_config"]["vocab_size"] == 4);
+  CHECK(g["config_check"]["file_parameters"] == s["parameters"]);
+  SECTION("an architecture without a mapping says so and keeps the exact figures") {
+    GgufWriter w;
+    w.counts(0, 1);
+    w.kvStr("general.architecture", "rwkv6");
+    const json r = inspect(w.finish(0));
+    CHECK(r["gguf"]["hf_config"].is_null());
+    CHECK(r["gguf"]["hf_config_error"]["path"] == "/metadata/general.architecture");
+    CHECK_THAT(r["gguf"]["hf_config_error"]["message"].get<std::string>(),
+               Catch::Contains("'rwkv6' has no config mapping"));
+  }
+  SECTION("a per-layer head count is not one number") {
+    GgufWriter w;
+    w.counts(0, 5);
+    w.kvStr("general.architecture", "llama");
+    w.kvU32("llama.embedding_length", 64);
+    w.kvU32("llama.block_count", 2);
+    w.kvU32("llama.feed_forward_length", 128);
+    w.str("llama.attention.head_count");
+    w.put<uint32_t>(9);
+    w.put<uint32_t>(4);
+    w.put<uint64_t>(2);
+    w.put<uint32_t>(4);
+    w.put<uint32_t>(8);
+    const json r = inspect(w.finish(0));
+    CHECK(r["gguf"]["hf_config_error"]["path"] == "/metadata/llama.attention.head_count");
   }
 }
 

@@ -144,6 +144,8 @@ def moe_gguf(header_only=False):
         ("blk.0.ffn_up_exps.weight", [h, ff, experts], "Q4_0"),
         ("blk.0.ffn_down_exps.weight", [ff, h, experts], "Q5_0"),
         ("blk.0.attn_norm.weight", [h], "BF16"),
+        ("blk.0.ffn_norm.weight", [h], "F32"),
+        ("output_norm.weight", [h], "F32"),
         ("output.weight", [h, 512], "MXFP4"),
     ]
     return gguf(kvs, tensors, version=2, alignment=64, header_only=header_only)

@@ -75,6 +75,9 @@ const api = {
   /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU. */
   sweepThroughput: (doc, batches) => call('sweepThroughput', toText(doc), JSON.stringify(batches)),
   comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
+  /** A model file's summary from its first bytes (Uint8Array), or {need_bytes: N}: read the
+   *  file's first N bytes and call again (see model_file.js). */
+  inspectModelFile: (bytes, fileSize) => call('inspectModelFile', bytes, fileSize),
 };
 
 export default api;

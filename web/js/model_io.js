@@ -4,6 +4,7 @@
 
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
+import { MODEL_FILE_ACCEPT, isModelFile, showModelFile } from './model_file.js';
 
 export const STARTER_MODEL = {
   schema: 1,
@@ -101,17 +102,25 @@ export function createModelIo(presets, handlers) {
     e.preventDefault();
     paste.classList.remove('drop');
     const file = e.dataTransfer?.files?.[0];
-    if (file) {
+    if (file && isModelFile(file)) {
+      showModelFile(byId('model-file'), file);
+    } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
     }
   });
 
   const fileInput = byId('import-file');
+  fileInput.accept = `${fileInput.accept},${MODEL_FILE_ACCEPT}`;
   byId('import-json').addEventListener('click', () => fileInput.click());
   fileInput.addEventListener('change', async () => {
     const file = fileInput.files?.[0];
     if (!file) return;
+    if (isModelFile(file)) {
+      fileInput.value = '';
+      await showModelFile(byId('model-file'), file);
+      return;
+    }
     paste.value = await file.text();
     loadText(paste.value);
     fileInput.value = '';

@@ -50,11 +50,22 @@ struct GgufHeader {
 /// checks), tensors that end past the file's size.
 GgufHeader readGgufHeader(const uint8_t* data, size_t size, int64_t file_size);
 
+/// The Hugging Face config.json a GGUF's metadata stands for (llama.cpp's keys mapped back
+/// to transformers' names: embedding_length -> hidden_size, head_count_kv ->
+/// num_key_value_heads, expert_count -> num_local_experts, ...; tie_word_embeddings when the
+/// file has no output.weight), for the architectures whose layer is Llama's: llama (mixtral
+/// with experts), qwen2, qwen3, gemma, gemma2. Throws InputError ("/metadata/<key>") for
+/// another architecture, a missing key or a per-layer array where one number is needed.
+nlohmann::json ggufHfConfig(const GgufHeader& header);
+
 /// inspectModelFile's summary of a GGUF header, with "gguf": {"version", "alignment",
 /// "data_offset", "architecture", "name", "hyperparameters": {every "<arch>." key without
 /// the prefix}, "model": {"context_length", "layers", "embedding_width", "heads", "kv_heads",
 /// "feed_forward_width", "experts", "experts_used", "vocab_size"} (the ones present),
-/// "metadata"}.
+/// "metadata", "hf_config": ggufHfConfig's config or null, "hf_config_error": why not (an
+/// Error object) when null, "config_check": {"engine_parameters", "file_parameters",
+/// "difference"} where the engine counts the config's parameters (tensors the architecture
+/// does not train, such as llama 3's rope_freqs, make the file's count larger)}.
 nlohmann::json ggufSummaryJson(const GgufHeader& header, int64_t file_size);
 
 }  // namespace dlcost

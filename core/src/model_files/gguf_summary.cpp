@@ -3,8 +3,12 @@
 // and the tensors' exact sizes.
 #include <utility>
 
+#include "dlcost/checked.hpp"
+
+#include "dlcost/error.hpp"
 #include "dlcost/ggml_types.hpp"
 #include "dlcost/gguf.hpp"
+#include "hf_config.hpp"
 #include "tensor_summary.hpp"
 
 namespace dlcost {
@@ -75,6 +79,26 @@ json ggufSummaryJson(const GgufHeader& header, int64_t file_size) {
                {"model", arch.empty() ? json::object() : modelFields(md, arch)},
                {"hyperparameters", std::move(hyper)},
                {"metadata", md}};
+  // The architecture as a config.json, and the engine's count of it beside the file's.
+  try {
+    json config = ggufHfConfig(header);
+    std::vector<std::string> warnings;
+    const Transformer t = readHfConfig(config, "/gguf/hf_config", warnings);
+    const int64_t engine = countParams(t).total;
+    const int64_t file = summary["parameters"].get<int64_t>();
+    gguf["config_check"] = {
+        {"engine_parameters", engine}, {"file_parameters", file}, {"difference", file - engine}};
+    gguf["hf_config"] = std::move(config);
+  } catch (const InputError& e) {
+    gguf["hf_config"] = nullptr;
+    gguf["hf_config_error"] = {{"code", errorCodeName(e.error().code)},
+                               {"path", e.error().path},
+                               {"message", e.error().message}};
+  } catch (const ArithmeticOverflow&) {
+    gguf["hf_config"] = nullptr;
+    gguf["hf_config_error"] = {
+        {"code", "too_large"}, {"path", ""}, {"message", "sizes overflow 64-bit arithmetic"}};
+  }
   summary["gguf"] = std::move(gguf);
   return summary;
 }
