@@ -85,13 +85,16 @@ bool isHfConfig(const json& doc) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
-  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.positional.empty() ? 0 : 1) !=
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) +
+              (o.positional.empty() ? 0 : 1) !=
           1 ||
       o.positional.size() > 1) {
     throw dlcost::cli::UsageError{
-        "give one MODEL.json, --preset NAME, --hf ORG/NAME or --link FRAGMENT"};
+        "give one MODEL.json, --preset NAME, --hf ORG/NAME, --gguf FILE or --link FRAGMENT"};
   }
-  if (o.hf) {
+  if (o.gguf) {
+    doc = dlcost::cli::ggufConfig(dlcost::cli::inspectFile(*o.gguf));
+  } else if (o.hf) {
     doc = dlcost::parseDocumentText(readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
   } else if (o.preset) {
     doc = json{{"model", {{"preset", *o.preset}}}};
@@ -159,10 +162,14 @@ int runEstimate(const dlcost::cli::Options& o) {
       j["explanations"] = explained["explanations"];
       j["dominant"] = explained["dominant"];
     }
+    if (o.gguf) j["model_file"] = dlcost::cli::modelFileNote(dlcost::cli::inspectFile(*o.gguf));
     std::cout << dlcost::dumpJson(j, 2) << "\n";
     return 0;
   }
   dlcost::cli::printReport(std::cout, report, o.units);
+  if (o.gguf) {
+    dlcost::cli::printModelFileNote(std::cout, dlcost::cli::inspectFile(*o.gguf), o.units);
+  }
   if (o.explain) {
     std::cout << "\n";
     for (const auto& d : explained["dominant"])

@@ -118,6 +118,14 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
     }
     return;
   }
+  if (format == "gguf" && s["gguf"].contains("config_check")) {
+    const json& c = s["gguf"]["config_check"];
+    out << "config check  the engine counts " << groupDigits(c["engine_parameters"])
+        << " parameters for this architecture's config.json (difference "
+        << groupDigits(c["difference"]) << "); `--config` prints it\n";
+  } else if (format == "gguf") {
+    out << "config        " << s["gguf"]["hf_config_error"]["message"].get<std::string>() << "\n";
+  }
   const int64_t params = s["parameters"];
   const int64_t bytes = s["weight_bytes"];
   out << "parameters    " << groupDigits(params) << " (" << formatCount(params) << ")\n";
@@ -144,9 +152,44 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
 
 }  // namespace
 
+json ggufConfig(const json& summary) {
+  if (summary["format"] != "gguf") {
+    throw InputError(ErrorCode::kValue, "", "only a GGUF file stands for a config.json");
+  }
+  const json& g = summary["gguf"];
+  if (g["hf_config"].is_null()) {
+    const json& e = g["hf_config_error"];
+    throw InputError(ErrorCode::kValue, e["path"].get<std::string>(),
+                     e["message"].get<std::string>());
+  }
+  return g["hf_config"];
+}
+
+json modelFileNote(const json& summary) {
+  return {{"format", summary["format"]},
+          {"parameters", summary["parameters"]},
+          {"weight_bytes", summary["weight_bytes"]},
+          {"by_dtype", summary["by_dtype"]},
+          {"config_check", summary["gguf"].value("config_check", json(nullptr))}};
+}
+
+void printModelFileNote(std::ostream& out, const json& summary, ByteUnits units) {
+  const int64_t bytes = summary["weight_bytes"];
+  out << "\nthe file itself: " << groupDigits(summary["parameters"]) << " parameters, "
+      << formatBytes(bytes, units) << " (" << groupDigits(bytes) << " B) of weights as stored (";
+  bool first = true;
+  for (const auto& t : summary["by_dtype"]) {
+    out << (first ? "" : ", ") << t["dtype"].get<std::string>();
+    first = false;
+  }
+  out << ");\nthe estimate above stores weights in its --weight-dtype, not the file's "
+         "quantization\n";
+}
+
 int runInspect(const std::vector<std::string>& args) {
   bool as_json = false;
   bool tensors = false;
+  bool config = false;
   ByteUnits units = ByteUnits::kBinary;
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -154,6 +197,8 @@ int runInspect(const std::vector<std::string>& args) {
       as_json = true;
     } else if (args[i] == "--tensors") {
       tensors = true;
+    } else if (args[i] == "--config") {
+      config = true;
     } else if (args[i] == "--units") {
       auto u = i + 1 < args.size() ? parseByteUnits(args[++i]) : std::nullopt;
       if (!u) throw UsageError{"--units must be binary or decimal"};
@@ -167,7 +212,9 @@ int runInspect(const std::vector<std::string>& args) {
   if (files.size() != 1)
     throw UsageError{"inspect needs one FILE (.gguf, .safetensors or index.json)"};
   const json summary = inspectFile(files[0]);
-  if (as_json) {
+  if (config) {
+    std::cout << dumpJson(ggufConfig(summary), 2) << "\n";
+  } else if (as_json) {
     std::cout << dumpJson(summary, 2) << "\n";
   } else {
     printSummary(std::cout, summary, units, tensors);

@@ -2,10 +2,13 @@
 // Model files on disk for the CLI: `dlcost inspect FILE`, and the Hugging Face cache lookup
 // of `estimate --hf ORG/NAME`. Reads only what the engine asks for; prints what it returns.
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "dlcost/units.hpp"
 
 namespace dlcost::cli {
 
@@ -13,7 +16,16 @@ namespace dlcost::cli {
 /// first megabyte and more only when the header is longer. Throws InputError.
 nlohmann::json inspectFile(const std::string& path);
 
-/// `dlcost inspect FILE [--json] [--tensors] [--units binary|decimal]`; `args` follow
+/// The config.json a GGUF summary stands for (its "gguf.hf_config"); throws InputError with
+/// the reason when the file is not a GGUF or its architecture has no mapping.
+nlohmann::json ggufConfig(const nlohmann::json& summary);
+
+/// What `estimate --gguf` adds to a report: the file's exact parameters and stored bytes by
+/// type, and the engine's parameter check ("model_file" in --json).
+nlohmann::json modelFileNote(const nlohmann::json& summary);
+void printModelFileNote(std::ostream& out, const nlohmann::json& summary, ByteUnits units);
+
+/// `dlcost inspect FILE [--json] [--tensors] [--config] [--units binary|decimal]`; `args` follow
 /// "inspect". Returns the exit status; throws UsageError or InputError.
 int runInspect(const std::vector<std::string>& args);
 

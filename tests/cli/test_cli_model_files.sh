@@ -40,6 +40,17 @@ check "inspect safetensors" 0 '"parameters": 132160' "$DLCOST" inspect "$tmp/tin
 check "inspect index" 0 '"weight_bytes": 262400' "$DLCOST" inspect "$tmp/model.safetensors.index.json" --json
 check "inspect decimal units" 0 '1.36 MB' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --units decimal
 
+# The architecture a GGUF stands for: the engine counts exactly the file's tensors (the
+# generator writes every tensor a llama layer has: difference 0).
+check "inspect gguf: config check" 0 '(difference 0)' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf"
+check "inspect --config" 0 '"num_key_value_heads": 2' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --config
+check "mixtral from experts" 0 '"num_local_experts": 4' "$DLCOST" inspect "$tmp/tiny-moe.gguf" --config
+check "estimate --gguf" 0 '"total": 2086144' "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --json
+check "estimate --gguf: the file's bytes" 0 '"weight_bytes": 1362128' "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --json
+check "estimate --gguf: human note" 0 'of weights as stored (Q4_K, Q6_K, F32)' \
+  "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --mode infer
+check "inspect --config of safetensors" 2 'only a GGUF file' "$DLCOST" inspect "$tmp/tiny-bf16.safetensors" --config
+
 head -c 5000 "$tmp/tiny-llama-q4km.gguf" >"$tmp/cut.gguf"
 check "truncated gguf" 2 'error at /metadata' "$DLCOST" inspect "$tmp/cut.gguf"
 head -c 1000000 "$tmp/tiny-llama-q4km.gguf" >"$tmp/partial.gguf"
