@@ -55,6 +55,12 @@ describe('model files dropped on the page', () => {
       const rows = await page.$$eval('#model-file tbody tr', (trs) => trs.map((tr) => tr.firstChild.textContent));
       assert.deepEqual(rows, cli.by_dtype.map((r) => r.dtype));
       await screenshot(page, 'model-file-gguf');
+      // The architecture as its config.json becomes the model: the engine counts exactly the
+      // file's tensors (the generator writes every tensor of a llama layer).
+      assert.match(text, /difference 0/);
+      await page.click('#model-file button.use-config');
+      await page.waitForFunction((n) => globalThis.dlcostPage.lastReport()?.params?.total === n, cli.parameters);
+      assert.match(await page.inputValue('#paste'), /"model_type": "llama"/);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -38,6 +38,9 @@ Object.assign(DICTIONARIES.en, {
   mf_experts_used: 'Experts used',
   mf_vocab_size: 'Vocabulary',
   mf_failed: 'Could not read {name}: {message}',
+  mf_use_config: 'Estimate this architecture',
+  mf_config_check: 'The engine counts {engine} parameters for this architecture (difference {difference}).',
+  mf_estimate_note: 'The estimate uses the workload\u2019s weight precision, not this file\u2019s quantization; the file stores {bytes} of weights.',
 });
 
 Object.assign(DICTIONARIES.zh, {
@@ -70,6 +73,9 @@ Object.assign(DICTIONARIES.zh, {
   mf_experts_used: '激活专家数',
   mf_vocab_size: '词表',
   mf_failed: '无法读取 {name}：{message}',
+  mf_use_config: '估算此架构',
+  mf_config_check: '引擎按此架构计得 {engine} 个参数（差值 {difference}）。',
+  mf_estimate_note: '估算使用工作负载的权重精度，而非此文件的量化方式；文件中的权重为 {bytes}。',
 });
 
 /** File-input `accept` entries for model files. */
@@ -112,8 +118,9 @@ function bytesText(b, units) {
   return `${formatBytes(b, units)} (${groupDigits(b)} B)`;
 }
 
-/** The summary as a node tree: facts, then bytes and parameters by storage type. */
-export function renderSummary(name, s, units = BINARY) {
+/** The summary as a node tree: facts, then bytes and parameters by storage type; for a GGUF
+ *  whose architecture maps to a config.json, a button that hands it to `onConfig(config)`. */
+export function renderSummary(name, s, units = BINARY, onConfig = null) {
   const format = t(`mf_format_${s.format}`, { version: s.gguf?.version });
   const facts = [];
   const fact = (key, text) => facts.push(h('dt', { text: t(key) }), h('dd', { text }));
@@ -143,6 +150,18 @@ export function renderSummary(name, s, units = BINARY) {
         .map((k) => h('th', { scope: 'col', text: t(k) })))),
       h('tbody', {}, rows)));
   }
+  const check = s.gguf?.config_check;
+  if (check) {
+    parts.push(h('p', { class: 'hint', text: t('mf_config_check', {
+      engine: groupDigits(check.engine_parameters), difference: groupDigits(check.difference) }) }));
+  } else if (s.gguf?.hf_config_error) {
+    parts.push(h('p', { class: 'hint', text: s.gguf.hf_config_error.message }));
+  }
+  if (s.gguf?.hf_config && onConfig) {
+    parts.push(h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(s.weight_bytes, units) }) }));
+    parts.push(h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(s.gguf.hf_config) },
+      t('mf_use_config')));
+  }
   if (s.shards) {
     parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
     parts.push(h('ul', { class: 'shards' }, s.shards.map((x) => h('li', { text: `${x.file} (${x.tensors})` }))));
@@ -150,13 +169,14 @@ export function renderSummary(name, s, units = BINARY) {
   return h('div', { class: 'model-file-summary' }, parts);
 }
 
-/** Reads `file` and shows its summary (or the error) in `container`. */
-export async function showModelFile(container, file, units = BINARY) {
+/** Reads `file` and shows its summary (or the error) in `container`; `onConfig` as for
+ *  renderSummary. */
+export async function showModelFile(container, file, { units = BINARY, onConfig = null } = {}) {
   container.hidden = false;
   container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: file.name }) }));
   try {
     const summary = await inspectFile(file);
-    container.replaceChildren(renderSummary(file.name, summary, units));
+    container.replaceChildren(renderSummary(file.name, summary, units, onConfig));
     return summary;
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',

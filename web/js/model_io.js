@@ -92,6 +92,12 @@ export function createModelIo(presets, handlers) {
     handlers.onModel(model, workload);
   }
 
+  /** A GGUF's architecture as its config.json becomes the model, like a pasted one. */
+  function useConfig(config) {
+    paste.value = JSON.stringify(config, null, 2);
+    loadText(paste.value);
+  }
+
   paste.addEventListener('input', () => loadText(paste.value));
   paste.addEventListener('dragover', (e) => {
     e.preventDefault();
@@ -103,7 +109,7 @@ export function createModelIo(presets, handlers) {
     paste.classList.remove('drop');
     const file = e.dataTransfer?.files?.[0];
     if (file && isModelFile(file)) {
-      showModelFile(byId('model-file'), file);
+      showModelFile(byId('model-file'), file, { onConfig: useConfig });
     } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
@@ -118,7 +124,7 @@ export function createModelIo(presets, handlers) {
     if (!file) return;
     if (isModelFile(file)) {
       fileInput.value = '';
-      await showModelFile(byId('model-file'), file);
+      await showModelFile(byId('model-file'), file, { onConfig: useConfig });
       return;
     }
     paste.value = await file.text();
