@@ -5,11 +5,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "dlcost/error.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
 #include "options.hpp"
 
@@ -17,6 +19,43 @@ namespace dlcost::cli {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+namespace {
+
+std::string readWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// An index whose shards lie next to it becomes the exact summary of all of them; otherwise
+/// the index alone, with the shards that were not found.
+json withShards(const std::string& path, json summary) {
+  const fs::path dir = fs::path(path).parent_path();
+  std::map<std::string, json> shards;
+  json missing = json::array();
+  for (const json& shard : summary["shards"]) {
+    const std::string file = shard["file"];
+    std::error_code ec;
+    const fs::path p = dir / file;
+    if (file.find('/') == std::string::npos && fs::is_regular_file(p, ec)) {
+      shards[file] = inspectFile(p.string());
+    } else {
+      missing.push_back(file);
+    }
+  }
+  if (!missing.empty()) {
+    summary["shards_not_found"] = missing;
+    return summary;
+  }
+  const json index = json::parse(readWhole(path), nullptr, false);
+  json all = safetensorsShardedSummary(index, shards);
+  all["file_size"] = summary["file_size"];
+  return all;
+}
+
+}  // namespace
 
 json inspectFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -33,7 +72,9 @@ json inspectFile(const std::string& path) {
     if (in.gcount() != want)
       throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
     try {
-      return inspectModelFile(prefix, file_size);
+      json summary = inspectModelFile(prefix, file_size);
+      if (summary["format"] == "safetensors_index") return withShards(path, std::move(summary));
+      return summary;
     } catch (const HeaderIncomplete& e) {
       // The engine only asks for more than it was given, and never past the file's end.
       if (e.wanted_bytes() <= want || e.wanted_bytes() > file_size) throw;
@@ -106,17 +147,21 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
   if (format == "safetensors_index") {
     out << "tensors       " << s["tensor_count"].get<int64_t>() << " in " << s["shards"].size()
         << " shard(s)\n";
-    if (s["weight_bytes"].is_number()) {
-      const int64_t b = s["weight_bytes"];
-      out << "weights       " << formatBytes(b, units) << " (" << groupDigits(b)
-          << " B, metadata.total_size)\n";
-    }
-    out << "parameters    need the shards' headers: run `dlcost inspect` on each shard\n";
     for (const auto& sh : s["shards"]) {
       out << "  " << sh["file"].get<std::string>() << "  " << sh["tensors"].get<int64_t>()
           << " tensors\n";
     }
-    return;
+    if (s["parameters"].is_null()) {
+      if (s["weight_bytes"].is_number()) {
+        const int64_t b = s["weight_bytes"];
+        out << "weights       " << formatBytes(b, units) << " (" << groupDigits(b)
+            << " B, metadata.total_size)\n";
+      }
+      out << "parameters    need the shards' headers; not found next to the index:";
+      for (const auto& f : s["shards_not_found"]) out << " " << f.get<std::string>();
+      out << "\n";
+      return;
+    }
   }
   if (format == "gguf" && s["gguf"].contains("config_check")) {
     const json& c = s["gguf"]["config_check"];

@@ -151,3 +151,44 @@ TEST_CASE("a model.safetensors.index.json lists shards and the total size", "[sa
           "/metadata/total_size");
   }
 }
+
+TEST_CASE("an index and its shards give exact totals, checked against each other",
+          "[safetensors]") {
+  const json shard1 = inspect(
+      safetensorsFile(R"({"a": {"dtype": "BF16", "shape": [4, 2], "data_offsets": [0, 16]}})", 16));
+  const json shard2 = inspect(
+      safetensorsFile(R"({"b": {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]}})", 12));
+  json index = json::parse(R"({"metadata": {"total_size": 28},
+      "weight_map": {"a": "m-1.safetensors", "b": "m-2.safetensors"}})");
+  const std::map<std::string, json> shards = {{"m-1.safetensors", shard1},
+                                              {"m-2.safetensors", shard2}};
+  // 8 BF16 values (16 bytes) + 3 F32 values (12 bytes) = 28 bytes, as total_size says.
+  const json s = dlcost::safetensorsShardedSummary(index, shards);
+  CHECK(s["parameters"] == 11);
+  CHECK(s["weight_bytes"] == 28);
+  CHECK(s["tensors"][1]["file"] == "m-2.safetensors");
+  auto error = [&](const json& idx, const std::map<std::string, json>& sh) {
+    try {
+      dlcost::safetensorsShardedSummary(idx, sh);
+    } catch (const dlcost::InputError& e) {
+      return e.error();
+    }
+    FAIL("no InputError");
+    return dlcost::Error{};
+  };
+  SECTION("total_size that disagrees") {
+    index["metadata"]["total_size"] = 30;
+    CHECK(error(index, shards).path == "/metadata/total_size");
+  }
+  SECTION("a missing shard") {
+    CHECK(error(index, {{"m-1.safetensors", shard1}}).path == "/shards/m-2.safetensors");
+  }
+  SECTION("a tensor in another shard than the weight_map says") {
+    index["weight_map"]["b"] = "m-1.safetensors";
+    CHECK(error(index, shards).path == "/shards/m-1.safetensors");
+  }
+  SECTION("a weight_map tensor no shard has") {
+    index["weight_map"]["c"] = "m-1.safetensors";
+    CHECK(error(index, shards).path == "/weight_map/c");
+  }
+}

@@ -38,6 +38,19 @@ check "inspect gguf: KV heads" 0 'KV heads            2' "$DLCOST" inspect "$tmp
 check "inspect gguf: tensors" 0 'blk.1.ffn_down.weight' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --tensors
 check "inspect safetensors" 0 '"parameters": 132160' "$DLCOST" inspect "$tmp/tiny-bf16.safetensors" --json
 check "inspect index" 0 '"weight_bytes": 262400' "$DLCOST" inspect "$tmp/model.safetensors.index.json" --json
+# The shards next to their index: 64,000 + 64 + 64,000 parameters, 128,000 + 256 + 128,000
+# bytes (BF16 2 bytes, F32 4), equal to metadata.total_size (checked).
+check "index with its shards" 0 '"parameters": 128064' "$DLCOST" inspect "$tmp/sharded/model.safetensors.index.json" --json
+check "index with its shards: bytes" 0 '"weight_bytes": 256256' "$DLCOST" inspect "$tmp/sharded/model.safetensors.index.json" --json
+check "index without its shards" 0 'not found next to the index: model-00001-of-00002.safetensors' \
+  "$DLCOST" inspect "$tmp/model.safetensors.index.json"
+python3 - "$tmp/sharded/model.safetensors.index.json" "$tmp/sharded/bad.index.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["metadata"]["total_size"] += 2
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "total_size disagrees with the shards" 2 'error at /metadata/total_size' \
+  "$DLCOST" inspect "$tmp/sharded/bad.index.json"
 check "inspect decimal units" 0 '1.36 MB' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --units decimal
 
 # The architecture a GGUF stands for: the engine counts exactly the file's tensors (the

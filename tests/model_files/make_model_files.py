@@ -207,6 +207,17 @@ def main():
                            "lm_head.weight": "model-00002-of-00002.safetensors"}},
             indent=2).encode("utf-8"),
     }
+    # A sharded checkpoint: two shards and their index, in a folder of its own.
+    shard1 = [("model.embed_tokens.weight", "BF16", [1000, 64], 2),
+              ("model.norm.weight", "F32", [64], 4)]
+    shard2 = [("lm_head.weight", "BF16", [1000, 64], 2)]
+    files["sharded/model-00001-of-00002.safetensors"] = safetensors(shard1, {"format": "pt"})
+    files["sharded/model-00002-of-00002.safetensors"] = safetensors(shard2, {"format": "pt"})
+    files["sharded/model.safetensors.index.json"] = json.dumps({
+        "metadata": {"total_size": 128000 + 256 + 128000},
+        "weight_map": {name: "model-00001-of-00002.safetensors" for name, *_ in shard1}
+        | {name: "model-00002-of-00002.safetensors" for name, *_ in shard2}}).encode("utf-8")
+    os.makedirs(os.path.join(out, "sharded"), exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)

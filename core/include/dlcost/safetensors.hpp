@@ -4,6 +4,7 @@
 // never read here. Format: https://github.com/huggingface/safetensors#format
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,5 +32,15 @@ nlohmann::json safetensorsSummary(const uint8_t* data, size_t size, int64_t file
 /// else null), "parameters": null (only the shards' headers have the shapes), "shards":
 /// [{"file", "tensors"}] in file-name order, "metadata". Throws InputError.
 nlohmann::json safetensorsIndexSummary(const nlohmann::json& index);
+
+/// The summary of a sharded checkpoint from its index document and the summaries of its
+/// shards (safetensorsSummary of each file, keyed by the file name the weight_map uses):
+/// safetensorsIndexSummary's fields with exact "parameters", "weight_bytes", "by_dtype" and
+/// "tensors" (each with its "file") over all shards. Checks that every weight_map tensor is in
+/// the shard it names and every shard tensor is in the weight_map, and that
+/// metadata.total_size (when present) equals the shards' tensor bytes. Throws InputError:
+/// "/weight_map/<tensor>", "/shards/<file>", "/metadata/total_size".
+nlohmann::json safetensorsShardedSummary(const nlohmann::json& index,
+                                         const std::map<std::string, nlohmann::json>& shards);
 
 }  // namespace dlcost

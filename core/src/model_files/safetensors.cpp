@@ -207,4 +207,47 @@ json safetensorsIndexSummary(const json& index) {
           {"metadata", std::move(metadata)}};
 }
 
+json safetensorsShardedSummary(const json& index, const std::map<std::string, json>& shards) {
+  json summary = safetensorsIndexSummary(index);
+  const json& map = index["weight_map"];
+  std::vector<TensorEntry> tensors;
+  std::map<std::string, std::string> file_of;  // tensor -> shard, from the shards
+  for (const json& shard : summary["shards"]) {
+    const std::string file = shard["file"];
+    auto it = shards.find(file);
+    if (it == shards.end()) {
+      throw InputError(ErrorCode::kMissingField, childPath("/shards", file),
+                       "the shard '" + file + "' is missing");
+    }
+    for (const json& t : it->second["tensors"]) {
+      const std::string name = t["name"];
+      auto named = map.find(name);
+      if (named == map.end() || *named != file) {
+        throw InputError(
+            ErrorCode::kValue, childPath("/shards", file),
+            "tensor '" + name + "' is in '" + file + "' but the weight_map " +
+                (named == map.end() ? "does not list it" : "puts it in " + named->dump()));
+      }
+      file_of[name] = file;
+      tensors.push_back({name, t["dtype"], t["shape"].get<std::vector<int64_t>>(), t["parameters"],
+                         t["bytes"], t["offset"]});
+    }
+  }
+  for (const auto& [name, file] : map.items()) {
+    if (!file_of.count(name)) {
+      throw InputError(ErrorCode::kValue, childPath("/weight_map", name),
+                       "tensor '" + name + "' is not in " + file.dump());
+    }
+  }
+  const json stated = summary["weight_bytes"];
+  addTensorSummary(summary, tensors);
+  for (json& t : summary["tensors"]) t["file"] = file_of[t["name"].get<std::string>()];
+  if (!stated.is_null() && stated != summary["weight_bytes"]) {
+    throw InputError(ErrorCode::kValue, "/metadata/total_size",
+                     "says " + stated.dump() + " bytes but the shards' tensors take " +
+                         summary["weight_bytes"].dump());
+  }
+  return summary;
+}
+
 }  // namespace dlcost
