@@ -97,7 +97,7 @@ json ggufHfConfig(const GgufHeader& h) {
   for (const GgufTensor& t : h.tensors) has_output = has_output || t.name == "output.weight";
   config["tie_word_embeddings"] = !has_output;
   const json experts = wholeNumber(md, p + "expert_count", false);
-  if (!experts.is_null() && experts.get<int64_t>() > 0) {
+  if (!experts.is_null() && experts.get<double>() > 0) {
     if (arch != "llama") {
       throw InputError(ErrorCode::kValue, childPath("/metadata", p + "expert_count"),
                        "a mixture of experts in a '" + arch + "' GGUF has no config mapping yet");
