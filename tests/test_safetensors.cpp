@@ -192,3 +192,17 @@ TEST_CASE("an index and its shards give exact totals, checked against each other
     CHECK(error(index, shards).path == "/weight_map/c");
   }
 }
+
+TEST_CASE("the bindings' sharded summary takes JSON text and never throws", "[safetensors]") {
+  const json shard = inspect(
+      safetensorsFile(R"({"a": {"dtype": "BF16", "shape": [4, 2], "data_offsets": [0, 16]}})", 16));
+  const std::string index = R"({"weight_map": {"a": "m.safetensors"}})";
+  const json ok =
+      json::parse(dlcost::shardedSummaryText(index, json{{"m.safetensors", shard}}.dump()));
+  CHECK(ok["parameters"] == 8);
+  CHECK(json::parse(dlcost::shardedSummaryText("{", "{}"))["error"]["code"] == "parse");
+  CHECK(json::parse(dlcost::shardedSummaryText(index, "[]"))["error"]["path"] == "/shards");
+  CHECK(json::parse(dlcost::shardedSummaryText(
+            index, R"({"m.safetensors": {"format": "gguf"}})"))["error"]["path"] ==
+        "/shards/m.safetensors");
+}

@@ -129,6 +129,14 @@ std::string inspectModelFile(const std::string& bytes, double file_size) {
   return guarded([&] { return dlcost::inspectModelFileText(bytes, file_size); });
 }
 
+/// inspectShardedCheckpoint(indexText, shardsJsonText) -> the exact summary of a sharded
+/// checkpoint from its index and each shard's inspectModelFile summary
+/// (dlcost::shardedSummaryText).
+std::string inspectShardedCheckpoint(const std::string& index_text,
+                                     const std::string& shards_json_text) {
+  return guarded([&] { return dlcost::shardedSummaryText(index_text, shards_json_text); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -152,5 +160,6 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
   emscripten::function("inspectModelFile", &inspectModelFile);
+  emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

@@ -85,6 +85,26 @@ describe('model files dropped on the page', () => {
     }
   });
 
+  test('an index picked with its shards is summarised exactly over all of them', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      const sharded = join(dir, 'sharded');
+      const index = join(sharded, 'model.safetensors.index.json');
+      const cli = runCli(['inspect', index, '--json']).json;
+      await page.setInputFiles('#import-file', [index, join(sharded, 'model-00001-of-00002.safetensors'),
+        join(sharded, 'model-00002-of-00002.safetensors')]);
+      await page.waitForSelector('#model-file tbody tr');
+      const text = await panelText(page);
+      assert.match(text, new RegExp(groupDigits(cli.parameters)));
+      assert.match(text, new RegExp(groupDigits(cli.weight_bytes)));
+      await page.setInputFiles('#import-file', [index, join(sharded, 'model-00001-of-00002.safetensors')]);
+      await page.waitForFunction(() => document.querySelector('#model-file').textContent.includes('Not dropped with the index'));
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a 20 GiB GGUF is summarised from its first megabyte', T, async () => {
     const { page, problems } = await openPage(session);
     try {

@@ -38,6 +38,7 @@ Object.assign(DICTIONARIES.en, {
   mf_experts_used: 'Experts used',
   mf_vocab_size: 'Vocabulary',
   mf_failed: 'Could not read {name}: {message}',
+  mf_missing_shards: 'Not dropped with the index: {files}.',
   mf_use_config: 'Estimate this architecture',
   mf_config_check: 'The engine counts {engine} parameters for this architecture (difference {difference}).',
   mf_estimate_note: 'The estimate uses the workload\u2019s weight precision, not this file\u2019s quantization; the file stores {bytes} of weights.',
@@ -73,6 +74,7 @@ Object.assign(DICTIONARIES.zh, {
   mf_experts_used: '激活专家数',
   mf_vocab_size: '词表',
   mf_failed: '无法读取 {name}：{message}',
+  mf_missing_shards: '未与索引一同拖入：{files}。',
   mf_use_config: '估算此架构',
   mf_config_check: '引擎按此架构计得 {engine} 个参数（差值 {difference}）。',
   mf_estimate_note: '估算使用工作负载的权重精度，而非此文件的量化方式；文件中的权重为 {bytes}。',
@@ -163,10 +165,50 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
       t('mf_use_config')));
   }
   if (s.shards) {
-    parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
+    if (s.parameters === null) parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
     parts.push(h('ul', { class: 'shards' }, s.shards.map((x) => h('li', { text: `${x.file} (${x.tensors})` }))));
   }
   return h('div', { class: 'model-file-summary' }, parts);
+}
+
+/**
+ * An index dropped with its shards: each shard's header is read, and the engine combines them
+ * into one exact summary (checked against the weight_map and total_size). Shards not among
+ * `files` are listed and the index alone is summarised.
+ */
+export async function inspectCheckpoint(indexFile, files) {
+  const index = await inspectFile(indexFile);
+  const shards = {};
+  const missing = [];
+  for (const { file } of index.shards ?? []) {
+    const shard = files.find((f) => f.name === file);
+    if (shard) shards[file] = await inspectFile(shard);
+    else missing.push(file);
+  }
+  if (missing.length > 0) return { ...index, shards_not_found: missing };
+  const all = api.inspectShardedCheckpoint(await indexFile.text(), shards);
+  return { ...all, file_size: index.file_size };
+}
+
+/** Several files at once: an index with its shards (see inspectCheckpoint), else the first. */
+export async function showModelFiles(container, files, options = {}) {
+  const index = files.find((f) => /\.index\.json$/i.test(f.name));
+  if (!index || files.length === 1) return showModelFile(container, files[0], options);
+  container.hidden = false;
+  container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: index.name }) }));
+  try {
+    const summary = await inspectCheckpoint(index, files);
+    const node = renderSummary(index.name, summary, options.units ?? BINARY);
+    if (summary.shards_not_found) {
+      node.append(h('p', { class: 'hint', text: t('mf_missing_shards', { files: summary.shards_not_found.join(', ') }) }));
+    }
+    container.replaceChildren(node);
+    return summary;
+  } catch (e) {
+    container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
+      text: t('mf_failed', { name: index.name, message: e.message }) }));
+    return null;
+  }
 }
 
 /** Reads `file` and shows its summary (or the error) in `container`; `onConfig` as for

@@ -4,7 +4,7 @@
 
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
-import { MODEL_FILE_ACCEPT, isModelFile, showModelFile } from './model_file.js';
+import { MODEL_FILE_ACCEPT, isModelFile, showModelFiles } from './model_file.js';
 
 export const STARTER_MODEL = {
   schema: 1,
@@ -107,9 +107,10 @@ export function createModelIo(presets, handlers) {
   paste.addEventListener('drop', async (e) => {
     e.preventDefault();
     paste.classList.remove('drop');
-    const file = e.dataTransfer?.files?.[0];
-    if (file && isModelFile(file)) {
-      showModelFile(byId('model-file'), file, { onConfig: useConfig });
+    const files = [...(e.dataTransfer?.files ?? [])];
+    const file = files[0];
+    if (file && (files.length > 1 || isModelFile(file))) {
+      showModelFiles(byId('model-file'), files, { onConfig: useConfig });
     } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
@@ -118,13 +119,15 @@ export function createModelIo(presets, handlers) {
 
   const fileInput = byId('import-file');
   fileInput.accept = `${fileInput.accept},${MODEL_FILE_ACCEPT}`;
+  fileInput.multiple = true;  // an index with its shards
   byId('import-json').addEventListener('click', () => fileInput.click());
   fileInput.addEventListener('change', async () => {
-    const file = fileInput.files?.[0];
+    const files = [...(fileInput.files ?? [])];
+    const file = files[0];
     if (!file) return;
-    if (isModelFile(file)) {
+    if (files.length > 1 || isModelFile(file)) {
       fileInput.value = '';
-      await showModelFile(byId('model-file'), file, { onConfig: useConfig });
+      await showModelFiles(byId('model-file'), files, { onConfig: useConfig });
       return;
     }
     paste.value = await file.text();

@@ -49,4 +49,9 @@ nlohmann::json inspectModelFile(const std::string& prefix, int64_t file_size);
 /// file is needed, errorToJson's object on bad input.
 std::string inspectModelFileText(const std::string& prefix, double file_size);
 
+/// safetensorsShardedSummary as JSON text for the bindings: `index_text` is the
+/// model.safetensors.index.json, `shards_json_text` an object of file name -> that shard's
+/// summary (inspectModelFile's). Never throws: errorToJson's object on bad input.
+std::string shardedSummaryText(const std::string& index_text, const std::string& shards_json_text);
+
 }  // namespace dlcost

@@ -2,6 +2,8 @@
 // call with them.
 #include "dlcost/model_file.hpp"
 
+#include <map>
+
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/gguf.hpp"
@@ -69,6 +71,47 @@ std::string inspectModelFileText(const std::string& prefix, double file_size) {
     return dumpJson(inspectModelFile(prefix, size));
   } catch (const HeaderIncomplete& e) {
     return dumpJson(json{{"need_bytes", e.wanted_bytes()}});
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const ArithmeticOverflow&) {
+    return dumpJson(errorToJson({ErrorCode::kTooLarge, "", "sizes overflow 64-bit arithmetic"}));
+  }
+}
+
+std::string shardedSummaryText(const std::string& index_text, const std::string& shards_json_text) {
+  try {
+    const json index = json::parse(index_text, nullptr, /*allow_exceptions=*/false);
+    const json shards = json::parse(shards_json_text, nullptr, /*allow_exceptions=*/false);
+    if (index.is_discarded()) throw InputError(ErrorCode::kParse, "", "the index is not JSON");
+    if (!shards.is_object()) {
+      throw InputError(ErrorCode::kType, "/shards", "must be an object of file -> summary");
+    }
+    std::map<std::string, json> by_file;
+    for (const auto& [file, summary] : shards.items()) {
+      // Only what safetensorsSummary itself produced is combined: re-checked, not trusted.
+      const bool ok = summary.is_object() && summary.value("format", "") == "safetensors" &&
+                      summary.contains("tensors") && summary["tensors"].is_array();
+      if (!ok)
+        throw InputError(ErrorCode::kType, childPath("/shards", file), "not a safetensors summary");
+      for (const json& t : summary["tensors"]) {
+        const bool good = t.is_object() && t.contains("name") && t["name"].is_string() &&
+                          t.contains("dtype") && t["dtype"].is_string() && t.contains("shape") &&
+                          t["shape"].is_array() && t.contains("parameters") &&
+                          t["parameters"].is_number_integer() && t.contains("bytes") &&
+                          t["bytes"].is_number_integer() && t.contains("offset") &&
+                          t["offset"].is_number_integer();
+        if (!good)
+          throw InputError(ErrorCode::kType, childPath("/shards", file),
+                           "not a safetensors summary");
+        for (const json& d : t["shape"]) {
+          if (!d.is_number_integer())
+            throw InputError(ErrorCode::kType, childPath("/shards", file),
+                             "not a safetensors summary");
+        }
+      }
+      by_file[file] = summary;
+    }
+    return dumpJson(safetensorsShardedSummary(index, by_file));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const ArithmeticOverflow&) {
