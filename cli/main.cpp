@@ -13,6 +13,7 @@
 #include "dlcost/report_json.hpp"
 #include "dlcost/share_link.hpp"
 #include "dlcost/workload_json.hpp"
+#include "model_files.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -41,11 +42,18 @@ bool isHfConfig(const json& doc) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
-  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.positional.empty() ? 0 : 1) != 1 ||
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) +
+              (o.positional.empty() ? 0 : 1) !=
+          1 ||
       o.positional.size() > 1) {
-    throw dlcost::cli::UsageError{"give one MODEL.json, --preset NAME or --link FRAGMENT"};
+    throw dlcost::cli::UsageError{
+        "give one MODEL.json, --preset NAME, --hf ORG/NAME, --gguf FILE or --link FRAGMENT"};
   }
-  if (o.preset) {
+  if (o.gguf) {
+    doc = dlcost::cli::ggufConfig(dlcost::cli::inspectFile(*o.gguf));
+  } else if (o.hf) {
+    doc = dlcost::parseDocumentText(readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
+  } else if (o.preset) {
     doc = json{{"model", {{"preset", *o.preset}}}};
   } else if (o.link) {
     const json state = dlcost::decodeShareLink(*o.link);
@@ -114,10 +122,14 @@ int runEstimate(const dlcost::cli::Options& o) {
       j["explanations"] = explained["explanations"];
       j["dominant"] = explained["dominant"];
     }
+    if (o.gguf) j["model_file"] = dlcost::cli::modelFileNote(dlcost::cli::inspectFile(*o.gguf));
     std::cout << dlcost::dumpJson(j, 2) << "\n";
     return 0;
   }
   dlcost::cli::printReport(std::cout, report, o.units);
+  if (o.gguf) {
+    dlcost::cli::printModelFileNote(std::cout, dlcost::cli::inspectFile(*o.gguf), o.units);
+  }
   if (o.explain) {
     std::cout << "\n";
     for (const auto& d : explained["dominant"])
@@ -296,6 +308,9 @@ int main(int argc, char** argv) {
   bool want_json = false;
   for (int i = 1; i < argc; ++i) want_json = want_json || std::string(argv[i]) == "--json";
   try {
+    if (argc > 1 && std::string(argv[1]) == "inspect") {
+      return dlcost::cli::runInspect(std::vector<std::string>(argv + 2, argv + argc));
+    }
     return run(dlcost::cli::parseOptions(argc, argv));
   } catch (const dlcost::cli::UsageError& e) {
     std::cerr << "dlcost: " << e.message << "\n";

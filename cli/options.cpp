@@ -108,6 +108,15 @@ std::string usageText() {
 usage:
   dlcost estimate MODEL.json [options]     estimate a model described in JSON
   dlcost estimate --preset NAME [options]  estimate a built-in preset
+  dlcost estimate --hf ORG/NAME [options]  estimate a Hub model's config.json from the local
+                                           Hugging Face cache (HF_HUB_CACHE, HF_HOME; offline)
+  dlcost estimate --gguf FILE [options]    estimate the architecture a GGUF file stands for
+                                           (its config.json: `inspect --config`), and print
+                                           the file's exact weight bytes beside the estimate
+  dlcost inspect FILE [--json] [--tensors] [--config]
+                                           parameters and exact bytes by type of a .gguf,
+                                           .safetensors or model.safetensors.index.json,
+                                           from its header only
   dlcost link MODEL.json|--preset NAME [options] [--lang en|zh]
                                            print a share-link fragment (#d1....) for the page
   dlcost link --decode FRAGMENT            print the state a share link carries
@@ -185,6 +194,10 @@ Options parseOptions(int argc, const char* const* argv) {
       o.sort = value(a);
     } else if (a == "--preset") {
       o.preset = value(a);
+    } else if (a == "--hf") {
+      o.hf = value(a);
+    } else if (a == "--gguf") {
+      o.gguf = value(a);
     } else if (a == "--link") {
       o.link = value(a);
     } else if (a == "--decode") {

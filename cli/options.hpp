@@ -14,6 +14,8 @@ struct Options {
   std::string command;  ///< estimate, compare, gpus, presets, preset, schema, help, version
   std::vector<std::string> positional;  ///< e.g. the model file or preset name
   std::optional<std::string> preset;    ///< --preset NAME
+  std::optional<std::string> hf;        ///< --hf ORG/NAME: config.json from the local HF cache
+  std::optional<std::string> gguf;      ///< --gguf FILE: the architecture a GGUF stands for
   /// Workload overrides from flags, keyed by their workload field name ("batch", ...),
   /// with the flag's text value.
   std::map<std::string, std::string> workload;

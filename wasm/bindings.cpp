@@ -17,6 +17,7 @@
 #include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
@@ -157,6 +158,21 @@ std::string workloadToText(const std::string& request_text) {
   });
 }
 
+/// inspectModelFile(bytes, fileSize) -> the summary of a GGUF, safetensors or index file from
+/// its first bytes (a Uint8Array; dlcost::inspectModelFileText), or {"need_bytes": N}: read
+/// the file's first N bytes (File.slice) and call again. Start with no bytes.
+std::string inspectModelFile(const std::string& bytes, double file_size) {
+  return guarded([&] { return dlcost::inspectModelFileText(bytes, file_size); });
+}
+
+/// inspectShardedCheckpoint(indexText, shardsJsonText) -> the exact summary of a sharded
+/// checkpoint from its index and each shard's inspectModelFile summary
+/// (dlcost::shardedSummaryText).
+std::string inspectShardedCheckpoint(const std::string& index_text,
+                                     const std::string& shards_json_text) {
+  return guarded([&] { return dlcost::shardedSummaryText(index_text, shards_json_text); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -182,5 +198,7 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("workloadSchema", &workloadSchema);
   emscripten::function("workloadFromText", &workloadFromText);
   emscripten::function("workloadToText", &workloadToText);
+  emscripten::function("inspectModelFile", &inspectModelFile);
+  emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &exceptionMessage);
 }

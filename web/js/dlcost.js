@@ -89,6 +89,13 @@ const api = {
   workloadToText: (workload, byteUnit = 'B') =>
     call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
   comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
+  /** A model file's summary from its first bytes (Uint8Array), or {need_bytes: N}: read the
+   *  file's first N bytes and call again (see model_file.js). */
+  inspectModelFile: (bytes, fileSize) => call('inspectModelFile', bytes, fileSize),
+  /** A sharded checkpoint's exact summary from its index (text) and each shard's summary
+   *  ({file: summary}). */
+  inspectShardedCheckpoint: (indexText, shards) =>
+    call('inspectShardedCheckpoint', indexText, JSON.stringify(shards)),
 };
 
 export default api;

@@ -4,6 +4,7 @@
 
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
+import { MODEL_FILE_ACCEPT, isModelFile, showModelFiles } from './model_file.js';
 
 export const STARTER_MODEL = {
   schema: 1,
@@ -91,6 +92,12 @@ export function createModelIo(presets, handlers) {
     handlers.onModel(model, workload);
   }
 
+  /** A GGUF's architecture as its config.json becomes the model, like a pasted one. */
+  function useConfig(config) {
+    paste.value = JSON.stringify(config, null, 2);
+    loadText(paste.value);
+  }
+
   paste.addEventListener('input', () => loadText(paste.value));
   paste.addEventListener('dragover', (e) => {
     e.preventDefault();
@@ -100,18 +107,29 @@ export function createModelIo(presets, handlers) {
   paste.addEventListener('drop', async (e) => {
     e.preventDefault();
     paste.classList.remove('drop');
-    const file = e.dataTransfer?.files?.[0];
-    if (file) {
+    const files = [...(e.dataTransfer?.files ?? [])];
+    const file = files[0];
+    if (file && (files.length > 1 || isModelFile(file))) {
+      showModelFiles(byId('model-file'), files, { onConfig: useConfig });
+    } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
     }
   });
 
   const fileInput = byId('import-file');
+  fileInput.accept = `${fileInput.accept},${MODEL_FILE_ACCEPT}`;
+  fileInput.multiple = true;  // an index with its shards
   byId('import-json').addEventListener('click', () => fileInput.click());
   fileInput.addEventListener('change', async () => {
-    const file = fileInput.files?.[0];
+    const files = [...(fileInput.files ?? [])];
+    const file = files[0];
     if (!file) return;
+    if (files.length > 1 || isModelFile(file)) {
+      fileInput.value = '';
+      await showModelFiles(byId('model-file'), files, { onConfig: useConfig });
+      return;
+    }
     paste.value = await file.text();
     loadText(paste.value);
     fileInput.value = '';

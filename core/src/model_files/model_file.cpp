@@ -1,0 +1,122 @@
+// Which format a model file is, from its first bytes, and the one entry point the front ends
+// call with them.
+#include "dlcost/model_file.hpp"
+
+#include <map>
+
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/gguf.hpp"
+#include "dlcost/report_json.hpp"
+#include "dlcost/safetensors.hpp"
+
+namespace dlcost {
+
+namespace {
+
+using nlohmann::json;
+
+bool startsWithBrace(const std::string& s) {
+  for (char c : s) {
+    if (c == '{') return true;
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
+  }
+  return false;
+}
+
+json indexSummary(const std::string& prefix, int64_t file_size) {
+  // An index is small JSON text: it is read whole.
+  if (file_size > kMaxModelHeaderBytes) {
+    throw InputError(ErrorCode::kTooLarge, "", "a JSON index of more than 128 MiB");
+  }
+  if (file_size > static_cast<int64_t>(prefix.size())) throw HeaderIncomplete(file_size);
+  const json doc = json::parse(prefix, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    throw InputError(ErrorCode::kParse, "", "neither GGUF, safetensors nor a JSON index");
+  }
+  json summary = safetensorsIndexSummary(doc);
+  summary["file_size"] = static_cast<int64_t>(prefix.size());
+  return summary;
+}
+
+}  // namespace
+
+HeaderIncomplete::HeaderIncomplete(int64_t wanted_bytes)
+    : std::runtime_error("read the first " + std::to_string(wanted_bytes) + " bytes"),
+      wanted_(wanted_bytes) {}
+
+json inspectModelFile(const std::string& prefix, int64_t file_size) {
+  const auto* data = reinterpret_cast<const uint8_t*>(prefix.data());
+  const int64_t have = static_cast<int64_t>(prefix.size());
+  if (file_size >= 0 && file_size < have) file_size = have;
+  // Too little to tell the format: ask for the first read (a front end may start with none).
+  if (have < 9 && file_size > have) {
+    throw HeaderIncomplete(std::min(file_size, std::max<int64_t>(kModelHeaderFirstRead, 9)));
+  }
+  if (prefix.rfind("GGUF", 0) == 0) {
+    return ggufSummaryJson(readGgufHeader(data, prefix.size(), file_size), file_size);
+  }
+  // A safetensors header is JSON right after its 8-byte length.
+  if (have >= 9 && prefix[8] == '{') return safetensorsSummary(data, prefix.size(), file_size);
+  if (startsWithBrace(prefix)) return indexSummary(prefix, file_size < 0 ? have : file_size);
+  throw InputError(ErrorCode::kValue, "",
+                   "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "
+                   "8-byte length and '{', an index with '{'");
+}
+
+std::string inspectModelFileText(const std::string& prefix, double file_size) {
+  try {
+    const int64_t size =
+        file_size >= 0 && file_size < 9.2e18 ? static_cast<int64_t>(file_size) : -1;
+    return dumpJson(inspectModelFile(prefix, size));
+  } catch (const HeaderIncomplete& e) {
+    return dumpJson(json{{"need_bytes", e.wanted_bytes()}});
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const ArithmeticOverflow&) {
+    return dumpJson(errorToJson({ErrorCode::kTooLarge, "", "sizes overflow 64-bit arithmetic"}));
+  }
+}
+
+std::string shardedSummaryText(const std::string& index_text, const std::string& shards_json_text) {
+  try {
+    const json index = json::parse(index_text, nullptr, /*allow_exceptions=*/false);
+    const json shards = json::parse(shards_json_text, nullptr, /*allow_exceptions=*/false);
+    if (index.is_discarded()) throw InputError(ErrorCode::kParse, "", "the index is not JSON");
+    if (!shards.is_object()) {
+      throw InputError(ErrorCode::kType, "/shards", "must be an object of file -> summary");
+    }
+    std::map<std::string, json> by_file;
+    for (const auto& [file, summary] : shards.items()) {
+      // Only what safetensorsSummary itself produced is combined: re-checked, not trusted.
+      const bool ok = summary.is_object() && summary.value("format", "") == "safetensors" &&
+                      summary.contains("tensors") && summary["tensors"].is_array();
+      if (!ok)
+        throw InputError(ErrorCode::kType, childPath("/shards", file), "not a safetensors summary");
+      for (const json& t : summary["tensors"]) {
+        const bool good = t.is_object() && t.contains("name") && t["name"].is_string() &&
+                          t.contains("dtype") && t["dtype"].is_string() && t.contains("shape") &&
+                          t["shape"].is_array() && t.contains("parameters") &&
+                          t["parameters"].is_number_integer() && t.contains("bytes") &&
+                          t["bytes"].is_number_integer() && t.contains("offset") &&
+                          t["offset"].is_number_integer();
+        if (!good)
+          throw InputError(ErrorCode::kType, childPath("/shards", file),
+                           "not a safetensors summary");
+        for (const json& d : t["shape"]) {
+          if (!d.is_number_integer())
+            throw InputError(ErrorCode::kType, childPath("/shards", file),
+                             "not a safetensors summary");
+        }
+      }
+      by_file[file] = summary;
+    }
+    return dumpJson(safetensorsShardedSummary(index, by_file));
+  } catch (const InputError& e) {
+    return dumpJson(errorToJson(e.error()));
+  } catch (const ArithmeticOverflow&) {
+    return dumpJson(errorToJson({ErrorCode::kTooLarge, "", "sizes overflow 64-bit arithmetic"}));
+  }
+}
+
+}  // namespace dlcost

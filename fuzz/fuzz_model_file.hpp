@@ -1,0 +1,29 @@
+#pragma once
+// The body both model-file fuzz targets share: the bytes are read as a whole file and as the
+// prefix of a much longer one. Each must give a summary, a request for more bytes (more than
+// it was given, never past the file) or a clean InputError; anything else traps.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "dlcost/error.hpp"
+#include "dlcost/model_file.hpp"
+
+inline void fuzzModelFile(const uint8_t* data, size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  const int64_t have = static_cast<int64_t>(size);
+  for (const int64_t file_size : {have, have + (int64_t{1} << 40)}) {
+    try {
+      dlcost::inspectModelFile(bytes, file_size);
+    } catch (const dlcost::HeaderIncomplete& e) {
+      if (e.wanted_bytes() <= have || e.wanted_bytes() > file_size ||
+          e.wanted_bytes() > dlcost::kMaxModelHeaderBytes) {
+        __builtin_trap();
+      }
+    } catch (const dlcost::InputError&) {
+    }
+  }
+  // The text entry point of the page must never report an internal error.
+  const std::string out = dlcost::inspectModelFileText(bytes, static_cast<double>(size));
+  if (out.find("\"code\":\"internal\"") != std::string::npos) __builtin_trap();
+}

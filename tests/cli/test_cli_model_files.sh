@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The CLI's contract for model files: `dlcost inspect` on generated GGUF, safetensors and
+# index files (exact counts), bad files exit 2 naming the field, and `estimate --hf` reads
+# the local Hugging Face cache or says where it looked.
+set -u
+: "${DLCOST:?set DLCOST to the dlcost binary}"
+here="$(cd "$(dirname "$0")" && pwd)"
+presets="$here/../../core/presets/hf"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() {  # name, expected exit code, expected text (grep -F), command...
+  local name="$1" code="$2" text="$3"
+  shift 3
+  local out rc
+  out="$("$@" 2>&1)"
+  rc=$?
+  if [ "$rc" -eq "$code" ] && grep -qF -- "$text" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $name (exit $rc, wanted $code and '$text')"
+    echo "$out" | head -5
+  fi
+}
+
+python3 "$here/../model_files/make_model_files.py" "$tmp"
+
+# tiny-llama-q4km.gguf (make_model_files.py): 2 layers of width 256, ffn 768, vocab 1000.
+# Parameters: embeddings and output 2 x 256,000; per layer 4 x 256 norms/...: the sum of the
+# tensor shapes the generator writes, 2,086,144; bytes from ggml-common.h's block sizes.
+check "inspect gguf: parameters" 0 '"parameters": 2086144' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --json
+check "inspect gguf: bytes" 0 '"weight_bytes": 1362128' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --json
+check "inspect gguf: table" 0 'Q4_K        11   1,370,112' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf"
+check "inspect gguf: KV heads" 0 'KV heads            2' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf"
+check "inspect gguf: tensors" 0 'blk.1.ffn_down.weight' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --tensors
+check "inspect safetensors" 0 '"parameters": 132160' "$DLCOST" inspect "$tmp/tiny-bf16.safetensors" --json
+check "inspect index" 0 '"weight_bytes": 262400' "$DLCOST" inspect "$tmp/model.safetensors.index.json" --json
+# The shards next to their index: 64,000 + 64 + 64,000 parameters, 128,000 + 256 + 128,000
+# bytes (BF16 2 bytes, F32 4), equal to metadata.total_size (checked).
+check "index with its shards" 0 '"parameters": 128064' "$DLCOST" inspect "$tmp/sharded/model.safetensors.index.json" --json
+check "index with its shards: bytes" 0 '"weight_bytes": 256256' "$DLCOST" inspect "$tmp/sharded/model.safetensors.index.json" --json
+check "index without its shards" 0 'not found next to the index: model-00001-of-00002.safetensors' \
+  "$DLCOST" inspect "$tmp/model.safetensors.index.json"
+python3 - "$tmp/sharded/model.safetensors.index.json" "$tmp/sharded/bad.index.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["metadata"]["total_size"] += 2
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "total_size disagrees with the shards" 2 'error at /metadata/total_size' \
+  "$DLCOST" inspect "$tmp/sharded/bad.index.json"
+check "inspect decimal units" 0 '1.36 MB' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --units decimal
+
+# The architecture a GGUF stands for: the engine counts exactly the file's tensors (the
+# generator writes every tensor a llama layer has: difference 0).
+check "inspect gguf: config check" 0 '(difference 0)' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf"
+check "inspect --config" 0 '"num_key_value_heads": 2' "$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --config
+check "mixtral from experts" 0 '"num_local_experts": 4' "$DLCOST" inspect "$tmp/tiny-moe.gguf" --config
+check "estimate --gguf" 0 '"total": 2086144' "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --json
+check "estimate --gguf: the file's bytes" 0 '"weight_bytes": 1362128' "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --json
+check "estimate --gguf: human note" 0 'of weights as stored (Q4_K, Q6_K, F32)' \
+  "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --mode infer
+check "inspect --config of safetensors" 2 'only a GGUF file' "$DLCOST" inspect "$tmp/tiny-bf16.safetensors" --config
+
+head -c 5000 "$tmp/tiny-llama-q4km.gguf" >"$tmp/cut.gguf"
+check "truncated gguf" 2 'error at /metadata' "$DLCOST" inspect "$tmp/cut.gguf"
+head -c 1000000 "$tmp/tiny-llama-q4km.gguf" >"$tmp/partial.gguf"
+check "incomplete download" 2 'an incomplete download' "$DLCOST" inspect "$tmp/partial.gguf"
+printf 'GGUF\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00' >"$tmp/huge.gguf"
+check "2^60 tensors" 2 'error at /tensor_count' "$DLCOST" inspect "$tmp/huge.gguf"
+check "a config.json is not an index" 2 'has no weight_map' "$DLCOST" inspect "$presets/gpt2.json"
+check "missing file" 2 'cannot read file' "$DLCOST" inspect "$tmp/nothing.gguf"
+check "inspect needs a file" 2 'inspect needs one FILE' "$DLCOST" inspect
+check "inspect --json error" 2 '"code": "value"' "$DLCOST" inspect "$tmp/cut.gguf" --json
+
+# --hf: a fake Hugging Face cache laid out as huggingface_hub lays it out.
+snap="$tmp/hf/hub/models--openai-community--gpt2/snapshots/abc123"
+mkdir -p "$snap" "$tmp/hf/hub/models--openai-community--gpt2/refs"
+cp "$presets/gpt2.json" "$snap/config.json"
+echo abc123 >"$tmp/hf/hub/models--openai-community--gpt2/refs/main"
+# gpt2's exact count (Hugging Face model card: 124,439,808), as for the file itself.
+check "--hf from HF_HOME" 0 '"total": 124439808' \
+  env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf openai-community/gpt2 --json
+check "--hf from HF_HUB_CACHE" 0 '"total": 124439808' \
+  env HF_HUB_CACHE="$tmp/hf/hub" HF_HOME=/nonexistent "$DLCOST" estimate --hf openai-community/gpt2 --json
+check "--hf absent says where it looked" 2 "$tmp/hf/hub/models--meta-llama--Llama-3-8B/snapshots/*/config.json" \
+  env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf meta-llama/Llama-3-8B
+check "--hf bad id" 2 'ORG/NAME' env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf gpt2
+check "--hf with a flag" 0 '"seq_len": 128' \
+  env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf openai-community/gpt2 --seq-len 128 --json
+
+echo "cli model files: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

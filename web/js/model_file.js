@@ -1,0 +1,228 @@
+// Model files dropped on the page (.gguf, .safetensors, model.safetensors.index.json): only
+// the header is read, with File.slice, as far as the engine asks (a 20 GB checkpoint is
+// summarised from its first megabytes), and nothing leaves the browser. Every figure comes
+// from the engine's summary; text from the file only ever becomes text nodes.
+
+import api from './dlcost.js';
+import { h } from './dom.js';
+import { DICTIONARIES, t } from './i18n.js';
+import { BINARY, formatBytes, formatCount, groupDigits } from './units.js';
+
+Object.assign(DICTIONARIES.en, {
+  mf_hint: 'Or drop a .gguf, .safetensors or model.safetensors.index.json: only its header is read, in this browser.',
+  mf_reading: 'Reading the header of {name}…',
+  mf_title: '{name}: {format}',
+  mf_format_gguf: 'GGUF v{version}',
+  mf_format_safetensors: 'safetensors',
+  mf_format_safetensors_index: 'safetensors index',
+  mf_file_size: 'File size',
+  mf_header_read: 'Header read',
+  mf_architecture: 'Architecture',
+  mf_parameters: 'Parameters',
+  mf_weights: 'Weights',
+  mf_tensors: 'Tensors',
+  mf_by_type: 'By storage type',
+  mf_dtype: 'Type',
+  mf_bytes: 'Bytes',
+  mf_bpw: 'Bits/weight',
+  mf_shards: 'Shards',
+  mf_index_params: 'Parameters need the shards\u2019 headers: drop each shard.',
+  mf_context_length: 'Context length',
+  mf_layers: 'Layers',
+  mf_embedding_width: 'Embedding width',
+  mf_feed_forward_width: 'Feed-forward width',
+  mf_heads: 'Attention heads',
+  mf_kv_heads: 'KV heads',
+  mf_head_dim: 'Head dim',
+  mf_experts: 'Experts',
+  mf_experts_used: 'Experts used',
+  mf_vocab_size: 'Vocabulary',
+  mf_failed: 'Could not read {name}: {message}',
+  mf_missing_shards: 'Not dropped with the index: {files}.',
+  mf_use_config: 'Estimate this architecture',
+  mf_config_check: 'The engine counts {engine} parameters for this architecture (difference {difference}).',
+  mf_estimate_note: 'The estimate uses the workload\u2019s weight precision, not this file\u2019s quantization; the file stores {bytes} of weights.',
+});
+
+Object.assign(DICTIONARIES.zh, {
+  mf_hint: '也可拖入 .gguf、.safetensors 或 model.safetensors.index.json：只在本浏览器中读取文件头。',
+  mf_reading: '正在读取 {name} 的文件头…',
+  mf_title: '{name}：{format}',
+  mf_format_gguf: 'GGUF v{version}',
+  mf_format_safetensors: 'safetensors',
+  mf_format_safetensors_index: 'safetensors 索引',
+  mf_file_size: '文件大小',
+  mf_header_read: '已读取文件头',
+  mf_architecture: '架构',
+  mf_parameters: '参数量',
+  mf_weights: '权重',
+  mf_tensors: '张量',
+  mf_by_type: '按存储类型',
+  mf_dtype: '类型',
+  mf_bytes: '字节',
+  mf_bpw: '每权重比特',
+  mf_shards: '分片',
+  mf_index_params: '参数量需要各分片的文件头：请拖入每个分片。',
+  mf_context_length: '上下文长度',
+  mf_layers: '层数',
+  mf_embedding_width: '嵌入宽度',
+  mf_feed_forward_width: '前馈宽度',
+  mf_heads: '注意力头',
+  mf_kv_heads: 'KV 头',
+  mf_head_dim: '头维度',
+  mf_experts: '专家数',
+  mf_experts_used: '激活专家数',
+  mf_vocab_size: '词表',
+  mf_failed: '无法读取 {name}：{message}',
+  mf_missing_shards: '未与索引一同拖入：{files}。',
+  mf_use_config: '估算此架构',
+  mf_config_check: '引擎按此架构计得 {engine} 个参数（差值 {difference}）。',
+  mf_estimate_note: '估算使用工作负载的权重精度，而非此文件的量化方式；文件中的权重为 {bytes}。',
+});
+
+/** File-input `accept` entries for model files. */
+export const MODEL_FILE_ACCEPT = '.gguf,.safetensors';
+
+/** Files this module reads by their header (a config.json stays with the paste box). */
+export function isModelFile(file) {
+  return /\.(gguf|safetensors)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
+}
+
+/**
+ * The engine's summary of `file` (a File or Blob), reading only the first bytes it asks for.
+ * Resolves to the summary; rejects with DlcostError for a bad file.
+ * @param onRead  called with each byte count read (for tests and progress)
+ */
+export async function inspectFile(file, onRead = () => {}) {
+  let bytes = new Uint8Array(0);
+  // Each request at least doubles the prefix up to 128 MiB, so a few rounds suffice.
+  for (let round = 0; round < 32; round += 1) {
+    const out = api.inspectModelFile(bytes, file.size);
+    if (out.need_bytes === undefined) return out;
+    if (!(out.need_bytes > bytes.length && out.need_bytes <= file.size)) break;
+    bytes = new Uint8Array(await file.slice(0, out.need_bytes).arrayBuffer());
+    onRead(bytes.length);
+  }
+  throw new Error('dlcost: the header could not be read');
+}
+
+const MODEL_FIELDS = ['context_length', 'layers', 'embedding_width', 'feed_forward_width', 'heads',
+  'kv_heads', 'head_dim', 'experts', 'experts_used', 'vocab_size'];
+
+function valueText(v) {
+  if (typeof v === 'number') return groupDigits(v);
+  if (Array.isArray(v)) return v.join(', ');
+  if (v && typeof v === 'object' && 'length' in v) return `[${groupDigits(v.length)}]`;
+  return String(v);
+}
+
+function bytesText(b, units) {
+  return `${formatBytes(b, units)} (${groupDigits(b)} B)`;
+}
+
+/** The summary as a node tree: facts, then bytes and parameters by storage type; for a GGUF
+ *  whose architecture maps to a config.json, a button that hands it to `onConfig(config)`. */
+export function renderSummary(name, s, units = BINARY, onConfig = null) {
+  const format = t(`mf_format_${s.format}`, { version: s.gguf?.version });
+  const facts = [];
+  const fact = (key, text) => facts.push(h('dt', { text: t(key) }), h('dd', { text }));
+  if (typeof s.file_size === 'number') fact('mf_file_size', bytesText(s.file_size, units));
+  if (s.gguf) {
+    fact('mf_architecture', [s.gguf.architecture, s.gguf.name].filter(Boolean).join(' · ') || '—');
+    for (const key of MODEL_FIELDS) {
+      if (key in s.gguf.model) fact(`mf_${key}`, valueText(s.gguf.model[key]));
+    }
+  }
+  if (s.parameters !== null) fact('mf_parameters', `${groupDigits(s.parameters)} (${formatCount(s.parameters)})`);
+  if (s.weight_bytes !== null) fact('mf_weights', bytesText(s.weight_bytes, units));
+  fact('mf_tensors', groupDigits(s.tensor_count));
+  if (typeof s.header_bytes === 'number') fact('mf_header_read', bytesText(s.header_bytes, units));
+
+  const parts = [h('h3', { text: t('mf_title', { name, format }) }), h('dl', { class: 'facts' }, facts)];
+  if (s.by_dtype) {
+    const rows = s.by_dtype.map((r) => h('tr', {},
+      h('td', { text: r.dtype }),
+      h('td', { class: 'num', text: groupDigits(r.tensors) }),
+      h('td', { class: 'num', text: groupDigits(r.parameters) }),
+      h('td', { class: 'num', text: formatBytes(r.bytes, units) }),
+      h('td', { class: 'num', text: r.bits_per_weight === undefined ? '—' : r.bits_per_weight.toFixed(4) })));
+    parts.push(h('table', { class: 'by-dtype' },
+      h('caption', { text: t('mf_by_type') }),
+      h('thead', {}, h('tr', {}, ['mf_dtype', 'mf_tensors', 'mf_parameters', 'mf_bytes', 'mf_bpw']
+        .map((k) => h('th', { scope: 'col', text: t(k) })))),
+      h('tbody', {}, rows)));
+  }
+  const check = s.gguf?.config_check;
+  if (check) {
+    parts.push(h('p', { class: 'hint', text: t('mf_config_check', {
+      engine: groupDigits(check.engine_parameters), difference: groupDigits(check.difference) }) }));
+  } else if (s.gguf?.hf_config_error) {
+    parts.push(h('p', { class: 'hint', text: s.gguf.hf_config_error.message }));
+  }
+  if (s.gguf?.hf_config && onConfig) {
+    parts.push(h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(s.weight_bytes, units) }) }));
+    parts.push(h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(s.gguf.hf_config) },
+      t('mf_use_config')));
+  }
+  if (s.shards) {
+    if (s.parameters === null) parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
+    parts.push(h('ul', { class: 'shards' }, s.shards.map((x) => h('li', { text: `${x.file} (${x.tensors})` }))));
+  }
+  return h('div', { class: 'model-file-summary' }, parts);
+}
+
+/**
+ * An index dropped with its shards: each shard's header is read, and the engine combines them
+ * into one exact summary (checked against the weight_map and total_size). Shards not among
+ * `files` are listed and the index alone is summarised.
+ */
+export async function inspectCheckpoint(indexFile, files) {
+  const index = await inspectFile(indexFile);
+  const shards = {};
+  const missing = [];
+  for (const { file } of index.shards ?? []) {
+    const shard = files.find((f) => f.name === file);
+    if (shard) shards[file] = await inspectFile(shard);
+    else missing.push(file);
+  }
+  if (missing.length > 0) return { ...index, shards_not_found: missing };
+  const all = api.inspectShardedCheckpoint(await indexFile.text(), shards);
+  return { ...all, file_size: index.file_size };
+}
+
+/** Several files at once: an index with its shards (see inspectCheckpoint), else the first. */
+export async function showModelFiles(container, files, options = {}) {
+  const index = files.find((f) => /\.index\.json$/i.test(f.name));
+  if (!index || files.length === 1) return showModelFile(container, files[0], options);
+  container.hidden = false;
+  container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: index.name }) }));
+  try {
+    const summary = await inspectCheckpoint(index, files);
+    const node = renderSummary(index.name, summary, options.units ?? BINARY);
+    if (summary.shards_not_found) {
+      node.append(h('p', { class: 'hint', text: t('mf_missing_shards', { files: summary.shards_not_found.join(', ') }) }));
+    }
+    container.replaceChildren(node);
+    return summary;
+  } catch (e) {
+    container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
+      text: t('mf_failed', { name: index.name, message: e.message }) }));
+    return null;
+  }
+}
+
+/** Reads `file` and shows its summary (or the error) in `container`; `onConfig` as for
+ *  renderSummary. */
+export async function showModelFile(container, file, { units = BINARY, onConfig = null } = {}) {
+  container.hidden = false;
+  container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: file.name }) }));
+  try {
+    const summary = await inspectFile(file);
+    container.replaceChildren(renderSummary(file.name, summary, units, onConfig));
+    return summary;
+  } catch (e) {
+    container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
+      text: t('mf_failed', { name: file.name, message: e.message }) }));
+    return null;
+  }
+}
