@@ -14,6 +14,7 @@ import { formatBytes } from './units.js';
 import { setPresetFamilies } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
+import { registerOffline } from './offline.js';
 
 let editor;
 let io;
@@ -152,6 +153,7 @@ async function start() {
     return;
   }
   status.textContent = '';
+  registerOffline();
   const presets = dlcost.presets();
   const gpus = dlcost.gpus();
   setPresetFamilies(presets);
