@@ -257,7 +257,7 @@ int run(const dlcost::cli::Options& o) {
     return 0;
   }
   if (o.command == "version") {
-    std::cout << "dlcost 0.1.0\n";
+    std::cout << "dlcost " DLCOST_VERSION "\n";  // project(VERSION) in CMakeLists.txt
     return 0;
   }
   if (o.command == "presets") {

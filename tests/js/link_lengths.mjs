@@ -59,7 +59,8 @@ const queue = ['js/embed.js'];
 while (queue.length) {
   const file = queue.pop();
   const text = readFileSync(join(DIST, file), 'utf8');
-  for (const m of text.matchAll(/(?:import|from)\s*\(?\s*'(\.\/[^']+)'/g)) {
+  // Source or esbuild's minified output: import "./x.js", from"./x.js", import('./x.js').
+  for (const m of text.matchAll(/(?:import|from)\s*\(?\s*['"](\.\/[^'"]+)['"]/g)) {
     const dep = normalize(join(dirname(file), m[1]));
     if (!files.has(dep)) {
       files.add(dep);
@@ -74,7 +75,7 @@ for (const f of files) {
   raw += bytes.length;
   gz += gzipSync(bytes, { level: 9 }).length;
 }
-const module = readFileSync(join(DIST, 'js', 'dlcost_wasm.mjs'));
+const module = readFileSync(join(DIST, 'js', 'dlcost_wasm.wasm'));
 console.log(`\nEmbed widget transfer: ${files.size} files, ${raw} bytes raw, ${gz} bytes gzipped (gzip -9 per file);`);
-console.log(`of which the engine module js/dlcost_wasm.mjs: ${module.length} raw, ${gzipSync(module, { level: 9 }).length} gzipped.`);
+console.log(`of which the engine js/dlcost_wasm.wasm: ${module.length} raw, ${gzipSync(module, { level: 9 }).length} gzipped.`);
 console.log(`Files: ${[...files].sort().join(', ')}`);

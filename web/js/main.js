@@ -14,6 +14,7 @@ import { formatBytes } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
+import { registerOffline } from './offline.js';
 
 let editor;
 let io;
@@ -148,6 +149,7 @@ async function start() {
     return;
   }
   status.textContent = '';
+  registerOffline();
   const presets = dlcost.presets();
   const gpus = dlcost.gpus();
   setPresetFamilies(presets);

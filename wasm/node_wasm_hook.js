@@ -1,0 +1,2 @@
+// --pre-js, inside the factory: hands the module's options to node_wasm_binary.js.
+if (typeof dlcostNodeWasm == 'function') dlcostNodeWasm(Module);
