@@ -320,11 +320,11 @@ def memory_terms(report):
     """The report's memory as {term: bytes}, from either the object or a list of terms."""
     mem = report["memory"]
     if isinstance(mem, dict) and "terms" in mem:
-        terms = {t.get("name") or t.get("id"): t.get("bytes") for t in mem["terms"]}
+        terms = {t.get("key") or t.get("name"): t.get("bytes") for t in mem["terms"]}
         terms.update({k: v for k, v in mem.items() if isinstance(v, int)})
         return terms
     if isinstance(mem, list):
-        return {t.get("name") or t.get("id"): t.get("bytes") for t in mem}
+        return {t.get("key") or t.get("name"): t.get("bytes") for t in mem}
     return mem
 
 
