@@ -30,14 +30,6 @@ const ALLOWED = [
   ['compare.js', 'r.macs_forward / 1e9', 'the CNN chart\'s x axis in GMACs'],
   ['compare.js', 'b.params - a.params', 'drawing order: largest bubble first'],
   ['compare.js', 'r.step_time_s * 1000', 'the GPU chart\'s y axis in milliseconds'],
-  // The memory-size field converts between the unit shown and bytes; the workload schema
-  // (issue 13, item 2) moves this parsing into the engine.
-  ['main.js', 'w.memory_gib * 1073741824', 'memory-size field: GiB to the unit shown'],
-  ['main.js', 'w.memory_bytes / unit', 'memory-size field: bytes to the unit shown'],
-  ['main.js', 'g.memory_bytes / unit', 'memory-size field: bytes to the unit shown'],
-  ['workload_form.js', 'g.memory_bytes / bytesPerUnit', 'memory-size field: bytes to the unit shown'],
-  ['workload_form.js', 'w.memory_gib * 1073741824', 'memory-size field: GiB to the unit shown'],
-  ['workload_form.js', 'w.memory_bytes / bytesPerUnit', 'memory-size field: bytes to the unit shown'],
 ];
 
 /** The code of a line without comments and string contents. */
