@@ -110,7 +110,7 @@ describe('model files dropped on the page', () => {
     try {
       const bytes = readFileSync(join(dir, 'tiny-moe.gguf'));
       const result = await page.evaluate(async (b64) => {
-        const { inspectFile } = await import('./js/model_file.js');
+        const { inspectFile } = globalThis.dlcostPage;
         const head = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
         // 20 GiB made of references to one 1 MiB blob: nothing that size is allocated.
         const mib = new Blob([new Uint8Array(1 << 20)]);

@@ -7,6 +7,7 @@ import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
 import { createModelIo, splitDocument } from './model_io.js';
+import { inspectFile } from './model_file.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
@@ -216,7 +217,14 @@ async function start() {
   if (!links.openFromHash() && first) loadPreset(first);
   document.body.dataset.ready = 'true';
   // For tests and benchmarks: the same entry points the page itself uses.
-  globalThis.dlcostPage = { recompute, getState, lastReport: () => lastReport, lastError: () => lastError };
+  // For tests: the page's own state and file reader (dist/js holds bundles, not modules).
+  globalThis.dlcostPage = {
+    recompute,
+    getState,
+    lastReport: () => lastReport,
+    lastError: () => lastError,
+    inspectFile,
+  };
 }
 
 start();
