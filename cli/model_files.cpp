@@ -14,6 +14,7 @@
 #include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
 #include "options.hpp"
+#include "table.hpp"
 
 namespace dlcost::cli {
 
@@ -92,30 +93,6 @@ std::string text(const json& v) {
   return v.dump();
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
-void printTable(std::ostream& out, const std::vector<std::string>& head,
-                const std::vector<std::vector<std::string>>& rows, size_t left_columns) {
-  std::vector<size_t> widths(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    widths[c] = head[c].size();
-    for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    out << "  ";
-    for (size_t c = 0; c < cells.size(); ++c) {
-      out << (c < left_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[c]))
-          << cells[c] << (c + 1 < cells.size() ? "  " : "\n");
-    }
-  };
-  line(head);
-  for (const auto& row : rows) line(row);
-}
-
 void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensors) {
   const std::string format = s["format"];
   out << "format        " << format;
@@ -183,7 +160,7 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
                     t.contains("bits_per_weight") ? fixed(t["bits_per_weight"], 4) : "-"});
   }
   out << "by type\n";
-  printTable(out, {"dtype", "tensors", "parameters", "bytes", "bits/weight"}, rows, 1);
+  printTable(out, {"dtype", "tensors", "parameters", "bytes", "bits/weight"}, rows, 1, "  ");
   if (tensors) {
     rows.clear();
     for (const auto& t : s["tensors"]) {
@@ -191,7 +168,7 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
                       groupDigits(t["bytes"])});
     }
     out << "tensors\n";
-    printTable(out, {"name", "dtype", "shape", "parameters", "bytes"}, rows, 3);
+    printTable(out, {"name", "dtype", "shape", "parameters", "bytes"}, rows, 3, "  ");
   }
 }
 

@@ -10,6 +10,31 @@
 
 namespace dlcost::cli {
 
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+void printTable(std::ostream& out, const std::vector<std::string>& head,
+                const std::vector<std::vector<std::string>>& rows, size_t left_columns,
+                const std::string& indent) {
+  std::vector<size_t> widths(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    widths[c] = head[c].size();
+    for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    out << indent;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      out << (c < left_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[c]))
+          << cells[c] << (c + 1 < cells.size() ? "  " : "\n");
+    }
+  };
+  line(head);
+  for (const auto& row : rows) line(row);
+}
+
 namespace {
 
 void printRow(std::ostream& out, const std::vector<std::string>& cells,
@@ -27,34 +52,10 @@ bool optionalWhenZero(MemoryKey key) {
          key == MemoryKey::kOverhead;
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
 std::string seconds(double s) {
   if (s >= 1) return fixed(s, 2) + " s";
   if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
   return fixed(s * 1e6, 1) + " us";
-}
-
-/// Columns before `left_columns` are left-aligned, the rest right-aligned.
-void printTable(std::ostream& out, const std::vector<std::string>& head,
-                const std::vector<std::vector<std::string>>& rows, size_t left_columns) {
-  std::vector<size_t> widths(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    widths[c] = head[c].size();
-    for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t c = 0; c < cells.size(); ++c) {
-      out << (c < left_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[c]))
-          << cells[c] << (c + 1 < cells.size() ? "  " : "\n");
-    }
-  };
-  line(head);
-  for (const auto& row : rows) line(row);
 }
 
 void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {

@@ -2,6 +2,8 @@
 // The human-readable report: a per-layer table, then totals and the memory breakdown.
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,15 @@
 #include "dlcost/units.hpp"
 
 namespace dlcost::cli {
+
+/// `v` with `digits` digits after the point.
+std::string fixed(double v, int digits);
+
+/// A text table: columns before `left_columns` left-aligned, the rest right-aligned, two spaces
+/// between columns, each line after `indent`.
+void printTable(std::ostream& out, const std::vector<std::string>& head,
+                const std::vector<std::vector<std::string>>& rows, size_t left_columns,
+                const std::string& indent = "");
 
 void printReport(std::ostream& out, const Report& report, ByteUnits units);
 
