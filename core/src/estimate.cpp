@@ -7,6 +7,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/fit.hpp"
+#include "dlcost/serving.hpp"
 #include "layer_analysis.hpp"
 #include "transformer_estimate.hpp"
 
@@ -209,6 +210,14 @@ Report estimate(const Model& model, const Workload& workload) {
       },
       model.body);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
+  if (workload.serving.engine != Engine::kNone) {
+    const Transformer* t = std::get_if<Transformer>(&model.body);
+    if (!t || workload.mode != Mode::kInfer) {
+      throw InputError(ErrorCode::kValue, "/workload/engine",
+                       "a serving engine runs a transformer in inference (mode infer)");
+    }
+    report.serving = servingPlan(*t, workload, report);
+  }
   report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
   return report;
 }

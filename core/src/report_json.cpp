@@ -1,6 +1,7 @@
 #include "dlcost/report_json.hpp"
 
 #include "dlcost/gpu_json.hpp"
+#include "dlcost/serving_json.hpp"
 
 namespace dlcost {
 
@@ -32,6 +33,8 @@ void addTransformerWorkload(const Workload& w, json& j) {
   if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
   if (w.mla_cache == MlaCache::kDecompressed) j["mla_cache"] = "decompressed";
   j["quant_group_size"] = w.quant_group_size;
+  if (w.serving.engine != Engine::kNone) j["engine"] = engineName(w.serving.engine);
+  if (w.serving.quant != QuantFormat::kNone) j["quant"] = quantFormatName(w.serving.quant);
   if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
     j["lora_rank"] = w.lora_rank;
     j["lora_alpha"] = w.lora_alpha;
@@ -151,6 +154,7 @@ json reportToJson(const Report& r) {
   }
   // With a GPU: its own object, so that its max_batch and fit stay apart from memory_fit's.
   if (r.gpu_fit) j["gpu_fit"] = gpuFitToJson(*r.gpu_fit, r.workload);
+  if (r.serving) j["serving"] = servingPlanToJson(*r.serving);
   return j;
 }
 

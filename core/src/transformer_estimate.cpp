@@ -9,6 +9,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/memory_terms.hpp"
+#include "dlcost/quant_formats.hpp"
 
 namespace dlcost {
 
@@ -462,6 +463,21 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     counts.quant_groups = bm.groups;
     counts.adapters = train && lora ? ad.params : 0;
     std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
+    // A checkpoint format (GGUF, GPTQ, AWQ, bitsandbytes, FP8, MXFP4, NVFP4): its exact bytes.
+    int64_t quant_expert_bytes = -1;
+    if (w.serving.quant != QuantFormat::kNone) {
+      if (train) {
+        throw InputError(ErrorCode::kValue, "/workload/quant",
+                         "quantization formats are modelled for inference (mode infer)");
+      }
+      if (w.weight_dtype) {
+        throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
+                         "give weight_dtype or quant, not both");
+      }
+      const QuantizedWeights qw = quantizedWeights(t, w);
+      applyQuantizedWeights(qw, w, terms);
+      quant_expert_bytes = qw.expert_bytes;
+    }
 
     // --- activations and KV cache of one sequence --------------------------------------------
     int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0;
@@ -628,7 +644,9 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
         int64_t read = weights_read;
         if (isMoe(t)) {
           const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
-          const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(weight_dtype));
+          const int64_t expert_bytes =
+              quant_expert_bytes >= 0 ? quant_expert_bytes
+                                      : bytesForBits(bm.expert_elements, dtypeBits(weight_dtype));
           read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
         }
         r.phases.push_back({"decode", mul(2, decodeMacs(decode_context), b),
