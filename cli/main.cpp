@@ -15,6 +15,7 @@
 #include "dlcost/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
+#include "serving_print.hpp"
 #include "table.hpp"
 
 namespace {
@@ -127,6 +128,7 @@ int runEstimate(const dlcost::cli::Options& o) {
     return 0;
   }
   dlcost::cli::printReport(std::cout, report, o.units);
+  if (report.serving) dlcost::cli::printServing(std::cout, *report.serving, o.units);
   if (o.gguf) {
     dlcost::cli::printModelFileNote(std::cout, dlcost::cli::inspectFile(*o.gguf), o.units);
   }

@@ -197,7 +197,8 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 
 }  // namespace
 
-Report estimate(const Model& model, const Workload& workload) {
+Report estimate(const Model& model, const Workload& given) {
+  const Workload workload = withServingDefaults(given);
   Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;

@@ -88,6 +88,10 @@ const api = {
   /** The inverse, for a form: {key: text} with byte fields in `byteUnit`. */
   workloadToText: (workload, byteUnit = 'B') =>
     call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
+  /** The serving plan at each (users, context): {engine, points: [{users, context, fits,
+   *  max_users, device_bytes, host_bytes, speed?}]}; null keeps the workload's own. */
+  servingSweep: (doc, users = null, contexts = null) =>
+    call('servingSweep', toText(doc), JSON.stringify(users), JSON.stringify(contexts)),
   comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
   /** A model file's summary from its first bytes (Uint8Array), or {need_bytes: N}: read the
    *  file's first N bytes and call again (see model_file.js). */

@@ -16,6 +16,7 @@ import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
 import { registerOffline } from './offline.js';
+import { renderInference } from './inference_section.js';
 
 let editor;
 let io;
@@ -39,6 +40,7 @@ function renderReport(report, sweep) {
   const fmt = (b) => formatBytes(b, units);
   renderTotals(byId('totals'), report, units);
   renderFit(byId('fit'), report, units);
+  renderInference(byId('inference'), report, units);
   const cap = capacityOf(report);
   renderBreakdown(byId('breakdown'), memorySegments(report), report.memory.total, cap, fmt, {
     capacity: t('capacity'),
