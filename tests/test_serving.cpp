@@ -2,6 +2,8 @@
 // each engine's plan against its source's rules, speed against published measurements.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "dlcost/error.hpp"
 #include "dlcost/serving.hpp"
 #include "transformer_test_util.hpp"
@@ -202,7 +204,7 @@ TEST_CASE("llama.cpp decode speed on an RTX 4090 is within 10 % of llama-bench",
           "[serving][speed]") {
   // llama.cpp PR #4766 ("ggml-backend integration"), RTX 4090, codellama-7b (Llama 2 7B shapes,
   // vocab 32016), tg 128: F16 61.03 t/s, Q8_0 98.13 t/s. engineEfficiency is calibrated on
-  // these two, so each is within the spread of the pair.
+  // these two (0.74 of the bandwidth roofline), which leaves each within 9 %.
   constexpr double kTolerance = 0.10;
   json config = presetConfig("llama-2-7b");
   config["vocab_size"] = 32016;
@@ -220,7 +222,7 @@ TEST_CASE("llama.cpp decode speed on an RTX 4090 is within 10 % of llama-bench",
                                       {"prompt_tokens", 1},
                                       {"context", 128},
                                       {"gpu", "rtx-4090"}});
-  CHECK_THAT(r.serving->speed.tokens_per_s, Catch::Matchers::WithinRel(c.measured, kTolerance));
+  CHECK(std::abs(r.serving->speed.tokens_per_s / c.measured - 1) <= kTolerance);
 }
 
 TEST_CASE("Decode throughput grows with users until compute bounds it", "[serving][speed]") {
@@ -261,7 +263,27 @@ TEST_CASE("vLLM's KV pool on an RTX 3090 is within 10 % of its logged block coun
                                               {"context", c.context},
                                               {"max_num_batched_tokens", c.context},
                                               {"max_num_seqs", 256}});
-  CHECK_THAT(static_cast<double>(r.serving->num_blocks),
-             Catch::Matchers::WithinRel(static_cast<double>(c.blocks), kTolerance));
+  CHECK(std::abs(static_cast<double>(r.serving->num_blocks) / static_cast<double>(c.blocks) - 1) <=
+        kTolerance);
   CHECK(r.serving->fits == c.fits);
+}
+
+TEST_CASE("Apple silicon serves through llama.cpp within macOS's GPU share", "[serving][apple]") {
+  const json w = {
+      {"mode", "infer"},       {"dtype", "fp16"}, {"engine", "llamacpp"},         {"quant", "gguf"},
+      {"gguf_type", "Q4_K_M"}, {"context", 8192}, {"gpu", "apple-m2-ultra-192gb"}};
+  const Report r = runPreset("llama-3.1-8b", w);
+  REQUIRE(r.serving);
+  CHECK(r.serving->fits);
+  CHECK(r.serving->gpu_layers == 33);
+  // The wired-limit note tells how to raise the GPU's share.
+  bool noted = false;
+  for (const std::string& n : r.serving->notes)
+    noted = noted || n.find("iogpu.wired_limit_mb") != std::string::npos;
+  CHECK(noted);
+  CHECK(errorPath([&] {
+          json v = w;
+          v["engine"] = "vllm";
+          runPreset("llama-3.1-8b", v);
+        }) == "/workload/engine");
 }

@@ -415,18 +415,18 @@ bool engineLoads(Engine e, QuantFormat q) {
 
 double engineEfficiency(Engine e) {
   // Calibrated in docs/accuracy.md ("Serving"): measured decode tokens/s over the bandwidth
-  // roofline. llama.cpp on an RTX 4090: 61.03 t/s (F16) and 98.13 t/s (Q8_0) against 74.8 and
-  // 140.7 at 1008 GB/s (llama.cpp PR #4766) -> 0.82 and 0.70, mean 0.76.
+  // roofline. llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and
+  // 98.13 t/s at Q8_0, 0.80 and 0.69 of dlcost's 1008 GB/s roofline (weights and KV read per
+  // token); 0.74 leaves -8 % and +7 %. No engine has measurements of its own yet: all use it.
   switch (e) {
     case Engine::kLlamaCpp:
-      return 0.76;
     case Engine::kVllm:
     case Engine::kSglang:
     case Engine::kHf:
     case Engine::kNone:
-      return 0.76;
+      return 0.74;
   }
-  return 0.76;
+  return 0.74;
 }
 
 Workload withServingDefaults(const Workload& w) {
@@ -446,6 +446,15 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
     throw InputError(ErrorCode::kValue, "/workload/engine",
                      std::string(engineName(s.engine)) + " serves decoder LLMs; " + t.architecture +
                          " is not one");
+  }
+  const bool apple = w.hardware.gpu && w.hardware.gpu->vendor == "Apple";
+  if (apple && s.engine != Engine::kLlamaCpp) {
+    throw InputError(ErrorCode::kValue, "/workload/engine",
+                     std::string(engineName(s.engine)) +
+                         " does not run on Apple silicon's GPU: choose llamacpp (Metal)");
+  }
+  if (w.hardware.gpu && w.hardware.gpu->unified_memory) {
+    p.notes.push_back("unified memory: " + w.hardware.gpu->unified_memory_note);
   }
   if (!engineLoads(s.engine, s.quant)) {
     throw InputError(ErrorCode::kValue, "/workload/quant",
