@@ -35,8 +35,8 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
     out << "\n";
   }
   if (p.engine == Engine::kLlamaCpp) {
-    out << "  n_ctx " << p.n_ctx << ", GPU layers " << p.gpu_layers << " of " << p.layers
-        << " (+1 output)\n";
+    out << "  n_ctx " << p.n_ctx << ", -ngl " << p.gpu_layers << " (of " << p.layers
+        << " layers + the output layer)\n";
     memory(out, "in system RAM", p.host, units);
   }
   if (p.speed.itl_s > 0) {

@@ -163,9 +163,11 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
   if (vllm) {
     // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
     // max_num_seqs rows of fp32 logits (logits and probabilities); the peak is the larger.
+    // The dummy batch's tokens are spread over sequences of at most max_model_len tokens.
+    const int64_t seq = std::min(p.max_num_batched_tokens, p.context);
     const Report prof = rerun(t, w, [&](Workload& v) {
-      v.batch = 1;
-      v.prompt_tokens = p.max_num_batched_tokens;
+      v.batch = ceilDiv(p.max_num_batched_tokens, seq);
+      v.prompt_tokens = seq;
       v.generated_tokens = 0;
       v.seq_len.reset();
     });
@@ -364,11 +366,14 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
                                   });
   split(p.gpu_layers, p.n_ctx, &p.device, &p.host);
   p.budget_bytes = usable;
-  p.fits = p.device.total <= usable;
+  // Without an -ngl of the user's, fitting means everything on the GPU; with one, the GPU's
+  // share fitting (the rest runs from system RAM, whose size dlcost is not told).
+  const int64_t planned = s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
+  p.fits = p.device.total <= usable && p.gpu_layers >= planned;
   p.max_users = largest(int64_t{1} << 16, [&](int64_t n) {
     if (n == 0) return true;
     const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
-    return gpuBytes(p.gpu_layers, ctx) <= usable;
+    return gpuBytes(planned, ctx) <= usable;
   });
   if (p.gpu_layers <= t.layers)
     p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
