@@ -49,4 +49,25 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
   for (const std::string& n : p.notes) out << "  note: " << n << "\n";
 }
 
+void printServingSweep(std::ostream& out, const nlohmann::json& sweep, ByteUnits units) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : sweep["points"]) {
+    std::vector<std::string> row = {
+        std::to_string(p["context"].get<int64_t>()), std::to_string(p["users"].get<int64_t>()),
+        p["fits"].get<bool>() ? "yes" : "no", formatBytes(p["device_bytes"].get<int64_t>(), units)};
+    if (p.contains("speed")) {
+      const auto& s = p["speed"];
+      row.push_back(fixed(s["tokens_per_s_per_user"].get<double>(), 1));
+      row.push_back(fixed(s["tokens_per_s"].get<double>(), 1));
+      row.push_back(fixed(s["itl_s"].get<double>() * 1e3, 2) + " ms");
+      row.push_back(s["bound"].get<std::string>());
+    }
+    rows.push_back(std::move(row));
+  }
+  out << "serving sweep (" << sweep["engine"].get<std::string>() << ")\n";
+  printTable(out,
+             {"context", "users", "fits", "GPU memory", "tok/s/user", "tok/s", "latency", "bound"},
+             rows, 3);
+}
+
 }  // namespace dlcost::cli

@@ -4,11 +4,16 @@
 
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 #include "dlcost/report.hpp"
 #include "dlcost/units.hpp"
 
 namespace dlcost::cli {
 
 void printServing(std::ostream& out, const ServingPlan& plan, ByteUnits units);
+
+/// servingSweepText's points as a table: context, users, fits, GPU memory, speeds.
+void printServingSweep(std::ostream& out, const nlohmann::json& sweep, ByteUnits units);
 
 }  // namespace dlcost::cli

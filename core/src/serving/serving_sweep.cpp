@@ -1,6 +1,8 @@
 // Serving plans over users and contexts (see serving_sweep.hpp): one estimate per point.
 #include "dlcost/serving_sweep.hpp"
 
+#include <algorithm>
+
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
@@ -37,16 +39,26 @@ std::string servingSweepText(const std::string& document_text, const std::string
                              const std::string& contexts_json_text) {
   try {
     const json doc = parseDocumentText(document_text);
-    const std::vector<int64_t> users = readList(users_json_text, "/users");
+    std::vector<int64_t> users = readList(users_json_text, "/users");
     const std::vector<int64_t> contexts = readList(contexts_json_text, "/contexts");
     if (users.size() * contexts.size() > static_cast<size_t>(kMaxServingSweepPoints)) {
       throw InputError(ErrorCode::kTooLarge, "/users",
                        "at most " + std::to_string(kMaxServingSweepPoints) + " points per sweep");
     }
-    Config base = parseConfig(doc);
+    const Config base = parseConfig(doc);
     if (base.workload.serving.engine == Engine::kNone) {
       throw InputError(ErrorCode::kMissingField, "/workload/engine",
                        "a serving sweep needs an engine");
+    }
+    if (users == std::vector<int64_t>{0}) {
+      // The chart's users: powers of two up past the most the plan holds.
+      const ServingPlan first = *estimate(base.model, base.workload).serving;
+      const int64_t top = std::max(first.users, 2 * first.max_users);
+      users.clear();
+      for (int64_t u = 1; users.size() < 24; u *= 2) {
+        users.push_back(u);
+        if (u >= top) break;
+      }
     }
     json points = json::array();
     for (int64_t c : contexts) {
