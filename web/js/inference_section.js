@@ -16,8 +16,38 @@ function memoryList(title, memory, units) {
       .map((term) => h('li', { text: `${term.key}: ${formatBytes(term.bytes, units)}` }))));
 }
 
-/** Fills `node` with report.serving, or empties and hides it when the report has none. */
-export function renderInference(node, report, units) {
+/** The sweep's points as a table: context, users, fits, GPU memory, speeds (engine figures). */
+function sweepTable(sweep, units) {
+  const head = ['context', 'users', 'fits', 'GPU memory', 'tokens/s per user', 'tokens/s', 'latency (s)'];
+  return h('table', { class: 'inference-sweep' },
+    h('thead', {}, h('tr', {}, head.map((c) => h('th', { text: c })))),
+    h('tbody', {}, sweep.points.map((p) => h('tr', {},
+      h('td', { text: p.context }), h('td', { text: p.users }), h('td', { text: p.fits ? '✓' : '✗' }),
+      h('td', { text: formatBytes(p.device_bytes, units) }),
+      h('td', { text: p.speed ? num(p.speed.tokens_per_s_per_user) : '' }),
+      h('td', { text: p.speed ? num(p.speed.tokens_per_s) : '' }),
+      h('td', { text: p.speed ? num(p.speed.itl_s) : '' })))));
+}
+
+/** A folded "users and speed" table, computed (one engine call) when opened. */
+function sweepDetails(loadSweep, units) {
+  const body = h('div', {});
+  const details = h('details', { class: 'inference-sweep-details' },
+    h('summary', { text: t('inferenceSweep', {}, 'Users and speed') }), body);
+  details.addEventListener('toggle', () => {
+    if (!details.open || body.childElementCount > 0) return;
+    try {
+      replace(body, sweepTable(loadSweep(), units));
+    } catch (e) {
+      replace(body, h('p', { class: 'field-error', text: e.message }));
+    }
+  });
+  return details;
+}
+
+/** Fills `node` with report.serving, or empties and hides it when the report has none.
+ *  `loadSweep` () => the engine's servingSweep for the same document (called when opened). */
+export function renderInference(node, report, units, loadSweep) {
   if (!node) return;
   const plan = report && report.serving;
   node.hidden = !plan;
@@ -55,5 +85,6 @@ export function renderInference(node, report, units) {
   if (plan.host && plan.host.total > 0) rows.push(memoryList(t('inferenceHost', {}, 'In system RAM'), plan.host, units));
   rows.push(h('pre', { class: 'inference-command', text: plan.command }));
   for (const note of plan.notes || []) rows.push(h('p', { class: 'note', text: note }));
+  if (loadSweep) rows.push(sweepDetails(loadSweep, units));
   replace(node, h('h3', { text: `${t('inference', {}, 'Inference')} (${plan.engine})` }), ...rows);
 }

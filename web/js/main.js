@@ -40,7 +40,7 @@ function renderReport(report, sweep) {
   const fmt = (b) => formatBytes(b, units);
   renderTotals(byId('totals'), report, units);
   renderFit(byId('fit'), report, units);
-  renderInference(byId('inference'), report, units);
+  renderInference(byId('inference'), report, units, () => dlcost.servingSweep(buildDocument(getState())));
   const cap = capacityOf(report);
   renderBreakdown(byId('breakdown'), memorySegments(report), report.memory.total, cap, fmt, {
     capacity: t('capacity'),
