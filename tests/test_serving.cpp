@@ -287,3 +287,51 @@ TEST_CASE("Apple silicon serves through llama.cpp within macOS's GPU share", "[s
           runPreset("llama-3.1-8b", v);
         }) == "/workload/engine");
 }
+
+TEST_CASE("SGLang fills total x mem_fraction_static less weights with 1-token pages",
+          "[serving][sglang]") {
+  const Report r = runPreset("llama-3.1-8b", {{"mode", "infer"},
+                                              {"dtype", "bf16"},
+                                              {"engine", "sglang"},
+                                              {"gpu", "h100-sxm"},
+                                              {"context", 8192}});
+  const dlcost::ServingPlan& p = *r.serving;
+  // server_args.py: mem_fraction_static 0.88 at tp 1; model_runner.profile_max_num_token:
+  // (free after loading - total x 0.12) // cell_size, the CUDA context (512 MiB) in use.
+  CHECK(*p.memory_fraction == 0.88);
+  CHECK(p.block_size == 1);
+  const int64_t rest =
+      static_cast<int64_t>(std::ceil(static_cast<double>(p.capacity_bytes) * 0.88)) -
+      (int64_t{512} << 20) - p.device.bytesOf(MemoryKey::kWeights);
+  CHECK(p.kv_tokens == rest / 131072);
+  CHECK(p.command.find("--mem-fraction-static 0.88") != std::string::npos);
+}
+
+TEST_CASE("HF transformers holds weights, a cache per user and the prefill's activations",
+          "[serving][hf]") {
+  const json w = {{"mode", "infer"}, {"dtype", "bf16"}, {"engine", "hf"},
+                  {"gpu", "l40s"},   {"context", 4096}, {"users", 4}};
+  const Report r = runPreset("llama-3.1-8b", w);
+  const dlcost::ServingPlan& p = *r.serving;
+  // The cache grows to 4 x 4096 tokens of 128 KiB.
+  CHECK(p.device.bytesOf(MemoryKey::kKvCache) == int64_t{4} * 4096 * 131072);
+  CHECK(p.fits);
+  // One more user than max_users does not fit in the GPU's usable memory.
+  json more = w;
+  more["users"] = p.max_users + 1;
+  CHECK_FALSE(runPreset("llama-3.1-8b", more).serving->fits);
+}
+
+TEST_CASE("Tensor parallelism splits vLLM's weights and KV heads over the GPUs",
+          "[serving][vllm]") {
+  const json one = {
+      {"mode", "infer"}, {"dtype", "bf16"}, {"engine", "vllm"}, {"gpu", "l40s"}, {"context", 8192}};
+  json two = one;
+  two["gpus"] = 2;
+  two["tp"] = 2;
+  const Report a = runPreset("llama-3.1-8b", one), b = runPreset("llama-3.1-8b", two);
+  CHECK(b.serving->kv_bytes_per_token * 2 == a.serving->kv_bytes_per_token);
+  CHECK(b.serving->device.bytesOf(MemoryKey::kWeights) * 2 >=
+        a.serving->device.bytesOf(MemoryKey::kWeights));
+  CHECK(b.serving->command.find("--tensor-parallel-size 2") != std::string::npos);
+}
