@@ -198,7 +198,8 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 }  // namespace
 
 Report estimate(const Model& model, const Workload& given) {
-  const Workload workload = withServingDefaults(given);
+  const Transformer* llm = std::get_if<Transformer>(&model.body);
+  const Workload workload = llm ? withServingDefaults(*llm, given) : given;
   Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
@@ -212,12 +213,11 @@ Report estimate(const Model& model, const Workload& given) {
       model.body);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
   if (workload.serving.engine != Engine::kNone) {
-    const Transformer* t = std::get_if<Transformer>(&model.body);
-    if (!t || workload.mode != Mode::kInfer) {
+    if (!llm || workload.mode != Mode::kInfer) {
       throw InputError(ErrorCode::kValue, "/workload/engine",
                        "a serving engine runs a transformer in inference (mode infer)");
     }
-    report.serving = servingPlan(*t, workload, report);
+    report.serving = servingPlan(*llm, workload, report);
   }
   report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
   return report;

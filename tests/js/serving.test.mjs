@@ -24,7 +24,7 @@ describe('serving plans', () => {
     test(`${workload.engine}: wasm's serving object equals the CLI's`, () => {
       const wasm = JSON.parse(engine.estimate(JSON.stringify(doc(workload))));
       assert.ok(wasm.serving, 'the report carries a serving plan');
-      assert.deepEqual(wasm.serving, cliEstimate(doc(workload)).serving);
+      assert.deepEqual(wasm.serving, cliEstimate(doc(workload)).json.serving);
     });
   }
 

@@ -24,7 +24,9 @@ double engineEfficiency(Engine e);
 
 /// `w` with the prompt an engine's context implies: with an engine and a context but no
 /// prompt_tokens, each sequence's prompt fills its context (context - generated_tokens).
-Workload withServingDefaults(const Workload& w);
+/// Throws InputError at /workload/context for a context beyond the model's
+/// max_position_embeddings (checked first, before anything is sized from it).
+Workload withServingDefaults(const Transformer& t, const Workload& w);
 
 /// The plan for `w.serving.engine` (not kNone) given the engine-less inference report `r` of
 /// `t` under `w`. Throws InputError with the JSON path of the field at fault: a context beyond

@@ -434,7 +434,13 @@ double engineEfficiency(Engine e) {
   return 0.74;
 }
 
-Workload withServingDefaults(const Workload& w) {
+Workload withServingDefaults(const Transformer& t, const Workload& w) {
+  if (w.serving.engine != Engine::kNone && w.serving.context && t.max_positions > 0 &&
+      *w.serving.context > t.max_positions) {
+    throw InputError(ErrorCode::kValue, "/workload/context",
+                     std::to_string(*w.serving.context) + " tokens exceed the model's context of " +
+                         std::to_string(t.max_positions) + " (max_position_embeddings)");
+  }
   Workload v = w;
   if (w.serving.engine != Engine::kNone && w.serving.context && !w.prompt_tokens &&
       *w.serving.context > w.generated_tokens)
