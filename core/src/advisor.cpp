@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/fit.hpp"
@@ -58,6 +59,11 @@ std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuF
     }
     Workload c = w;
     c.batch = batch;
+    // A transformer's workload counts the accumulation itself (grad_accum), so applying the
+    // advice keeps the step's effective batch and its compute.
+    const bool counted = w.mode == Mode::kTrain && std::holds_alternative<Transformer>(model.body);
+    if (counted && w.grad_accum <= kMaxBatch / accumulation)
+      c.grad_accum = w.grad_accum * accumulation;
     const std::string text =
         w.mode == Mode::kTrain
             ? "batch " + std::to_string(batch) + " with " + std::to_string(accumulation) +
