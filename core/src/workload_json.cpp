@@ -242,7 +242,8 @@ json checkFieldValue(const WorkloadField& f, const json& v, const std::string& p
   return v;
 }
 
-Workload parseWorkload(const json& v, const std::string& path, const Workload& base) {
+Workload parseWorkload(const json& workload, const std::string& path, const Workload& base) {
+  const json& v = workload;
   ObjectReader r(v, path);
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (it.key() == "comment" || findWorkloadField(it.key())) continue;
@@ -280,6 +281,16 @@ Workload parseWorkload(const json& v, const std::string& path, const Workload& b
 json writeWorkload(const Workload& w) {
   json j = json::object();
   for (const WorkloadField& f : workloadFields()) {
+    json value = f.write(w);
+    if (!value.is_null()) j[f.key] = std::move(value);
+  }
+  return j;
+}
+
+json writeAppliedWorkload(const Workload& w, bool transformer) {
+  json j = json::object();
+  for (const WorkloadField& f : workloadFields()) {
+    if (!fieldApplies(f, w, transformer)) continue;
     json value = f.write(w);
     if (!value.is_null()) j[f.key] = std::move(value);
   }

@@ -19,7 +19,7 @@ after(async () => {
 });
 
 describe('the Inference panel', () => {
-  test('vLLM on an H100 shows the CLI\'s plan and its sweep', T, async () => {
+  test("vLLM on an H100 shows the CLI's plan and its sweep", T, async () => {
     const { page, problems } = await openPage(session);
     try {
       await page.selectOption('#preset', 'llama-3.1-8b');
@@ -33,8 +33,13 @@ describe('the Inference panel', () => {
       const cli = cliEstimate({
         model: { preset: 'llama-3.1-8b' },
         workload: {
-          mode: 'infer', dtype: 'bf16', optimizer: 'adam', gpu: 'h100-sxm', engine: 'vllm',
-          context: 8192, users: 32,
+          mode: 'infer',
+          dtype: 'bf16',
+          optimizer: 'adam',
+          gpu: 'h100-sxm',
+          engine: 'vllm',
+          context: 8192,
+          users: 32,
         },
       });
       assert.equal(cli.status, 0, cli.stderr);

@@ -15,8 +15,15 @@ before(async () => {
 const doc = (workload) => ({ model: { preset: 'llama-3.1-8b' }, workload });
 const VLLM = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
 const LLAMA = {
-  mode: 'infer', dtype: 'fp16', engine: 'llamacpp', quant: 'gguf', gguf_type: 'Q4_K_M',
-  context: 4096, users: 2, gpu: 'rtx-4090', n_gpu_layers: 20,
+  mode: 'infer',
+  dtype: 'fp16',
+  engine: 'llamacpp',
+  quant: 'gguf',
+  gguf_type: 'Q4_K_M',
+  context: 4096,
+  users: 2,
+  gpu: 'rtx-4090',
+  n_gpu_layers: 20,
 };
 
 describe('serving plans', () => {
@@ -33,7 +40,10 @@ describe('serving plans', () => {
     assert.equal(out.schema, 'dlcost.serving_sweep/1');
     assert.equal(out.points.length, 6);
     const at8k = out.points.filter((p) => p.context === 8192);
-    assert.deepEqual(at8k.map((p) => p.users), [1, 8, 64]);
+    assert.deepEqual(
+      at8k.map((p) => p.users),
+      [1, 8, 64],
+    );
     assert.ok(at8k[2].speed.tokens_per_s > at8k[0].speed.tokens_per_s);
   });
 
