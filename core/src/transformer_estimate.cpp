@@ -487,8 +487,8 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
 // --- stage 4: model states -----------------------------------------------------------------
 
 std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParams& tp,
-                                    const Workload& w, const Settings& s,
-                                    const BlockMatrices& bm, const Adapters& ad) {
+                                    const Workload& w, const Settings& s, const BlockMatrices& bm,
+                                    const Adapters& ad) {
   ModelStateCounts counts;
   counts.params = tp.total;
   counts.trainable = s.train && !s.lora ? tp.total : 0;
@@ -499,7 +499,8 @@ std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParam
   counts.adapters = s.train && s.lora ? ad.params : 0;
   std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
   // A checkpoint format (GGUF, GPTQ, AWQ, bitsandbytes, FP8, MXFP4, NVFP4): its exact bytes.
-  if (w.serving.quant != QuantFormat::kNone) applyQuantizedWeights(quantizedWeights(t, w), w, terms);
+  if (w.serving.quant != QuantFormat::kNone)
+    applyQuantizedWeights(quantizedWeights(t, w), w, terms);
   return terms;
 }
 
