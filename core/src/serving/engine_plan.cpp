@@ -173,7 +173,7 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
     });
     const int64_t forward = ceilDiv(prof.memory.bytesOf(MemoryKey::kActivations), tp);
     const int64_t sampler =
-        mul(mul(2 * 4, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
+        mul(mul(int64_t{8}, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
     act = checkedAdd(std::max(forward, sampler), kVllmNonTorchBytes);
     terms.push_back(
         fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler logits) + non-torch",
