@@ -114,6 +114,23 @@ TEST_CASE("dominant terms are computed from the layers", "[explain]") {
   CHECK(dom[1]["layers"] == 5);
   CHECK_THAT(dom[1]["share"].get<double>(),
              Catch::Matchers::WithinRel(655566528.0 / 714188480.0, 1e-12));
+  // One layer takes the singular verb: Llama-3-8B's activation memory is led by its one
+  // lm_head linear layer (config.json: a separate lm_head, tie_word_embeddings false).
+  const json llm = dlcost::explainDocument(document(
+      "llama-3-8b", {{"mode", "train"}, {"finetune", "qlora"}, {"recompute", "full"}}))["dominant"];
+  bool singular = false;
+  for (const json& d : llm) {
+    if (d["layers"] == 1) {
+      CAPTURE(d["text"]);
+      const std::string text = d["text"];
+      const bool one = text.find(" layer keeps ") != std::string::npos ||
+                       text.find(" layer holds ") != std::string::npos ||
+                       text.find(" layer does ") != std::string::npos;
+      CHECK(one);
+      singular = true;
+    }
+  }
+  CHECK(singular);
 }
 
 TEST_CASE("explain refuses an unknown language or unit system", "[explain][errors]") {

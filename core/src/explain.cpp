@@ -86,6 +86,17 @@ void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& o
                      {{"MACs", t.w({"forward multiply-accumulates", "前向乘加运算"}),
                        Writer::num(r.macs.forward)}},
                      "2 × " + Writer::num(r.macs.forward), Writer::num(flopsOf(r.macs.forward))));
+  // The FLOPs card: the step's passes (forward only in inference), as report_json writes it.
+  out.push_back(
+      make("/flops/total", t.w({"FLOPs of one step", "单步浮点运算 (FLOPs)"}),
+           "FLOPs = 2 × (MACs_fwd + MACs_bwd)",
+           {{"MACs_fwd", t.w({"forward multiply-accumulates", "前向乘加运算"}),
+             Writer::num(r.macs.forward)},
+            {"MACs_bwd",
+             t.w({"backward multiply-accumulates (0 in inference)", "反向乘加运算（推理时为 0）"}),
+             Writer::num(r.macs.backward)}},
+           "2 × (" + Writer::num(r.macs.forward) + " + " + Writer::num(r.macs.backward) + ")",
+           Writer::num(flopsOf(r.macs.forward + r.macs.backward))));
   if (wl.mode == Mode::kTrain) {
     const int64_t skipped = 2 * r.macs.forward - r.macs.backward;
     out.push_back(
@@ -269,6 +280,15 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
            t.w({"compute ", "计算 "}) + Writer::real(f.time.compute_s * 1e3) + " ms, " +
                t.w({"memory ", "访存 "}) + Writer::real(f.time.memory_s * 1e3) + " ms",
            Writer::real(f.time.step_s * 1e3) + " ms"));
+  if (f.time.step_s > 0) {
+    // roofline.cpp: the global batch over the step time (in LLM inference, the prefill's).
+    out.push_back(make(
+        "/gpu_fit/samples_per_s", t.w({"samples per second", "每秒样本数"}), "B / t_step",
+        {{"B", t.w({"global batch", "全局批大小"}), Writer::num(r.workload.batch)},
+         {"t_step", t.w({"step time", "单步时间"}), Writer::real(f.time.step_s * 1e3) + " ms"}},
+        Writer::num(r.workload.batch) + " / " + Writer::real(f.time.step_s) + " s",
+        Writer::real(f.time.samples_per_s) + " /s"));
+  }
 }
 
 std::string shapeText(const Shape& s) {
@@ -376,12 +396,13 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
   struct Quantity {
     const char* name;
     int64_t LayerReport::*field;
-    Words verb;
+    Words verb;            ///< after several layers ("5 conv2d layers keep")
+    const char* verb_one;  ///< after one ("1 linear layer keeps")
   };
   const Quantity quantities[] = {
-      {"params", &LayerReport::params, {"hold", "占有"}},
-      {"macs", &LayerReport::macs, {"do", "完成"}},
-      {"activation_bytes", &LayerReport::activation_bytes, {"keep", "保存"}},
+      {"params", &LayerReport::params, {"hold", "占有"}, "holds"},
+      {"macs", &LayerReport::macs, {"do", "完成"}, "does"},
+      {"activation_bytes", &LayerReport::activation_bytes, {"keep", "保存"}, "keeps"},
   };
   const Words what[] = {{"of the parameters", "的参数"},
                         {"of the MACs", "的乘加运算"},
@@ -410,9 +431,10 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
     best.text = language == Language::kChinese
                     ? std::to_string(best.layers) + " 个 " + best.layer_type + " 层" +
                           t.w(quantities[q].verb) + " " + pct + " " + t.w(what[q])
-                    : std::to_string(best.layers) + " " + best.layer_type + " layer" +
-                          (best.layers == 1 ? "" : "s") + " " + t.w(quantities[q].verb) + " " +
-                          pct + " " + t.w(what[q]);
+                    : std::to_string(best.layers) + " " + best.layer_type +
+                          (best.layers == 1 ? std::string(" layer ") + quantities[q].verb_one
+                                            : " layers " + t.w(quantities[q].verb)) +
+                          " " + pct + " " + t.w(what[q]);
     out.push_back(std::move(best));
   }
   const MemoryBreakdown& m = r.memory;
