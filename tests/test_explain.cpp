@@ -20,7 +20,9 @@ TEST_CASE("each explanation's result is the report's figure at its id", "[explai
   const json workload =
       GENERATE(json{{"mode", "train"}, {"batch", 8}, {"memory_gib", 12}},
                json{{"mode", "infer"}, {"batch", 3}, {"dtype", "fp16"}},
-               json{{"batch", 16}, {"dtype", "mixed"}, {"optimizer", "momentum"}, {"gpu", "h200"}});
+               json{{"batch", 16}, {"dtype", "mixed"}, {"optimizer", "momentum"}, {"gpu", "h200"}},
+               // LLM inference on a GPU: the decode speed and the bound are explained too.
+               json{{"mode", "infer"}, {"batch", 2}, {"dtype", "bf16"}, {"gpu", "rtx-4090"}});
   CAPTURE(preset, workload.dump());
   const json doc = document(preset, workload);
   const json report = dlcost::estimateDocument(doc);
