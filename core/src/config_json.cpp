@@ -396,7 +396,7 @@ Model readHfModel(const json& m, const std::string& path, bool approximate) {
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {
-    r.rejectUnknown({"preset", "comment"});
+    r.rejectUnknown({"preset", "comment", "weights_file"});
     const std::string name = r.requiredString("preset");
     const char* text = presetJson(name);
     if (!text) {
@@ -414,13 +414,16 @@ Model parseModel(const json& m, const std::string& path) {
       if (!std::holds_alternative<Transformer>(model.body)) model.name = name;
       it = parsed.emplace(name, std::move(model)).first;
     }
-    return it->second;
+    if (!r.has("weights_file")) return it->second;
+    Model model = it->second;
+    model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
+    return model;
   }
   if (isHfConfig(m)) return readHfModel(m, path, false);
   if (r.has("hf_config")) {
     // "approximate": true asks for the generic reading of a model_type dlcost does not
     // count exactly; its figures are then marked approximate.
-    r.rejectUnknown({"hf_config", "name", "comment", "approximate"});
+    r.rejectUnknown({"hf_config", "name", "comment", "approximate", "weights_file"});
     const json& cfg = r.require("hf_config");
     if (!isHfConfig(cfg)) {
       throw InputError(ErrorCode::kMissingField, childPath(r.pathOf("hf_config"), "model_type"),
@@ -428,6 +431,8 @@ Model parseModel(const json& m, const std::string& path) {
     }
     Model model = readHfModel(cfg, r.pathOf("hf_config"), r.optionalBool("approximate", false));
     if (r.has("name")) model.name = r.requiredString("name");
+    if (r.has("weights_file"))
+      model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
     return model;
   }
   if (r.has("transformer")) {
@@ -440,7 +445,7 @@ Model parseModel(const json& m, const std::string& path) {
   // "metrics" holds published facts about a preset (e.g. ImageNet top-1) for comparison
   // charts; the estimate ignores it.
   r.rejectUnknown({"schema", "name", "description", "source", "metrics", "comment", "input",
-                   "layers", "blocks", "hf_config", "transformer"});
+                   "layers", "blocks", "hf_config", "transformer", "weights_file"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                      "this dlcost reads model schema version 1");
@@ -461,6 +466,8 @@ Model parseModel(const json& m, const std::string& path) {
       graph.input_kind = InputKind::kTokenIds;
   }
   model.body = std::move(graph);
+  if (r.has("weights_file"))
+    model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
   return model;
 }
 

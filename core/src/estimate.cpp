@@ -208,6 +208,7 @@ Report estimate(const Model& model, const Workload& workload) {
         }
       },
       model.body);
+  if (model.weights_file) useFileWeights(report, *model.weights_file, workload);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
   report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
   return report;
