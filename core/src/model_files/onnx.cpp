@@ -22,6 +22,9 @@ constexpr int64_t kWindowBytes = 64 * 1024;
 constexpr int64_t kMaxNameBytes = 4096;     // tensor names and op types longer are refused
 constexpr size_t kMaxDims = 64;             // ONNX ranks in practice stay under 10
 constexpr size_t kMaxOperatorTypes = 4096;  // distinct op_type strings
+// Initializers kept (GGUF's tensor bound, kGgufMaxCount): a large LLM export has a few
+// thousand; a file of millions of empty ones must not grow the summary without bound.
+constexpr size_t kMaxInitializers = size_t{1} << 20;
 constexpr int64_t kMaxCount = int64_t{1} << 62;
 
 /// TensorProto.DataType: its name, bits per element, and whether it holds weights (floating
@@ -273,6 +276,10 @@ void readGraph(Reader& r, int64_t pos, int64_t end, OnnxModel& m) {
   while (r.next(pos, end, f, "/graph")) {
     if (f.number == 5 || f.number == 15 || f.number == 1) {
       if (f.wire != 2) Reader::wrongType("/graph");
+    }
+    if ((f.number == 5 || f.number == 15) && m.initializers.size() == kMaxInitializers) {
+      throw InputError(ErrorCode::kTooLarge, "/graph/initializer",
+                       "more than " + std::to_string(kMaxInitializers) + " initializers");
     }
     if (f.number == 5) {
       m.initializers.push_back(readTensor(r, f.start, f.start + f.length,
