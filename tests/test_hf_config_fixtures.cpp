@@ -49,6 +49,12 @@ TEST_CASE("published config.json files count to their publishers' totals",
       // Model card: 671B main-model parameters; the 14B multi-token-prediction module
       // (num_nextn_predict_layers: 1) is not loaded by transformers and not counted.
       {"deepseek-v3", 671026419200},
+      // Mistral-7B-v0.1: safetensors index total_size / 2 bytes = 7,241,732,096.
+      {"mistral-7b", 7241732096},
+      // Qwen2.5-0.5B (q/k/v biases, tied head): 24 x 14,912,384 + 151,936 x 896 + 896
+      // = 494,032,768; model card: "Number of Parameters: 0.49B; (Non-Embedding): 0.36B",
+      // 357,898,112 without the embeddings.
+      {"qwen2.5-0.5b", 494032768},
       // HF GPTJForCausalLM's module tree; the card's 6,053,381,344 counts sharded copies, see
       // the next test.
       {"gpt-j-6b", 6050882784},
@@ -82,7 +88,7 @@ TEST_CASE("GPT-J's card total counts the JAX checkpoint's per-shard copies",
 
 TEST_CASE("presets hold the published config.json's keys and values",
           "[transformer][presets][fixtures]") {
-  for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt-oss-20b"}) {
+  for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt-oss-20b", "mistral-7b"}) {
     CAPTURE(name);
     CHECK(presetAsPublished(name) == fixture(name));
   }
