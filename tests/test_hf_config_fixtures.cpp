@@ -55,6 +55,10 @@ TEST_CASE("published config.json files count to their publishers' totals",
       // = 494,032,768; model card: "Number of Parameters: 0.49B; (Non-Embedding): 0.36B",
       // 357,898,112 without the embeddings.
       {"qwen2.5-0.5b", 494032768},
+      // Gemma-2-2B: 26 x 77,865,984 = 2,024,515,584 non-embedding (four RMSNorms a layer)
+      // + 256,000 x 2,304 = 589,824,000 tied embeddings + 2,304; Gemma 2 report (Gemma Team
+      // 2024), table 1: 2,024M non-embedding and 590M embedding parameters.
+      {"gemma-2-2b-it", 2614341888},
       // HF GPTJForCausalLM's module tree; the card's 6,053,381,344 counts sharded copies, see
       // the next test.
       {"gpt-j-6b", 6050882784},
