@@ -14,8 +14,12 @@ import { openPage, openSession, screenshot } from './harness.mjs';
 const T = { timeout: 90000 };
 let session;
 
-before(async () => { session = await openSession(); }, T);
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await openSession();
+}, T);
+after(async () => {
+  await session?.close();
+});
 
 // Published config.json of meta-llama/Llama-3.1-8B (tests/fixtures/hf-configs/SOURCES.md);
 // the Hub's safetensors total for it is 8,030,261,248 (test_transformer_families.cpp).
@@ -31,8 +35,12 @@ async function imitateHub(page, answers) {
     const key = url.includes('/api/models/') ? 'api' : 'config';
     const a = answers[key];
     if (a === 'abort') return route.abort('internetdisconnected');
-    return route.fulfill({ status: a.status ?? 200, contentType: a.type ?? 'application/json',
-      headers: { 'access-control-allow-origin': '*' }, body: a.body ?? '' });
+    return route.fulfill({
+      status: a.status ?? 200,
+      contentType: a.type ?? 'application/json',
+      headers: { 'access-control-allow-origin': '*' },
+      body: a.body ?? '',
+    });
   });
   return asked;
 }
@@ -42,7 +50,8 @@ async function fetchId(page, id) {
   await page.click('#hub-fetch');
 }
 
-const ownProblems = (problems) => problems.filter((p) => !p.includes('huggingface.co') && !p.includes('Failed to load resource'));
+const ownProblems = (problems) =>
+  problems.filter((p) => !p.includes('huggingface.co') && !p.includes('Failed to load resource'));
 
 describe('fetch from the Hub', () => {
   test('nothing is requested before the click; a config loads and is cross-checked', T, async () => {
@@ -50,14 +59,21 @@ describe('fetch from the Hub', () => {
     try {
       const asked = await imitateHub(page, {
         config: { body: LLAMA },
-        api: { body: JSON.stringify({ id: 'meta-llama/Llama-3.1-8B', safetensors: { parameters: { BF16: LLAMA_TOTAL }, total: LLAMA_TOTAL } }) },
+        api: {
+          body: JSON.stringify({
+            id: 'meta-llama/Llama-3.1-8B',
+            safetensors: { parameters: { BF16: LLAMA_TOTAL }, total: LLAMA_TOTAL },
+          }),
+        },
       });
       await page.fill('#hub-id', 'meta-llama/Llama-3.1-8B');
       assert.deepEqual(asked, [], 'typing the id requests nothing');
       await page.click('#hub-fetch');
       await page.waitForSelector('#hub-status [data-match]');
-      assert.deepEqual(asked, ['https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json',
-        'https://huggingface.co/api/models/meta-llama/Llama-3.1-8B']);
+      assert.deepEqual(asked, [
+        'https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json',
+        'https://huggingface.co/api/models/meta-llama/Llama-3.1-8B',
+      ]);
       const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
       assert.equal(report.params.total, LLAMA_TOTAL);
       assert.equal(await page.getAttribute('#hub-status [data-match]', 'data-match'), 'true');
@@ -72,7 +88,10 @@ describe('fetch from the Hub', () => {
   test('a total that differs from the engine count is flagged', T, async () => {
     const { page, problems } = await openPage(session);
     try {
-      await imitateHub(page, { config: { body: LLAMA }, api: { body: JSON.stringify({ safetensors: { total: LLAMA_TOTAL + 1 } }) } });
+      await imitateHub(page, {
+        config: { body: LLAMA },
+        api: { body: JSON.stringify({ safetensors: { total: LLAMA_TOTAL + 1 } }) },
+      });
       await fetchId(page, 'meta-llama/Llama-3.1-8B');
       await page.waitForSelector('#hub-status [data-match="false"]');
       assert.match(await page.textContent('#hub-status'), /Mismatch: .*8,030,261,249 .*8,030,261,248/);
@@ -126,7 +145,9 @@ describe('the approximate badge', () => {
       const cfg = { ...JSON.parse(LLAMA), model_type: 'mamba2' };
       await page.fill('#paste', JSON.stringify({ model: { hf_config: cfg, approximate: true } }));
       await page.waitForFunction(() => globalThis.dlcostPage.lastReport()?.transformer?.approximate === true);
-      const cards = await page.$$eval('#totals .card', (cs) => cs.map((c) => Boolean(c.querySelector('.approx-badge'))));
+      const cards = await page.$$eval('#totals .card', (cs) =>
+        cs.map((c) => Boolean(c.querySelector('.approx-badge'))),
+      );
       assert.ok(cards.length >= 4);
       assert.ok(cards.every(Boolean), 'each total card is marked');
       await screenshot(page, 'approximate-badge');

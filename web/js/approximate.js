@@ -13,6 +13,9 @@ export function isApproximate(report) {
 /** A badge for one derived figure, or null when the report is exact. */
 export function approximateBadge(report) {
   if (!isApproximate(report)) return null;
-  return h('span', { class: 'approx-badge', dataset: { approximate: 'true' }, title: t('approximateHelp') },
-    t('approximate'));
+  return h(
+    'span',
+    { class: 'approx-badge', dataset: { approximate: 'true' }, title: t('approximateHelp') },
+    t('approximate'),
+  );
 }

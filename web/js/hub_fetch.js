@@ -18,7 +18,8 @@ Object.assign(DICTIONARIES.en, {
   hub_bad_id: 'A model id is ORG/NAME, e.g. Qwen/Qwen3-8B.',
   hub_fetching: 'Fetching {id}/config.json from huggingface.co…',
   hub_loaded: 'Loaded {id}/config.json.',
-  hub_gated: '{id} is gated or private: the Hub wants a signed-in account. Download its config.json on the Hub and paste or drop it here.',
+  hub_gated:
+    '{id} is gated or private: the Hub wants a signed-in account. Download its config.json on the Hub and paste or drop it here.',
   hub_missing: 'The Hub has no model {id} (or no config.json in it). Check the id, or paste or drop a config.json.',
   hub_offline: 'The Hub could not be reached (offline or blocked). Paste or drop the config.json instead.',
   hub_not_json: 'The Hub\u2019s answer for {id} is not a JSON config.json. Paste or drop the config.json instead.',
@@ -94,8 +95,14 @@ export async function fetchHubModel(id, fetchImpl = globalThis.fetch.bind(global
 export function totalCheck(id, hubTotal, engineTotal) {
   if (hubTotal === null) return h('p', { class: 'hint', text: t('hub_total_none', { id }) });
   const same = hubTotal === engineTotal;
-  return h('p', { class: same ? 'hint' : 'field-error', dataset: { hubTotal: String(hubTotal), match: String(same) },
-    text: t(same ? 'hub_total_match' : 'hub_total_differ', { hub: groupDigits(hubTotal), engine: groupDigits(engineTotal) }) });
+  return h('p', {
+    class: same ? 'hint' : 'field-error',
+    dataset: { hubTotal: String(hubTotal), match: String(same) },
+    text: t(same ? 'hub_total_match' : 'hub_total_differ', {
+      hub: groupDigits(hubTotal),
+      engine: groupDigits(engineTotal),
+    }),
+  });
 }
 
 /**
@@ -104,12 +111,24 @@ export function totalCheck(id, hubTotal, engineTotal) {
  * model just loaded (or null) for the cross-check.
  */
 export function mountHubFetch(anchor, onDocument, engineTotal, fetchImpl) {
-  const input = h('input', { id: 'hub-id', type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: 'Qwen/Qwen3-8B' });
+  const input = h('input', {
+    id: 'hub-id',
+    type: 'text',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    placeholder: 'Qwen/Qwen3-8B',
+  });
   const button = h('button', { id: 'hub-fetch', type: 'button' }, t('hub_fetch'));
   const status = h('div', { id: 'hub-status', role: 'status' });
-  const row = h('div', { class: 'hub-fetch' },
-    h('label', { for: 'hub-id' }, t('hub_label')), input, button,
-    h('p', { class: 'hint' }, t('hub_privacy')), status);
+  const row = h(
+    'div',
+    { class: 'hub-fetch' },
+    h('label', { for: 'hub-id' }, t('hub_label')),
+    input,
+    button,
+    h('p', { class: 'hint' }, t('hub_privacy')),
+    status,
+  );
   anchor.after(row);
   button.addEventListener('click', async () => {
     const id = input.value.trim();
@@ -122,7 +141,9 @@ export function mountHubFetch(anchor, onDocument, engineTotal, fetchImpl) {
       const engine = engineTotal();
       if (engine !== null) status.append(totalCheck(id, total, engine));
     } catch (e) {
-      status.replaceChildren(h('p', { class: 'field-error', role: 'alert', dataset: { error: e.key ?? 'other' }, text: e.message }));
+      status.replaceChildren(
+        h('p', { class: 'field-error', role: 'alert', dataset: { error: e.key ?? 'other' }, text: e.message }),
+      );
     } finally {
       button.disabled = false;
     }
