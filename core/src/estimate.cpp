@@ -211,6 +211,7 @@ Report estimate(const Model& model, const Workload& given) {
         }
       },
       model.body);
+  if (model.weights_file) useFileWeights(report, *model.weights_file, workload);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
   if (workload.serving.engine != Engine::kNone) {
     if (!llm || workload.mode != Mode::kInfer) {

@@ -112,6 +112,8 @@ const en = {
   engineLoading: 'Loading the engine…',
   engineFailed: 'The engine could not start',
   engineDefault: 'default',
+  approximate: '≈ approximate',
+  approximateHelp: 'Read through the generic transformer form at your request: the parameter count and every figure derived from it are approximate.',
 };
 
 const zh = {
@@ -224,6 +226,8 @@ const zh = {
   engineLoading: '正在加载计算引擎…',
   engineFailed: '计算引擎无法启动',
   engineDefault: '默认',
+  approximate: '≈ 近似值',
+  approximateHelp: '按你的要求以通用 Transformer 形式读取：参数量及由它推出的每个数字都是近似值。',
 };
 
 export const DICTIONARIES = { en, zh };
