@@ -14,6 +14,10 @@ json workloadToJson(const Workload& w) {
             {"dtype", precisionName(w.precision)},
             {"optimizer", optimizerName(w.optimizer)},
             {"overhead_bytes", w.overhead_bytes}};
+  if (w.mode == Mode::kTrain) {
+    j["zero_grad"] = zeroGradName(w.zero_grad);
+    j["optimizer_impl"] = optimizerImplName(w.optimizer_impl);
+  }
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
   if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
   return j;
@@ -81,14 +85,28 @@ json memoryToJson(const MemoryBreakdown& m, const char* units) {
                      {"fixed", t.fixed},
                      {"per_sample", t.per_sample},
                      {"sharding", shardingName(t.sharding)},
+                     {"phase", memoryPhaseName(t.phase)},
                      {"formula", t.formula},
                      {"inputs", std::move(inputs)}});
   }
-  return {{"terms", std::move(terms)},
-          {"total", m.total},
-          {"fixed", m.fixed},
-          {"per_sample", m.per_sample},
-          {"units", units}};
+  json out = {{"terms", std::move(terms)},
+              {"total", m.total},
+              {"fixed", m.fixed},
+              {"per_sample", m.per_sample},
+              {"units", units}};
+  if (!m.phases.empty()) {
+    json phases = json::array();
+    for (const PhaseTotal& p : m.phases) {
+      phases.push_back({{"phase", memoryPhaseName(p.phase)},
+                        {"bytes", p.bytes},
+                        {"fixed", p.fixed},
+                        {"per_sample", p.per_sample}});
+    }
+    out["phases"] = std::move(phases);
+    out["peak_phase"] = memoryPhaseName(m.peak_phase);
+  }
+  if (m.first_step_total) out["first_step_total"] = *m.first_step_total;
+  return out;
 }
 
 json reportToJson(const Report& r) {

@@ -70,13 +70,27 @@ int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
   return mul(context, add(qWidth(t), mul(t.heads, v_per_head)));
 }
 
+/// Bytes per token one hidden-width norm keeps for backward besides its input (e h, counted
+/// by the callers) and its output (counted by the layer reading it). Hugging Face's
+/// LlamaRMSNorm (modeling_llama.py) upcasts to fp32 (pow keeps the fp32 input: 4h where e h is
+/// counted), keeps rsqrt's fp32 value per token, and `self.weight *
+/// hidden_states.to(input_dtype)` keeps the normalised tensor (e h): 4h + 4 in all.
+/// LayerNorm (native_layer_norm, derivatives.yaml: result1 and result2) keeps its fp32 mean
+/// and rstd per token: 8. Measured for the RMSNorm with PyTorch 1.13 (docs/accuracy.md).
+int64_t normExtraSaved(const Transformer& t) {
+  return t.norm == NormKind::kRmsNorm ? add(mul(4, t.hidden), 4) : int64_t{8};
+}
+
 /// Bytes per token one self-attention sublayer keeps for backward, without the core.
 /// GPT (e = 2, q = kv = h, dropout): norm input 2h + QKV input 2h + Q,K 4h + V 2h + output
 /// projection input 2h + dropout mask h = 13h: Korthikanti's 11sbh for attention plus one of
 /// the two layer norms' 2sbh each.
 int64_t attentionSaved(const Transformer& t, int64_t e) {
-  int64_t b = mul(2, e, t.hidden);                                 // norm input, QKV input
-  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));        // post-attention norm input
+  int64_t b = mul(2, e, t.hidden);  // norm input, QKV input
+  b = add(b, normExtraSaved(t));
+  if (t.norms_per_layer == 4) {
+    b = add(b, mul(e, t.hidden), normExtraSaved(t));  // post-attention norm
+  }
   if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), keyWidth(t))));  // q/k norm inputs
   if (t.kv_lora_rank > 0) {
     // MLA: the latents' norm inputs and kv_b_proj's input.
@@ -97,6 +111,12 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
   if (attention == AttentionImpl::kFlash) return mul(4, t.heads);
   const int64_t scores = mul(t.heads, context);
   int64_t b = mul(e, scores);
+  // Grouped K and V heads are repeated for the matmuls (HF's eager_attention_forward:
+  // repeat_kv expands, then reshape copies), and QK^T and AV keep the copies: heads / kv_heads
+  // times the key and value widths attentionSaved counts (measured, docs/accuracy.md).
+  if (t.kv_lora_rank == 0 && t.kv_heads > 0 && t.kv_heads < t.heads) {
+    b = add(b, mul(e, t.heads / t.kv_heads - 1, add(keyWidth(t), valueWidth(t))));
+  }
   if (t.attention_dropout) b = add(b, mul(1 + e, scores));
   return b;
 }
@@ -109,8 +129,8 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
 int64_t mlpSaved(const Transformer& t, int64_t e, int64_t layer) {
   int64_t b = 0;
   const bool shared_input = t.parallel_block && t.norms_per_layer == 1;
-  if (!shared_input) b = mul(2, e, t.hidden);                // norm input, MLP input
-  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));  // post-MLP norm input
+  if (!shared_input) b = add(mul(2, e, t.hidden), normExtraSaved(t));           // norm, MLP input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden), normExtraSaved(t));  // post-MLP norm
   const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, ffnOf(t, layer));
   if (isMoeLayer(t, layer)) {
     // Router logits, each active expert's gathered copy of its tokens, its intermediates;
@@ -288,6 +308,26 @@ BlockMatrices blockMatrices(const Transformer& t, int64_t group) {
   return b;
 }
 
+/// The large parameter tensors in the order `model.parameters()` yields them in Hugging Face
+/// models (the order the for-loop optimizers step them): the embeddings, each block's linear
+/// modules as registered (two layers, so a layer's first module follows the last one's), the
+/// final norm, the LM head. Biases and block norms between them are left out, which can only
+/// raise the for-loop's max of 2 s_i + s_(i-1) (GPT-2's biases follow each weight).
+std::vector<int64_t> optimizerTensorOrder(const Transformer& t, const TransformerParams& tp) {
+  std::vector<int64_t> out{tp.embeddings};
+  const std::vector<LinearModule> modules = blockLinearModules(t);
+  for (int layer = 0; layer < 2; ++layer) {
+    for (const LinearModule& m : modules) {
+      for (int64_t c = 0; c < std::min<int64_t>(m.copies, 2); ++c) {
+        out.push_back(checkedMul(m.in, m.out));
+      }
+    }
+  }
+  out.push_back(t.hidden);  // the final norm's weight
+  if (tp.lm_head) out.push_back(tp.lm_head);
+  return out;
+}
+
 }  // namespace
 
 int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, int64_t context,
@@ -461,10 +501,12 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     counts.quant_matrices = bm.matrices;
     counts.quant_groups = bm.groups;
     counts.adapters = train && lora ? ad.params : 0;
+    if (counts.trainable > 0) counts.tensors = optimizerTensorOrder(t, tp);
     std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
 
     // --- activations and KV cache of one sequence --------------------------------------------
-    int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0;
+    int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0, logits_phase = 0, layer_extra = 0;
+    std::vector<BackwardCandidate> candidates;
     const bool drop_core =
         w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
     // Bytes per token each sublayer of layer i keeps for backward; inference keeps nothing
@@ -493,13 +535,20 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     }
     int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;
     for (const Stack& st : stacks) {
+      // The int64 token ids the embedding's backward keeps (derivatives.yaml, embedding:
+      // embedding_backward(grad, indices, ...)).
+      embed_saved = add(embed_saved, mul(st.tokens, 8));
       if (t.hidden_dropout) embed_saved = add(embed_saved, mul(st.tokens, h));  // 1-byte mask
-      if (t.embedding_norm) embed_saved = add(embed_saved, mul(st.tokens, e, h));
-      if (t.final_norm) final_saved = add(final_saved, mul(st.tokens, e, h));
+      if (t.embedding_norm)
+        embed_saved = add(embed_saved, mul(st.tokens, add(mul(e, h), normExtraSaved(t))));
+      if (t.final_norm)
+        final_saved = add(final_saved, mul(st.tokens, add(mul(e, h), normExtraSaved(t))));
     }
     if (decoder_side) {
-      // LM head input, and the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv).
-      head_saved = add(mul(logit_tokens, e, h), mul(logit_tokens, 4, t.vocab));
+      // LM head input, the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv) and the
+      // int64 labels nll_loss keeps.
+      head_saved =
+          add(mul(logit_tokens, e, h), mul(logit_tokens, 4, t.vocab), mul(logit_tokens, 8));
     }
     if (t.pooler) pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
 
@@ -532,7 +581,11 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       }
       const int64_t layer_phase =
           mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), inner_width))));
-      const int64_t logits_phase = decoder_side ? mul(logit_tokens, 4, t.vocab) : 0;
+      // At log_softmax's backward the gradient nll_loss returns and log_softmax's own, both
+      // fp32 and as large as the logits, are alive with the saved log-probabilities
+      // (measured, docs/accuracy.md).
+      logits_phase = decoder_side ? mul(logit_tokens, 8, t.vocab) : 0;
+      layer_extra = layer_phase;
       act_extra = std::max(layer_phase, logits_phase);
     } else {
       // The peak of one prefill layer: the residual stream plus the larger working set of
@@ -566,6 +619,27 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, act_extra,
                                      "batch × per_sequence",
                                      {{"batch", b, ""}, {"per_sequence", act_extra, "bytes"}}));
+      terms.back().phase = MemoryPhase::kBackward;
+      terms[terms.size() - 2].phase = MemoryPhase::kBackward;
+      // Gradients at the backward peak. The logits' backward runs before any parameter's,
+      // so under zero_grad set_to_none no gradient exists then. From the top layer's
+      // backward on, the estimate counts every gradient: an upper bound (the gradients of
+      // the layers below are made as their saved activations are freed).
+      int64_t grads = 0;
+      for (const MemoryTerm& term : terms) {
+        if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
+          grads = add(grads, term.fixed);
+      }
+      MemoryTerm delta;
+      delta.key = MemoryKey::kBackwardGradientDelta;
+      delta.sharding = Sharding::kZero2;
+      delta.phase = MemoryPhase::kBackward;
+      delta.formula = "at_peak − all";
+      delta.inputs = {{"at_peak", grads, "bytes: none at the logits' backward (set_to_none)"},
+                      {"all", grads, "bytes of gradients"}};
+      terms.push_back(std::move(delta));
+      const int64_t none_yet = w.zero_grad == ZeroGrad::kSetToNone ? -grads : 0;
+      candidates = {{none_yet, logits_phase}, {0, layer_extra}};
     } else {
       terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
                                      {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
@@ -597,9 +671,20 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       }
     }
     terms.push_back(overheadTerm(w));
-    r.memory = sumTerms(std::move(terms), b);
+    r.memory = sumTerms(std::move(terms), b, std::move(candidates));
+    for (MemoryTerm& term : r.memory.terms) {
+      if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
+      if (term.key == MemoryKey::kBackwardPeakExtra) term.inputs[1].value = term.per_sample;
+    }
     const MemoryBreakdown& m = r.memory;
-    if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
+    if (train) {
+      // The first step: no optimizer state exists during its backward (made in step()).
+      r.memory.first_step_total = std::max(
+          checkedSub(m.phases[0].bytes, add(m.bytesOf(MemoryKey::kOptimizerStates),
+                                            m.bytesOf(MemoryKey::kAdapterOptimizerStates))),
+          m.phases[1].bytes);
+    }
+    if (w.memory_bytes) r.max_batch = m.maxBatch(*w.memory_bytes);
 
     // --- phases for the roofline -------------------------------------------------------------
     const int64_t weights_read =
