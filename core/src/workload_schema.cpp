@@ -9,6 +9,7 @@
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/gpu_json.hpp"
 #include "dlcost/parallel.hpp"
+#include "dlcost/task_defaults.hpp"
 
 namespace dlcost {
 
@@ -131,8 +132,8 @@ void addModelFields(std::vector<Row>& rows) {
           .valueLabel("adagrad", {"Adagrad", "Adagrad"})
           .valueLabel("adam8bit", {"Adam 8-bit (bitsandbytes)", "8 位 Adam（bitsandbytes）"})
           .byDefault("adam")
-          // Sent in inference too: the report echoes it (and a link made in inference keeps it).
-          .when(0, "workload")
+          // Training only: inference keeps no optimizer states (the report still echoes it).
+          .when(kWhenTrain, "workload")
           .text({"Optimizer", "优化器"},
                 {"sets the optimizer states kept per parameter", "决定每个参数保存的优化器状态"})
           .io([](const json& v, Workload& w,
@@ -637,6 +638,22 @@ double bytesPerUnitName(const std::string& name) {
   return 0;
 }
 
+bool fieldApplies(const WorkloadField& f, const Workload& w, bool transformer) {
+  const bool lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
+  const bool quantized =
+      w.weight_dtype && (*w.weight_dtype == DType::kInt8 || *w.weight_dtype == DType::kInt4);
+  const std::pair<Condition, bool> holds[] = {{kWhenTransformer, transformer},
+                                              {kWhenTrain, w.mode == Mode::kTrain},
+                                              {kWhenInfer, w.mode == Mode::kInfer},
+                                              {kWhenGpu, w.hardware.gpu.has_value()},
+                                              {kWhenLora, lora},
+                                              {kWhenQuantized, quantized}};
+  for (const auto& [condition, held] : holds) {
+    if ((f.when & condition) != 0 && !held) return false;
+  }
+  return true;
+}
+
 json workloadSchemaJson() {
   json fields = json::array();
   for (const WorkloadField& f : workloadFields()) fields.push_back(fieldJson(f));
@@ -656,7 +673,8 @@ json workloadSchemaJson() {
            "(B, kB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is in the caller's unit) and "
            "are rounded to the nearest byte."},
           {"conditions", conditions},
-          {"fields", fields}};
+          {"fields", fields},
+          {"tasks", taskDefaultsJson()}};
 }
 
 }  // namespace dlcost
