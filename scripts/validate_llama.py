@@ -208,7 +208,7 @@ def measure(batch, seq, optimizers):
         for p in model.parameters():
             p.grad = None
         opt = v.make_optimizer(name, model.parameters())
-        result[name] = v.training_peaks(model, opt, ids, ids, loss_of)
+        result[name] = v.training_peaks(model, opt, ids, ids, loss_of, hold_output=False)
         del opt
     return result
 
@@ -221,7 +221,7 @@ def report(dlcost, batch, seq, optimizers, add):
     saved_est = v.term(est, "activations")
     add(f"| saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "
         f"{v.pct(v.err(saved_est, meas['saved']))} |")
-    rows = [(f"saved for backward", saved_est, meas["saved"])]
+    rows = [("saved for backward", saved_est, meas["saved"])]
     for o in optimizers:
         (b1, s1), (b2, s2), (b3, s3) = meas[o]
         none = engine(dlcost, batch, seq, o, "set_to_none")

@@ -190,14 +190,17 @@ def make_optimizer(name, params):
     raise ValueError(name)
 
 
-def train_step(mode, model, opt, x, y, set_to_none, loss_fn):
+def train_step(mode, model, opt, x, y, set_to_none, loss_fn, hold_output):
     """One step; returns the peaks of its two phases: zero_grad, forward, loss and backward;
-    then the optimizer step (with the logits and the loss still bound, as in a training loop
-    that reads the loss afterwards)."""
+    then the optimizer step. With `hold_output` the loop keeps the model's output to the end
+    (PyTorch's ImageNet example computes accuracy from it after the step); without, only the
+    loss (Hugging Face's Trainer.compute_loss returns the loss alone)."""
     mode.reset_peak()
     opt.zero_grad(set_to_none=set_to_none)
     out = model(x)
     loss = loss_fn(out, y)
+    if not hold_output:
+        del out
     loss.backward()
     backward = mode.peak
     mode.reset_peak()
@@ -205,7 +208,7 @@ def train_step(mode, model, opt, x, y, set_to_none, loss_fn):
     return backward, mode.peak
 
 
-def training_peaks(model, opt, x, y, loss_fn=None):
+def training_peaks(model, opt, x, y, loss_fn=None, hold_output=True):
     """[[backward phase, optimizer step phase] of step 1, step 2 (set_to_none=True) and
     step 3 (gradients kept)]."""
     mode = LiveTensors()
@@ -214,7 +217,7 @@ def training_peaks(model, opt, x, y, loss_fn=None):
         track_state(mode, model, opt, x, y)
         for set_to_none in (True, True, False):
             peaks.append(list(train_step(mode, model, opt, x, y, set_to_none,
-                                         loss_fn or loss_of)))
+                                         loss_fn or loss_of, hold_output)))
     return peaks
 
 
@@ -467,6 +470,30 @@ the SwiGLU LlamaMLP, LlamaForCausalLM's shifted cross-entropy) in plain PyTorch 
 it as above: 2 layers, hidden 256, 8 query heads over 4 key/value heads, intermediate 688,
 vocabulary 2048, 2 sequences of 128 tokens, fp32, CPU. The estimate reads the same
 config.json (`dlcost estimate CONFIG --attention eager --seq-len 128 --batch 2 --dtype fp32`).
+"""
+
+LLAMA_NOTES = """What the rows check, rule by rule (PyTorch 2.x's derivatives.yaml and HF's modelling file):
+LlamaRMSNorm keeps its fp32 input (`pow`), rsqrt's value per token and the normalised tensor
+before the weight multiply, and the next linear keeps its output: 3h values + 4 bytes per token
+and norm where the engine used to count 2h; eager attention keeps the `repeat_kv` copies of K
+and V (heads / kv_heads times their width), Q, the softmax output and o_proj's input; the
+SwiGLU MLP keeps gate, SiLU, up and product; the loss keeps the fp32 log-probabilities and the
+int64 labels, the embedding the int64 token ids. At the logits' backward nll_loss's gradient
+and log_softmax's (both fp32, as large as the logits) are alive with the saved tensors.
+
+Residuals: the rotary cos and sin tables (2 x 128 x 32 fp32 values, one per batch) are not
+modelled (-0.2 % of the saved bytes). PyTorch 1.13's `mean` keeps its input for backward
+(`MeanBackward1._saved_self`) where 2.x's does not (derivatives.yaml, `mean.dim`:
+`mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)`), so the harness
+writes RMSNorm's mean as `sum / n`, which saves what 2.x's mean saves. The training step
+runs without holding the logits (Hugging Face's `Trainer.compute_loss` returns the loss
+alone). With `set_to_none` the step peaks at the logits' backward, before any gradient
+exists. The estimate compares that step with the top layer's backward (the head's gradients
+and one layer's; the head's saved tensors gone), the first layer's (every gradient but the
+embeddings'; one layer's saved tensors left) and the embeddings' (every gradient), which for
+a dense decoder with like layers bound every step between; for other transformers it counts
+every gradient from the top layer on, an upper bound. The 16-bit forms (RMSNorm's
+upcast, eager softmax computed in fp32 and cast back, which keeps both) are not measured here.
 """
 
 GAPS = """## The training-step rules the estimate follows

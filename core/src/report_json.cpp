@@ -52,6 +52,8 @@ json memoryToJson(const MemoryBreakdown& m, const char* units) {
                      {"per_sample", t.per_sample},
                      {"sharding", shardingName(t.sharding)},
                      {"phase", memoryPhaseName(t.phase)},
+                     // Whether the total counts it: the peak phase's terms and the others'.
+                     {"in_peak", t.phase == MemoryPhase::kAlways || t.phase == m.peak_phase},
                      {"formula", t.formula},
                      {"inputs", std::move(inputs)}});
   }

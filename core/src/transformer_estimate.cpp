@@ -689,19 +689,47 @@ MemoryTerm gradientDeltaTerm(const std::vector<MemoryTerm>& terms) {
   return delta;
 }
 
-/// Training: where the backward pass can peak. The logits' backward runs before any
-/// parameter's, so under zero_grad set_to_none no gradient exists then. From the top layer's
-/// backward on, every gradient is counted: an upper bound (the gradients of the layers below
-/// are made as their saved activations are freed).
-std::vector<BackwardCandidate> backwardCandidates(const Workload& w, const SequenceMemory& m,
+/// Training: where the backward pass can peak, as (gradients then less all, activations then
+/// beyond the saved ones per sequence). Backward runs the logits, the LM head and final norm,
+/// the layers top down, the embeddings. Under zero_grad set_to_none a parameter's gradient
+/// appears at its backward: none at the logits' (the peak of activations), all but the
+/// embeddings' at the first layer's, when only its and the embedding's saved tensors remain.
+/// For a decoder whose layers are alike (dense, no local layers) each layer's backward adds
+/// as many gradients and frees as many saved bytes, so the layers' steps lie between the top
+/// and the first layer's. Otherwise, and with kept gradients, every gradient is counted from the
+/// top layer's backward on (an upper bound: the lower layers' gradients come as their saved
+/// activations go).
+std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Workload& w,
+                                                  const Settings& s, const TransformerParams& tp,
+                                                  const Forward& f, const SequenceMemory& m,
                                                   const std::vector<MemoryTerm>& terms) {
   int64_t grads = 0;
   for (const MemoryTerm& term : terms) {
     if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
       grads = add(grads, term.fixed);
   }
-  const int64_t none_yet = w.zero_grad == ZeroGrad::kSetToNone ? -grads : 0;
-  return {{none_yet, m.logits_phase}, {0, m.layer_phase}};
+  if (w.zero_grad == ZeroGrad::kZero) return {{0, m.logits_phase}, {0, m.layer_phase}};
+  std::vector<BackwardCandidate> out{{-grads, m.logits_phase}, {0, m.layer_phase}};
+  bool alike = t.kind == TransformerKind::kDecoder && !isMoe(t) && !s.lora && !t.embedding_norm &&
+               f.stacks.size() == 1 && tp.total > 0 && grads % tp.total == 0;
+  for (int64_t i = 0; alike && i < t.layers; ++i) alike = !isLocalLayer(t, i);
+  const int64_t head = add(tp.lm_head, t.final_norm ? normParams(t) : 0);
+  const int64_t blocks = checkedSub(tp.total, add(tp.embeddings, head, tp.other));
+  const int64_t layer_saved =
+      checkedSub(m.activations, add(m.embed_saved, m.final_saved, m.head_saved));
+  if (!alike || t.layers < 1 || blocks % t.layers != 0 || layer_saved % t.layers != 0) return out;
+  const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
+  const int64_t layer = blocks / t.layers;
+  // The top layer's backward: the head's and that layer's gradients; the LM head's and the
+  // final norm's saved tensors are freed by then.
+  out[1] = {-mul(per_param, checkedSub(tp.total, add(head, layer))),
+            checkedSub(m.layer_phase, add(m.head_saved, m.final_saved))};
+  const int64_t below_first = checkedSub(m.activations, add(m.embed_saved, layer_saved / t.layers));
+  out.push_back({-mul(per_param, tp.embeddings), checkedSub(m.layer_phase, below_first)});
+  // The embeddings' backward: every gradient; the token ids and their output's gradient.
+  const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
+  out.push_back({0, checkedSub(tail, m.activations)});
+  return out;
 }
 
 /// The activation terms (and the KV cache's) of `batch` sequences.
@@ -964,7 +992,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));
     std::vector<BackwardCandidate> candidates;
-    if (s.train) candidates = backwardCandidates(w, mem, terms);
+    if (s.train) candidates = backwardCandidates(t, w, s, tp, f, mem, terms);
     r.memory = sumTerms(std::move(terms), b, std::move(candidates));
     for (MemoryTerm& term : r.memory.terms) {
       if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
