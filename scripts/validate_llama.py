@@ -169,7 +169,7 @@ def engine(dlcost, batch, seq, optimizer, zero_grad):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(CONFIG, f)
         path = f.name
-    cmd = [dlcost, "estimate", "--hf", path, "--mode", "train", "--batch", str(batch),
+    cmd = [dlcost, "estimate", path, "--mode", "train", "--batch", str(batch),
            "--seq-len", str(seq), "--dtype", "fp32", "--attention", "eager", "--optimizer",
            optimizer, "--zero-grad", zero_grad, "--optimizer-impl", "for_loop", "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout

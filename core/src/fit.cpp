@@ -14,10 +14,14 @@ namespace dlcost {
 
 namespace {
 
-/// ceil(v x num / den) for v >= 0, without intermediate overflow.
+/// ceil(v x num / den) for num, den > 0, without intermediate overflow. v may be negative (a
+/// term that subtracts, such as the gradients not yet made at the backward peak); C++
+/// division truncates toward zero, which is the ceiling there.
 int64_t scaleUp(int64_t v, int64_t num, int64_t den) {
-  const __int128 r = (static_cast<__int128>(v) * num + den - 1) / den;
-  if (r > std::numeric_limits<int64_t>::max()) throw ArithmeticOverflow();
+  const __int128 p = static_cast<__int128>(v) * num;
+  const __int128 r = p >= 0 ? (p + den - 1) / den : p / den;
+  if (r > std::numeric_limits<int64_t>::max() || r < std::numeric_limits<int64_t>::min())
+    throw ArithmeticOverflow();
   return static_cast<int64_t>(r);
 }
 
