@@ -45,8 +45,12 @@ struct Row {
     return *this;
   }
   Row& valueLabel(const char* value, Text label) {
-    for (EnumValue& v : f.values)
-      if (v.name == value) v.label = std::move(label);
+    for (EnumValue& v : f.values) {
+      if (v.name == value) {
+        v.label = std::move(label);
+        break;
+      }
+    }
     return *this;
   }
   Row& alias(const char* other, const char* value) {
