@@ -254,10 +254,11 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
       each += std::string(each.empty() ? "" : ", ") + "⌊(" + Writer::num(*wl.memory_bytes) + " − " +
               Writer::num(p.fixed) + ") / " + Writer::num(p.per_sample) + "⌋";
     }
-    out.push_back(make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}),
-                       "min over the phases (backward, optimizer step) of ⌊(M − F) / S⌋",
-                       {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)}},
-                       "min(" + each + ")", Writer::num(*r.max_batch)));
+    out.push_back(
+        make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}),
+             "min over the peak's lines (backward steps, optimizer step) of ⌊(M − F) / S⌋",
+             {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)}},
+             "min(" + each + ", …)", Writer::num(*r.max_batch)));
   } else if (r.max_batch && wl.memory_bytes) {
     out.push_back(make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}), "⌊(M − F) / S⌋",
                        {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)},
@@ -266,6 +267,8 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
                        "⌊(" + Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.fixed) +
                            ") / " + Writer::num(m.per_sample) + "⌋",
                        Writer::num(*r.max_batch)));
+  }
+  if (r.max_batch && wl.memory_bytes) {
     out.push_back(make("/memory_fit/headroom_bytes", t.w({"headroom", "剩余空间"}),
                        "memory − total", {},
                        Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.total),
@@ -303,7 +306,23 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
            Writer::real(f.time.step_s * 1e3) + " ms"));
   const Parallelism& p = r.workload.hardware.parallel;
   const int64_t mb = p.microbatchCount();
-  if (f.max_batch < kMaxBatchReported) {
+  if (f.max_batch < kMaxBatchReported && !f.per_gpu.phases.empty()) {
+    // Training peaks in the larger of a few lines (backward steps, the optimizer step): the
+    // replica batch is the smallest ⌊(U − F) / S⌋ over them (MemoryBreakdown::maxBatch).
+    const int64_t replica = f.per_gpu.maxBatch(f.usable_bytes);
+    out.push_back(make(
+        "/gpu_fit/max_batch", t.w({"largest batch that fits", "可容纳的最大批大小"}),
+        "⌊B / m⌋ × m × d",
+        {{"B",
+          t.w({"largest replica batch: the smallest ⌊(U − F) / S⌋ over the peak's phases",
+               "最大副本批大小：各阶段 ⌊(U − F) / S⌋ 的最小值"}),
+          Writer::num(replica)},
+         {"m", t.w({"pipeline micro-batches", "流水线微批次数"}), Writer::num(mb)},
+         {"d", t.w({"data-parallel replicas", "数据并行副本数"}), Writer::num(f.data_parallel)}},
+        "⌊" + Writer::num(replica) + " / " + Writer::num(mb) + "⌋ × " + Writer::num(mb) + " × " +
+            Writer::num(f.data_parallel),
+        Writer::num(f.max_batch)));
+  } else if (f.max_batch < kMaxBatchReported) {
     // fit.cpp: the largest replica batch, whole micro-batches, times the data-parallel replicas.
     out.push_back(make(
         "/gpu_fit/max_batch", t.w({"largest batch that fits", "可容纳的最大批大小"}),
