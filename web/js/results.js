@@ -14,13 +14,15 @@ export function humanize(key) {
 /** The memory lines of a report, in the engine's order: [{key, label, bytes, pointer}], where
  *  pointer is the JSON pointer of the line's bytes (the id of its explanation). */
 export function memorySegments(report) {
-  return report.memory.terms.map((term, i) => ({
+  // Training peaks in one phase (backward or the optimizer step): the engine marks the
+  // terms its total counts ("in_peak").
+  return report.memory.terms.flatMap((term, i) => (term.in_peak === false ? [] : [{
     key: term.key,
     label: t(`mem_${term.key}`, {}, humanize(term.key)),
     bytes: term.bytes,
     share: term.share,
     pointer: `/memory/terms/${i}/bytes`,
-  }));
+  }]));
 }
 
 /** The engine's fit: on the chosen GPU ("gpu_fit"), else against the workload's memory size
