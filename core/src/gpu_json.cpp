@@ -4,6 +4,7 @@
 #include "dlcost/gpu_json.hpp"
 
 #include "dlcost/report_json.hpp"
+#include "dlcost/step_json.hpp"
 
 #include <cmath>
 
@@ -160,6 +161,11 @@ json hardwareToJson(const HardwareSettings& hw) {
   if (hw.reserve_bytes) j["reserve_bytes"] = *hw.reserve_bytes;
   j["fragmentation"] = hw.fragmentation.value_or(kDefaultFragmentation);
   if (hw.math) j["gpu_dtype"] = mathFormatName(*hw.math);
+  const NetworkSettings& n = hw.network;
+  if (n.nodes) j["nodes"] = *n.nodes;
+  if (n.gpus_per_node) j["gpus_per_node"] = *n.gpus_per_node;
+  if (n.intra_link) j["intra_node_link"] = *n.intra_link;
+  if (n.inter_link) j["inter_node_link"] = *n.inter_link;
   return j;
 }
 
@@ -228,6 +234,8 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
               {"pp", w.hardware.parallel.pp},
               {"sp", w.hardware.parallel.sp},
               {"microbatches", w.hardware.parallel.microbatchCount()}}},
+            {"network", networkToJson(f.network)},
+            {"step_time", stepBreakdownToJson(f.step)},
             {"samples_per_s_per_watt", f.samples_per_s_per_watt},
             {"notes", f.notes}};
   j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);

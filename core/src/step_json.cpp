@@ -1,0 +1,72 @@
+// The multi-GPU step, links and run cost as report JSON (dlcost/step_json.hpp).
+
+#include "dlcost/step_json.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+json interconnectToJson(const Interconnect& l) {
+  return {{"id", l.id},
+          {"name", l.name},
+          {"scope", linkScopeName(l.scope)},
+          {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
+          {"step_latency_s", l.step_latency_s},
+          {"source", l.source}};
+}
+
+json interconnectTableJson() {
+  json list = json::array();
+  for (const Interconnect& l : interconnectPresets()) list.push_back(interconnectToJson(l));
+  return {{"links", list},
+          {"base_latency_s", kCollectiveBaseLatency},
+          {"convention",
+           "bandwidth per GPU and per direction at the line rate (decimal bytes/s); latency per "
+           "ring step, plus base_latency_s once per collective (NCCL src/graph/tuning.cc, "
+           "Ring/Simple)"}};
+}
+
+json networkToJson(const Network& n) {
+  return {{"nodes", n.nodes},
+          {"gpus_per_node", n.gpus_per_node},
+          {"intra_node_link", n.intra ? interconnectToJson(*n.intra) : json()},
+          {"inter_node_link", n.inter ? interconnectToJson(*n.inter) : json()}};
+}
+
+json stepBreakdownToJson(const StepBreakdown& b) {
+  json collectives = json::array();
+  for (const CollectiveCost& c : b.collectives) {
+    collectives.push_back({{"purpose", c.purpose},
+                           {"collective", collectiveName(c.collective)},
+                           {"group", c.group},
+                           {"ranks", c.placement.ranks},
+                           {"ranks_per_node", c.placement.per_node},
+                           {"nodes", c.placement.nodes},
+                           {"links", c.links},
+                           {"bytes", c.bytes},
+                           {"calls", c.calls},
+                           {"time_s", c.time_s},
+                           {"exposed_s", c.exposed_s},
+                           {"overlap", c.overlap}});
+  }
+  return {{"step_s", b.step_s},
+          {"compute_s", b.compute_s},
+          {"tp_comm_s", b.tp_comm_s},
+          {"pp_comm_s", b.pp_comm_s},
+          {"dp_comm_s", b.dp_comm_s},
+          {"bubble_s", b.bubble_s},
+          {"optimizer_s", b.optimizer_s},
+          {"bubble_fraction", b.bubble_fraction},
+          {"micro_steps", b.micro_steps},
+          {"microbatches", b.microbatches},
+          {"model_flops", b.model_flops},
+          {"mfu", b.mfu},
+          {"collectives", collectives},
+          {"convention",
+           "step_s = compute_s + tp_comm_s + pp_comm_s + dp_comm_s (exposed) + bubble_s + "
+           "optimizer_s, for one optimizer step (micro_steps gradient-accumulation steps of "
+           "microbatches pipeline micro-batches); bytes per call and per GPU; mfu = "
+           "model_flops / (step_s x gpus x dense peak), recomputation excluded"}};
+}
+
+}  // namespace dlcost
