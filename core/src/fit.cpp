@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/run_cost.hpp"
 
 namespace dlcost {
 
@@ -194,6 +195,8 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     // with a one-token input that is the decode speed.
     f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
   }
+
+  f.run = runCost(r, f);
 
   const int devices = std::max(1, f.gpu.devices_per_board);
   const double gpus = static_cast<double>(p.gpus);

@@ -236,6 +236,7 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
               {"microbatches", w.hardware.parallel.microbatchCount()}}},
             {"network", networkToJson(f.network)},
             {"step_time", stepBreakdownToJson(f.step)},
+            {"run", f.run ? runCostToJson(*f.run) : json()},
             {"samples_per_s_per_watt", f.samples_per_s_per_watt},
             {"notes", f.notes}};
   j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);

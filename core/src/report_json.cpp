@@ -16,6 +16,10 @@ json workloadToJson(const Workload& w) {
             {"overhead_bytes", w.overhead_bytes}};
   if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
   if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
+  if (w.run.tokens) j["tokens"] = *w.run.tokens;
+  if (w.run.samples) j["samples"] = *w.run.samples;
+  if (w.run.samples) j["epochs"] = w.run.epochs;
+  if (w.run.price_per_gpu_hour) j["price_per_gpu_hour"] = *w.run.price_per_gpu_hour;
   return j;
 }
 

@@ -26,6 +26,47 @@ json interconnectTableJson() {
            "Ring/Simple)"}};
 }
 
+json listPriceToJson(const GpuListPrice& p) {
+  return {{"gpu", p.gpu},
+          {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+          {"offer", p.offer},
+          {"date", p.date},
+          {"source", p.source}};
+}
+
+json listPricesJson() {
+  json list = json::array();
+  for (const GpuListPrice& p : gpuListPrices()) list.push_back(listPriceToJson(p));
+  return {{"prices", list},
+          {"convention",
+           "published rental list prices, dated; defaults only: set price_per_gpu_hour to "
+           "what you pay"}};
+}
+
+json runCostToJson(const RunCost& c) {
+  json price_source = json();
+  if (c.price && !c.price_is_list) price_source = {{"kind", "user"}};
+  if (c.list_price) {
+    price_source = listPriceToJson(*c.list_price);
+    price_source["kind"] = "list price (default)";
+  }
+  return {{"steps", c.steps},
+          {"tokens", c.tokens},
+          {"samples", c.samples},
+          {"wall_s", c.wall_s},
+          {"wall_days", c.wall_s / 86400.0},
+          {"gpu_hours", c.gpu_hours},
+          {"price_per_gpu_hour", c.price ? json(*c.price) : json()},
+          {"price_source", price_source},
+          {"cost_usd", c.cost_usd ? json(*c.cost_usd) : json()},
+          {"energy_kwh", c.energy_kwh},
+          {"mfu", c.mfu},
+          {"convention",
+           "steps = ceil(tokens / tokens per step) or ceil(samples x epochs / samples per "
+           "step); wall_s = steps x step_time.step_s; gpu_hours = wall hours x gpus; "
+           "energy at the GPUs' board power (TDP), an upper bound; USD"}};
+}
+
 json networkToJson(const Network& n) {
   return {{"nodes", n.nodes},
           {"gpus_per_node", n.gpus_per_node},

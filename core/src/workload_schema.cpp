@@ -502,11 +502,57 @@ void addParallelFields(std::vector<Row>& rows) {
               }));
 }
 
+/// What a whole training run processes and what it costs (dlcost/run_cost.hpp).
+void addRunFields(std::vector<Row>& rows) {
+  rows.push_back(
+      Row("tokens", FieldType::kInteger, "--tokens")
+          .range(1, kMaxBytes, "tokens")
+          .derived({"none", "无"})
+          .when(kWhenTransformer | kWhenTrain | kWhenGpu, "run")
+          .text({"Training tokens", "训练 token 总数"},
+                {"tokens of the whole run: the report adds steps, wall time, GPU-hours and cost",
+                 "整个训练的 token 数：报告给出步数、耗时、GPU 时与费用"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.tokens = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.run.tokens); }));
+  rows.push_back(
+      Row("samples", FieldType::kInteger, "--samples")
+          .range(1, kMaxBytes, "samples")
+          .derived({"none", "无"})
+          .when(kWhenTrain | kWhenGpu, "run")
+          .text({"Samples per epoch", "每轮样本数"},
+                {"samples (sequences) in one epoch: the report adds the run's time and cost",
+                 "一轮的样本（序列）数：报告给出整个训练的耗时与费用"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.samples = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.run.samples); }));
+  rows.push_back(Row("epochs", FieldType::kNumber, "--epochs")
+                     .range(0.001, 1e6, "epochs")
+                     .byDefault(1)
+                     .when(kWhenTrain | kWhenGpu, "run")
+                     .text({"Epochs", "轮数"}, {"passes over the samples", "遍历样本的轮数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.run.epochs = v.get<double>(); },
+                         [](const Workload& w) { return json(w.run.epochs); }));
+  rows.push_back(
+      Row("price_per_gpu_hour", FieldType::kNumber, "--price")
+          .range(0.001, 1e6, "USD per GPU-hour")
+          .derived({"a dated list price where dlcost has one", "如有，使用注明日期的公开价格"})
+          .when(kWhenTrain | kWhenGpu, "run")
+          .text({"Price per GPU-hour (USD)", "每 GPU 小时价格（美元）"},
+                {"what one GPU-hour costs you; the default is a dated cloud list price",
+                 "每 GPU 小时的费用；默认值为注明日期的云厂商公开价格"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.price_per_gpu_hour = v.get<double>(); },
+              [](const Workload& w) { return orNull(w.run.price_per_gpu_hour); }));
+}
+
 std::vector<WorkloadField> buildFields() {
   std::vector<Row> rows;
   addModelFields(rows);
   addTransformerFields(rows);
   addParallelFields(rows);
+  addRunFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));
   return fields;

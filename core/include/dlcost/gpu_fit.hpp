@@ -66,9 +66,10 @@ struct GpuFit {
   /// For LLM inference this is the most concurrent sequences at the workload's sequence
   /// length, since memory.per_sample is per sequence.
   int64_t max_batch = 0;
-  StepTime time;       ///< step_s and samples_per_s include communication and the bubble
-  Network network;     ///< nodes, GPUs per node and the links the collectives use
-  StepBreakdown step;  ///< compute, exposed communication, bubble, optimizer; MFU
+  StepTime time;               ///< step_s and samples_per_s include communication and the bubble
+  Network network;             ///< nodes, GPUs per node and the links the collectives use
+  StepBreakdown step;          ///< compute, exposed communication, bubble, optimizer; MFU
+  std::optional<RunCost> run;  ///< the whole run, when the workload names tokens or samples
   /// Throughput per 1000 USD of launch price of the GPUs used; absent without a price.
   std::optional<double> samples_per_s_per_1000usd;
   double samples_per_s_per_watt = 0;  ///< per watt of the GPUs' TDP

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/interconnect.hpp"
+#include "dlcost/run_cost.hpp"
 #include "dlcost/step_breakdown.hpp"
 
 namespace dlcost {
@@ -19,6 +20,14 @@ nlohmann::json networkToJson(const Network& net);
 
 /// {"id", "name", "scope", "bandwidth_bytes_per_s", "step_latency_s", "source"}.
 nlohmann::json interconnectToJson(const Interconnect& link);
+
+/// gpu_fit.run: {"steps", "tokens", "samples", "wall_s", "wall_days", "gpu_hours",
+/// "price_per_gpu_hour", "price_source", "cost_usd", "energy_kwh", "mfu", "convention"};
+/// price and cost null when no price is known.
+nlohmann::json runCostToJson(const RunCost& run);
+
+/// The built-in list prices (`dlcost prices --json`).
+nlohmann::json listPricesJson();
 
 /// The link table (`dlcost links --json`).
 nlohmann::json interconnectTableJson();

@@ -10,6 +10,7 @@
 
 #include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
+#include "dlcost/run_cost.hpp"
 
 namespace dlcost {
 
@@ -120,6 +121,8 @@ struct Workload {
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};
   /// GPU, multi-GPU layout and roofline settings (dlcost/parallel.hpp).
   HardwareSettings hardware;
+  /// Tokens or samples of a whole training run and the price of a GPU-hour (run_cost.hpp).
+  RunSettings run;
 };
 
 }  // namespace dlcost
