@@ -273,6 +273,59 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
   printTable(out, head, rows, 1);
 }
 
+void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits units) {
+  const nlohmann::json& net = result["network"];
+  out << result["model"].get<std::string>() << " on " << result["gpus"].get<int64_t>() << " GPUs ("
+      << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
+      << ")\n\n";
+  const std::vector<std::string> head = {"dp x tp x pp", "micro",   "fits",    "per GPU",
+                                         "step",         "compute", "tp comm", "pp comm",
+                                         "dp comm",      "bubble",  "MFU",     "cost"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : result["rows"]) {
+    const auto& s = r["step_time"];
+    const auto& run = r["run"];
+    rows.push_back(
+        {std::to_string(r["dp"].get<int64_t>()) + " x " + std::to_string(r["tp"].get<int64_t>()) +
+             " x " + std::to_string(r["pp"].get<int64_t>()),
+         std::to_string(r["microbatches"].get<int64_t>()), r["fits"].get<bool>() ? "yes" : "no",
+         formatBytes(r["per_gpu_bytes"].get<int64_t>(), units), seconds(r["step_s"].get<double>()),
+         seconds(s["compute_s"].get<double>()), seconds(s["tp_comm_s"].get<double>()),
+         seconds(s["pp_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
+         seconds(s["bubble_s"].get<double>()), fixed(100 * r["mfu"].get<double>(), 1) + " %",
+         run.is_null() || run["cost_usd"].is_null()
+             ? "-"
+             : "$" + groupDigits(static_cast<int64_t>(run["cost_usd"].get<double>()))});
+  }
+  printTable(out, head, rows, 1);
+  for (const auto& r : result["refused"]) {
+    out << "not " << r["dp"].get<int64_t>() << " x " << r["tp"].get<int64_t>() << " x "
+        << r["pp"].get<int64_t>() << ": " << r["error"]["path"].get<std::string>() << ": "
+        << r["error"]["message"].get<std::string>() << "\n";
+  }
+  for (const auto& n : result["notes"]) out << "note: " << n.get<std::string>() << "\n";
+}
+
+void printLinks(std::ostream& out, const nlohmann::json& links, const nlohmann::json& prices) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& l : links["links"]) {
+    rows.push_back({l["id"].get<std::string>(), l["scope"].get<std::string>(),
+                    fixed(l["bandwidth_bytes_per_s"].get<double>() / 1e9, 2) + " GB/s",
+                    fixed(l["step_latency_s"].get<double>() * 1e6, 1) + " us",
+                    l["source"].get<std::string>()});
+  }
+  printTable(out, {"link", "scope", "per GPU, each way", "per step", "source"}, rows, 0);
+  out << "\n" << links["convention"].get<std::string>() << "\n\nlist prices (defaults):\n";
+  rows.clear();
+  for (const auto& p : prices["prices"]) {
+    rows.push_back({p["gpu"].get<std::string>(),
+                    "$" + fixed(p["usd_per_gpu_hour"].get<double>(), 3) + "/GPU-h",
+                    p["date"].get<std::string>(), p["offer"].get<std::string>(),
+                    p["source"].get<std::string>()});
+  }
+  printTable(out, {"gpu", "price", "date", "offer", "source"}, rows, 0);
+}
+
 void printSweeps(std::ostream& out, const nlohmann::json& sweeps, ByteUnits units, bool csv) {
   const bool contexts = !sweeps.empty() && sweeps[0].contains("seq_len");
   const bool per_gpu = !sweeps.empty() && sweeps[0].value("per_gpu", false);
