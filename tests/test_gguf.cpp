@@ -216,6 +216,26 @@ TEST_CASE("a llama GGUF maps back to its config.json, and the engine counts the 
   }
 }
 
+TEST_CASE("a block count beyond the engine's limit is refused before any per-layer table",
+          "[gguf]") {
+  // Found by fuzz_gguf (tests/fixtures/fuzz-regressions/gguf-huge-block-count): 2^40 layers
+  // reached the sliding-window table, which was sized before the layer count was checked.
+  GgufWriter w;
+  w.counts(0, 6);
+  w.kvStr("general.architecture", "llama");
+  w.kvU32("llama.embedding_length", 64);
+  w.kvU64("llama.block_count", uint64_t{1} << 40);
+  w.kvU32("llama.feed_forward_length", 128);
+  w.kvU32("llama.attention.head_count", 4);
+  w.kvU32("llama.vocab_size", 32);
+  const json r = inspect(w.finish(0));
+  const json& e = r["gguf"]["hf_config_error"];
+  CHECK(e["code"] == "too_large");
+  CHECK(e["path"] == "/gguf/hf_config/num_hidden_layers");
+  CHECK_THAT(e["message"].get<std::string>(), Catch::Contains("largest allowed 100000"));
+  CHECK(r["parameters"] == 0);  // the file's own figures stay
+}
+
 TEST_CASE("long arrays keep their type and length only", "[gguf]") {
   GgufWriter w;
   w.counts(0, 1);

@@ -192,6 +192,28 @@ TEST_CASE("a model's JSON, printed and read back, gives the same report; so does
   }
 }
 
+TEST_CASE("a report's workload, estimated again, gives the same report", "[properties]") {
+  // The report echoes the workload as the schema writes it (the fields that apply), so a
+  // report can be re-run from itself: every preset, trained and served, on one GPU and on 8
+  // with ZeRO-3, LoRA on the transformers.
+  const std::vector<json> workloads = {
+      {{"batch", 2}},
+      {{"batch", 2}, {"mode", "infer"}, {"dtype", "fp16"}},
+      {{"batch", 16}, {"gpu", "h100-sxm"}, {"gpus", 8}, {"zero", 3}, {"dtype", "bf16"}},
+  };
+  for (const dlcost::PresetInfo& info : dlcost::presetList()) {
+    for (json workload : workloads) {
+      if (info.family == "hf" && !workload.contains("mode")) {
+        workload.update({{"finetune", "lora"}, {"seq_len", 128}});
+      }
+      CAPTURE(info.name, workload.dump());
+      const json model = {{"preset", info.name}};
+      const json first = dlcost::reportToJson(estimateWith(model, workload));
+      CHECK(dlcost::reportToJson(estimateWith(model, first["workload"])) == first);
+    }
+  }
+}
+
 namespace {
 
 /// Whether `path` names a place in `doc`: it resolves, or it names a missing member of an

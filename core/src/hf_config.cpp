@@ -52,7 +52,9 @@ class HfFields {
     const json* v = find(names, &key);
     if (!v) return std::nullopt;
     paths[field] = pathOf(key);
-    return readInt(*v, pathOf(key), min, kMaxDimension);
+    // Layer counts are bounded here, before any per-layer vector is sized from them.
+    const bool layer_count = field == "layers" || field == "encoder_layers";
+    return readInt(*v, pathOf(key), min, layer_count ? kMaxLayers : kMaxDimension);
   }
 
   /// A required size key. transformers writes every size key of a top-level config (they

@@ -1,47 +1,13 @@
 #include "dlcost/report_json.hpp"
 
 #include "dlcost/gpu_json.hpp"
+#include "dlcost/workload_json.hpp"
 
 namespace dlcost {
 
 using nlohmann::json;
 
 namespace {
-
-json workloadToJson(const Workload& w) {
-  json j = {{"mode", modeName(w.mode)},
-            {"batch", w.batch},
-            {"dtype", precisionName(w.precision)},
-            {"optimizer", optimizerName(w.optimizer)},
-            {"overhead_bytes", w.overhead_bytes}};
-  if (w.memory_bytes) j["memory_bytes"] = *w.memory_bytes;
-  if (w.hardware.gpu) j["hardware"] = hardwareToJson(w.hardware);
-  if (w.run.tokens) j["tokens"] = *w.run.tokens;
-  if (w.run.samples) j["samples"] = *w.run.samples;
-  if (w.run.samples) j["epochs"] = w.run.epochs;
-  if (w.run.price_per_gpu_hour) j["price_per_gpu_hour"] = *w.run.price_per_gpu_hour;
-  return j;
-}
-
-/// The workload fields only transformers read, as the estimate resolved them.
-void addTransformerWorkload(const Workload& w, json& j) {
-  j["grad_accum"] = w.grad_accum;
-  if (w.seq_len) j["seq_len"] = *w.seq_len;
-  if (w.prompt_tokens) j["prompt_tokens"] = *w.prompt_tokens;
-  if (w.mode == Mode::kInfer) j["generated_tokens"] = w.generated_tokens;
-  j["attention"] = attentionName(w.attention);
-  j["recompute"] = recomputeName(w.recompute);
-  j["finetune"] = finetuneName(w.finetune);
-  if (w.weight_dtype) j["weight_dtype"] = dtypeName(*w.weight_dtype);
-  if (w.kv_dtype) j["kv_dtype"] = dtypeName(*w.kv_dtype);
-  if (w.mla_cache == MlaCache::kDecompressed) j["mla_cache"] = "decompressed";
-  j["quant_group_size"] = w.quant_group_size;
-  if (w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora) {
-    j["lora_rank"] = w.lora_rank;
-    j["lora_alpha"] = w.lora_alpha;
-    j["lora_targets"] = w.lora_targets;
-  }
-}
 
 json transformerToJson(const TransformerSummary& t) {
   const TransformerParams& p = t.params;
@@ -116,7 +82,7 @@ json reportToJson(const Report& r) {
   json j = {
       {"schema", kReportSchema},
       {"model", {{"name", r.model_name}, {"kind", r.model_kind}}},
-      {"workload", workloadToJson(r.workload)},
+      {"workload", writeAppliedWorkload(r.workload, r.transformer.has_value())},
       {"params",
        {{"total", r.params.total},
         {"trainable", r.params.trainable},
@@ -148,7 +114,6 @@ json reportToJson(const Report& r) {
   }
   if (r.transformer) {
     j["transformer"] = transformerToJson(*r.transformer);
-    addTransformerWorkload(r.workload, j["workload"]);
     j["macs"]["convention"] =
         "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
         "square, LM head) at the workload's batch, for the whole step (grad_accum micro-batches)";

@@ -286,6 +286,16 @@ json writeWorkload(const Workload& w) {
   return j;
 }
 
+json writeAppliedWorkload(const Workload& w, bool transformer) {
+  json j = json::object();
+  for (const WorkloadField& f : workloadFields()) {
+    if (!fieldApplies(f, w, transformer)) continue;
+    json value = f.write(w);
+    if (!value.is_null()) j[f.key] = std::move(value);
+  }
+  return j;
+}
+
 json fieldFromText(const WorkloadField& f, const std::string& text, const std::string& path,
                    const std::string& bare_byte_unit) {
   switch (f.type) {

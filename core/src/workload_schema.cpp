@@ -702,6 +702,22 @@ double bytesPerUnitName(const std::string& name) {
   return 0;
 }
 
+bool fieldApplies(const WorkloadField& f, const Workload& w, bool transformer) {
+  const bool lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
+  const bool quantized =
+      w.weight_dtype && (*w.weight_dtype == DType::kInt8 || *w.weight_dtype == DType::kInt4);
+  const std::pair<Condition, bool> holds[] = {{kWhenTransformer, transformer},
+                                              {kWhenTrain, w.mode == Mode::kTrain},
+                                              {kWhenInfer, w.mode == Mode::kInfer},
+                                              {kWhenGpu, w.hardware.gpu.has_value()},
+                                              {kWhenLora, lora},
+                                              {kWhenQuantized, quantized}};
+  for (const auto& [condition, held] : holds) {
+    if ((f.when & condition) != 0 && !held) return false;
+  }
+  return true;
+}
+
 json workloadSchemaJson() {
   json fields = json::array();
   for (const WorkloadField& f : workloadFields()) fields.push_back(fieldJson(f));

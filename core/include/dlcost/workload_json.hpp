@@ -26,6 +26,10 @@ nlohmann::json checkFieldValue(const WorkloadField& field, const nlohmann::json&
 /// Every field that is set, in schema order: parseWorkload reads it back to the same workload.
 nlohmann::json writeWorkload(const Workload& workload);
 
+/// The fields that apply to this workload on a transformer or a layer graph (fieldApplies),
+/// in schema order: what a report shows as its workload, and parseWorkload reads it back.
+nlohmann::json writeAppliedWorkload(const Workload& workload, bool transformer);
+
 /// Reads one field typed as text by the schema's one rule for text (workloadSchemaJson's
 /// "number_text"): the JSON value the workload object would hold. A byte field's bare number
 /// is in `bare_byte_unit` ("B", "GiB", "GB", ...). Throws InputError at `path`.

@@ -81,6 +81,10 @@ const std::vector<WorkloadField>& workloadFields();
 const WorkloadField* findWorkloadField(const std::string& key);
 const WorkloadField* findWorkloadFlag(const std::string& flag);
 
+/// Whether every condition of `field.when` holds for this workload on a transformer
+/// (`transformer`) or a layer graph.
+bool fieldApplies(const WorkloadField& field, const Workload& workload, bool transformer);
+
 /// "an integer from 1 to 4294967296 samples", "one of sgd, momentum, ...": what the field
 /// accepts, as error messages and --help say it.
 std::string describeAccepted(const WorkloadField& field);
