@@ -71,54 +71,6 @@ std::vector<Interconnect> buildTable() {
   };
 }
 
-/// GPU preset id -> the link of its usual 8-GPU server, and of its DGX system's network.
-/// (Kept here until the GPU table carries it as data.)
-struct GpuLinks {
-  const char* gpu;
-  const char* intra;
-  const char* inter;  ///< "" when there is no DGX system of the GPU
-};
-
-constexpr GpuLinks kGpuLinks[] = {
-    {"tesla-k80", "pcie3-x16", ""},
-    {"p100-pcie-16gb", "pcie3-x16", ""},
-    {"titan-x-pascal", "pcie3-x16", ""},
-    {"gtx-1080-ti", "pcie3-x16", ""},
-    {"titan-xp", "pcie3-x16", ""},
-    {"v100-sxm2-16gb", "nvlink2", "ib-edr"},
-    {"v100-sxm2-32gb", "nvlink2", "ib-edr"},
-    {"titan-v", "pcie3-x16", ""},
-    {"t4", "pcie3-x16", ""},
-    {"rtx-2080-ti", "pcie3-x16", ""},
-    {"a100-sxm4-40gb", "nvlink3", "ib-hdr"},
-    {"rtx-3080", "pcie4-x16", ""},
-    {"rtx-3090", "pcie4-x16", ""},
-    {"a40", "pcie4-x16", ""},
-    {"rtx-a6000", "pcie4-x16", ""},
-    {"a100-sxm4-80gb", "nvlink3", "ib-hdr"},
-    {"rtx-3060-12gb", "pcie4-x16", ""},
-    {"a10", "pcie4-x16", ""},
-    {"h100-pcie", "pcie5-x16", ""},
-    {"h100-sxm", "nvlink4", "ib-ndr"},
-    {"rtx-4090", "pcie4-x16", ""},
-    {"rtx-4080", "pcie4-x16", ""},
-    {"rtx-6000-ada", "pcie4-x16", ""},
-    {"l4", "pcie4-x16", ""},
-    {"l40s", "pcie4-x16", ""},
-    {"rtx-4070", "pcie4-x16", ""},
-    {"rtx-4060-ti-16gb", "pcie4-x16", ""},
-    {"h200", "nvlink4", "ib-ndr"},
-    {"b200", "nvlink5", "ib-ndr"},
-    {"rtx-5080", "pcie5-x16", ""},
-    {"rtx-5090", "pcie5-x16", ""},
-};
-
-const GpuLinks* linksOf(const Gpu& gpu) {
-  for (const GpuLinks& l : kGpuLinks)
-    if (gpu.id == l.gpu) return &l;
-  return nullptr;
-}
-
 const Interconnect& requireLink(const std::string& id, LinkScope scope, const std::string& path) {
   const Interconnect* link = findInterconnect(id);
   if (!link || link->scope != scope) {
@@ -154,13 +106,11 @@ std::vector<std::string> interconnectIds(LinkScope scope) {
 }
 
 std::string defaultIntraNodeLink(const Gpu& gpu) {
-  const GpuLinks* l = linksOf(gpu);
-  return l ? l->intra : "";
+  return gpu.intra_node_link;
 }
 
 std::string defaultInterNodeLink(const Gpu& gpu) {
-  const GpuLinks* l = linksOf(gpu);
-  return l ? l->inter : "";
+  return gpu.inter_node_link;
 }
 
 Network resolveNetwork(const NetworkSettings& s, int64_t gpus, const Gpu& gpu) {

@@ -51,6 +51,12 @@ struct Gpu {
   int tdp_watts = 0;                 ///< board power
   int price_usd = 0;                 ///< launch price of a board, 0 = not published
   int devices_per_board = 1;
+  /// The link between the GPUs of the usual 8-GPU server of this part (an interconnect id,
+  /// dlcost/interconnect.hpp): NVLink through NVSwitch for SXM parts, else the board's PCIe
+  /// generation; "" = none known (multi-die boards).
+  std::string intra_node_link;
+  /// The network of the GPU's DGX system, one adapter per GPU; "" = no such system.
+  std::string inter_node_link;
   std::string notes;   ///< caveats: ECC on GDDR, which variant, sources that disagree
   std::string source;  ///< the datasheet or whitepaper the figures come from
 };
