@@ -271,6 +271,8 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                     fixed(r["samples_per_s_per_watt"].get<double>(), 3)});
   }
   printTable(out, head, rows, 1);
+  for (const auto& s : result.value("skipped", nlohmann::json::array()))
+    out << "left out: " << s["message"].get<std::string>() << "\n";
 }
 
 void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits units) {

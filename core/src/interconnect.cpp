@@ -51,6 +51,12 @@ std::vector<Interconnect> buildTable() {
       {"nvlink5", "NVLink 5 (B200, through NVSwitch)", intra, 900 * kGBs, kNvlinkStep,
        "NVIDIA DGX B200 datasheet: fifth-generation NVLink, 1.8 TB/s per GPU (18 links x "
        "50 GB/s each way)"},
+      // AMD's xGMI: the 8 OAM GPUs of an MI300X platform are fully connected; RCCL rings use
+      // every link at once. Latency: NCCL's NVLink figure (RCCL files xGMI as its NVLink class).
+      {"xgmi-mi300x", "AMD Infinity Fabric (MI300X platform, fully connected)", intra, 448 * kGBs,
+       kNvlinkStep,
+       "AMD Instinct MI300X data sheet: 7 Infinity Fabric links of 128 GB/s peak (both "
+       "directions) per GPU: 448 GB/s each way"},
       {"roce-100g", "RoCE Ethernet 100 Gb/s", inter, gigabits(100), kNetStep,
        "IEEE 802.3 100GBASE Ethernet line rate (one adapter per GPU)"},
       {"ib-edr", "InfiniBand EDR 100 Gb/s", inter, gigabits(100), kNetStep,
