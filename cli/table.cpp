@@ -89,6 +89,30 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
   if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
   out << "\n";
+  const StepBreakdown& s = f.step;
+  out << "  = compute " << seconds(s.compute_s) << " + tp comm " << seconds(s.tp_comm_s)
+      << " + pp comm " << seconds(s.pp_comm_s) << " + dp comm (exposed) " << seconds(s.dp_comm_s)
+      << " + bubble " << seconds(s.bubble_s) << " + optimizer " << seconds(s.optimizer_s)
+      << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
+  if (p.gpus > 1) {
+    const Network& n = f.network;
+    out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
+    if (n.intra) out << "; inside a node " << n.intra->name;
+    if (n.inter) out << "; between nodes " << n.inter->name;
+    out << "\n";
+  }
+  if (f.run) {
+    const RunCost& r = *f.run;
+    out << "  run: " << groupDigits(r.steps) << " steps, " << fixed(r.wall_s / 86400, 2)
+        << " days, " << fixed(r.gpu_hours, 0) << " GPU-hours";
+    if (r.cost_usd) {
+      out << ", $" << groupDigits(static_cast<int64_t>(*r.cost_usd)) << " at $"
+          << fixed(*r.price, 3) << "/GPU-hour";
+      if (r.list_price)
+        out << " (list price " << r.list_price->date << ": " << r.list_price->offer << ")";
+    }
+    out << ", " << fixed(r.energy_kwh, 0) << " kWh at TDP; MFU " << fixed(100 * r.mfu, 1) << " %\n";
+  }
   if (f.samples_per_s_per_1000usd) {
     out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
   } else {
