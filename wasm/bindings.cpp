@@ -17,8 +17,10 @@
 #include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/layouts.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/step_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
 
@@ -109,6 +111,22 @@ std::string compare(const std::string& document_text, const std::string& sort) {
   });
 }
 
+/// layouts(documentText) -> every dp x tp x pp split of the document's GPUs, ranked
+/// (dlcost::layoutsDocument; `dlcost layouts --json`).
+std::string layouts(const std::string& document_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(dlcost::layoutsDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// links() -> the link table and the dated list prices (`dlcost links --json`).
+std::string links() {
+  return guarded([] {
+    return dlcost::dumpJson(
+        {{"links", dlcost::interconnectTableJson()}, {"prices", dlcost::listPricesJson()}});
+  });
+}
+
 /// sweepThroughput(documentText, batchesJsonText) -> memory and samples/s at each batch on the
 /// chosen GPU (dlcost::sweepThroughputText): one call for the whole batch chart.
 std::string sweepThroughput(const std::string& document_text,
@@ -193,6 +211,8 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("shareLinkDecode", &shareLinkDecode);
   emscripten::function("explain", &explain);
   emscripten::function("compare", &compare);
+  emscripten::function("layouts", &layouts);
+  emscripten::function("links", &links);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
   emscripten::function("workloadSchema", &workloadSchema);

@@ -90,7 +90,19 @@ json stepBreakdownToJson(const StepBreakdown& b) {
                            {"exposed_s", c.exposed_s},
                            {"overlap", c.overlap}});
   }
+  // The parts in the order a chart stacks them, each with its share of the step.
+  json parts = json::array();
+  double offset = 0;  // share of the step before this part, where a stacked bar starts it
+  for (const auto& [key, seconds] :
+       {std::pair{"compute", b.compute_s}, std::pair{"tp_comm", b.tp_comm_s},
+        std::pair{"pp_comm", b.pp_comm_s}, std::pair{"dp_comm", b.dp_comm_s},
+        std::pair{"bubble", b.bubble_s}, std::pair{"optimizer", b.optimizer_s}}) {
+    const double share = b.step_s > 0 ? seconds / b.step_s : 0.0;
+    parts.push_back({{"key", key}, {"seconds", seconds}, {"share", share}, {"offset", offset}});
+    offset += share;
+  }
   return {{"step_s", b.step_s},
+          {"parts", parts},
           {"compute_s", b.compute_s},
           {"tp_comm_s", b.tp_comm_s},
           {"pp_comm_s", b.pp_comm_s},

@@ -16,6 +16,7 @@ import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
 import { registerOffline } from './offline.js';
+import { renderRun } from './run_section.js';
 
 let editor;
 let io;
@@ -63,6 +64,7 @@ function renderReport(report, sweep) {
     }),
   }, units === 'GB' ? 1000 : 1024);
   renderExtras(byId('extras'), report, units);
+  renderRun(byId('run'), report, getState().lang);
   renderLayerTable(byId('layers'), report, units, getState().sort, (key) => {
     const { sort } = getState();
     const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;

@@ -10,8 +10,8 @@
 namespace dlcost {
 
 /// gpu_fit.step_time: {"step_s", "compute_s", "tp_comm_s", "pp_comm_s", "dp_comm_s",
-/// "bubble_s", "optimizer_s", "bubble_fraction", "micro_steps", "microbatches",
-/// "model_flops", "mfu", "collectives": [...], "convention"}.
+/// "bubble_s", "optimizer_s", "parts": [{"key", "seconds", "share", "offset"}], "bubble_fraction",
+/// "micro_steps", "microbatches", "model_flops", "mfu", "collectives": [...], "convention"}.
 nlohmann::json stepBreakdownToJson(const StepBreakdown& step);
 
 /// gpu_fit.network: {"nodes", "gpus_per_node", "intra_node_link", "inter_node_link"}, each
