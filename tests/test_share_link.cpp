@@ -149,6 +149,8 @@ TEST_CASE("tampered, truncated and foreign fragments give a clear error", "[link
       {"", "no fragment"},
       {"#", "no fragment"},
       {"#section-2", "not a dlcost link"},
+      {"#d2.AAAA", "newer version of dlcost (#d2.)"},
+      {"#dx.AAAA", "not a dlcost link"},
       {"#d1.***", "characters"},
       {"#d1.AA", "truncated"},
       {good.substr(0, good.size() / 2), "truncated"},

@@ -79,13 +79,20 @@ TEST_CASE("sizes whose totals overflow are too_large errors, not wrong numbers",
   cfg["num_key_value_heads"] = 1;
   const dlcost::Error e = errorOf(cfg);
   CHECK(e.code == dlcost::ErrorCode::kTooLarge);
-  // A huge batch x sequence overflows the activation totals.
+  // A sequence whose attention alone overflows (2^30 tokens attending to 2^30 keys) is named
+  // at its length; a batch that overflows the totals of a sequence that fits, at the batch.
   const dlcost::Error w = errorOf(
       json{{"model", {{"preset", "llama-2-70b"}}},
            {"workload",
             {{"batch", int64_t{1} << 32}, {"seq_len", int64_t{1} << 30}, {"attention", "eager"}}}});
   CHECK(w.code == dlcost::ErrorCode::kTooLarge);
-  CHECK(w.path == "/workload");
+  CHECK(w.path == "/workload/seq_len");
+  const dlcost::Error b = errorOf(
+      json{{"model", {{"preset", "llama-2-70b"}}},
+           {"workload",
+            {{"batch", int64_t{1} << 32}, {"seq_len", int64_t{1} << 20}, {"dtype", "fp32"}}}});
+  CHECK(b.code == dlcost::ErrorCode::kTooLarge);
+  CHECK(b.path == "/workload/batch");
 }
 
 TEST_CASE("bad transformer workloads are errors at their path", "[transformer][errors]") {

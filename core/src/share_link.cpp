@@ -49,6 +49,13 @@ nlohmann::json decodeShareLink(const std::string& fragment) {
   if (f.size() > kMaxShareLinkChars) bad("the fragment is longer than any dlcost link");
   const std::string tag = kShareLinkTag;
   if (f.compare(0, tag.size(), tag) != 0) {
+    // "d<version>." with another version: a link format this build does not know yet.
+    const size_t dot = f.find('.');
+    if (f[0] == 'd' && dot != std::string::npos && dot > 1 && dot <= 10 &&
+        f.find_first_not_of("0123456789", 1) == dot) {
+      bad("this link comes from a newer version of dlcost (#" + f.substr(0, dot + 1) +
+          "); this page reads #" + tag + " links");
+    }
     bad("this is not a dlcost link (it should start with #" + tag + ")");
   }
   const std::string payload = f.substr(tag.size());

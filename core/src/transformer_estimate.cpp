@@ -301,6 +301,541 @@ int64_t layerActivationBytesPerToken(const Transformer& t, const Workload& w, in
   return b;
 }
 
+namespace {
+
+// --- stage 1: the workload as this model runs it ------------------------------------------
+
+/// Modes, number formats and lengths resolved from the workload and the model.
+struct Settings {
+  bool train = false;
+  bool lora = false;          ///< finetune lora or qlora
+  bool decoder_side = false;  ///< a decoder or encoder-decoder: logits, generation, KV cache
+  bool full_recompute = false;
+  bool drop_core = false;  ///< selective recomputation drops eager attention's scores
+  PrecisionLayout layout;
+  DType weight_dtype = DType::kFp32;  ///< of the block matrices
+  DType kv_dtype = DType::kFp32;
+  int64_t value_bytes = 0;  ///< bytes of one activation value
+  int64_t seq = 0;          ///< training sequence (and default prompt)
+  int64_t prompt = 0;
+  int64_t generated = 0;
+  int64_t longest = 0;       ///< tokens of the longest sequence the step holds
+  std::string longest_path;  ///< the workload field that sets `longest`
+};
+
+Settings resolveSettings(const Transformer& t, const Workload& w,
+                         std::vector<std::string>& warnings) {
+  Settings s;
+  s.train = w.mode == Mode::kTrain;
+  s.lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
+  s.decoder_side = t.kind != TransformerKind::kEncoder;
+  s.full_recompute = w.recompute == Recompute::kFull;
+  s.drop_core = w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
+  s.layout = layoutOf(w.precision);
+  s.weight_dtype = w.weight_dtype
+                       ? *w.weight_dtype
+                       : (w.finetune == Finetune::kQlora ? DType::kInt4 : s.layout.weights);
+  s.kv_dtype = w.kv_dtype ? *w.kv_dtype : s.layout.activations;
+  s.value_bytes = activationBytes(w);
+  if (s.train && !s.lora && isQuantized(s.weight_dtype)) {
+    throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
+                     std::string("training updates every weight, which cannot stay ") +
+                         dtypeName(s.weight_dtype) +
+                         ": quantized weights go with inference or finetune lora/qlora");
+  }
+  // Sequence lengths: the model's context caps the default; learned positions cap any.
+  const int64_t ctx = t.max_positions;
+  s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
+  s.prompt = w.prompt_tokens ? *w.prompt_tokens : s.seq;
+  s.generated = w.generated_tokens;
+  if (!s.decoder_side && !s.train && s.generated > 0) {
+    throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
+                     "an encoder model generates no tokens");
+  }
+  try {
+    s.longest = s.train ? s.seq : checkedAdd(s.prompt, s.generated);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload/generated_tokens", "too many tokens");
+  }
+  s.longest_path = s.train           ? "/workload/seq_len"
+                   : s.generated > 0 ? "/workload/generated_tokens"
+                   : w.prompt_tokens ? "/workload/prompt_tokens"
+                                     : "/workload/seq_len";
+  if (ctx > 0 && s.longest > ctx) {
+    if (t.positions == PositionKind::kLearned) {
+      throw InputError(ErrorCode::kValue, s.longest_path,
+                       std::to_string(s.longest) + " tokens exceed the model's " +
+                           std::to_string(ctx) + " learned positions");
+    }
+    warnings.push_back(std::to_string(s.longest) + " tokens exceed the model's context of " +
+                       std::to_string(ctx) + " (max_position_embeddings)");
+  }
+  return s;
+}
+
+/// Runs `stage`; a total beyond 64 bits becomes a too_large error at `path` saying what.
+template <typename Stage>
+auto overflowAt(const std::string& path, const std::string& what, Stage&& stage) {
+  try {
+    return stage();
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, path, what + " overflow 64-bit arithmetic");
+  }
+}
+
+// --- stage 2: the stacks of the forward pass -----------------------------------------------
+
+/// The forward pass of one sequence (a training step, or the prefill).
+struct Forward {
+  std::vector<Stack> stacks;
+  int64_t tokens = 0;               ///< tokens per sequence through the first stack
+  int64_t logit_tokens = 0;         ///< tokens whose logits are computed
+  int64_t head_macs_per_token = 0;  ///< the LM head's
+};
+
+Forward forwardPass(const Transformer& t, const Settings& s) {
+  Forward f;
+  f.tokens = s.train ? s.seq : s.prompt;
+  if (t.kind == TransformerKind::kEncoderDecoder) {
+    // Training: encoder and decoder both see seq_len tokens. Inference: the encoder reads
+    // the prompt; the prefill runs the decoder on its start token.
+    f.stacks.push_back({"encoder.layers.", t.encoder_layers, true, false, f.tokens, f.tokens, 0});
+    const int64_t dec = s.train ? s.seq : 1;
+    f.stacks.push_back({"decoder.layers.", t.layers, false, true, dec, dec, f.tokens});
+  } else {
+    f.stacks.push_back(
+        {"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, f.tokens, f.tokens, 0});
+  }
+  f.logit_tokens = !s.decoder_side ? 0 : (s.train ? f.stacks.back().tokens : 1);
+  f.head_macs_per_token = s.decoder_side ? mul(t.hidden, t.vocab) : 0;
+  return f;
+}
+
+// --- stage 3: MACs of one sequence ---------------------------------------------------------
+
+struct SequenceMacs {
+  int64_t forward = 0;         ///< the forward pass (prefill), adapters included
+  int64_t backward = 0;        ///< training
+  int64_t core = 0;            ///< attention matmuls (QK^T, AV) of the forward
+  int64_t adapter = 0;         ///< LoRA adapters' forward
+  int64_t decode = 0;          ///< every generated token
+  int64_t decode_context = 0;  ///< keys the last generated token attends to
+};
+
+/// MACs of one generated token per sequence against `context` cached tokens.
+int64_t decodeStepMacs(const Transformer& t, const Forward& f, int64_t prompt, int64_t context) {
+  const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
+  const Stack d{"", t.layers, false, enc_dec, 1, context, enc_dec ? prompt : 0};
+  int64_t m = 0;
+  for (int64_t i = 0; i < t.layers; ++i) m = add(m, layerMacsPerToken(t, d, i));
+  return add(m, f.head_macs_per_token);
+}
+
+SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Settings& s,
+                          const Forward& f, const Adapters& ad) {
+  SequenceMacs m;
+  int64_t layers_fwd = 0;
+  for (const Stack& st : f.stacks) {
+    layers_fwd = add(layers_fwd, stackMacsPerSequence(t, st));
+    m.core = add(m.core, stackCoreMacs(t, st));
+  }
+  m.forward = layers_fwd;
+  if (t.pooler) m.forward = add(m.forward, mul(t.hidden, t.hidden));
+  m.forward = add(m.forward, mul(f.logit_tokens, f.head_macs_per_token));
+  m.adapter = mul(f.stacks.back().tokens, ad.macs_per_token);
+  m.forward = add(m.forward, m.adapter);
+  const int64_t linear = checkedSub(checkedSub(m.forward, m.core), m.adapter);  // weight matmuls
+  if (s.train) {
+    // Input and weight gradients: 2x forward each matmul; a frozen base computes input
+    // gradients only (1x). The attention matmuls' backward is 2x theirs; FlashAttention
+    // also recomputes QK^T, 2.5x (Dao 2023, FlashAttention-2, section 4). Recomputation
+    // re-runs forward work inside the backward: full, the layers; selective, the attention
+    // matmuls (which flash recomputes anyway).
+    const bool flash = w.attention == AttentionImpl::kFlash;
+    const int64_t core_bwd = flash ? mul(m.core / 2, 5) : mul(2, m.core);
+    m.backward = add(mul(s.lora ? 1 : 2, linear), core_bwd, mul(2, m.adapter));
+    if (w.recompute == Recompute::kFull) m.backward = add(m.backward, layers_fwd);
+    if (w.recompute == Recompute::kSelective && !flash) m.backward = add(m.backward, m.core);
+  }
+  const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
+  m.decode_context = enc_dec ? std::max<int64_t>(s.generated, 1) : add(s.prompt, s.generated);
+  if (!s.train && s.decoder_side && s.generated > 0) {
+    // Sum over the g steps of step j attending to (start + j) tokens, in closed form:
+    // g x (the step at context 0) + core MACs of sum_j context_j.
+    const int64_t start = enc_dec ? 0 : s.prompt;
+    m.decode = mul(s.generated, decodeStepMacs(t, f, s.prompt, 0));
+    for (int64_t i = 0; i < t.layers; ++i) {
+      const int64_t window = isLocalLayer(t, i) ? t.sliding_window : 0;
+      m.decode =
+          add(m.decode, mul(decodeContexts(start, s.generated, window), attentionCoreMacs(t, 1)));
+    }
+  }
+  return m;
+}
+
+// --- stage 4: model states -----------------------------------------------------------------
+
+std::vector<MemoryTerm> modelStates(const TransformerParams& tp, const Workload& w,
+                                    const Settings& s, const BlockMatrices& bm,
+                                    const Adapters& ad) {
+  ModelStateCounts counts;
+  counts.params = tp.total;
+  counts.trainable = s.train && !s.lora ? tp.total : 0;
+  counts.weight_dtype = s.weight_dtype;
+  counts.quantized = bm.elements;
+  counts.quant_matrices = bm.matrices;
+  counts.quant_groups = bm.groups;
+  counts.adapters = s.train && s.lora ? ad.params : 0;
+  return modelStateTerms(counts, w);
+}
+
+// --- stage 5: activations and KV cache of one sequence -------------------------------------
+
+/// Bytes per token the attention of layer `i` of `st` keeps for backward; inference keeps
+/// nothing for backward, so rows show the tensor it writes. Full recomputation keeps the
+/// layer input only (Korthikanti's 2sbh).
+int64_t attentionKeptPerToken(const Transformer& t, const Workload& w, const Settings& s,
+                              const Stack& st, int64_t i) {
+  const int64_t e = s.value_bytes;
+  if (!s.train || s.full_recompute) return mul(e, t.hidden);
+  const int64_t keys = attendedKeys(t, i, st.context);
+  return add(attentionSaved(t, e), s.drop_core ? 0 : coreSaved(t, e, keys, w.attention));
+}
+
+int64_t mlpKeptPerToken(const Transformer& t, const Settings& s, int64_t i) {
+  if (!s.train) return mul(s.value_bytes, t.hidden);
+  return s.full_recompute ? int64_t{0} : mlpSaved(t, s.value_bytes, i);
+}
+
+int64_t crossKeptPerToken(const Transformer& t, const Workload& w, const Settings& s,
+                          const Stack& st) {
+  const int64_t e = s.value_bytes;
+  if (!st.cross) return 0;
+  if (!s.train) return mul(e, t.hidden);
+  if (s.full_recompute) return 0;
+  return add(crossSaved(t, e), s.drop_core ? 0 : coreSaved(t, e, st.cross_context, w.attention));
+}
+
+/// What one sequence holds besides the model states.
+struct SequenceMemory {
+  int64_t activations = 0;  ///< training: kept for backward; inference: the prefill's peak
+  int64_t backward_peak_extra = 0;
+  int64_t kv_cache = 0;
+  int64_t kv_tokens = 0;
+  int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;  ///< rows
+};
+
+/// The widest layer: its MLP intermediate, its MLP working set, the keys it attends to.
+struct Widest {
+  int64_t inner = 0, mlp = 0, keys = 0;
+};
+
+Widest widestLayer(const Transformer& t, const Forward& f) {
+  Widest wd;
+  for (int64_t i = 0; i < t.layers; ++i) {
+    const int64_t shared = isMoeLayer(t, i) ? t.shared_expert_ffn : 0;
+    const int64_t experts = add(mul(activeExperts(t, i), ffnOf(t, i)), shared);
+    wd.inner = std::max(wd.inner, mul(t.gated_mlp ? 2 : 1, experts));
+    wd.mlp = std::max(wd.mlp, mul(t.gated_mlp ? 3 : 2, experts));
+    wd.keys = std::max(wd.keys, attendedKeys(t, i, f.stacks.front().context));
+  }
+  return wd;
+}
+
+/// Training: the saved tensors, and the backward peak on top of them: the larger of the fp32
+/// logits gradient (decoders) and one layer's working set (its recomputed activations plus
+/// the gradients of its input, output and MLP intermediate).
+void trainingMemory(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+                    const Adapters& ad, SequenceMemory& m) {
+  const int64_t e = s.value_bytes, h = t.hidden;
+  for (const Stack& st : f.stacks)
+    for (int64_t i = 0; i < st.layers; ++i)
+      m.activations = add(m.activations, mul(st.tokens, add(attentionKeptPerToken(t, w, s, st, i),
+                                                            mlpKeptPerToken(t, s, i),
+                                                            crossKeptPerToken(t, w, s, st))));
+  m.activations =
+      add(m.activations, add(m.embed_saved, m.final_saved), add(m.head_saved, m.pooler_saved));
+  m.activations = add(m.activations, mul(f.stacks.back().tokens, ad.saved_per_token));
+  const Widest wd = widestLayer(t, f);
+  const Stack& st = f.stacks.back();
+  int64_t recomputed = 0;
+  if (s.full_recompute) {
+    Workload none = w;
+    none.recompute = Recompute::kNone;
+    for (int64_t i = 0; i < st.layers; ++i)
+      recomputed = std::max(recomputed, layerActivationBytesPerToken(t, none, st.context, i));
+  } else if (s.drop_core) {
+    recomputed = coreSaved(t, e, std::min(st.context, wd.keys), AttentionImpl::kEager);
+  }
+  const int64_t layer_phase = mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), wd.inner))));
+  const int64_t logits_phase = s.decoder_side ? mul(f.logit_tokens, 4, t.vocab) : 0;
+  m.backward_peak_extra = std::max(layer_phase, logits_phase);
+}
+
+/// Inference: the peak of one prefill layer (the residual stream plus the larger working set
+/// of attention (input, Q, K, V, output, and with eager attention the scores and
+/// probabilities) and of the MLP; then the last token's logits and their fp32 copy), and the
+/// KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, a local layer's
+/// tokens capped at its window, MLA in the workload's cache form.
+void inferenceMemory(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+                     SequenceMemory& m) {
+  const int64_t e = s.value_bytes, h = t.hidden;
+  const Widest wd = widestLayer(t, f);
+  const Stack& st = f.stacks.front();
+  int64_t attn_ws =
+      mul(st.tokens, e, add(add(h, qWidth(t)), add(keyWidth(t), valueWidth(t), outputWidth(t))));
+  if (w.attention == AttentionImpl::kEager)
+    attn_ws = add(attn_ws, mul(mul(2, e, t.heads), mul(st.tokens, wd.keys)));
+  const int64_t mlp_ws = mul(st.tokens, e, add(h, wd.mlp));
+  m.activations = add(mul(st.tokens, e, h), std::max(attn_ws, mlp_ws));
+  if (s.decoder_side) m.activations = add(m.activations, mul(e + 4, t.vocab));
+  const int kv_bits = dtypeBits(s.kv_dtype);
+  if (t.kind == TransformerKind::kDecoder) {
+    m.kv_tokens = add(s.prompt, s.generated);
+    m.kv_cache = bytesForBits(kvCacheElements(t, w.mla_cache, m.kv_tokens), kv_bits);
+  } else if (t.kind == TransformerKind::kEncoderDecoder) {
+    // Decoder self-attention over the generated tokens, cross-attention over the prompt.
+    m.kv_tokens = add(std::max<int64_t>(s.generated, 1), s.prompt);
+    m.kv_cache = bytesForBits(mul(t.layers, kvCacheWidth(t, w.mla_cache), m.kv_tokens), kv_bits);
+  }
+}
+
+SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Settings& s,
+                              const Forward& f, const Adapters& ad) {
+  const int64_t e = s.value_bytes, h = t.hidden;
+  SequenceMemory m;
+  for (const Stack& st : f.stacks) {
+    if (t.hidden_dropout) m.embed_saved = add(m.embed_saved, mul(st.tokens, h));  // 1-byte mask
+    if (t.embedding_norm) m.embed_saved = add(m.embed_saved, mul(st.tokens, e, h));
+    if (t.final_norm) m.final_saved = add(m.final_saved, mul(st.tokens, e, h));
+  }
+  // LM head input, and the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv).
+  if (s.decoder_side)
+    m.head_saved = add(mul(f.logit_tokens, e, h), mul(f.logit_tokens, 4, t.vocab));
+  if (t.pooler) m.pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
+  if (s.train) {
+    trainingMemory(t, w, s, f, ad, m);
+  } else {
+    inferenceMemory(t, w, s, f, m);
+  }
+  return m;
+}
+
+/// The activation terms (and the KV cache's) of `batch` sequences.
+void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMemory& m, int64_t b,
+                      std::vector<MemoryTerm>& terms) {
+  terms.push_back(activationTerm(MemoryKey::kActivations, 0, m.activations, "batch × per_sequence",
+                                 {{"batch", b, ""}, {"per_sequence", m.activations, "bytes"}}));
+  if (s.train) {
+    terms.push_back(activationTerm(
+        MemoryKey::kBackwardPeakExtra, 0, m.backward_peak_extra, "batch × per_sequence",
+        {{"batch", b, ""}, {"per_sequence", m.backward_peak_extra, "bytes"}}));
+    return;
+  }
+  if (!s.decoder_side) return;
+  // Per sequence: every layer keeps K and V (or MLA's latent) for the tokens it attends to;
+  // a sliding-window layer at most its window. Where every layer holds every token with
+  // 2 x kv_heads x head_dim values, the term shows that product, else the sum.
+  const int kv_bits = dtypeBits(s.kv_dtype);
+  const int64_t full_cache =
+      bytesForBits(mul(mul(2, t.layers), mul(t.kv_heads, t.head_dim), m.kv_tokens), kv_bits);
+  if (full_cache == m.kv_cache) {
+    terms.push_back(
+        activationTerm(MemoryKey::kKvCache, 0, m.kv_cache,
+                       "batch × tokens × 2 × layers × kv_heads × head_dim × bits_per_value / 8",
+                       {{"batch", b, ""},
+                        {"tokens", m.kv_tokens, ""},
+                        {"layers", t.layers, ""},
+                        {"kv_heads", t.kv_heads, ""},
+                        {"head_dim", t.head_dim, ""},
+                        {"bits_per_value", kv_bits, dtypeName(s.kv_dtype)}}));
+  } else {
+    terms.push_back(
+        activationTerm(MemoryKey::kKvCache, 0, m.kv_cache, "batch × per_sequence",
+                       {{"batch", b, ""},
+                        {"tokens", m.kv_tokens, ""},
+                        {"per_sequence", m.kv_cache,
+                         "bytes: Σ over layers of min(tokens, window) × cached values per token × "
+                         "bits_per_value / 8"}}));
+  }
+}
+
+// --- stage 6: phases for the roofline ------------------------------------------------------
+
+std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, const Settings& s,
+                                      const Forward& f, const SequenceMacs& macs,
+                                      const MemoryBreakdown& m, const BlockMatrices& bm) {
+  const int64_t b = w.batch;
+  const int64_t weights_read =
+      add(m.bytesOf(MemoryKey::kWeights), m.bytesOf(MemoryKey::kQuantScales),
+          m.bytesOf(MemoryKey::kAdapterWeights));
+  const int64_t activations = m.bytesOf(MemoryKey::kActivations);
+  if (s.train) {
+    // One micro-batch of `batch` sequences (what a roofline times); the step runs
+    // grad_accum of them.
+    const int64_t grads =
+        add(m.bytesOf(MemoryKey::kGradients), m.bytesOf(MemoryKey::kAdapterGradients));
+    return {
+        {"forward", mul(2, macs.forward, b), add(weights_read, activations), mul(b, f.tokens)},
+        {"backward", mul(2, macs.backward, b),
+         add(add(weights_read, grads), add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
+         mul(b, f.tokens)}};
+  }
+  std::vector<PhaseWork> phases;
+  const int kv_bits = dtypeBits(s.kv_dtype);
+  const int64_t prompt_kv =
+      s.decoder_side ? mul(b, bytesForBits(kvCacheElements(t, w.mla_cache, s.prompt), kv_bits)) : 0;
+  // An encoder has no generation: its one pass is a plain forward.
+  phases.push_back({s.decoder_side ? "prefill" : "forward", mul(2, macs.forward, b),
+                    add(weights_read, prompt_kv), mul(b, s.prompt)});
+  if (s.decoder_side) {
+    // One generated token per sequence: every weight read once (under MoE only the experts
+    // the batch's tokens can reach), the whole KV cache read.
+    int64_t read = weights_read;
+    if (isMoe(t)) {
+      const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
+      const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(s.weight_dtype));
+      read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
+    }
+    phases.push_back({"decode", mul(2, decodeStepMacs(t, f, s.prompt, macs.decode_context), b),
+                      add(read, m.bytesOf(MemoryKey::kKvCache)), b});
+  }
+  return phases;
+}
+
+// --- stage 7: the summary ------------------------------------------------------------------
+
+void summarise(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+               TransformerSummary& sum) {
+  const int64_t b = w.batch;
+  sum.seq_len = s.train ? s.seq : s.prompt;
+  sum.generated_tokens = s.train ? 0 : s.generated;
+  sum.context_tokens = s.train ? s.seq : add(s.prompt, s.generated);
+  sum.tokens_per_step = s.train ? mul(b, s.seq, w.grad_accum) : mul(b, add(s.prompt, s.generated));
+  int64_t core_per_token = 0;  // QK^T and AV of one token, local layers within their window
+  for (int64_t i = 0; i < t.layers; ++i)
+    core_per_token =
+        add(core_per_token, attentionCoreMacs(t, attendedKeys(t, i, sum.context_tokens)));
+  if (t.kind == TransformerKind::kEncoderDecoder)
+    core_per_token =
+        add(core_per_token, mul(t.encoder_layers, attentionCoreMacs(t, sum.context_tokens)));
+  sum.forward_flops_per_token =
+      mul(2, add(sum.params.block_linear_per_token, f.head_macs_per_token, core_per_token));
+  sum.kv_cache_bytes_per_token =
+      s.decoder_side ? bytesForBits(kvCacheElements(t, w.mla_cache, 1), dtypeBits(s.kv_dtype)) : 0;
+}
+
+// --- stage 8: rows -------------------------------------------------------------------------
+
+/// Parameters of one layer's attention and MLP (a dense and a MoE layer where they differ),
+/// and of each sublayer's norms.
+struct LayerParams {
+  int64_t attention = 0, moe_mlp = 0, dense_mlp = 0;
+  int64_t attention_norms = 0, mlp_norms = 0, norm = 0;
+};
+
+LayerParams layerParams(const Transformer& t) {
+  auto oneLayer = [&](bool dense) {
+    Transformer one = t;
+    one.kind = TransformerKind::kDecoder;
+    one.layers = 1;
+    one.dense_layers = {dense};
+    return countParams(one);
+  };
+  LayerParams lp;
+  lp.attention = oneLayer(false).attention;
+  lp.moe_mlp = oneLayer(false).mlp;
+  lp.dense_mlp = oneLayer(true).mlp;
+  lp.norm = normParams(t);
+  // Norms by sublayer: before (BERT: after) attention and MLP; Gemma 2 both; q/k norms.
+  lp.attention_norms = t.norms_per_layer == 4 ? 2 * lp.norm : lp.norm;
+  if (t.qk_norm) lp.attention_norms = add(lp.attention_norms, qkNormParams(t));
+  lp.mlp_norms = t.norms_per_layer == 4 ? 2 * lp.norm : t.norms_per_layer == 2 ? lp.norm : 0;
+  return lp;
+}
+
+/// Appends the report's rows: embeddings, each layer's attention (cross-attention) and MLP,
+/// final norms, pooler, LM head and adapters, at the workload's batch.
+void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+             const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
+  const TransformerParams& tp = r.transformer->params;
+  const int64_t b = w.batch, e = s.value_bytes, h = t.hidden;
+  // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
+  // in the precision's format) plus their input read and output written.
+  const int block_bits = dtypeBits(s.weight_dtype);
+  const int other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
+  auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
+                 int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
+                 int64_t saved_per_seq) {
+    LayerReport l;
+    l.name = row_name;
+    l.type = type;
+    l.output_shape = {tokens, width};
+    l.params = params;
+    l.macs = mul(macs_per_seq, b);
+    l.activation_bytes = s.train ? mul(saved_per_seq, b) : mul(tokens, e, mul(width, b));
+    l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
+    r.layers.push_back(std::move(l));
+  };
+  const LayerParams lp = layerParams(t);
+  // An embedding lookup reads one table row per token.
+  const int64_t first_tokens = f.stacks.front().tokens;
+  row("embeddings", "embedding", first_tokens, h,
+      add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
+      bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
+  for (size_t si = 0; si < f.stacks.size(); ++si) {
+    const Stack& st = f.stacks[si];
+    const int64_t cross_macs =
+        st.cross ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
+                       mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
+                 : 0;
+    for (int64_t i = 0; i < st.layers; ++i) {
+      const int64_t attn_macs =
+          mul(st.tokens,
+              add(attentionLinearMacs(t), attentionCoreMacs(t, attendedKeys(t, i, st.context))));
+      const bool moe = isMoeLayer(t, i);
+      const std::string base = st.prefix + std::to_string(i) + ".";
+      int64_t attn_p = add(lp.attention, lp.attention_norms);
+      if (t.positions == PositionKind::kRelativeBias && i == 0)
+        attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
+      row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
+          attn_macs, mul(st.tokens, attentionKeptPerToken(t, w, s, st, i)));
+      if (st.cross) {
+        const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
+        row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+            bytesForBits(cross_p, block_bits), cross_macs,
+            mul(st.tokens, crossKeptPerToken(t, w, s, st)));
+      }
+      const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
+      row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
+          bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
+          mul(st.tokens, mlpKeptPerToken(t, s, i)));
+    }
+    if (t.final_norm) {
+      const std::string norm_name = f.stacks.size() > 1
+                                        ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
+                                        : "final_norm";
+      row(norm_name, "norm", st.tokens, h, lp.norm, bytesForBits(lp.norm, other_bits), 0,
+          mul(st.tokens, e, h));
+    }
+  }
+  if (t.pooler)
+    row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
+        mem.pooler_saved);
+  if (s.decoder_side) {
+    // A tied head still reads the whole vocab x hidden matrix.
+    row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
+        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
+        mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
+  }
+  if (s.lora && s.train) {
+    row("lora_adapters", "lora", f.stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
+        macs.adapter, mul(f.stacks.back().tokens, ad.saved_per_token));
+  }
+}
+
+}  // namespace
+
 Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w) {
   Report r;
   r.model_name = name;
@@ -309,445 +844,50 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
   TransformerSummary sum;
   sum.architecture = t.architecture;
   sum.approximate = t.approximate;
-  try {
-    sum.params = countParams(t);
-  } catch (const ArithmeticOverflow&) {
-    throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
-  }
+  sum.params = overflowAt("", "the model's sizes", [&] { return countParams(t); });
+  const TransformerParams& tp = sum.params;
 
-  const bool train = w.mode == Mode::kTrain;
-  const bool lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
-  const bool decoder_side = t.kind != TransformerKind::kEncoder;
-  const PrecisionLayout lay = layoutOf(w.precision);
-  const DType weight_dtype = w.weight_dtype
-                                 ? *w.weight_dtype
-                                 : (w.finetune == Finetune::kQlora ? DType::kInt4 : lay.weights);
-  const DType kv_dtype = w.kv_dtype ? *w.kv_dtype : lay.activations;
-  const MlaCache mla = w.mla_cache;
-  if (train && !lora && isQuantized(weight_dtype)) {
-    throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
-                     std::string("training updates every weight, which cannot stay ") +
-                         dtypeName(weight_dtype) +
-                         ": quantized weights go with inference or finetune lora/qlora");
-  }
+  const Settings s = resolveSettings(t, w, r.warnings);
+  const std::string tokens = std::to_string(s.longest) + " tokens";
+  const std::string batch = "batch " + std::to_string(w.batch) + " × " + tokens;
+  // Per sequence: a sequence too long overflows at the field that sets its length.
+  const Forward f =
+      overflowAt(s.longest_path, tokens + " make the MACs", [&] { return forwardPass(t, s); });
+  const Adapters ad = s.lora && s.train
+                          ? overflowAt("/workload/lora_rank", "the adapters' sizes",
+                                       [&] { return loraAdapters(t, w, s.value_bytes); })
+                          : Adapters{};
+  const SequenceMacs macs = overflowAt(s.longest_path, tokens + " make the MACs",
+                                       [&] { return sequenceMacs(t, w, s, f, ad); });
+  const SequenceMemory mem = overflowAt(s.longest_path, tokens + " make the activations",
+                                        [&] { return sequenceMemory(t, w, s, f, ad); });
+  const BlockMatrices bm =
+      overflowAt("", "the model's sizes", [&] { return blockMatrices(t, w.quant_group_size); });
+  r.params.adapters = ad.params;
+  r.params.total = overflowAt("", "the model's sizes", [&] { return add(tp.total, ad.params); });
+  r.params.trainable = s.lora && s.train ? ad.params : tp.total;
 
-  // Sequence lengths: the model's context caps the default; learned positions cap any.
-  const int64_t ctx = t.max_positions;
-  const int64_t default_len = ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048;
-  const int64_t s = w.seq_len ? *w.seq_len : default_len;
-  const int64_t p = w.prompt_tokens ? *w.prompt_tokens : s;
-  const int64_t g = w.generated_tokens;
-  if (!decoder_side && !train && g > 0) {
-    throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
-                     "an encoder model generates no tokens");
-  }
-  int64_t longest = 0;
-  std::string longest_path;
-  try {
-    longest = train ? s : checkedAdd(p, g);
-  } catch (const ArithmeticOverflow&) {
-    throw InputError(ErrorCode::kTooLarge, "/workload/generated_tokens", "too many tokens");
-  }
-  longest_path =
-      train ? "/workload/seq_len"
-            : (g > 0 ? "/workload/generated_tokens"
-                     : (w.prompt_tokens ? "/workload/prompt_tokens" : "/workload/seq_len"));
-  if (ctx > 0 && longest > ctx) {
-    if (t.positions == PositionKind::kLearned) {
-      throw InputError(ErrorCode::kValue, longest_path,
-                       std::to_string(longest) + " tokens exceed the model's " +
-                           std::to_string(ctx) + " learned positions");
-    }
-    r.warnings.push_back(std::to_string(longest) + " tokens exceed the model's context of " +
-                         std::to_string(ctx) + " (max_position_embeddings)");
-  }
-
-  const std::string overflow_path = "/workload";
-  try {
-    const int64_t e = activationBytes(w);
+  // At the workload's batch: totals too large overflow at the batch.
+  overflowAt("/workload/batch", batch + " make the totals", [&] {
     const int64_t b = w.batch;
-    const int64_t ga = w.grad_accum;
-    const int64_t h = t.hidden;
-    const TransformerParams& tp = sum.params;
-
-    // --- stacks of the forward pass (training step, or the prefill) -----------------------
-    const int64_t fwd_tokens = train ? s : p;
-    std::vector<Stack> stacks;
-    if (t.kind == TransformerKind::kEncoderDecoder) {
-      // Training: encoder and decoder both see seq_len tokens. Inference: the encoder reads
-      // the prompt; the prefill runs the decoder on its start token.
-      stacks.push_back(
-          {"encoder.layers.", t.encoder_layers, true, false, fwd_tokens, fwd_tokens, 0});
-      const int64_t dec = train ? s : 1;
-      stacks.push_back({"decoder.layers.", t.layers, false, true, dec, dec, fwd_tokens});
-    } else {
-      stacks.push_back({"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, fwd_tokens,
-                        fwd_tokens, 0});
-    }
-    const int64_t logit_tokens = !decoder_side ? 0 : (train ? stacks.back().tokens : 1);
-    const int64_t head_macs_per_token = decoder_side ? mul(h, t.vocab) : 0;
-
-    Adapters ad;
-    if (lora && train) {
-      ad = loraAdapters(t, w, e);
-      r.params.adapters = ad.params;
-    }
-    r.params.total = add(tp.total, ad.params);
-    r.params.trainable = lora && train ? ad.params : tp.total;
-
-    // --- MACs of one sequence ----------------------------------------------------------------
-    int64_t fwd = 0, core = 0, linear = 0;
-    for (const Stack& st : stacks) {
-      fwd = add(fwd, stackMacsPerSequence(t, st));
-      core = add(core, stackCoreMacs(t, st));
-    }
-    if (t.pooler) fwd = add(fwd, mul(h, h));
-    fwd = add(fwd, mul(logit_tokens, head_macs_per_token));
-    const int64_t adapter_fwd = mul(stacks.back().tokens, ad.macs_per_token);
-    fwd = add(fwd, adapter_fwd);
-    linear = checkedSub(checkedSub(fwd, core), adapter_fwd);  // every weight matmul
-
-    int64_t bwd = 0;
-    if (train) {
-      // Input and weight gradients: 2x forward each matmul; a frozen base computes input
-      // gradients only (1x). The attention matmuls' backward is 2x theirs; FlashAttention
-      // also recomputes QK^T, 2.5x (Dao 2023, FlashAttention-2, section 4). Recomputation
-      // re-runs forward work inside the backward: full, the layers; selective, the attention
-      // matmuls (which flash recomputes anyway).
-      const bool flash = w.attention == AttentionImpl::kFlash;
-      const int64_t core_bwd = flash ? mul(core / 2, 5) : mul(2, core);
-      bwd = add(mul(lora ? 1 : 2, linear), core_bwd, mul(2, adapter_fwd));
-      int64_t layers_fwd = 0;
-      for (const Stack& st : stacks) layers_fwd = add(layers_fwd, stackMacsPerSequence(t, st));
-      if (w.recompute == Recompute::kFull) bwd = add(bwd, layers_fwd);
-      if (w.recompute == Recompute::kSelective && !flash) bwd = add(bwd, core);
-    }
-
-    // Decode: one token per sequence against `c` cached tokens.
-    auto decodeMacs = [&](int64_t c) {
-      int64_t m = 0;
-      const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
-      const Stack d{"", t.layers, false, enc_dec, 1, c, enc_dec ? p : 0};
-      for (int64_t i = 0; i < t.layers; ++i) m = add(m, layerMacsPerToken(t, d, i));
-      return add(m, head_macs_per_token);
-    };
-    const int64_t decode_context =
-        t.kind == TransformerKind::kEncoderDecoder ? std::max<int64_t>(g, 1) : add(p, g);
-    int64_t decode_total = 0;
-    if (!train && decoder_side && g > 0) {
-      // Sum over the g steps of step j attending to (start + j) tokens, in closed form:
-      // g x (the step at context 0) + core MACs of sum_j context_j.
-      const int64_t start = t.kind == TransformerKind::kEncoderDecoder ? 0 : p;
-      decode_total = mul(g, decodeMacs(0));
-      for (int64_t i = 0; i < t.layers; ++i) {
-        const int64_t window = isLocalLayer(t, i) ? t.sliding_window : 0;
-        decode_total =
-            add(decode_total, mul(decodeContexts(start, g, window), attentionCoreMacs(t, 1)));
-      }
-    }
-
-    r.macs.forward = train ? mul(fwd, b, ga) : mul(add(fwd, decode_total), b);
-    r.macs.backward = mul(bwd, b, ga);
+    r.macs.forward =
+        s.train ? mul(macs.forward, b, w.grad_accum) : mul(add(macs.forward, macs.decode), b);
+    r.macs.backward = mul(macs.backward, b, w.grad_accum);
     checkedMul(2, add(r.macs.forward, r.macs.backward));  // FLOPs must fit too
-
-    // --- model states ------------------------------------------------------------------------
-    const int64_t default_bits = dtypeBits(lay.weights);
-    const BlockMatrices bm = blockMatrices(t, w.quant_group_size);
-    ModelStateCounts counts;
-    counts.params = tp.total;
-    counts.trainable = train && !lora ? tp.total : 0;
-    counts.weight_dtype = weight_dtype;
-    counts.quantized = bm.elements;
-    counts.quant_matrices = bm.matrices;
-    counts.quant_groups = bm.groups;
-    counts.adapters = train && lora ? ad.params : 0;
-    std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
-
-    // --- activations and KV cache of one sequence --------------------------------------------
-    int64_t act = 0, act_extra = 0, kv = 0, kv_tokens = 0;
-    const bool drop_core =
-        w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
-    // Bytes per token each sublayer of layer i keeps for backward; inference keeps nothing
-    // for backward, so rows show the tensor each sublayer writes. Full recomputation keeps
-    // the layer input only (Korthikanti's 2sbh).
-    const bool full = w.recompute == Recompute::kFull;
-    auto attnTok = [&](const Stack& st, int64_t i) {
-      if (!train || full) return mul(e, h);
-      const int64_t keys = attendedKeys(t, i, st.context);
-      return add(attentionSaved(t, e), drop_core ? 0 : coreSaved(t, e, keys, w.attention));
-    };
-    auto mlpTok = [&](int64_t i) {
-      if (!train) return mul(e, h);
-      return full ? int64_t{0} : mlpSaved(t, e, i);
-    };
-    auto crossTok = [&](const Stack& st) {
-      if (!st.cross) return int64_t{0};
-      if (!train) return mul(e, h);
-      if (full) return int64_t{0};
-      return add(crossSaved(t, e), drop_core ? 0 : coreSaved(t, e, st.cross_context, w.attention));
-    };
-    if (train) {
-      for (const Stack& st : stacks)
-        for (int64_t i = 0; i < st.layers; ++i)
-          act = add(act, mul(st.tokens, add(attnTok(st, i), mlpTok(i), crossTok(st))));
-    }
-    int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;
-    for (const Stack& st : stacks) {
-      if (t.hidden_dropout) embed_saved = add(embed_saved, mul(st.tokens, h));  // 1-byte mask
-      if (t.embedding_norm) embed_saved = add(embed_saved, mul(st.tokens, e, h));
-      if (t.final_norm) final_saved = add(final_saved, mul(st.tokens, e, h));
-    }
-    if (decoder_side) {
-      // LM head input, and the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv).
-      head_saved = add(mul(logit_tokens, e, h), mul(logit_tokens, 4, t.vocab));
-    }
-    if (t.pooler) pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
-
-    // The widest layer: its MLP intermediate, its MLP working set, the keys it attends to.
-    int64_t inner_width = 0, mlp_width = 0, widest_keys = 0;
-    for (int64_t i = 0; i < t.layers; ++i) {
-      const int64_t f = ffnOf(t, i);
-      const int64_t shared = isMoeLayer(t, i) ? t.shared_expert_ffn : 0;
-      inner_width =
-          std::max(inner_width, mul(t.gated_mlp ? 2 : 1, add(mul(activeExperts(t, i), f), shared)));
-      mlp_width =
-          std::max(mlp_width, mul(t.gated_mlp ? 3 : 2, add(mul(activeExperts(t, i), f), shared)));
-      widest_keys = std::max(widest_keys, attendedKeys(t, i, stacks.front().context));
-    }
-    if (train) {
-      act = add(act, add(embed_saved, final_saved), add(head_saved, pooler_saved));
-      act = add(act, mul(stacks.back().tokens, ad.saved_per_token));
-      // Backward peak on top of the saved tensors: the larger of the fp32 logits gradient
-      // (decoders) and one layer's working set (its recomputed activations plus the
-      // gradients of its input, output and MLP intermediate).
-      const Stack& st = stacks.back();
-      int64_t recomputed = 0;
-      if (w.recompute == Recompute::kFull) {
-        Workload none = w;
-        none.recompute = Recompute::kNone;
-        for (int64_t i = 0; i < st.layers; ++i)
-          recomputed = std::max(recomputed, layerActivationBytesPerToken(t, none, st.context, i));
-      } else if (drop_core) {
-        recomputed = coreSaved(t, e, std::min(st.context, widest_keys), AttentionImpl::kEager);
-      }
-      const int64_t layer_phase =
-          mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), inner_width))));
-      const int64_t logits_phase = decoder_side ? mul(logit_tokens, 4, t.vocab) : 0;
-      act_extra = std::max(layer_phase, logits_phase);
-    } else {
-      // The peak of one prefill layer: the residual stream plus the larger working set of
-      // attention (input, Q, K, V, output, and with eager attention the scores and
-      // probabilities) and of the MLP; then the last token's logits (and their fp32 copy).
-      const Stack& st = stacks.front();
-      int64_t attn_ws = mul(
-          st.tokens, e, add(add(h, qWidth(t)), add(keyWidth(t), valueWidth(t), outputWidth(t))));
-      if (w.attention == AttentionImpl::kEager)
-        attn_ws = add(attn_ws, mul(mul(2, e, t.heads), mul(st.tokens, widest_keys)));
-      const int64_t mlp_ws = mul(st.tokens, e, add(h, mlp_width));
-      act = add(mul(st.tokens, e, h), std::max(attn_ws, mlp_ws));
-      if (decoder_side) act = add(act, mul(e + 4, t.vocab));
-      // KV cache: 2 (K and V) x layers x kv_heads x head_dim x tokens x bytes, a local
-      // layer's tokens capped at its window, MLA in the workload's cache form.
-      if (t.kind == TransformerKind::kDecoder) {
-        kv_tokens = add(p, g);
-        kv = bytesForBits(kvCacheElements(t, mla, kv_tokens), dtypeBits(kv_dtype));
-      } else if (t.kind == TransformerKind::kEncoderDecoder) {
-        // Decoder self-attention over the generated tokens, cross-attention over the prompt.
-        kv_tokens = add(std::max<int64_t>(g, 1), p);
-        kv = bytesForBits(mul(t.layers, kvCacheWidth(t, mla), kv_tokens), dtypeBits(kv_dtype));
-      }
-    }
-    sum.kv_cache_bytes_per_token =
-        decoder_side ? bytesForBits(kvCacheElements(t, mla, 1), dtypeBits(kv_dtype)) : 0;
-
-    if (train) {
-      terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
-                                     {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
-      terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, act_extra,
-                                     "batch × per_sequence",
-                                     {{"batch", b, ""}, {"per_sequence", act_extra, "bytes"}}));
-    } else {
-      terms.push_back(activationTerm(MemoryKey::kActivations, 0, act, "batch × per_sequence",
-                                     {{"batch", b, ""}, {"per_sequence", act, "bytes"}}));
-      if (decoder_side) {
-        // Per sequence: every layer keeps K and V (or MLA's latent) for the tokens it attends
-        // to; a sliding-window layer at most its window. Where every layer holds every token
-        // with 2 x kv_heads x head_dim values, the term shows that product, else the sum.
-        const int64_t full_cache = bytesForBits(
-            mul(mul(2, t.layers), mul(t.kv_heads, t.head_dim), kv_tokens), dtypeBits(kv_dtype));
-        if (full_cache == kv) {
-          terms.push_back(activationTerm(
-              MemoryKey::kKvCache, 0, kv,
-              "batch × tokens × 2 × layers × kv_heads × head_dim × bits_per_value / 8",
-              {{"batch", b, ""},
-               {"tokens", kv_tokens, ""},
-               {"layers", t.layers, ""},
-               {"kv_heads", t.kv_heads, ""},
-               {"head_dim", t.head_dim, ""},
-               {"bits_per_value", dtypeBits(kv_dtype), dtypeName(kv_dtype)}}));
-        } else {
-          terms.push_back(activationTerm(
-              MemoryKey::kKvCache, 0, kv, "batch × per_sequence",
-              {{"batch", b, ""},
-               {"tokens", kv_tokens, ""},
-               {"per_sequence", kv,
-                "bytes: Σ over layers of min(tokens, window) × cached values per token × "
-                "bits_per_value / 8"}}));
-        }
-      }
-    }
+    std::vector<MemoryTerm> terms = modelStates(tp, w, s, bm, ad);
+    addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));
     r.memory = sumTerms(std::move(terms), b);
-    const MemoryBreakdown& m = r.memory;
-    if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
-
-    // --- phases for the roofline -------------------------------------------------------------
-    const int64_t weights_read =
-        add(m.bytesOf(MemoryKey::kWeights), m.bytesOf(MemoryKey::kQuantScales),
-            m.bytesOf(MemoryKey::kAdapterWeights));
-    const int64_t activations = m.bytesOf(MemoryKey::kActivations);
-    if (train) {
-      // One micro-batch of `batch` sequences (what a roofline times); the step runs
-      // grad_accum of them.
-      PhaseWork f{"forward", mul(2, fwd, b), add(weights_read, activations), mul(b, fwd_tokens)};
-      PhaseWork k{"backward", mul(2, bwd, b),
-                  add(add(weights_read, m.bytesOf(MemoryKey::kGradients),
-                          m.bytesOf(MemoryKey::kAdapterGradients)),
-                      add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
-                  mul(b, fwd_tokens)};
-      r.phases = {f, k};
-    } else {
-      const int64_t prompt_kv =
-          decoder_side ? mul(b, bytesForBits(kvCacheElements(t, mla, p), dtypeBits(kv_dtype))) : 0;
-      // An encoder has no generation: its one pass is a plain forward.
-      r.phases.push_back({decoder_side ? "prefill" : "forward", mul(2, fwd, b),
-                          add(weights_read, prompt_kv), mul(b, p)});
-      if (decoder_side) {
-        // One generated token per sequence: every weight read once (under MoE only the
-        // experts the batch's tokens can reach), the whole KV cache read.
-        int64_t read = weights_read;
-        if (isMoe(t)) {
-          const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
-          const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(weight_dtype));
-          read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
-        }
-        r.phases.push_back({"decode", mul(2, decodeMacs(decode_context), b),
-                            add(read, m.bytesOf(MemoryKey::kKvCache)), b});
-      }
+    if (w.memory_bytes) {
+      r.max_batch = maxBatchFor(r.memory.fixed, r.memory.per_sample, *w.memory_bytes);
     }
-
-    // --- summary -----------------------------------------------------------------------------
-    sum.seq_len = train ? s : p;
-    sum.generated_tokens = train ? 0 : g;
-    sum.context_tokens = train ? s : add(p, g);
-    sum.tokens_per_step = train ? mul(b, s, ga) : mul(b, add(p, g));
-    int64_t core_per_token = 0;  // QK^T and AV of one token, local layers within their window
-    for (int64_t i = 0; i < t.layers; ++i)
-      core_per_token =
-          add(core_per_token, attentionCoreMacs(t, attendedKeys(t, i, sum.context_tokens)));
-    if (t.kind == TransformerKind::kEncoderDecoder)
-      core_per_token =
-          add(core_per_token, mul(t.encoder_layers, attentionCoreMacs(t, sum.context_tokens)));
-    sum.forward_flops_per_token =
-        mul(2, add(tp.block_linear_per_token, head_macs_per_token, core_per_token));
-
-    // --- rows --------------------------------------------------------------------------------
-    const int64_t norm_params = normParams(t);
-    // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the
-    // rest in the precision's format) plus their input read and output written.
-    const int block_bits = dtypeBits(weight_dtype);
-    const int other_bits = isQuantized(weight_dtype) ? default_bits : block_bits;
-    auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
-                   int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
-                   int64_t saved_per_seq) {
-      LayerReport l;
-      l.name = row_name;
-      l.type = type;
-      l.output_shape = {tokens, width};
-      l.params = params;
-      l.macs = mul(macs_per_seq, b);
-      l.activation_bytes = train ? mul(saved_per_seq, b) : mul(tokens, e, mul(width, b));
-      l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
-      r.layers.push_back(std::move(l));
-    };
-    // An embedding lookup reads one table row per token.
-    row("embeddings", "embedding", stacks.front().tokens, h,
-        add(tp.embeddings, t.embedding_norm ? norm_params : 0),
-        bytesForBits(mul(stacks.front().tokens, b, h), other_bits), 0, embed_saved);
-    // One layer's attention and MLP parameters (a dense and a MoE layer where they differ).
-    auto oneLayer = [&](bool dense) {
-      Transformer one = t;
-      one.kind = TransformerKind::kDecoder;
-      one.layers = 1;
-      one.dense_layers = {dense};
-      return countParams(one);
-    };
-    const int64_t attn_params = oneLayer(false).attention;
-    const int64_t moe_layer_params = oneLayer(false).mlp;
-    const int64_t dense_layer_params = oneLayer(true).mlp;
-    // Norms by sublayer: before (BERT: after) attention and MLP; Gemma 2 both; q/k norms.
-    int64_t attn_norms = t.norms_per_layer == 4 ? 2 * norm_params : norm_params;
-    if (t.qk_norm) attn_norms = add(attn_norms, qkNormParams(t));
-    const int64_t mlp_norms = t.norms_per_layer == 4   ? 2 * norm_params
-                              : t.norms_per_layer == 2 ? norm_params
-                                                       : 0;
-    for (size_t si = 0; si < stacks.size(); ++si) {
-      const Stack& st = stacks[si];
-      const int64_t cross_macs =
-          st.cross
-              ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
-                    mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
-              : 0;
-      for (int64_t i = 0; i < st.layers; ++i) {
-        const int64_t attn_macs =
-            mul(st.tokens,
-                add(attentionLinearMacs(t), attentionCoreMacs(t, attendedKeys(t, i, st.context))));
-        const bool moe = isMoeLayer(t, i);
-        const std::string base = st.prefix + std::to_string(i) + ".";
-        int64_t attn_p = add(attn_params, attn_norms);
-        if (t.positions == PositionKind::kRelativeBias && i == 0)
-          attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
-        row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
-            attn_macs, mul(st.tokens, attnTok(st, i)));
-        if (st.cross) {
-          const int64_t cross_p = add(attn_params, norm_params, qkNormParams(t));
-          row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
-              bytesForBits(cross_p, block_bits), cross_macs, mul(st.tokens, crossTok(st)));
-        }
-        const int64_t mlp_p = add(moe ? moe_layer_params : dense_layer_params, mlp_norms);
-        row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
-            bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
-            mul(st.tokens, mlpTok(i)));
-      }
-      if (t.final_norm) {
-        const std::string norm_name = stacks.size() > 1
-                                          ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
-                                          : "final_norm";
-        row(norm_name, "norm", st.tokens, h, norm_params, bytesForBits(norm_params, other_bits), 0,
-            mul(st.tokens, e, h));
-      }
-    }
-    if (t.pooler)
-      row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
-          pooler_saved);
-    if (decoder_side) {
-      // A tied head still reads the whole vocab x hidden matrix.
-      row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", logit_tokens, t.vocab,
-          tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
-          mul(logit_tokens, head_macs_per_token), head_saved);
-    }
-    if (lora && train) {
-      row("lora_adapters", "lora", stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
-          adapter_fwd, mul(stacks.back().tokens, ad.saved_per_token));
-    }
-  } catch (const ArithmeticOverflow&) {
-    throw InputError(ErrorCode::kTooLarge, overflow_path,
-                     "batch " + std::to_string(w.batch) + " x sequence of " +
-                         std::to_string(longest) +
-                         " tokens makes the totals overflow 64-bit arithmetic");
-  }
-  if (!train && lora) r.warnings.push_back("finetune applies to training only");
-  r.transformer = sum;
+    r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
+    summarise(t, w, s, f, sum);
+    r.transformer = sum;
+    addRows(t, w, s, f, macs, mem, ad, r);
+    return 0;
+  });
+  if (!s.train && s.lora) r.warnings.push_back("finetune applies to training only");
   return r;
 }
 

@@ -242,7 +242,8 @@ json checkFieldValue(const WorkloadField& f, const json& v, const std::string& p
   return v;
 }
 
-Workload parseWorkload(const json& v, const std::string& path, const Workload& base) {
+Workload parseWorkload(const json& workload, const std::string& path, const Workload& base) {
+  const json& v = workload;
   ObjectReader r(v, path);
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (it.key() == "comment" || findWorkloadField(it.key())) continue;

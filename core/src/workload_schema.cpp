@@ -10,6 +10,7 @@
 #include "dlcost/gpu_json.hpp"
 #include "dlcost/interconnect.hpp"
 #include "dlcost/parallel.hpp"
+#include "dlcost/task_defaults.hpp"
 
 namespace dlcost {
 
@@ -49,8 +50,12 @@ struct Row {
     return *this;
   }
   Row& valueLabel(const char* value, Text label) {
-    for (EnumValue& v : f.values)
-      if (v.name == value) v.label = std::move(label);
+    for (EnumValue& v : f.values) {
+      if (v.name == value) {
+        v.label = std::move(label);
+        break;
+      }
+    }
     return *this;
   }
   Row& alias(const char* other, const char* value) {
@@ -136,8 +141,8 @@ void addModelFields(std::vector<Row>& rows) {
           .valueLabel("adagrad", {"Adagrad", "Adagrad"})
           .valueLabel("adam8bit", {"Adam 8-bit (bitsandbytes)", "8 位 Adam（bitsandbytes）"})
           .byDefault("adam")
-          // Sent in inference too: the report echoes it (and a link made in inference keeps it).
-          .when(0, "workload")
+          // Training only: inference keeps no optimizer states (the report still echoes it).
+          .when(kWhenTrain, "workload")
           .text({"Optimizer", "优化器"},
                 {"sets the optimizer states kept per parameter", "决定每个参数保存的优化器状态"})
           .io([](const json& v, Workload& w,
@@ -737,7 +742,8 @@ json workloadSchemaJson() {
            "(B, kB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is in the caller's unit) and "
            "are rounded to the nearest byte."},
           {"conditions", conditions},
-          {"fields", fields}};
+          {"fields", fields},
+          {"tasks", taskDefaultsJson()}};
 }
 
 }  // namespace dlcost

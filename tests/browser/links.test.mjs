@@ -243,11 +243,16 @@ describe('golden and broken links', () => {
         assert.equal(await page.locator('#link-error img').count(), 0, `${what}: text only`);
         assert.deepEqual(await lastReport(page), defaultReport, `${what}: the default model`);
       }
-      // On hashchange as well: an open page falls back to the default model.
+      // On hashchange the message shows too, but the user's model stays (issue 15, item 9).
       await page.selectOption('#preset', 'vgg11');
+      const kept = await lastReport(page);
       await page.evaluate((f) => { location.hash = f; }, BAD[1][1]);
       await page.waitForFunction(() => document.getElementById('link-error').textContent !== '');
-      assert.deepEqual(await lastReport(page), defaultReport, 'hashchange: the default model');
+      assert.deepEqual(await lastReport(page), kept, 'hashchange: the user\'s model is kept');
+      // A link of a newer format says so.
+      await page.evaluate(() => { location.hash = '#d2.AAAA'; });
+      await page.waitForFunction(() => document.getElementById('link-error').textContent.includes('newer version'));
+      assert.equal((await lastReport(page)).model.name, 'vgg11');
       // An in-page anchor is not a link: the skip link leaves the model alone.
       await page.selectOption('#preset', 'vgg11');
       await page.evaluate(() => { location.hash = '#results'; });
@@ -389,13 +394,18 @@ describe('the embed widget', () => {
 });
 
 describe('the page\'s Embed button', () => {
-  test('shows the iframe snippet and the resize listener for the current state', T, async () => {
+  test('shows the iframe alone, the optional resize script apart, and a live preview', T, async () => {
     const { page, problems } = await openPage(session);
     try {
       await page.selectOption('#preset', 'resnet18');
       await page.click('#embed');
-      const text = await page.inputValue('#embed-snippet');
+      const iframe = await page.inputValue('#embed-snippet');
       assert.equal(await page.getAttribute('#embed-snippet', 'readonly'), '');
+      // The HTML to paste is the iframe alone: no script to show as text on a blog page.
+      assert.match(iframe, /^<iframe [^>]*><\/iframe>$/);
+      assert.ok(!iframe.includes('<script') && !iframe.includes('addEventListener'), iframe);
+      const script = await page.inputValue('#embed-script');
+      const text = `${iframe}\n${script}`;
       const src = text.match(/<iframe class="dlcost-embed" src="([^"]+)"/)[1];
       const url = new URL(src);
       assert.equal(url.pathname, '/embed.html');
@@ -403,6 +413,12 @@ describe('the page\'s Embed button', () => {
       assert.deepEqual(cliLink(url.hash), await lastReport(page), 'the snippet carries the current state');
       assert.ok(text.includes("e.data.type !== 'dlcost:height'") && text.includes(`e.origin !== '${url.origin}'`), text);
       assert.ok(!/style="/.test(text), 'no inline style: works on a strict-CSP host');
+      // The live preview is the widget for the same state.
+      const preview = await (await page.waitForSelector('#embed-preview iframe.dlcost-embed')).contentFrame();
+      await preview.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+      assert.equal(await page.getAttribute('#embed-preview iframe', 'src'), src);
+      await page.click('#embed-script-box summary');
+      await screenshot(page, 'embed-panel');
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -19,8 +19,15 @@ before(async () => {
 const DOC = {
   model: { preset: 'llama-2-7b' },
   workload: {
-    batch: 32, dtype: 'bf16', gpu: 'h100-sxm', gpus: 16, tp: 2, pp: 2, zero: 1,
-    tokens: 1e12, price_per_gpu_hour: 2.5,
+    batch: 32,
+    dtype: 'bf16',
+    gpu: 'h100-sxm',
+    gpus: 16,
+    tp: 2,
+    pp: 2,
+    zero: 1,
+    tokens: 1e12,
+    price_per_gpu_hour: 2.5,
   },
 };
 
@@ -30,10 +37,13 @@ test('the step breakdown and the run come back from wasm as from the CLI', () =>
   for (const key of ['step_time', 'run', 'network']) assert.deepEqual(wasm.gpu_fit[key], cli.gpu_fit[key], key);
   // The parts a chart stacks: keys in order, offsets where the previous part ends.
   const parts = wasm.gpu_fit.step_time.parts;
-  assert.deepEqual(parts.map((p) => p.key), ['compute', 'tp_comm', 'pp_comm', 'dp_comm', 'bubble', 'optimizer']);
+  assert.deepEqual(
+    parts.map((p) => p.key),
+    ['compute', 'tp_comm', 'pp_comm', 'dp_comm', 'bubble', 'optimizer'],
+  );
 });
 
-test('layouts and links equal the CLI\'s', () => {
+test("layouts and links equal the CLI's", () => {
   const wasm = JSON.parse(engine.layouts(JSON.stringify(DOC)));
   const dir = mkdtempSync(join(tmpdir(), 'dlcost-layouts-'));
   try {

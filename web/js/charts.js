@@ -40,11 +40,11 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
       s('title', {}, `${seg.label}: ${fmt(seg.bytes)}`)));
     at += seg.bytes;
   });
+  // The bar stretches to the box (preserveAspectRatio none): it holds no text, which would
+  // stretch with it; the capacity line keeps its width and is named in the legend.
   if (capacity) {
     const cx = Math.min(x(capacity), BAR_W - 1);
-    svg.append(s('line', { x1: cx, x2: cx, y1: 2, y2: 46, class: total > capacity ? 'cap over' : 'cap' }));
-    svg.append(s('text', { x: cx, y: 60, class: 'cap-label', 'text-anchor': cx > BAR_W * 0.8 ? 'end' : 'middle' },
-      `${labels.capacity} ${fmt(capacity)}`));
+    svg.append(s('line', { x1: cx, x2: cx, y1: 2, y2: 46, class: total > capacity ? 'cap over' : 'cap', 'vector-effect': 'non-scaling-stroke' }));
   }
   const legend = h('ul', { class: 'legend' });
   segments.forEach((seg, i) => {
@@ -55,6 +55,13 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
       h('span', { class: 'legend-value num' }, fmt(seg.bytes)),
       h('span', { class: 'legend-pct num' }, `${pct} %`)));
   });
+  if (capacity) {
+    legend.append(h('li', { class: 'legend-cap', dataset: { key: 'capacity' } },
+      h('span', { class: 'swatch cap-swatch', 'aria-hidden': 'true' }),
+      h('span', { class: 'legend-label' }, labels.capacity),
+      h('span', { class: 'legend-value num' }, fmt(capacity)),
+      h('span', { class: 'legend-pct num' }, '')));
+  }
   legend.append(h('li', { class: 'legend-total', dataset: { key: 'total', pointer: '/memory/total' } },
     h('span', { class: 'swatch', 'aria-hidden': 'true' }),
     h('span', { class: 'legend-label' }, labels.total),

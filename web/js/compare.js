@@ -158,7 +158,8 @@ const fmtTime = (v) => (typeof v !== 'number' ? '—' : v < 1 ? `${(v * 1000).to
 
 function gpuCell(col, r, units) {
   const v = r[col.key];
-  if (col.key === 'name') return r.name;
+  // The full name, and the preset id for narrow boxes ("NVIDIA GeForce RTX 4090" / rtx-4090).
+  if (col.key === 'name') return [h('span', { class: 'gpu-full' }, r.name), h('span', { class: 'gpu-short' }, r.gpu)];
   if (col.key === 'fits') return v ? t('yes') : t('no');
   if (col.key === 'per_gpu_bytes') return formatBytes(v, units);
   if (col.key === 'max_batch') return typeof v === 'number' ? String(v) : '—';
@@ -190,10 +191,10 @@ export function renderGpuCompare(tableRoot, chartRoot, result, units) {
         draw();
         tableRoot.querySelector(`button[data-key="${c.key}"]`).focus();
       });
-      return h('th', { scope: 'col', class: c.num ? 'num' : '', 'aria-sort': active ? (gpuSort.dir > 0 ? 'ascending' : 'descending') : 'none' }, b);
+      return h('th', { scope: 'col', class: `${c.num ? 'num ' : ''}col-${c.key}`, 'aria-sort': active ? (gpuSort.dir > 0 ? 'ascending' : 'descending') : 'none' }, b);
     }));
     const body = h('tbody', {}, rows.map((r) => h('tr', { dataset: { gpu: r.gpu, fits: String(r.fits) } },
-      cols.map((c) => h(c.key === 'name' ? 'th' : 'td', c.key === 'name' ? { scope: 'row' } : { class: c.num ? 'num' : '' }, gpuCell(c, r, units))))));
+      cols.map((c) => h(c.key === 'name' ? 'th' : 'td', c.key === 'name' ? { scope: 'row', class: 'col-name' } : { class: `${c.num ? 'num ' : ''}col-${c.key}` }, gpuCell(c, r, units))))));
     const best = result.rows.find((r) => r.gpu === result.best_buy);
     replace(tableRoot,
       best ? h('p', { class: 'best-buy' }, t('bestBuy', { name: best.name, value: fmtNum(best.samples_per_s_per_1000usd) })) : null,

@@ -35,6 +35,8 @@ function figures(root) {
   if (headroom) out.push([headroom, headroom.dataset.pointer]);
   const maxBatch = byId('max-batch');
   if (maxBatch) out.push([maxBatch, maxBatch.dataset.pointer]);
+  const stepTime = byId('step-time');
+  if (stepTime) out.push([stepTime, stepTime.dataset.pointer]);
   for (const dd of root.querySelectorAll('#extras dd[data-key]')) {
     const id = EXTRA_IDS[dd.dataset.key];
     if (id) out.push([dd, id]);

@@ -16,11 +16,15 @@ import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
 import { initInsights, updateInsights } from './insights.js';
 import { registerOffline } from './offline.js';
+import { createAdvice } from './advice.js';
+import { modelKind, setTasks } from './tasks.js';
+import './page_i18n.js';
 import { renderRun } from './run_section.js';
 
 let editor;
 let io;
 let form;
+let advice;
 let lastReport = null;
 let lastError = null;
 
@@ -41,7 +45,8 @@ function renderReport(report, sweep) {
   renderTotals(byId('totals'), report, units);
   renderFit(byId('fit'), report, units);
   const cap = capacityOf(report);
-  renderBreakdown(byId('breakdown'), memorySegments(report), report.memory.total, cap, fmt, {
+  // The lines that hold memory, each its own colour (a zero line draws nothing).
+  renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
     capacity: t('capacity'),
     total: t('total'),
     summary: cap === null
@@ -71,6 +76,28 @@ function renderReport(report, sweep) {
     update({ sort: { key, dir } });
   });
   editor.showReport(report);
+  advice.render(report);
+  renderStickySummary(report, units);
+}
+
+/** The phone's one-line verdict: the fit's own figures (or the total without a capacity). */
+function renderStickySummary(report, units) {
+  const bar = byId('sticky-summary');
+  const fit = report.gpu_fit ?? report.memory_fit ?? null;
+  const parts = [`${t('totalMemory')} ${formatBytes(report.memory.total, units)}`];
+  if (fit) {
+    parts.unshift(fit.fits ? t('fits') : t('doesNotFit'));
+    if (typeof fit.max_batch === 'number') parts.push(`${t('maxBatch')} ${fit.max_batch}`);
+  }
+  bar.textContent = parts.join(' · ');
+  bar.className = `sticky-summary ${fit ? (fit.fits ? 'ok' : 'over') : ''}`;
+  bar.hidden = false;
+}
+
+/** After a model of another kind (a transformer after a CNN) is loaded, the task starts
+ *  again from that kind's settings. */
+function keepTaskForKind(kindBefore) {
+  if (modelKind(getState()) !== kindBefore) form.applyTask(form.currentTask(), { silent: true });
 }
 
 /** Estimates the current document and redraws everything: one engine call per update. */
@@ -100,9 +127,13 @@ function syncStatic() {
   form.sync();
 }
 
-function loadPreset(name) {
+/** Opens preset `name`; `keepWorkload` (a link's own workload) skips the task's settings. */
+function loadPreset(name, { keepWorkload = false } = {}) {
   const doc = dlcost.preset(name);
+  const kind = modelKind(getState());
   update({ model: { preset: name, doc: null } }, { silent: true });
+  if (!keepWorkload) keepTaskForKind(kind);
+  form.syncValues();
   editor.setModel(doc);
   recompute();
 }
@@ -133,7 +164,7 @@ function openLinkState({ doc, ui }, gpus) {
   const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
   if (keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string') {
     io.fillPresets(model.preset);
-    loadPreset(model.preset);
+    loadPreset(model.preset, { keepWorkload: true });
   } else {
     io.fillPresets('');
     update({ model: { preset: null, doc: model } }, { silent: true });
@@ -164,9 +195,11 @@ async function start() {
   io = createModelIo(presets, {
     onPreset: loadPreset,
     onModel(model, workload) {
+      const kind = modelKind(getState());
+      update({ model: { preset: null, doc: model } }, { silent: true });
+      keepTaskForKind(kind);
       form.applyWorkload(workload);
       form.sync();
-      update({ model: { preset: null, doc: model } }, { silent: true });
       editor.setModel(model && typeof model === 'object' ? model : null);
       recompute();
     },
@@ -175,8 +208,14 @@ async function start() {
       return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
     },
   });
-  setSchema(dlcost.workloadSchema());
+  const schema = dlcost.workloadSchema();
+  setSchema(schema);
+  setTasks(schema.tasks);
   form = createWorkloadForm(gpus, getState, update);
+  advice = createAdvice(byId('advice'), getState, update, () => {
+    form.syncValues();
+    recompute();
+  });
   initInsights({ presets, loadPreset: (name) => { io.setPreset(name); loadPreset(name); } });
 
   byId('lang').addEventListener('change', (e) => {
@@ -208,7 +247,8 @@ async function start() {
     currentState: () => linkState(buildDocument(), getState()),
     open: (state) => openLinkState(state, gpus),
     openDefault() {
-      update({ workload: { mode: 'train', batch: '32', dtype: 'fp32', optimizer: 'adam', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
+      update({ workload: { batch: '32', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
+      form.applyTask('train', { silent: true });
       syncStatic();
       form.fillGpus();
       io.fillPresets(first);
@@ -216,7 +256,12 @@ async function start() {
     },
     modelName: () => lastReport?.model?.name ?? getState().model.preset ?? 'model',
   });
-  if (!links.openFromHash() && first) loadPreset(first);
+  if (!links.openFromHash() && first) {
+    // A first visit starts from the training task's settings for the first preset's kind.
+    form.applyTask('train', { silent: true });
+    form.syncValues();
+    loadPreset(first);
+  }
   document.body.dataset.ready = 'true';
   // For tests and benchmarks: the same entry points the page itself uses.
   // For tests: the page's own state and file reader (dist/js holds bundles, not modules).

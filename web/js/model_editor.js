@@ -41,6 +41,7 @@ export function createModelEditor(root, onChange) {
   let doc = null;
   let rows = [];
   let jsonArea = null;
+  let selected = null;  // index of the row last focused: "Add layer" inserts after it
 
   function itemName(item, i) {
     return typeof item?.name === 'string' ? item.name : String(i);
@@ -77,6 +78,7 @@ export function createModelEditor(root, onChange) {
     const up = h('button', { type: 'button', class: 'icon', 'aria-label': t('moveUp', { n: i }), title: t('moveUp', { n: i }) }, '↑');
     const down = h('button', { type: 'button', class: 'icon', 'aria-label': t('moveDown', { n: i }), title: t('moveDown', { n: i }) }, '↓');
     const remove = h('button', { type: 'button', class: 'icon danger', 'aria-label': t('removeLayer', { n: i }), title: t('removeLayer', { n: i }) }, '×');
+    const dup = h('button', { type: 'button', class: 'icon dup', 'aria-label': t('duplicateLayer', { n: i }), title: t('duplicateLayer', { n: i }) }, '⊕');
     up.disabled = i === 0;
     down.disabled = i === doc.layers.length - 1;
     remove.disabled = doc.layers.length === 1;
@@ -88,7 +90,7 @@ export function createModelEditor(root, onChange) {
         h('span', { class: 'stat-label' }, t('outShape')), shape,
         h('span', { class: 'stat-label' }, t('params')), params,
         h('span', { class: 'stat-label' }, t('macs')), macs),
-      h('span', { class: 'row-buttons' }, up, down, remove),
+      h('span', { class: 'row-buttons' }, up, down, dup, remove),
       error);
 
     let localError = '';
@@ -117,6 +119,37 @@ export function createModelEditor(root, onChange) {
     });
     nameInput.addEventListener('input', readRow);
     fieldsInput.addEventListener('input', readRow);
+    // The row last worked in is where "Add layer" inserts; Alt+↑/↓ moves it by keyboard.
+    li.addEventListener('focusin', () => {
+      selected = i;
+      rove(i);
+    });
+    li.addEventListener('keydown', (e) => {
+      if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+      const delta = e.key === 'ArrowUp' ? -1 : 1;
+      if (e.altKey) {
+        e.preventDefault();
+        move(i, delta, e.key === 'ArrowUp' ? 'up' : 'down');
+        return;
+      }
+      // Plain arrows go to the same control of the next row (a select keeps its own arrows).
+      if (e.target.tagName === 'SELECT') return;
+      const next = rows[i + delta];
+      if (!next) return;
+      e.preventDefault();
+      const k = controlsOf(li).indexOf(e.target);
+      const target = controlsOf(next.li)[k];
+      (target && !target.disabled ? target : next.fieldsInput).focus();
+    });
+    dup.addEventListener('click', () => {
+      const copy = structuredClone(doc.layers[i]);
+      if (copy && typeof copy === 'object') delete copy.name;  // names must stay unique
+      doc.layers.splice(i + 1, 0, copy);
+      selected = i + 1;
+      render();
+      changed();
+      rows[i + 1]?.fieldsInput.focus();
+    });
     up.addEventListener('click', () => move(i, -1, 'up'));
     down.addEventListener('click', () => move(i, 1, 'down'));
     remove.addEventListener('click', () => {
@@ -129,10 +162,24 @@ export function createModelEditor(root, onChange) {
     return { li, shape, params, macs, error, fieldsInput, getLocalError: () => localError };
   }
 
+  /** The focusable controls of a row, in order. */
+  function controlsOf(li) {
+    return [...li.querySelectorAll('select, input, button')];
+  }
+
+  /** One row of the list is in the Tab order (the one last worked in): Tab passes the list
+   *  in one row's controls, the arrow keys move between rows. */
+  function rove(current) {
+    rows.forEach((row, k) => {
+      for (const c of controlsOf(row.li)) c.tabIndex = k === current ? 0 : -1;
+    });
+  }
+
   function move(i, delta, which) {
     const j = i + delta;
     if (j < 0 || j >= doc.layers.length) return;
     [doc.layers[i], doc.layers[j]] = [doc.layers[j], doc.layers[i]];
+    selected = j;
     render();
     changed();
     const button = rows[j]?.li.querySelector(which === 'up' ? '.icon:nth-child(1)' : '.icon:nth-child(2)');
@@ -187,21 +234,25 @@ export function createModelEditor(root, onChange) {
       renderJsonEditor();
       return;
     }
-    const list = h('ol', { class: 'layer-list', 'aria-label': t('layers') });
+    const list = h('ol', { class: 'layer-list', 'aria-label': t('layers'), 'aria-describedby': 'layer-keys' });
     doc.layers.forEach((item, i) => {
       const row = rowFor(item, i);
       rows.push(row);
       list.append(row.li);
     });
+    rove(selected !== null && selected < rows.length ? selected : 0);
     const addType = h('select', { id: 'add-type', 'aria-label': t('addType') });
     for (const ty of LAYER_TYPES) addType.append(h('option', { value: ty }, ty));
     addType.value = 'linear';
     const add = h('button', { type: 'button', id: 'add-layer' }, t('addLayer'));
     add.addEventListener('click', () => {
-      doc.layers.push({ type: addType.value, ...(DEFAULT_FIELDS[addType.value] || {}) });
+      // After the selected row (a conv after the final linear would break every shape).
+      const at = selected !== null && selected < doc.layers.length ? selected + 1 : doc.layers.length;
+      doc.layers.splice(at, 0, { type: addType.value, ...(DEFAULT_FIELDS[addType.value] || {}) });
+      selected = at;
       render();
       changed();
-      rows[rows.length - 1]?.fieldsInput.focus();
+      rows[at]?.fieldsInput.focus();
     });
     const hasBlocks = doc.blocks && typeof doc.blocks === 'object';
     replace(root,
@@ -209,6 +260,7 @@ export function createModelEditor(root, onChange) {
       h('div', { class: 'layer-head', 'aria-hidden': 'true' },
         h('span', {}, '#'), h('span', {}, t('type')), h('span', {}, t('name')), h('span', {}, t('fields'))),
       list,
+      h('p', { class: 'hint', id: 'layer-keys' }, t('layerKeys')),
       h('div', { class: 'row-actions' }, addType, add),
       hasBlocks ? h('p', { class: 'hint' }, t('blocksHint', { names: Object.keys(doc.blocks).join(', ') })) : null);
   }
@@ -217,6 +269,7 @@ export function createModelEditor(root, onChange) {
     /** Shows `model` (a model document, copied) for editing. */
     setModel(model) {
       doc = model ? structuredClone(model) : null;
+      selected = null;
       render();
     },
     getModel: () => doc,
@@ -252,7 +305,9 @@ export function createModelEditor(root, onChange) {
         const local = row.getLocalError();
         const prefix = `/model/layers/${i}`;
         const mine = error && (error.path === prefix || error.path.startsWith(`${prefix}/`));
-        const text = local || (mine ? error.message : '');
+        // The engine's path names the field (/model/layers/3/out_channels): say which.
+        const field = mine ? error.path.slice(prefix.length + 1).split('/')[0] : '';
+        const text = local || (mine ? (field ? `${field}: ${error.message}` : error.message) : '');
         row.error.textContent = text;
         row.li.classList.toggle('has-error', text !== '');
         row.fieldsInput.setAttribute('aria-invalid', text ? 'true' : 'false');

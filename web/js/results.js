@@ -52,7 +52,8 @@ export function renderTotals(root, report, units) {
     card('totalMacs', formatCount(report.macs.forward),
       `${t('forward')} · ${groupDigits(report.macs.forward)}`, t('macsHelp')),
     card('totalFlops', formatCount(report.flops.total),
-      `${t('forwardBackward')} · ${t('flopsConvention')}`, t('flopsHelp')),
+      // Inference runs the forward pass only: the card says which passes its FLOPs count.
+      `${report.workload.mode === 'infer' ? t('forward') : t('forwardBackward')} · ${t('flopsConvention')}`, t('flopsHelp')),
     card('totalMemory', formatBytes(report.memory.total, units),
       `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`, t('memoryHelp')));
 }
@@ -73,7 +74,24 @@ export function renderFit(root, report, units) {
   if (typeof fit.max_batch === 'number') {
     items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch', dataset: { pointer: `/${fit.kind}/max_batch` } }, groupDigits(fit.max_batch))));
   }
+  if (typeof fit.step_time_s === 'number') {
+    items.push(h('span', {}, `${isPhased(report) ? t('x_step_time_s_phase') : t('stepTime')}: `, h('span', { class: 'num', id: 'step-time', dataset: { pointer: '/gpu_fit/step_time_s' } }, formatExtra('step_time_s', fit.step_time_s, units))));
+  }
+  // Which memory the verdict compares with: a preset's usable memory after its reserve and
+  // fragmentation (the engine's figures), or a custom size as typed.
+  const mem = fit.kind === 'gpu_fit' ? fit.gpu_memory : null;
+  items.push(h('span', { class: 'hint reserve', id: 'reserve-note' }, mem
+    ? t('reserveGpu', {
+      usable: formatBytes(mem.usable_bytes, units), capacity: formatBytes(mem.capacity_bytes, units),
+      reserve: formatBytes(mem.reserve_bytes, units), fragmentation: formatBytes(mem.fragmentation_bytes, units),
+    })
+    : t('reserveNote')));
   replace(root, ...items);
+}
+
+/** Whether the report is LLM inference with a prefill and a decode phase. */
+export function isPhased(report) {
+  return report.workload?.mode === 'infer' && Array.isArray(report.phases) && report.phases.some((p) => p.name === 'decode');
 }
 
 function formatExtra(key, value, units) {
@@ -91,9 +109,14 @@ function formatExtra(key, value, units) {
 export function renderExtras(root, report, units) {
   const blocks = [];
   const list = h('dl', { class: 'extras' });
+  // LLM inference has two phases: the step time is the prompt's prefill, tokens/s the decode
+  // (core/src/roofline.cpp); the labels say which.
+  const phased = isPhased(report);
+  const labelOf = (key) => (phased && (key === 'step_time_s' || key === 'tokens_per_s' || key === 'samples_per_s')
+    ? t(`x_${key}_phase`) : t(`x_${key}`, {}, humanize(key)));
   const addPair = (key, value) => {
     const text = formatExtra(key, value, units);
-    if (text !== null) list.append(h('dt', {}, t(`x_${key}`, {}, humanize(key))), h('dd', { class: 'num', dataset: { key } }, text));
+    if (text !== null) list.append(h('dt', {}, labelOf(key)), h('dd', { class: 'num', dataset: { key } }, text));
   };
   const gpu = report.gpu_fit;
   if (gpu && gpu.gpu && gpu.gpu.name) addPair('gpu', gpu.gpu.name);

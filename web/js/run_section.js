@@ -8,22 +8,52 @@ import { formatPercent, groupDigits } from './units.js';
 
 const TEXT = {
   en: {
-    title: 'Run', step: 'Step time', mfu: 'MFU', network: 'Network', nodes: 'node(s) of',
-    gpus: 'GPUs', inside: 'inside a node', between: 'between nodes', run: 'Whole run',
-    steps: 'steps', days: 'days', gpuHours: 'GPU-hours', energy: 'kWh at TDP',
-    listPrice: 'list price, edit it', perGpuHour: '/GPU-hour', noRun:
-      'Give training tokens or samples (Run fields) for the run\'s time and cost.',
-    compute: 'compute', tp_comm: 'tensor-parallel comm', pp_comm: 'pipeline sends',
-    dp_comm: 'data-parallel comm (exposed)', bubble: 'pipeline bubble', optimizer: 'optimizer',
+    title: 'Run',
+    step: 'Step time',
+    mfu: 'MFU',
+    network: 'Network',
+    nodes: 'node(s) of',
+    gpus: 'GPUs',
+    inside: 'inside a node',
+    between: 'between nodes',
+    run: 'Whole run',
+    steps: 'steps',
+    days: 'days',
+    gpuHours: 'GPU-hours',
+    energy: 'kWh at TDP',
+    listPrice: 'list price, edit it',
+    perGpuHour: '/GPU-hour',
+    noRun: "Give training tokens or samples (Run fields) for the run's time and cost.",
+    compute: 'compute',
+    tp_comm: 'tensor-parallel comm',
+    pp_comm: 'pipeline sends',
+    dp_comm: 'data-parallel comm (exposed)',
+    bubble: 'pipeline bubble',
+    optimizer: 'optimizer',
   },
   zh: {
-    title: '整体训练', step: '单步时间', mfu: 'MFU', network: '网络', nodes: '个节点，每节点',
-    gpus: '块 GPU', inside: '节点内', between: '节点间', run: '整个训练',
-    steps: '步', days: '天', gpuHours: 'GPU 小时', energy: 'kWh（按 TDP）',
-    listPrice: '公开价格，可修改', perGpuHour: '/GPU 小时', noRun:
-      '填写训练 token 数或样本数，即可得到整个训练的耗时与费用。',
-    compute: '计算', tp_comm: '张量并行通信', pp_comm: '流水线传输',
-    dp_comm: '数据并行通信（未被掩盖）', bubble: '流水线气泡', optimizer: '优化器',
+    title: '整体训练',
+    step: '单步时间',
+    mfu: 'MFU',
+    network: '网络',
+    nodes: '个节点，每节点',
+    gpus: '块 GPU',
+    inside: '节点内',
+    between: '节点间',
+    run: '整个训练',
+    steps: '步',
+    days: '天',
+    gpuHours: 'GPU 小时',
+    energy: 'kWh（按 TDP）',
+    listPrice: '公开价格，可修改',
+    perGpuHour: '/GPU 小时',
+    noRun: '填写训练 token 数或样本数，即可得到整个训练的耗时与费用。',
+    compute: '计算',
+    tp_comm: '张量并行通信',
+    pp_comm: '流水线传输',
+    dp_comm: '数据并行通信（未被掩盖）',
+    bubble: '流水线气泡',
+    optimizer: '优化器',
   },
 };
 
@@ -41,13 +71,29 @@ function partsBar(parts, text) {
     if (!part.seconds) return;
     const pct = formatPercent(part.share);
     const label = text[part.key] ?? part.key;
-    bar.append(s('rect', { x: `${formatPercent(part.offset, 3)}%`, y: 0, width: `${formatPercent(part.share, 3)}%`, height: 24, class: `seg seg-${i % 10}` },
-      s('title', {}, `${label}: ${formatTime(part.seconds)}`)));
-    legend.append(h('li', { dataset: { key: part.key } },
-      h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
-      h('span', { class: 'legend-label' }, label),
-      h('span', { class: 'legend-value num' }, formatTime(part.seconds)),
-      h('span', { class: 'legend-pct num' }, `${pct} %`)));
+    bar.append(
+      s(
+        'rect',
+        {
+          x: `${formatPercent(part.offset, 3)}%`,
+          y: 0,
+          width: `${formatPercent(part.share, 3)}%`,
+          height: 24,
+          class: `seg seg-${i % 10}`,
+        },
+        s('title', {}, `${label}: ${formatTime(part.seconds)}`),
+      ),
+    );
+    legend.append(
+      h(
+        'li',
+        { dataset: { key: part.key } },
+        h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'legend-label' }, label),
+        h('span', { class: 'legend-value num' }, formatTime(part.seconds)),
+        h('span', { class: 'legend-pct num' }, `${pct} %`),
+      ),
+    );
   });
   return [bar, legend];
 }
@@ -67,8 +113,10 @@ function runLine(run, text) {
     `${groupDigits(run.gpu_hours)} ${text.gpuHours}`,
   ];
   if (run.cost_usd !== null) {
-    const source = run.price_source?.kind === 'user' ? ''
-      : ` (${text.listPrice}: ${run.price_source.offer}, ${run.price_source.date})`;
+    const source =
+      run.price_source?.kind === 'user'
+        ? ''
+        : ` (${text.listPrice}: ${run.price_source.offer}, ${run.price_source.date})`;
     items.push(`$${groupDigits(run.cost_usd)} @ $${run.price_per_gpu_hour}${text.perGpuHour}${source}`);
   }
   items.push(`${groupDigits(run.energy_kwh)} ${text.energy}`);
@@ -82,12 +130,19 @@ export function renderRun(root, report, lang = 'en') {
   if (!fit) return;
   const text = TEXT[lang] ?? TEXT.en;
   const step = fit.step_time;
-  replace(root,
+  replace(
+    root,
     h('h3', {}, text.title),
-    h('p', { class: 'run-step' },
-      `${text.step}: `, h('span', { class: 'num', id: 'run-step' }, formatTime(step.step_s)),
-      ` · ${text.mfu}: `, h('span', { class: 'num', id: 'run-mfu' }, `${formatPercent(step.mfu)} %`)),
+    h(
+      'p',
+      { class: 'run-step' },
+      `${text.step}: `,
+      h('span', { class: 'num', id: 'run-step' }, formatTime(step.step_s)),
+      ` · ${text.mfu}: `,
+      h('span', { class: 'num', id: 'run-mfu' }, `${formatPercent(step.mfu)} %`),
+    ),
     ...partsBar(step.parts, text),
     networkLine(fit.network, text),
-    runLine(fit.run, text));
+    runLine(fit.run, text),
+  );
 }

@@ -21,13 +21,18 @@ function isLinkFragment(hash) {
   return !(/^[\w-]+$/.test(id) && document.getElementById(id));
 }
 
-/** The iframe snippet and the resize listener for a host page, as plain text. */
-export function embedSnippet(embedUrl, title) {
-  const origin = new URL(embedUrl).origin;
-  const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  return `<iframe class="dlcost-embed" src="${attr(embedUrl)}" title="${attr(title)}" width="100%" height="420" loading="lazy"></iframe>
+const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-// Optional, in your page's own script file: the widget posts its height, this sets it.
+/** The iframe for a host page, as plain text: works alone, under any host CSP. */
+export function embedIframe(embedUrl, title) {
+  return `<iframe class="dlcost-embed" src="${attr(embedUrl)}" title="${attr(title)}" width="100%" height="420" loading="lazy"></iframe>`;
+}
+
+/** The optional resize listener, as JavaScript for the host's own script file (not HTML:
+ *  pasted into a page's HTML a script shows as text, or its CSP refuses it). */
+export function embedScript(embedUrl) {
+  const origin = new URL(embedUrl).origin;
+  return `// dlcost embed (optional): the widget posts its height, this sets the iframe's.
 addEventListener('message', (e) => {
   if (e.origin !== '${origin}' || !e.data || e.data.type !== 'dlcost:height') return;
   const height = Math.min(Math.max(Number(e.data.height) || 0, 50), 5000);
@@ -36,6 +41,11 @@ addEventListener('message', (e) => {
   }
 });
 `;
+}
+
+/** Both, the iframe then the script, as one text. */
+export function embedSnippet(embedUrl, title) {
+  return `${embedIframe(embedUrl, title)}\n\n${embedScript(embedUrl)}`;
 }
 
 /**
@@ -62,8 +72,7 @@ export function createShareLinks(handlers) {
     const url = new URL(currentFragment(), location.href).href;
     panel.hidden = false;
     urlField.value = url;
-    snippet.hidden = true;
-    byId('embed-snippet-label').hidden = true;
+    byId('embed-box').hidden = true;
     let copied = false;
     try {
       if (navigator.clipboard?.writeText) {
@@ -86,14 +95,46 @@ export function createShareLinks(handlers) {
     panel.hidden = false;
     urlField.value = new URL(fragment, location.href).href;
     status.textContent = '';
-    snippet.hidden = false;
-    byId('embed-snippet-label').hidden = false;
-    snippet.value = embedSnippet(embedUrl, t('embedTitle', { name: handlers.modelName() }));
+    byId('embed-box').hidden = false;
+    const title = t('embedTitle', { name: handlers.modelName() });
+    snippet.value = embedIframe(embedUrl, title);
+    byId('embed-script').value = embedScript(embedUrl);
+    // The live preview: the widget itself (the page's CSP allows frames of its own origin).
+    const frame = document.createElement('iframe');
+    frame.className = 'dlcost-embed';
+    frame.src = embedUrl;
+    frame.title = title;
+    frame.width = '100%';
+    frame.height = '420';
+    byId('embed-preview').replaceChildren(frame);
+    byId('embed-status').textContent = '';
     snippet.focus();
     snippet.select();
   });
 
-  function openFromHash() {
+  /** Copies a read-only field's text, or selects it for the user to copy. */
+  async function copyField(field) {
+    let copied = false;
+    try {
+      if (navigator.clipboard?.writeText) {
+        await navigator.clipboard.writeText(field.value);
+        copied = true;
+      }
+    } catch {
+      // Permission refused or no secure context: the selected field is the fallback.
+    }
+    byId('embed-status').textContent = copied ? t('snippetCopied') : t('linkSelect');
+    if (!copied) {
+      field.focus();
+      field.select();
+    }
+  }
+  byId('copy-iframe').addEventListener('click', () => copyField(snippet));
+  byId('copy-script').addEventListener('click', () => copyField(byId('embed-script')));
+
+  /** `onHashChange`: a link followed from the open page; when it cannot be read the page keeps
+   *  the user's model and shows why (only a first visit falls back to the default). */
+  function openFromHash(onHashChange = false) {
     const hash = location.hash;
     if (!isLinkFragment(hash)) return false;
     if (hash === written) return true;
@@ -108,12 +149,12 @@ export function createShareLinks(handlers) {
     } catch (e) {
       if (!(e instanceof DlcostError)) throw e;
       linkError.textContent = t('linkBroken', { reason: e.message });
-      handlers.openDefault();
+      if (!onHashChange) handlers.openDefault();
     }
     return true;
   }
 
-  addEventListener('hashchange', () => openFromHash());
+  addEventListener('hashchange', () => openFromHash(true));
   // The message about a broken link stays until the user changes something.
   for (const type of ['input', 'change']) {
     document.querySelector('main').addEventListener(type, () => { linkError.textContent = ''; });

@@ -40,8 +40,6 @@ const state = {
   workload: {
     mode: 'train',
     batch: '32',
-    dtype: 'fp32',
-    optimizer: 'adam',
     overhead_bytes: '0',
   },
   gpu: { name: '', memory: '24' },
@@ -56,10 +54,11 @@ export function getState() {
   return state;
 }
 
-/** Merges `patch` (top-level keys replaced, nested objects merged one level) and notifies. */
-export function update(patch, { silent = false } = {}) {
+/** Merges `patch` (top-level keys replaced, nested objects merged one level; `replace`:
+ *  nested objects replaced too, as an undo restores them) and notifies. */
+export function update(patch, { silent = false, replace = false } = {}) {
   for (const [key, value] of Object.entries(patch)) {
-    if (value && typeof value === 'object' && !Array.isArray(value) && state[key] &&
+    if (!replace && value && typeof value === 'object' && !Array.isArray(value) && state[key] &&
         typeof state[key] === 'object' && key !== 'model') {
       state[key] = { ...state[key], ...value };
     } else {

@@ -9,6 +9,7 @@ import { t } from './i18n.js';
 import {
   applies, controlKind, defaultText, fieldContext, fieldId, formFields, isOptional, selectValues,
 } from './llm_fields.js';
+import { currentTask, modelKind, taskEntry, taskTexts, tasksFor } from './tasks.js';
 
 /** The container each schema group renders into. */
 const GROUP_CONTAINERS = { workload: 'wl-base', transformer: 'wl-llm', parallel: 'wl-parallel' };
@@ -65,12 +66,65 @@ function renderField(f, lang, onChange) {
 export function createWorkloadForm(gpus, getState, update) {
   const gpuSelect = byId('wl-gpu');
   const memory = byId('wl-memory');
-  const onChange = (key, value) => update({ workload: { [key]: value } });
+  /** Sets the fields of `task` (the engine's starting point for this kind of model). */
+  function applyTask(task, { silent = false } = {}) {
+    const s = getState();
+    const entry = taskEntry(task, modelKind(s));
+    if (!entry) return;
+    update({ workload: taskTexts(entry, s.units) }, { silent });
+    if (!silent) syncValues();
+  }
+  // Switching between training and inference starts from that task's settings.
+  const onChange = (key, value) => {
+    if (key === 'mode' && value !== getState().workload.mode) applyTask(value === 'infer' ? 'infer' : 'train');
+    else update({ workload: { [key]: value } });
+  };
+
+  /** The task menu: the engine's tasks for this kind of model, with the recipe's note. */
+  function renderTask() {
+    const select = h('select', { id: 'wl-task', 'aria-describedby': 'wl-task-note' });
+    select.addEventListener('change', () => applyTask(select.value));
+    return h('div', { class: 'field task', 'data-field': 'task' },
+      h('label', { for: 'wl-task' }, t('task')), select,
+      h('p', { class: 'hint', id: 'wl-task-note' }));
+  }
+
+  /** Fills the task menu and its note for the current model and workload. */
+  function refreshTask() {
+    const s = getState();
+    const select = byId('wl-task');
+    if (!select) return;
+    const kind = modelKind(s);
+    const list = tasksFor(kind);
+    const key = list.map((d) => d.task).join(',') + s.lang;
+    if (select.dataset.key !== key) {
+      select.replaceChildren(...list.map((d) => h('option', { value: d.task }, d.label[s.lang] ?? d.label.en)));
+      select.dataset.key = key;
+    }
+    const task = currentTask(s);
+    select.value = task;
+    const entry = taskEntry(task, kind);
+    byId('wl-task-note').textContent = entry
+      ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}`
+      : '';
+    byId('wl-task-note').title = entry ? entry.sources.join('\n') : '';
+  }
+
+  /** Writes the state's values into the controls (after a task or an advice is applied). */
+  function syncValues() {
+    const s = getState();
+    for (const f of formFields()) {
+      const el = byId(fieldId(f.key));
+      if (controlKind(f) === 'checkbox') el.checked = s.workload[f.key] === true;
+      else el.value = s.workload[f.key] ?? '';
+    }
+  }
 
   /** Builds every schema field in the page's language (again after a language change). */
   function render() {
     const { lang } = getState();
     const groups = Object.fromEntries(Object.keys(GROUP_CONTAINERS).map((g) => [g, []]));
+    groups.workload.push(renderTask());
     for (const f of formFields()) (groups[f.group] ?? groups.workload).push(renderField(f, lang, onChange));
     for (const [group, id] of Object.entries(GROUP_CONTAINERS)) byId(id).replaceChildren(...groups[group]);
   }
@@ -79,6 +133,7 @@ export function createWorkloadForm(gpus, getState, update) {
   function refresh() {
     const ctx = fieldContext(getState());
     for (const f of formFields()) byId(fieldId(f.key)).closest('.field').hidden = !applies(f, ctx);
+    refreshTask();
   }
 
   /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it). */
@@ -123,15 +178,14 @@ export function createWorkloadForm(gpus, getState, update) {
   return {
     fillGpus,
     refresh,
+    applyTask,
+    syncValues,
+    currentTask: () => currentTask(getState()),
     /** Writes the state into the fields (after a language/units change or an import). */
     sync() {
       render();
       const s = getState();
-      for (const f of formFields()) {
-        const el = byId(fieldId(f.key));
-        if (controlKind(f) === 'checkbox') el.checked = s.workload[f.key] === true;
-        else el.value = s.workload[f.key] ?? '';
-      }
+      syncValues();
       refresh();
       memory.value = s.gpu.memory;
       for (const el of document.querySelectorAll('[data-unit-label]')) el.textContent = s.units;
@@ -163,8 +217,13 @@ export function createWorkloadForm(gpus, getState, update) {
       const paths = [...formFields().map((f) => [`/workload/${f.key}`, fieldId(f.key)]), ...MEMORY_PATHS.map((p) => [p, 'wl-memory'])];
       const match = error && paths.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
       const target = match ? match[1] : null;
+      // The field's name in the page's language leads the engine's message (which says the
+      // range and its unit), so the message reads on its own, in a summary or a screen reader.
+      const { lang } = getState();
+      const field = match && formFields().find((f) => `/workload/${f.key}` === match[0]);
+      const name = field ? (field.label[lang] ?? field.label.en) : `${t('gpuMemory')} (${getState().units})`;
       for (const id of new Set(paths.map(([, id]) => id))) {
-        byId(`${id}-error`).textContent = id === target ? error.message : '';
+        byId(`${id}-error`).textContent = id === target ? `${name}: ${error.message}` : '';
         byId(id).setAttribute('aria-invalid', id === target ? 'true' : 'false');
       }
       return target !== null;

@@ -1,0 +1,85 @@
+// The task table (inference, full training, LoRA, QLoRA): every starting point is a workload
+// the engine reads, and the QLoRA recipe answers the question people ask of it.
+
+#include <catch2/catch.hpp>
+
+#include "dlcost/api.hpp"
+#include "dlcost/task_defaults.hpp"
+#include "dlcost/workload_json.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+/// A task's fields without the nulls ("back to the engine's default"), as a document sends them.
+json sentFields(const json& set) {
+  json out = json::object();
+  for (const auto& [key, value] : set.items())
+    if (!value.is_null()) out[key] = value;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every task's starting point is a workload of known fields", "[tasks]") {
+  for (const dlcost::TaskDefaults& d : dlcost::taskDefaults()) {
+    CAPTURE(d.task, d.model_kind);
+    CHECK_FALSE(d.label.en.empty());
+    CHECK_FALSE(d.label.zh.empty());
+    CHECK_FALSE(d.sources.empty());
+    for (const auto& [key, value] : d.set.items()) {
+      CAPTURE(key);
+      CHECK(dlcost::findWorkloadField(key) != nullptr);
+    }
+    CHECK_NOTHROW(dlcost::parseWorkload(sentFields(d.set), "/workload"));
+  }
+}
+
+TEST_CASE("each model kind has inference and training; LoRA and QLoRA need a transformer",
+          "[tasks]") {
+  auto has = [](const char* task, const char* kind) {
+    for (const dlcost::TaskDefaults& d : dlcost::taskDefaults())
+      if (d.task == task && d.model_kind == kind) return true;
+    return false;
+  };
+  for (const char* kind : {"layer_graph", "transformer"}) {
+    CHECK(has("infer", kind));
+    CHECK(has("train", kind));
+  }
+  CHECK(has("lora", "transformer"));
+  CHECK(has("qlora", "transformer"));
+  CHECK_FALSE(has("lora", "layer_graph"));
+}
+
+TEST_CASE("the schema export carries the task table", "[tasks][workload_schema]") {
+  const json schema = dlcost::workloadSchemaJson();
+  REQUIRE(schema["tasks"].size() == dlcost::taskDefaults().size());
+  CHECK(schema["tasks"][0].contains("set"));
+}
+
+TEST_CASE("QLoRA's recipe fits Llama-3-8B at sequence 2048, batch 4 on a 24 GB card", "[tasks]") {
+  // Dettmers et al. 2023 (QLoRA, arXiv:2305.14314) fine-tune 7B-13B models on one consumer
+  // 24 GB GPU with this recipe (qlora.py: 4-bit nf4 base, bf16 compute, gradient
+  // checkpointing, paged 32-bit AdamW, rank-64 adapters on every linear layer). Llama-3-8B:
+  // 8,030,261,248 parameters (meta-llama/Meta-Llama-3-8B safetensors total).
+  json workload;
+  for (const dlcost::TaskDefaults& d : dlcost::taskDefaults())
+    if (d.task == "qlora") workload = sentFields(d.set);
+  workload["seq_len"] = 2048;
+  workload["batch"] = 4;
+  workload["gpu"] = "rtx-4090";
+  const json report =
+      dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}}, {"workload", workload}});
+  CHECK(report["gpu_fit"]["fits"] == true);
+  CHECK(report["gpu_fit"]["max_batch"].get<int64_t>() >= 4);
+  // The schema's bare defaults (fp32 compute, no recomputation) do not fit: the reason the
+  // table exists.
+  const json bare = dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}},
+                                              {"workload",
+                                               {{"mode", "train"},
+                                                {"finetune", "qlora"},
+                                                {"seq_len", 2048},
+                                                {"batch", 4},
+                                                {"gpu", "rtx-4090"}}}});
+  CHECK(bare["gpu_fit"]["fits"] == false);
+}

@@ -1,0 +1,47 @@
+// The four tasks people price (inference, full training, LoRA, QLoRA) and what each starts
+// from: the engine's task table (schema.tasks, core/src/task_defaults.cpp) with its sources.
+// Choosing a task, or a model of another kind, sets the task's fields; nothing here names a
+// value: the table is the engine's.
+
+import dlcost from './dlcost.js';
+import { isTransformerModel } from './llm_fields.js';
+
+let table = [];
+
+/** Stores the engine's task table (schema.tasks) once the engine has loaded. */
+export function setTasks(tasks) {
+  table = Array.isArray(tasks) ? tasks : [];
+}
+
+/** "transformer" or "layer_graph": the kind of model the state names. */
+export const modelKind = (s) => (isTransformerModel(s) ? 'transformer' : 'layer_graph');
+
+/** The tasks a model of this kind can run, in the engine's menu order. */
+export const tasksFor = (kind) => table.filter((d) => d.model_kind === kind);
+
+/** The task the workload describes: QLoRA / LoRA by the fine-tuning, else the mode. */
+export function currentTask(s) {
+  const w = s.workload;
+  if (w.mode === 'infer') return 'infer';
+  if (modelKind(s) === 'transformer' && (w.finetune === 'lora' || w.finetune === 'qlora')) return w.finetune;
+  return 'train';
+}
+
+/** The entry for `task` on a model of `kind` (training when the kind cannot run it). */
+export function taskEntry(task, kind) {
+  const list = tasksFor(kind);
+  return list.find((d) => d.task === task) ?? list.find((d) => d.task === 'train') ?? null;
+}
+
+/** The workload texts (as the form keeps them) that `entry` sets: a null resets the field to
+ *  the engine's default (empty text); values are written back by the engine in `units`. */
+export function taskTexts(entry, units) {
+  if (!entry) return {};
+  const values = {};
+  const out = {};
+  for (const [key, value] of Object.entries(entry.set)) {
+    if (value === null) out[key] = '';
+    else values[key] = value;
+  }
+  return { ...out, ...dlcost.workloadToText(values, units) };
+}
