@@ -20,7 +20,9 @@ TEST_CASE("each explanation's result is the report's figure at its id", "[explai
   const json workload =
       GENERATE(json{{"mode", "train"}, {"batch", 8}, {"memory_gib", 12}},
                json{{"mode", "infer"}, {"batch", 3}, {"dtype", "fp16"}},
-               json{{"batch", 16}, {"dtype", "mixed"}, {"optimizer", "momentum"}, {"gpu", "h200"}});
+               json{{"batch", 16}, {"dtype", "mixed"}, {"optimizer", "momentum"}, {"gpu", "h200"}},
+               // LLM inference on a GPU: the decode speed and the bound are explained too.
+               json{{"mode", "infer"}, {"batch", 2}, {"dtype", "bf16"}, {"gpu", "rtx-4090"}});
   CAPTURE(preset, workload.dump());
   const json doc = document(preset, workload);
   const json report = dlcost::estimateDocument(doc);
@@ -114,6 +116,23 @@ TEST_CASE("dominant terms are computed from the layers", "[explain]") {
   CHECK(dom[1]["layers"] == 5);
   CHECK_THAT(dom[1]["share"].get<double>(),
              Catch::Matchers::WithinRel(655566528.0 / 714188480.0, 1e-12));
+  // One layer takes the singular verb: Llama-3-8B's activation memory is led by its one
+  // lm_head linear layer (config.json: a separate lm_head, tie_word_embeddings false).
+  const json llm = dlcost::explainDocument(document(
+      "llama-3-8b", {{"mode", "train"}, {"finetune", "qlora"}, {"recompute", "full"}}))["dominant"];
+  bool singular = false;
+  for (const json& d : llm) {
+    if (d["layers"] == 1) {
+      CAPTURE(d["text"]);
+      const std::string text = d["text"];
+      const bool one = text.find(" layer keeps ") != std::string::npos ||
+                       text.find(" layer holds ") != std::string::npos ||
+                       text.find(" layer does ") != std::string::npos;
+      CHECK(one);
+      singular = true;
+    }
+  }
+  CHECK(singular);
 }
 
 TEST_CASE("explain refuses an unknown language or unit system", "[explain][errors]") {

@@ -1,6 +1,8 @@
 #include "dlcost/explain.hpp"
 
+#include "dlcost/estimate.hpp"
 #include "dlcost/gpu.hpp"
+#include "dlcost/gpu_fit.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -86,6 +88,17 @@ void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& o
                      {{"MACs", t.w({"forward multiply-accumulates", "前向乘加运算"}),
                        Writer::num(r.macs.forward)}},
                      "2 × " + Writer::num(r.macs.forward), Writer::num(flopsOf(r.macs.forward))));
+  // The FLOPs card: the step's passes (forward only in inference), as report_json writes it.
+  out.push_back(
+      make("/flops/total", t.w({"FLOPs of one step", "单步浮点运算 (FLOPs)"}),
+           "FLOPs = 2 × (MACs_fwd + MACs_bwd)",
+           {{"MACs_fwd", t.w({"forward multiply-accumulates", "前向乘加运算"}),
+             Writer::num(r.macs.forward)},
+            {"MACs_bwd",
+             t.w({"backward multiply-accumulates (0 in inference)", "反向乘加运算（推理时为 0）"}),
+             Writer::num(r.macs.backward)}},
+           "2 × (" + Writer::num(r.macs.forward) + " + " + Writer::num(r.macs.backward) + ")",
+           Writer::num(flopsOf(r.macs.forward + r.macs.backward))));
   if (wl.mode == Mode::kTrain) {
     const int64_t skipped = 2 * r.macs.forward - r.macs.backward;
     out.push_back(
@@ -269,6 +282,64 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
            t.w({"compute ", "计算 "}) + Writer::real(f.time.compute_s * 1e3) + " ms, " +
                t.w({"memory ", "访存 "}) + Writer::real(f.time.memory_s * 1e3) + " ms",
            Writer::real(f.time.step_s * 1e3) + " ms"));
+  const Parallelism& p = r.workload.hardware.parallel;
+  const int64_t mb = p.microbatchCount();
+  if (f.max_batch < kMaxBatchReported) {
+    // fit.cpp: the largest replica batch, whole micro-batches, times the data-parallel replicas.
+    out.push_back(make(
+        "/gpu_fit/max_batch", t.w({"largest batch that fits", "可容纳的最大批大小"}),
+        "⌊⌊(U − F) / S⌋ / m⌋ × m × d",
+        {{"U", t.w({"usable memory per GPU", "每 GPU 可用显存"}), t.bytes(f.usable_bytes)},
+         {"F", t.w({"fixed memory per GPU", "每 GPU 固定内存"}), t.bytes(f.per_gpu.fixed)},
+         {"S", t.w({"memory per sample per GPU", "每 GPU 每样本内存"}),
+          t.bytes(f.per_gpu.per_sample)},
+         {"m", t.w({"pipeline micro-batches", "流水线微批次数"}), Writer::num(mb)},
+         {"d", t.w({"data-parallel replicas", "数据并行副本数"}), Writer::num(f.data_parallel)}},
+        "⌊⌊(" + Writer::num(f.usable_bytes) + " − " + Writer::num(f.per_gpu.fixed) + ") / " +
+            Writer::num(f.per_gpu.per_sample) + "⌋ / " + Writer::num(mb) + "⌋ × " +
+            Writer::num(mb) + " × " + Writer::num(f.data_parallel),
+        Writer::num(f.max_batch)));
+  }
+  // gpu_json.cpp's stepBound: whichever of the step's two sums takes longer.
+  out.push_back(make("/gpu_fit/roofline/bound", t.w({"bound by", "瓶颈"}),
+                     "compute if t_compute ≥ t_memory, else memory",
+                     {{"t_compute", t.w({"FLOP terms alone", "仅计算项"}),
+                       Writer::real(f.time.compute_s * 1e3) + " ms"},
+                      {"t_memory", t.w({"traffic terms alone", "仅访存项"}),
+                       Writer::real(f.time.memory_s * 1e3) + " ms"}},
+                     "", stepBound(f.time)));
+  if (f.time.tokens_per_s) {
+    for (const PhaseWork& ph : r.phases) {
+      if (ph.name != "decode") continue;
+      // roofline.cpp: each decode step reads every weight once per replica.
+      out.push_back(make(
+          "/gpu_fit/tokens_per_s", t.w({"decode speed", "解码速度"}),
+          "tokens / max(FLOPs / (d × tp × peak × u), bytes / (tp × bandwidth))",
+          {{"tokens",
+            t.w({"tokens per decode step (one per sequence)", "每个解码步的 token（每序列一个）"}),
+            Writer::num(ph.tokens)},
+           {"FLOPs", t.w({"FLOPs of one decode step", "一个解码步的浮点运算"}),
+            Writer::num(ph.flops)},
+           {"bytes", t.w({"bytes one decode step moves", "一个解码步的访存字节"}),
+            Writer::num(ph.bytes)},
+           {"d", t.w({"data-parallel replicas", "数据并行副本数"}), Writer::num(f.data_parallel)},
+           {"tp", t.w({"tensor-parallel degree", "张量并行度"}), Writer::num(p.tp)},
+           {"peak × u", t.w({"achievable FLOP/s", "可达浮点速率"}),
+            Writer::real(f.peak_flops * f.utilization / 1e12) + " TFLOP/s"},
+           {"bandwidth", t.w({"memory bandwidth", "显存带宽"}),
+            Writer::real(f.gpu.bandwidth_bytes_per_s / 1e9) + " GB/s"}},
+          "", Writer::real(*f.time.tokens_per_s) + " /s"));
+    }
+  }
+  if (f.time.step_s > 0) {
+    // roofline.cpp: the global batch over the step time (in LLM inference, the prefill's).
+    out.push_back(make(
+        "/gpu_fit/samples_per_s", t.w({"samples per second", "每秒样本数"}), "B / t_step",
+        {{"B", t.w({"global batch", "全局批大小"}), Writer::num(r.workload.batch)},
+         {"t_step", t.w({"step time", "单步时间"}), Writer::real(f.time.step_s * 1e3) + " ms"}},
+        Writer::num(r.workload.batch) + " / " + Writer::real(f.time.step_s) + " s",
+        Writer::real(f.time.samples_per_s) + " /s"));
+  }
 }
 
 std::string shapeText(const Shape& s) {
@@ -376,12 +447,13 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
   struct Quantity {
     const char* name;
     int64_t LayerReport::*field;
-    Words verb;
+    Words verb;            ///< after several layers ("5 conv2d layers keep")
+    const char* verb_one;  ///< after one ("1 linear layer keeps")
   };
   const Quantity quantities[] = {
-      {"params", &LayerReport::params, {"hold", "占有"}},
-      {"macs", &LayerReport::macs, {"do", "完成"}},
-      {"activation_bytes", &LayerReport::activation_bytes, {"keep", "保存"}},
+      {"params", &LayerReport::params, {"hold", "占有"}, "holds"},
+      {"macs", &LayerReport::macs, {"do", "完成"}, "does"},
+      {"activation_bytes", &LayerReport::activation_bytes, {"keep", "保存"}, "keeps"},
   };
   const Words what[] = {{"of the parameters", "的参数"},
                         {"of the MACs", "的乘加运算"},
@@ -410,9 +482,10 @@ std::vector<Dominance> dominantTerms(const Report& r, Language language) {
     best.text = language == Language::kChinese
                     ? std::to_string(best.layers) + " 个 " + best.layer_type + " 层" +
                           t.w(quantities[q].verb) + " " + pct + " " + t.w(what[q])
-                    : std::to_string(best.layers) + " " + best.layer_type + " layer" +
-                          (best.layers == 1 ? "" : "s") + " " + t.w(quantities[q].verb) + " " +
-                          pct + " " + t.w(what[q]);
+                    : std::to_string(best.layers) + " " + best.layer_type +
+                          (best.layers == 1 ? std::string(" layer ") + quantities[q].verb_one
+                                            : " layers " + t.w(quantities[q].verb)) +
+                          " " + pct + " " + t.w(what[q]);
     out.push_back(std::move(best));
   }
   const MemoryBreakdown& m = r.memory;

@@ -98,6 +98,8 @@ describe('the transformer and multi-GPU fields', () => {
       await page.selectOption('#wl-mode', 'train');
       await page.fill('#wl-batch', '16');
       await page.selectOption('#wl-dtype', 'mixed');
+      // The training task starts from AdamW (core/src/task_defaults.cpp); this run uses Adam.
+      await page.selectOption('#wl-optimizer', 'adam');
       await page.selectOption('#wl-gpu', 'h100-sxm');
       await page.fill('#wl-gpus', '8');
       await page.selectOption('#wl-zero', '3');
@@ -137,7 +139,9 @@ describe('the transformer and multi-GPU fields', () => {
         assert.equal(err.path, `/workload/${key}`);
         const cli = runCli(['estimate', '--preset', 'llama-2-7b', '--mode', 'infer', '--batch', '32', '--memory-gib', '24', flag, value, '--json']);
         assert.equal(cli.status, 2);
-        assert.equal(await page.locator(`#${id}-error`).innerText(), err.message);
+        // The field's name (the schema's label) leads the engine's message.
+        const label = await page.locator(`label[for="${id}"]`).innerText();
+        assert.equal(await page.locator(`#${id}-error`).innerText(), `${label}: ${err.message}`);
         assert.equal(await page.locator(`#${id}`).getAttribute('aria-invalid'), 'true');
         const said = cli.stderr + JSON.stringify(cli.json ?? {});
         assert.ok(said.includes(JSON.stringify(err.message).slice(1, -1)), `${said} has ${err.message}`);

@@ -328,3 +328,39 @@ describe('the layer editor', () => {
     }
   });
 });
+
+describe('figures open to their formula', () => {
+  test('LLM inference: prefill and decode are labelled, and each verdict figure explains itself', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: LAPTOP });
+    try {
+      await page.selectOption('#preset', 'llama-3.2-1b');
+      await page.selectOption('#wl-task', 'infer');
+      await page.fill('#wl-generated-tokens', '128');
+      await page.selectOption('#wl-gpu', 'rtx-4090');
+      const extras = await page.innerText('#extras');
+      assert.match(extras, /Prefill time/);
+      assert.match(extras, /Decode speed/);
+      assert.match(await page.innerText('#totals [data-total="totalFlops"]'), /forward pass/);
+      const panel = page.locator('#explain-panel');
+      for (const [sel, id] of [
+        ['#max-batch', '/gpu_fit/max_batch'],
+        ['#step-time', '/gpu_fit/step_time_s'],
+        ['#extras dd[data-key="tokens_per_s"]', '/gpu_fit/tokens_per_s'],
+        ['#extras dd[data-key="bound"]', '/gpu_fit/roofline/bound'],
+        ['#extras dd[data-key="samples_per_s"]', '/gpu_fit/samples_per_s'],
+        ['#totals [data-total="totalFlops"] .card-value', '/flops/total'],
+      ]) {
+        await page.waitForSelector(`${sel}.explainable`, { timeout: 10000 });
+        await page.click(sel);
+        assert.equal(await panel.getAttribute('data-id'), id, sel);
+        assert.ok((await panel.innerText()).includes('='), `${sel}: a formula`);
+        await page.click(sel); // closes it again
+      }
+      await page.click('#extras dd[data-key="tokens_per_s"]');
+      await screenshot(page, 'explain-decode');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -59,7 +59,8 @@ describe('the workload form from the engine\'s schema', () => {
       const cli = runCli(['estimate', '--preset', 'mlp_mnist', '--batch', '2.5', '--json']);
       assert.equal(cli.status, 2);
       const shown = await page.locator('#wl-batch-error').innerText();
-      assert.equal(shown, cli.json.error.message);
+      // The field's label (in the page's language) leads the CLI's own words.
+      assert.equal(shown, `${await page.locator('label[for="wl-batch"]').innerText()}: ${cli.json.error.message}`);
       assert.match(shown, /batch: an integer from 1 to \d+ samples/);
       assert.equal(await page.locator('#wl-batch').getAttribute('aria-invalid'), 'true');
       await page.fill('#wl-batch', '8');

@@ -111,10 +111,24 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'bubble-svg', role: 'group', 'aria-label': title });
   frame(svg, xTicks, px, yTicks, py, (v) => (kind === 'cnn' ? `${v}` : formatCount(v)), yFmt,
     kind === 'cnn' ? t('axisGmacs') : t('axisParams'), kind === 'cnn' ? t('axisTop1') : t('axisMemory'));
+  // Names are drawn where they overlap no name already drawn (the current model's first); the
+  // others are in each bubble's tooltip and accessible name. Boxes in SVG units, about 6.5 per
+  // character of the 11 px label font.
+  const placed = [];
+  const labelFits = (r, cx, cy) => {
+    const w = r.name.length * 6.5;
+    const box = { l: cx - w / 2, r: cx + w / 2, t: cy - radius(r.params) - 14, b: cy - radius(r.params) };
+    if (placed.some((p) => box.l < p.r && p.l < box.r && box.t < p.b && p.t < box.b)) return false;
+    placed.push(box);
+    return true;
+  };
+  const currentPt = pts.find((r) => r.name === current);
+  if (currentPt) labelFits(currentPt, px(xv(currentPt)), py(yv(currentPt)));
   // Largest first so small bubbles stay clickable on top.
   for (const r of [...pts].sort((a, b) => b.params - a.params)) {
     const cx = px(xv(r));
     const cy = py(yv(r));
+    const named = r === currentPt || labelFits(r, cx, cy);
     const label = t('bubbleLoad', {
       name: r.name,
       x: kind === 'cnn' ? `${xv(r).toFixed(2)} GMACs` : formatCount(r.params),
@@ -126,7 +140,7 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
       'aria-label': label, 'aria-pressed': String(r.name === current), dataset: { name: r.name },
     },
     s('circle', { cx, cy, r: radius(r.params) }),
-    s('text', { x: cx, y: cy - radius(r.params) - 3, 'text-anchor': 'middle', class: 'bubble-label' }, r.name),
+    named ? s('text', { x: cx, y: cy - radius(r.params) - 3, 'text-anchor': 'middle', class: 'bubble-label' }, r.name) : null,
     s('title', {}, label));
     activateKeys(g, () => onPick(r.name));
     svg.append(g);
@@ -140,15 +154,17 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
 }
 
 const GPU_COLUMNS = [
+  // The table's point first (what fits, how fast, per dollar and per watt), so a narrow box
+  // shows it; the rest scrolls beside the sticky name column.
   { key: 'name', label: 'col_gpu_name', num: false },
   { key: 'fits', label: 'col_fits', num: false },
-  { key: 'per_gpu_bytes', label: 'col_memory', num: true },
-  { key: 'max_batch', label: 'col_max_batch', num: true },
-  { key: 'step_time_s', label: 'col_step_time_s', num: true, asc: true },
   { key: 'samples_per_s', label: 'col_samples_per_s', num: true },
-  { key: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
   { key: 'samples_per_s_per_1000usd', label: 'col_per_1000usd', num: true },
   { key: 'samples_per_s_per_watt', label: 'col_per_watt', num: true },
+  { key: 'max_batch', label: 'col_max_batch', num: true },
+  { key: 'step_time_s', label: 'col_step_time_s', num: true, asc: true },
+  { key: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
+  { key: 'per_gpu_bytes', label: 'col_memory', num: true },
 ];
 
 let gpuSort = { key: 'samples_per_s_per_1000usd', dir: -1 };

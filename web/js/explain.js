@@ -15,7 +15,12 @@ const CARD_IDS = {
 };
 
 /** Extra report lines (results.js: dd[data-key]) that have an explanation. */
-const EXTRA_IDS = { step_time_s: '/gpu_fit/step_time_s' };
+const EXTRA_IDS = {
+  step_time_s: '/gpu_fit/step_time_s',
+  samples_per_s: '/gpu_fit/samples_per_s',
+  tokens_per_s: '/gpu_fit/tokens_per_s',
+  bound: '/gpu_fit/roofline/bound',
+};
 
 let byIdMap = new Map();
 let openId = null;

@@ -128,8 +128,8 @@ export function renderExtras(root, report, units) {
     for (const [k, x] of Object.entries(report.kv_cache)) addPair(`kv_cache_${k}`, x);
   }
   if (list.childNodes.length) blocks.push(list);
+  // The advice has its own list ("To make it fit", advice.js); the engine's warnings show here.
   const notes = [];
-  if (gpu && Array.isArray(gpu.advice)) notes.push(...gpu.advice);
   if (Array.isArray(report.warnings)) notes.push(...report.warnings);
   if (notes.length) {
     blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.change || n.message || n.text || JSON.stringify(n)))));
