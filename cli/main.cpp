@@ -9,10 +9,12 @@
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/layouts.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/serving_sweep.hpp"
 #include "dlcost/share_link.hpp"
+#include "dlcost/step_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
@@ -207,6 +209,21 @@ int runCompare(const dlcost::cli::Options& o) {
   return 0;
 }
 
+int runLayouts(const dlcost::cli::Options& o) {
+  json result;
+  try {
+    result = dlcost::layoutsDocument(buildDocument(o));
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else {
+    dlcost::cli::printLayouts(std::cout, result, o.units);
+  }
+  return 0;
+}
+
 /// "1,8,64" as the JSON array text the engine's sweep reads (it validates the entries).
 std::string listJson(const std::string& text) {
   return "[" + text + "]";
@@ -333,6 +350,18 @@ int run(const dlcost::cli::Options& o) {
     return 0;
   }
   if (o.command == "compare") return runCompare(o);
+  if (o.command == "layouts") return runLayouts(o);
+  if (o.command == "links") {
+    if (o.json) {
+      std::cout << dlcost::dumpJson({{"links", dlcost::interconnectTableJson()},
+                                     {"prices", dlcost::listPricesJson()}},
+                                    2)
+                << "\n";
+    } else {
+      dlcost::cli::printLinks(std::cout, dlcost::interconnectTableJson(), dlcost::listPricesJson());
+    }
+    return 0;
+  }
   if (o.command == "sweep") return runSweep(o);
   if (o.command == "preset") {
     if (o.positional.size() != 1) throw dlcost::cli::UsageError{"preset needs one NAME"};

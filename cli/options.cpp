@@ -70,6 +70,7 @@ const char* groupHeading(const std::string& group) {
   if (group == "workload") return "workload options (each overrides the document's \"workload\"):";
   if (group == "gpu") return "memory and GPU:";
   if (group == "parallel") return "multi-GPU and roofline (with --gpu):";
+  if (group == "run") return "the whole training run (with --gpu):";
   return "transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):";
 }
 
@@ -133,6 +134,12 @@ usage:
                                            batches) and, for transformers, sequence lengths;
                                            with --engine: the serving plan over users
                                            (--batches) and contexts (docs/serving.md)
+  dlcost layouts MODEL.json|--preset NAME --gpu NAME --gpus N [options]
+                                           every data x tensor x pipeline split of the GPUs
+                                           that the model takes, ranked by step time, with
+                                           memory per GPU and the step's breakdown
+  dlcost links                             the links between GPUs and nodes, and the dated
+                                           list prices per GPU-hour
   dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON
@@ -177,7 +184,8 @@ Options parseOptions(int argc, const char* const* argv) {
   }
   if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
       o.command != "link" && o.command != "compare" && o.command != "gpus" &&
-      o.command != "sweep" && o.command != "schema") {
+      o.command != "sweep" && o.command != "schema" && o.command != "layouts" &&
+      o.command != "links") {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {

@@ -93,6 +93,30 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
   if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
   out << "\n";
+  const StepBreakdown& s = f.step;
+  out << "  = compute " << seconds(s.compute_s) << " + tp comm " << seconds(s.tp_comm_s)
+      << " + pp comm " << seconds(s.pp_comm_s) << " + dp comm (exposed) " << seconds(s.dp_comm_s)
+      << " + bubble " << seconds(s.bubble_s) << " + optimizer " << seconds(s.optimizer_s)
+      << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
+  if (p.gpus > 1) {
+    const Network& n = f.network;
+    out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
+    if (n.intra) out << "; inside a node " << n.intra->name;
+    if (n.inter) out << "; between nodes " << n.inter->name;
+    out << "\n";
+  }
+  if (f.run) {
+    const RunCost& r = *f.run;
+    out << "  run: " << groupDigits(r.steps) << " steps, " << fixed(r.wall_s / 86400, 2)
+        << " days, " << fixed(r.gpu_hours, 0) << " GPU-hours";
+    if (r.cost_usd) {
+      out << ", $" << groupDigits(static_cast<int64_t>(*r.cost_usd)) << " at $"
+          << fixed(*r.price, 3) << "/GPU-hour";
+      if (r.list_price)
+        out << " (list price " << r.list_price->date << ": " << r.list_price->offer << ")";
+    }
+    out << ", " << fixed(r.energy_kwh, 0) << " kWh at TDP; MFU " << fixed(100 * r.mfu, 1) << " %\n";
+  }
   if (f.samples_per_s_per_1000usd) {
     out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
   } else {
@@ -285,6 +309,61 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                     fixed(r["samples_per_s_per_watt"].get<double>(), 3)});
   }
   printTable(out, head, rows, 1);
+  for (const auto& s : result.value("skipped", nlohmann::json::array()))
+    out << "left out: " << s["message"].get<std::string>() << "\n";
+}
+
+void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits units) {
+  const nlohmann::json& net = result["network"];
+  out << result["model"].get<std::string>() << " on " << result["gpus"].get<int64_t>() << " GPUs ("
+      << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
+      << ")\n\n";
+  const std::vector<std::string> head = {"dp x tp x pp", "micro",   "fits",    "per GPU",
+                                         "step",         "compute", "tp comm", "pp comm",
+                                         "dp comm",      "bubble",  "MFU",     "cost"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : result["rows"]) {
+    const auto& s = r["step_time"];
+    const auto& run = r["run"];
+    rows.push_back(
+        {std::to_string(r["dp"].get<int64_t>()) + " x " + std::to_string(r["tp"].get<int64_t>()) +
+             " x " + std::to_string(r["pp"].get<int64_t>()),
+         std::to_string(r["microbatches"].get<int64_t>()), r["fits"].get<bool>() ? "yes" : "no",
+         formatBytes(r["per_gpu_bytes"].get<int64_t>(), units), seconds(r["step_s"].get<double>()),
+         seconds(s["compute_s"].get<double>()), seconds(s["tp_comm_s"].get<double>()),
+         seconds(s["pp_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
+         seconds(s["bubble_s"].get<double>()), fixed(100 * r["mfu"].get<double>(), 1) + " %",
+         run.is_null() || run["cost_usd"].is_null()
+             ? "-"
+             : "$" + groupDigits(static_cast<int64_t>(run["cost_usd"].get<double>()))});
+  }
+  printTable(out, head, rows, 1);
+  for (const auto& r : result["refused"]) {
+    out << "not " << r["dp"].get<int64_t>() << " x " << r["tp"].get<int64_t>() << " x "
+        << r["pp"].get<int64_t>() << ": " << r["error"]["path"].get<std::string>() << ": "
+        << r["error"]["message"].get<std::string>() << "\n";
+  }
+  for (const auto& n : result["notes"]) out << "note: " << n.get<std::string>() << "\n";
+}
+
+void printLinks(std::ostream& out, const nlohmann::json& links, const nlohmann::json& prices) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& l : links["links"]) {
+    rows.push_back({l["id"].get<std::string>(), l["scope"].get<std::string>(),
+                    fixed(l["bandwidth_bytes_per_s"].get<double>() / 1e9, 2) + " GB/s",
+                    fixed(l["step_latency_s"].get<double>() * 1e6, 1) + " us",
+                    l["source"].get<std::string>()});
+  }
+  printTable(out, {"link", "scope", "per GPU, each way", "per step", "source"}, rows, 0);
+  out << "\n" << links["convention"].get<std::string>() << "\n\nlist prices (defaults):\n";
+  rows.clear();
+  for (const auto& p : prices["prices"]) {
+    rows.push_back({p["gpu"].get<std::string>(),
+                    "$" + fixed(p["usd_per_gpu_hour"].get<double>(), 3) + "/GPU-h",
+                    p["date"].get<std::string>(), p["offer"].get<std::string>(),
+                    p["source"].get<std::string>()});
+  }
+  printTable(out, {"gpu", "price", "date", "offer", "source"}, rows, 0);
 }
 
 void printSweeps(std::ostream& out, const nlohmann::json& sweeps, ByteUnits units, bool csv) {

@@ -27,6 +27,12 @@ void printReport(std::ostream& out, const Report& report, ByteUnits units);
 void printGpus(std::ostream& out, const nlohmann::json& table, ByteUnits units);
 
 /// A compareDocument result, one row per GPU.
+/// `dlcost layouts`: one row per split, ranked, then the refused splits and why.
+void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits units);
+
+/// `dlcost links`: the link table and the list prices.
+void printLinks(std::ostream& out, const nlohmann::json& links, const nlohmann::json& prices);
+
 void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits units);
 
 /// Engine sweeps (sweepBatchText's objects, each with "seq_len" when swept over contexts) as

@@ -17,9 +17,11 @@
 #include "dlcost/api.hpp"
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/layouts.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/serving_sweep.hpp"
+#include "dlcost/step_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
 
@@ -107,6 +109,22 @@ std::string compare(const std::string& document_text, const std::string& sort) {
   return guarded([&] {
     return dlcost::dumpJson(
         dlcost::compareDocument(dlcost::parseDocumentText(document_text), sort));
+  });
+}
+
+/// layouts(documentText) -> every dp x tp x pp split of the document's GPUs, ranked
+/// (dlcost::layoutsDocument; `dlcost layouts --json`).
+std::string layouts(const std::string& document_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(dlcost::layoutsDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// links() -> the link table and the dated list prices (`dlcost links --json`).
+std::string links() {
+  return guarded([] {
+    return dlcost::dumpJson(
+        {{"links", dlcost::interconnectTableJson()}, {"prices", dlcost::listPricesJson()}});
   });
 }
 
@@ -202,6 +220,8 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("shareLinkDecode", &shareLinkDecode);
   emscripten::function("explain", &explain);
   emscripten::function("compare", &compare);
+  emscripten::function("layouts", &layouts);
+  emscripten::function("links", &links);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
   emscripten::function("workloadSchema", &workloadSchema);

@@ -64,6 +64,13 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
   return j;
 }
 
+/// GPUs a comparison left out, and why.
+nlohmann::json skippedJson(const std::vector<Error>& skipped) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Error& e : skipped) list.push_back({{"path", e.path}, {"message", e.message}});
+  return list;
+}
+
 }  // namespace
 
 nlohmann::json estimateDocument(const nlohmann::json& document) {
@@ -73,7 +80,8 @@ nlohmann::json estimateDocument(const nlohmann::json& document) {
 
 nlohmann::json compareDocument(const nlohmann::json& document, const std::string& sort) {
   const Config config = parseConfig(document);
-  std::vector<CompareRow> rows = compareGpus(config.model, config.workload);
+  std::vector<Error> skipped;
+  std::vector<CompareRow> rows = compareGpus(config.model, config.workload, &skipped);
   // The best buy: the fitting configuration with the most samples/s per 1000 USD.
   std::vector<CompareRow> by_price = rows;
   sortCompareRows(by_price, "per_1000usd", "/sort");
@@ -106,7 +114,8 @@ nlohmann::json compareDocument(const nlohmann::json& document, const std::string
           {"workload", report["workload"]},
           {"sort", sort},
           {"best_buy", has_best ? nlohmann::json(by_price.front().gpu.id) : nullptr},
-          {"rows", std::move(out)}};
+          {"rows", std::move(out)},
+          {"skipped", skippedJson(skipped)}};
 }
 
 nlohmann::json gpuTable() {

@@ -17,13 +17,22 @@ const std::vector<std::string>& compareSortFields() {
   return kFields;
 }
 
-std::vector<CompareRow> compareGpus(const Model& model, const Workload& w) {
+std::vector<CompareRow> compareGpus(const Model& model, const Workload& w,
+                                    std::vector<Error>* skipped) {
   std::vector<CompareRow> rows;
   for (const Gpu& g : gpuPresets()) {
     Workload c = w;
     c.hardware.gpu = g;
     c.hardware.advise = false;
-    const Report r = estimate(model, c);
+    Report r;
+    try {
+      r = estimate(model, c);
+    } catch (const InputError& e) {
+      const std::string& path = e.error().path;
+      if (path != "/workload/intra_node_link" && path != "/workload/inter_node_link") throw;
+      if (skipped) skipped->push_back({e.error().code, path, g.id + ": " + e.error().message});
+      continue;
+    }
     const GpuFit& f = *r.gpu_fit;
     CompareRow row;
     row.gpu = g;

@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/run_cost.hpp"
 
 namespace dlcost {
 
@@ -193,7 +194,15 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     throw InputError(ErrorCode::kTooLarge, "/workload",
                      "per-GPU memory overflows 64-bit arithmetic");
   }
+  f.network = resolveNetwork(hw.network, p.gpus, f.gpu);
   f.time = rooflineStep(r, p, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
+  f.step = stepBreakdown(model, r, p, f.network, f.time, f.peak_flops);
+  // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
+  f.time.step_s = f.step.step_s;
+  f.time.samples_per_s =
+      f.step.step_s > 0
+          ? static_cast<double>(w.batch) * static_cast<double>(f.step.micro_steps) / f.step.step_s
+          : 0;
   const auto* graph = std::get_if<LayerGraph>(&model.body);
   if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
       !f.time.tokens_per_s) {
@@ -201,6 +210,8 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     // with a one-token input that is the decode speed.
     f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
   }
+
+  f.run = runCost(r, f);
 
   const int devices = std::max(1, f.gpu.devices_per_board);
   const double gpus = static_cast<double>(p.gpus);
@@ -214,7 +225,8 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   }
   f.notes.push_back("step time is a roofline bound: compute at " +
                     std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
-                    " % of the dense peak, traffic at full bandwidth, no communication time");
+                    " % of the dense peak, traffic at full bandwidth");
+  for (const std::string& n : f.step.notes) f.notes.push_back(n);
   if (p.tp > 1 && !p.sp) {
     f.notes.push_back(
         "tensor parallelism without sequence parallelism keeps 10/34 of the activations "

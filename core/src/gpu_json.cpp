@@ -4,8 +4,12 @@
 #include "dlcost/gpu_json.hpp"
 
 #include "dlcost/report_json.hpp"
+#include "dlcost/step_json.hpp"
 
 #include <cmath>
+#include <tuple>
+
+#include "dlcost/interconnect.hpp"
 
 #include "dlcost/error.hpp"
 #include "json_reader.hpp"
@@ -50,7 +54,8 @@ Gpu parseGpu(const json& v, const std::string& path) {
   r.rejectUnknown({"base", "id", "name", "vendor", "architecture", "release_year", "memory_bytes",
                    "memory_gib", "smi_total_mib", "bandwidth_bytes_per_s", "fp32_flops",
                    "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops", "tdp_watts",
-                   "price_usd", "devices_per_board", "notes", "source", "comment",
+                   "price_usd", "devices_per_board", "intra_node_link", "inter_node_link", "notes",
+                   "source", "comment",
                    // written by gpuToJson, derived or descriptive: accepted, ignored
                    "capacity_bytes", "convention", "unified_memory"});
   Gpu g;
@@ -91,6 +96,19 @@ Gpu parseGpu(const json& v, const std::string& path) {
   g.price_usd = static_cast<int>(r.optionalInt("price_usd", g.price_usd, 0, 1 << 30));
   g.devices_per_board =
       static_cast<int>(r.optionalInt("devices_per_board", g.devices_per_board, 1, 64));
+  g.intra_node_link = r.optionalString("intra_node_link", has_base ? g.intra_node_link : "");
+  g.inter_node_link = r.optionalString("inter_node_link", has_base ? g.inter_node_link : "");
+  for (const auto& [key, link, scope] :
+       {std::tuple{"intra_node_link", &g.intra_node_link, LinkScope::kIntraNode},
+        std::tuple{"inter_node_link", &g.inter_node_link, LinkScope::kInterNode}}) {
+    const Interconnect* known = findInterconnect(*link);
+    if (!link->empty() && (!known || known->scope != scope)) {
+      std::string ids;
+      for (const std::string& id : interconnectIds(scope)) ids += (ids.empty() ? "" : ", ") + id;
+      throw InputError(ErrorCode::kValue, r.pathOf(key),
+                       "unknown link '" + *link + "' (known: " + ids + ")");
+    }
+  }
   g.notes = r.optionalString("notes", g.notes);
   g.source = r.optionalString("source", has_base ? g.source : "user-supplied");
   // A GPU must be able to hold and move data and compute at all.
@@ -128,6 +146,8 @@ json gpuToJson(const Gpu& g) {
             {"tdp_watts", g.tdp_watts},
             {"price_usd", g.price_usd},
             {"devices_per_board", g.devices_per_board},
+            {"intra_node_link", g.intra_node_link},
+            {"inter_node_link", g.inter_node_link},
             {"notes", g.notes},
             {"source", g.source},
             {"convention",
@@ -162,6 +182,11 @@ json hardwareToJson(const HardwareSettings& hw) {
   if (hw.reserve_bytes) j["reserve_bytes"] = *hw.reserve_bytes;
   j["fragmentation"] = hw.fragmentation.value_or(kDefaultFragmentation);
   if (hw.math) j["gpu_dtype"] = mathFormatName(*hw.math);
+  const NetworkSettings& n = hw.network;
+  if (n.nodes) j["nodes"] = *n.nodes;
+  if (n.gpus_per_node) j["gpus_per_node"] = *n.gpus_per_node;
+  if (n.intra_link) j["intra_node_link"] = *n.intra_link;
+  if (n.inter_link) j["inter_node_link"] = *n.inter_link;
   return j;
 }
 
@@ -233,6 +258,9 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
               {"pp", w.hardware.parallel.pp},
               {"sp", w.hardware.parallel.sp},
               {"microbatches", w.hardware.parallel.microbatchCount()}}},
+            {"network", networkToJson(f.network)},
+            {"step_time", stepBreakdownToJson(f.step)},
+            {"run", f.run ? runCostToJson(*f.run) : json()},
             {"samples_per_s_per_watt", f.samples_per_s_per_watt},
             {"notes", f.notes}};
   j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);

@@ -30,8 +30,8 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   ObjectReader r(row, path);
   r.rejectUnknown({"id", "name", "vendor", "architecture", "release_year", "memory_gib",
                    "smi_total_mib", "bandwidth_gb_s", "dense_tera_ops_per_s", "tdp_watts",
-                   "price_usd", "devices_per_board", "datasheet_figures", "unified_memory", "notes",
-                   "source"});
+                   "price_usd", "devices_per_board", "intra_node_link", "inter_node_link",
+                   "datasheet_figures", "unified_memory", "notes", "source"});
   Gpu g;
   g.id = r.requiredString("id");
   g.name = r.requiredString("name");
@@ -52,6 +52,8 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   g.tdp_watts = static_cast<int>(r.requiredInt("tdp_watts", 1, 1 << 20));
   g.price_usd = static_cast<int>(r.requiredInt("price_usd", 0, 1 << 30));
   g.devices_per_board = static_cast<int>(r.requiredInt("devices_per_board", 1, 64));
+  g.intra_node_link = r.optionalString("intra_node_link", "");
+  g.inter_node_link = r.optionalString("inter_node_link", "");
   r.requiredString("datasheet_figures");
   if (r.has("unified_memory")) {
     // {"gpu_limit": "how the GPU's default share of the RAM is set, and how to raise it"}

@@ -128,7 +128,9 @@ int64_t MemoryBreakdown::bytesOf(MemoryKey key) const {
 int64_t MemoryBreakdown::bytesSharded(Sharding s) const {
   int64_t sum = 0;
   for (const MemoryTerm& t : terms) {
-    if (t.sharding == s) sum = checkedAdd(sum, t.bytes);
+    // The model states only: a phase's transients (the optimizer step's temporaries, the
+    // gradients not yet made in backward) share a state's sharding but are not moved by it.
+    if (t.sharding == s && t.phase == MemoryPhase::kAlways) sum = checkedAdd(sum, t.bytes);
   }
   return sum;
 }

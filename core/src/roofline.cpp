@@ -80,6 +80,8 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
                          2.0 * static_cast<double>(per_gpu.bytesSharded(Sharding::kZero1));
     t.optimizer_s = bytes / bw;
   }
+  t.forward_s = fwd.bound_s;
+  t.backward_s = bwd.bound_s;
   t.compute_s = (fwd.compute_s + bwd.compute_s) * mb;
   t.memory_s = (fwd.memory_s + bwd.memory_s) * mb + t.optimizer_s;
   t.step_s = pipeline + t.optimizer_s;

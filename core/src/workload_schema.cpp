@@ -8,6 +8,7 @@
 
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/gpu_json.hpp"
+#include "dlcost/interconnect.hpp"
 #include "dlcost/parallel.hpp"
 #include "dlcost/task_defaults.hpp"
 
@@ -42,6 +43,10 @@ struct Row {
   template <typename E, size_t N>
   Row& values(const E (&all)[N], const char* (*name)(E)) {
     for (E e : all) f.values.push_back({name(e), {}});
+    return *this;
+  }
+  Row& names(const std::vector<std::string>& all) {
+    for (const std::string& n : all) f.values.push_back({n, {}});
     return *this;
   }
   Row& valueLabel(const char* value, Text label) {
@@ -374,6 +379,54 @@ void addTransformerFields(std::vector<Row>& rows) {
               [](const Workload& w) { return json(w.grad_accum); }));
 }
 
+/// Where the GPUs sit and what links them (dlcost/interconnect.hpp).
+void addNetworkFields(std::vector<Row>& rows) {
+  rows.push_back(Row("nodes", FieldType::kInteger, "--nodes")
+                     .range(1, kMaxGpus, "nodes")
+                     .derived({"gpus / gpus_per_node", "gpus / gpus_per_node"})
+                     .when(kWhenGpu, "parallel")
+                     .text({"Nodes", "节点数"},
+                           {"servers the GPUs are spread over (gpus = nodes x GPUs per node)",
+                            "GPU 分布的服务器数（gpus = 节点数 × 每节点 GPU 数）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.network.nodes = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.hardware.network.nodes); }));
+  rows.push_back(
+      Row("gpus_per_node", FieldType::kInteger, "--gpus-per-node")
+          .range(1, 1024, "GPUs")
+          .derived(
+              {"8, or gpus when fewer, or gpus / nodes", "8；GPU 较少时为 gpus；或 gpus / nodes"})
+          .when(kWhenGpu, "parallel")
+          .text({"GPUs per node", "每节点 GPU 数"},
+                {"GPUs in one server, linked by the intra-node link",
+                 "一台服务器内的 GPU 数，由节点内互连相连"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.network.gpus_per_node = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.hardware.network.gpus_per_node); }));
+  rows.push_back(
+      Row("intra_node_link", FieldType::kEnum, "--intra-node-link")
+          .names(interconnectIds(LinkScope::kIntraNode))
+          .derived({"the GPU's (NVLink for SXM parts, else its PCIe)",
+                    "随 GPU（SXM 为 NVLink，否则其 PCIe）"})
+          .when(kWhenGpu, "parallel")
+          .text({"Link inside a node", "节点内互连"},
+                {"link between the GPUs of one node (per GPU, each direction)",
+                 "同一节点内 GPU 之间的互连（每 GPU 单向带宽）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.network.intra_link = v.get<std::string>(); },
+              [](const Workload& w) { return orNull(w.hardware.network.intra_link); }));
+  rows.push_back(
+      Row("inter_node_link", FieldType::kEnum, "--inter-node-link")
+          .names(interconnectIds(LinkScope::kInterNode))
+          .derived({"the GPU's DGX network", "随 GPU 的 DGX 网络"})
+          .when(kWhenGpu, "parallel")
+          .text({"Link between nodes", "节点间互连"},
+                {"network between nodes, one adapter per GPU", "节点之间的网络，每 GPU 一块网卡"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.network.inter_link = v.get<std::string>(); },
+              [](const Workload& w) { return orNull(w.hardware.network.inter_link); }));
+}
+
 /// The multi-GPU layout and the roofline's settings (docs/gpu-fit.md).
 void addParallelFields(std::vector<Row>& rows) {
   rows.push_back(Row("gpus", FieldType::kInteger, "--gpus")
@@ -438,6 +491,7 @@ void addParallelFields(std::vector<Row>& rows) {
                 const int64_t m = w.hardware.parallel.microbatches;
                 return m > 0 ? json(m) : json();
               }));
+  addNetworkFields(rows);
   rows.push_back(Row("utilization", FieldType::kNumber, "--utilization")
                      .range(kMinUtilization, 1, "")
                      .byDefault(kDefaultUtilization)
@@ -656,12 +710,58 @@ void addServingFields(std::vector<Row>& rows) {
               }));
 }
 
+/// What a whole training run processes and what it costs (dlcost/run_cost.hpp).
+void addRunFields(std::vector<Row>& rows) {
+  rows.push_back(
+      Row("tokens", FieldType::kInteger, "--tokens")
+          .range(1, kMaxBytes, "tokens")
+          .derived({"none", "无"})
+          .when(kWhenTransformer | kWhenTrain | kWhenGpu, "run")
+          .text({"Training tokens", "训练 token 总数"},
+                {"tokens of the whole run: the report adds steps, wall time, GPU-hours and cost",
+                 "整个训练的 token 数：报告给出步数、耗时、GPU 时与费用"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.tokens = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.run.tokens); }));
+  rows.push_back(
+      Row("samples", FieldType::kInteger, "--samples")
+          .range(1, kMaxBytes, "samples")
+          .derived({"none", "无"})
+          .when(kWhenTrain | kWhenGpu, "run")
+          .text({"Samples per epoch", "每轮样本数"},
+                {"samples (sequences) in one epoch: the report adds the run's time and cost",
+                 "一轮的样本（序列）数：报告给出整个训练的耗时与费用"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.samples = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.run.samples); }));
+  rows.push_back(Row("epochs", FieldType::kNumber, "--epochs")
+                     .range(0.001, 1e6, "epochs")
+                     .byDefault(1)
+                     .when(kWhenTrain | kWhenGpu, "run")
+                     .text({"Epochs", "轮数"}, {"passes over the samples", "遍历样本的轮数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.run.epochs = v.get<double>(); },
+                         [](const Workload& w) { return json(w.run.epochs); }));
+  rows.push_back(
+      Row("price_per_gpu_hour", FieldType::kNumber, "--price")
+          .range(0.001, 1e6, "USD per GPU-hour")
+          .derived({"a dated list price where dlcost has one", "如有，使用注明日期的公开价格"})
+          .when(kWhenTrain | kWhenGpu, "run")
+          .text({"Price per GPU-hour (USD)", "每 GPU 小时价格（美元）"},
+                {"what one GPU-hour costs you; the default is a dated cloud list price",
+                 "每 GPU 小时的费用；默认值为注明日期的云厂商公开价格"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.run.price_per_gpu_hour = v.get<double>(); },
+              [](const Workload& w) { return orNull(w.run.price_per_gpu_hour); }));
+}
+
 std::vector<WorkloadField> buildFields() {
   std::vector<Row> rows;
   addModelFields(rows);
   addTransformerFields(rows);
   addParallelFields(rows);
   addServingFields(rows);
+  addRunFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));
   return fields;

@@ -80,5 +80,23 @@ check "unknown sort field" 2 "$DLCOST" compare --preset alexnet --sort speed
 contains "names --sort" "--sort" "$err"
 
 rm -f /tmp/dlcost_gpu_err.$$
+# Multi-GPU step, run cost and layouts (issue 18).
+check "step breakdown and run" 0 "$DLCOST" estimate --preset llama-2-7b --batch 32 --dtype bf16 --gpu h100-sxm --gpus 16 --nodes 2 --tp 2 --tokens 1e12 --price 2.5 --json
+json_true "step_time and run in gpu_fit" \
+  "d.gpu_fit.step_time.parts.length === 6 && d.gpu_fit.run.steps > 0 && d.gpu_fit.run.price_source.kind === 'user' && d.gpu_fit.network.nodes === 2"
+check "layouts ranks splits" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8 --json
+json_true "layouts rows and refused" "d.schema === 'dlcost.layouts/1' && d.rows.length + d.refused.length === 10"
+check "layouts prints a table" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8
+check "links lists links and prices" 0 "$DLCOST" links --json
+json_true "links carry sources" "d.links.links.every(l => l.source) && d.prices.prices.every(p => p.date && p.source)"
+check "tp not dividing heads" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 5 --tp 5 --batch 5
+contains "names --tp" "--tp" "$err"
+check "pp above the layers" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 16 --pp 16 --batch 16
+contains "names --pp" "--pp" "$err"
+check "zero price" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --price 0
+contains "names --price" "--price" "$err"
+check "no split suits the model" 2 "$DLCOST" layouts --preset gpt2 --gpu h100-sxm --gpus 13 --gpus-per-node 13 --batch 4
+contains "names --gpus" "--gpus" "$err"
+
 echo "cli gpu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

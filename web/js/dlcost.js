@@ -72,6 +72,11 @@ const api = {
   explain: (doc, lang = 'en', units = 'binary') => call('explain', toText(doc), lang, units),
   /** Every GPU preset for the document's model and workload: {rows: [{gpu, name, fits, ...}]}. */
   compare: (doc, sort = 'samples_per_s') => call('compare', toText(doc), sort),
+  /** Every data x tensor x pipeline split of the document's GPUs, ranked by step time:
+   *  {rows: [{dp, tp, pp, fits, per_gpu_bytes, step_s, mfu, step_time, run}], refused}. */
+  layouts: (doc) => call('layouts', toText(doc)),
+  /** The links between GPUs and nodes and the dated list prices: {links, prices}. */
+  links: () => call('links'),
   /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
    *  memory_total, metrics?, error?}]}. */
   /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU. */

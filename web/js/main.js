@@ -20,6 +20,7 @@ import { createAdvice } from './advice.js';
 import { modelKind, setTasks } from './tasks.js';
 import './page_i18n.js';
 import { renderInference } from './inference_section.js';
+import { renderRun } from './run_section.js';
 
 let editor;
 let io;
@@ -70,6 +71,7 @@ function renderReport(report, sweep) {
     }),
   }, units === 'GB' ? 1000 : 1024);
   renderExtras(byId('extras'), report, units);
+  renderRun(byId('run'), report, getState().lang);
   renderLayerTable(byId('layers'), report, units, getState().sort, (key) => {
     const { sort } = getState();
     const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/error.hpp"
 #include "dlcost/gpu.hpp"
 #include "dlcost/model.hpp"
 #include "dlcost/workload.hpp"
@@ -31,7 +32,10 @@ const std::vector<std::string>& compareSortFields();
 
 /// Estimates `w` (its own "gpu" replaced) on every preset GPU, advisor off. Throws InputError
 /// for a workload that no GPU can take (e.g. a batch that does not split over its GPUs).
-std::vector<CompareRow> compareGpus(const Model& model, const Workload& w);
+/// GPUs whose links between GPUs or nodes dlcost does not know (and the workload does not
+/// name) are left out, each with the reason in `skipped` when given.
+std::vector<CompareRow> compareGpus(const Model& model, const Workload& w,
+                                    std::vector<Error>* skipped = nullptr);
 
 /// Sorts rows by `field`: configurations that fit first, then best first (largest value;
 /// smallest for step_time; alphabetical for name); rows without a value (no price) last.

@@ -30,6 +30,15 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p);
 StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory& per_gpu,
                       const Gpu& gpu, double peak_flops, double utilization);
 
+/// The step of `r` on `net` under `p`, from the roofline's `t` (dlcost/step_breakdown.hpp):
+/// per micro-batch and stage the roofline compute plus tensor-parallel collectives and the
+/// activations sent between stages, times the micro-batches plus the 1F1B bubble's pp - 1
+/// slots (Narayanan et al. 2021), times the gradient-accumulation micro-steps; plus the
+/// exposed data-parallel/ZeRO communication and the optimizer update. MFU against
+/// `peak_flops` (dense) over every GPU.
+StepBreakdown stepBreakdown(const Model& model, const Report& r, const Parallelism& p,
+                            const Network& net, const StepTime& t, double peak_flops);
+
 /// Everything above for `w.hardware` (which must hold a GPU), plus the advisor when it does
 /// not fit. Throws InputError for layouts the model cannot take (batch not divisible by the
 /// data-parallel degree, tp not dividing a layer's channels, more stages than layers).

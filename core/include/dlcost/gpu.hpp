@@ -56,6 +56,12 @@ struct Gpu {
   bool unified_memory = false;
   /// Unified memory: how the GPU's share is set and how to raise it (empty otherwise).
   std::string unified_memory_note;
+  /// The link between the GPUs of the usual 8-GPU server of this part (an interconnect id,
+  /// dlcost/interconnect.hpp): NVLink through NVSwitch for SXM parts, else the board's PCIe
+  /// generation; "" = none known (multi-die boards).
+  std::string intra_node_link;
+  /// The network of the GPU's DGX system, one adapter per GPU; "" = no such system.
+  std::string inter_node_link;
   std::string notes;   ///< caveats: ECC on GDDR, which variant, sources that disagree
   std::string source;  ///< the datasheet or whitepaper the figures come from
 };

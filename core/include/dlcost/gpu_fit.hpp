@@ -9,6 +9,7 @@
 
 #include "dlcost/gpu.hpp"
 #include "dlcost/memory_terms.hpp"
+#include "dlcost/step_breakdown.hpp"
 #include "dlcost/workload.hpp"
 
 namespace dlcost {
@@ -21,10 +22,14 @@ using PerGpuMemory = MemoryBreakdown;
 /// Roofline step time: per layer (or phase) max(FLOPs / (peak x utilisation),
 /// bytes / bandwidth), summed; pipelines add the 1F1B bubble.
 struct StepTime {
-  double step_s = 0;         ///< one optimizer step (training) or one forward (inference)
-  double compute_s = 0;      ///< the FLOP terms alone, summed
-  double memory_s = 0;       ///< the traffic terms alone, summed
-  double optimizer_s = 0;    ///< the optimizer update (memory-bound), included in step_s
+  double step_s = 0;       ///< one optimizer step (training) or one forward (inference)
+  double compute_s = 0;    ///< the FLOP terms alone, summed
+  double memory_s = 0;     ///< the traffic terms alone, summed
+  double optimizer_s = 0;  ///< the optimizer update (memory-bound), included in step_s
+  /// One pipeline micro-batch through every layer on one GPU's share (roofline, summed per
+  /// layer or phase): the forward, and the backward (0 in inference).
+  double forward_s = 0;
+  double backward_s = 0;
   double samples_per_s = 0;  ///< global batch / step_s
   /// Decode tokens per second (from a "decode" phase, or one token per sequence per forward
   /// for layer graphs reading token ids at inference); absent otherwise.
@@ -61,7 +66,10 @@ struct GpuFit {
   /// For LLM inference this is the most concurrent sequences at the workload's sequence
   /// length, since memory.per_sample is per sequence.
   int64_t max_batch = 0;
-  StepTime time;
+  StepTime time;               ///< step_s and samples_per_s include communication and the bubble
+  Network network;             ///< nodes, GPUs per node and the links the collectives use
+  StepBreakdown step;          ///< compute, exposed communication, bubble, optimizer; MFU
+  std::optional<RunCost> run;  ///< the whole run, when the workload names tokens or samples
   /// Throughput per 1000 USD of launch price of the GPUs used; absent without a price.
   std::optional<double> samples_per_s_per_1000usd;
   double samples_per_s_per_watt = 0;  ///< per watt of the GPUs' TDP

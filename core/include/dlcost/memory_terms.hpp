@@ -140,7 +140,8 @@ struct MemoryBreakdown {
   /// The term's bytes, 0 when the list has no such term.
   int64_t bytesOf(MemoryKey key) const;
   const MemoryTerm* find(MemoryKey key) const;
-  /// Bytes of the terms sharded as `s` (e.g. every weight-like term for the optimizer's traffic).
+  /// Bytes of the model-state terms (phase always) sharded as `s`, e.g. every weight-like term
+  /// for the optimizer's traffic.
   int64_t bytesSharded(Sharding s) const;
   /// The peak at another batch: fixed + batch x per_sample, the largest over the phases.
   /// Throws ArithmeticOverflow.

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "dlcost/gpu.hpp"
+#include "dlcost/interconnect.hpp"
 
 namespace dlcost {
 
@@ -49,6 +50,7 @@ constexpr double kDefaultFragmentation = 0.05;
 struct HardwareSettings {
   std::optional<Gpu> gpu;  ///< a preset ("gpu": "h100-sxm") or a custom GPU object
   Parallelism parallel;
+  NetworkSettings network;  ///< nodes and links (dlcost/interconnect.hpp)
   /// Achievable fraction of the dense peak, in [kMinUtilization, 1]; absent =
   /// kDefaultUtilization.
   std::optional<double> utilization;

@@ -11,6 +11,7 @@
 
 #include "dlcost/parallel.hpp"
 #include "dlcost/precision.hpp"
+#include "dlcost/run_cost.hpp"
 
 namespace dlcost {
 
@@ -150,6 +151,8 @@ struct Workload {
   HardwareSettings hardware;
   /// LLM serving: engine, users, context, quantization format (dlcost/serving_settings.hpp).
   ServingSettings serving;
+  /// Tokens or samples of a whole training run and the price of a GPU-hour (run_cost.hpp).
+  RunSettings run;
 };
 
 }  // namespace dlcost
