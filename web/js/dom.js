@@ -30,14 +30,16 @@ function append(node, children) {
   }
 }
 
-/** h('td', {class: 'num'}, 'text', otherNode)
- *  @param {string} tag @param {Props | null} [props] @param {...Child} children
- *  @returns {HTMLElement} */
+/** h('td', {class: 'num'}, 'text', otherNode): the element of the tag's type (h('input')
+ *  is an HTMLInputElement).
+ *  @template {string} K
+ *  @param {K} tag @param {Props | null} [props] @param {...Child} children
+ *  @returns {K extends keyof HTMLElementTagNameMap ? HTMLElementTagNameMap[K] : HTMLElement} */
 export function h(tag, props, ...children) {
   const node = document.createElement(tag);
   assign(node, props);
   append(node, children);
-  return node;
+  return /** @type {any} */ (node); // createElement's own overloads, for the generic tag
 }
 
 /** The same for SVG elements.

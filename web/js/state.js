@@ -56,6 +56,8 @@ const state = {
 
 /** The page's state, as `state` above declares it. */
 /** @typedef {typeof state} PageState */
+/** What update() merges: top-level keys, each nested object merged one level. */
+/** @typedef {{[K in keyof PageState]?: Partial<PageState[K]>}} StatePatch */
 
 const listeners = new Set();
 
@@ -65,7 +67,7 @@ export function getState() {
 
 /** Merges `patch` (top-level keys replaced, nested objects merged one level; `replace`:
  *  nested objects replaced too, as an undo restores them) and notifies. */
-/** @param {Partial<PageState>} patch @param {{silent?: boolean, replace?: boolean}} [opts] */
+/** @param {StatePatch} patch @param {{silent?: boolean, replace?: boolean}} [opts] */
 export function update(patch, { silent = false, replace = false } = {}) {
   for (const [key, value] of Object.entries(patch)) {
     if (!replace && value && typeof value === 'object' && !Array.isArray(value) && state[key] &&
