@@ -7,6 +7,7 @@
 /** @typedef {import('./types').ReportWithSweep} ReportWithSweep */
 /** @typedef {import('./types').Sweep} Sweep */
 /** @typedef {import('./types').Comparison} Comparison */
+/** @typedef {import('./types').Explain} Explain */
 /** @typedef {import('./types').EngineError} EngineError */
 /** @typedef {import('./types').Gpu} Gpu */
 /** @typedef {import('./types').PresetEntry} PresetEntry */
@@ -103,7 +104,7 @@ const api = {
   /** How each figure was computed: {explanations: [{id, title, formula, inputs, result, text}],
    *  dominant: [{quantity, layer_type, layers, share, names, text}]}; ids are JSON pointers
    *  into the report. lang "en" | "zh", units "binary" | "decimal".
-   *  @param {Doc} doc @param {string} [lang] @param {string} [units] @returns {any} */
+   *  @param {Doc} doc @param {string} [lang] @param {string} [units] @returns {Explain} */
   explain: (doc, lang = 'en', units = 'binary') => call('explain', toText(doc), lang, units),
   /** Every GPU preset for the document's model and workload: {rows: [{gpu, name, fits, ...}]}.
    *  @param {Doc} doc @param {string} [sort] @returns {Comparison} */

@@ -369,3 +369,37 @@ export interface PresetEntry {
 
 /** Workload fields as text, keyed by schema key (the form's state; '' = the default). */
 export type WorkloadTexts = { [key: string]: string };
+
+/** One input of a figure's formula, already formatted (core/include/dlcost/explain.hpp). */
+export interface FormulaTerm {
+  symbol: string;
+  label: string;
+  value: string;
+}
+
+/** How one figure was computed; `id` is the JSON pointer of the figure in the report. */
+export interface Explanation {
+  id: string;
+  title: string;
+  formula: string;
+  inputs: FormulaTerm[];
+  result: string;
+  text: string;
+}
+
+/** The layer type (or memory line, quantity "memory") with the largest share of a quantity. */
+export interface Dominance {
+  /** "params", "macs", "activation_bytes" or "memory". */
+  quantity: string;
+  layer_type: string;
+  layers: number;
+  share: number;
+  names: string[];
+  text: string;
+}
+
+/** dlcost.explain (core/src/api.cpp): every figure's derivation, in one language and unit. */
+export interface Explain {
+  explanations: Explanation[];
+  dominant: Dominance[];
+}
