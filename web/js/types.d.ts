@@ -365,6 +365,8 @@ export interface PresetEntry {
   name: string;
   family: string;
   source: string;
+  /** Published facts stored with the preset, each with its source (e.g. imagenet_top1). */
+  metrics?: { [name: string]: number | string };
 }
 
 /** Workload fields as text, keyed by schema key (the form's state; '' = the default). */
