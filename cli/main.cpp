@@ -11,10 +11,12 @@
 #include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/serving_sweep.hpp"
 #include "dlcost/share_link.hpp"
 #include "dlcost/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
+#include "serving_print.hpp"
 #include "table.hpp"
 
 namespace {
@@ -127,6 +129,7 @@ int runEstimate(const dlcost::cli::Options& o) {
     return 0;
   }
   dlcost::cli::printReport(std::cout, report, o.units);
+  if (report.serving) dlcost::cli::printServing(std::cout, *report.serving, o.units);
   if (o.gguf) {
     dlcost::cli::printModelFileNote(std::cout, dlcost::cli::inspectFile(*o.gguf), o.units);
   }
@@ -216,6 +219,31 @@ json sweepOf(const json& doc, const dlcost::cli::Options& o) {
   return throughput ? out : out["sweep"];
 }
 
+/// Whether the document serves its model with an engine (its sweep is over users and contexts).
+bool servesWithEngine(const json& doc) {
+  return doc.is_object() && doc.contains("workload") && doc["workload"].is_object() &&
+         doc["workload"].contains("engine") && doc["workload"]["engine"] != "none";
+}
+
+/// `dlcost sweep` with an engine: the serving plan at each --batches (users) x --contexts.
+int runServingSweep(const json& doc, const dlcost::cli::Options& o) {
+  const json out =
+      json::parse(dlcost::servingSweepText(doc.dump(), o.batches ? listJson(*o.batches) : "null",
+                                           o.contexts ? listJson(*o.contexts) : "null"));
+  if (out.contains("error")) {
+    dlcost::Error err{ErrorCode::kValue, out["error"]["path"], out["error"]["message"]};
+    if (err.path.rfind("/users", 0) == 0) err.path = "--batches";
+    if (err.path.rfind("/contexts", 0) == 0) err.path = "--contexts";
+    throw renameFlagPath(InputError(err), o);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(out, 2) << "\n";
+  } else {
+    dlcost::cli::printServingSweep(std::cout, out, o.units);
+  }
+  return 0;
+}
+
 int runSweep(const dlcost::cli::Options& o) {
   json doc;
   try {
@@ -223,6 +251,7 @@ int runSweep(const dlcost::cli::Options& o) {
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
+  if (servesWithEngine(doc)) return runServingSweep(doc, o);
   // One sweep per sequence length (--contexts), else one at the workload's.
   std::vector<std::optional<int64_t>> contexts{std::nullopt};
   if (o.contexts) {

@@ -126,7 +126,9 @@ usage:
   dlcost sweep MODEL.json|--preset NAME [options] [--batches 1,8,64] [--contexts 512,2048]
           [--csv]                          memory (per GPU with --gpu), fit and throughput
                                            over batch sizes (default: the page's chart
-                                           batches) and, for transformers, sequence lengths
+                                           batches) and, for transformers, sequence lengths;
+                                           with --engine: the serving plan over users
+                                           (--batches) and contexts (docs/serving.md)
   dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
   dlcost preset NAME                       print a preset's model JSON

@@ -427,8 +427,16 @@ def write_markdown(path, results, optimizers, elapsed):
     add("")
     add(GAPS)
     add(METHOD)
+    # The "Serving" section is written by scripts/serving_accuracy.py: keep it.
+    kept = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        marker = "<!-- serving: written by scripts/serving_accuracy.py -->"
+        if marker in old:
+            kept = "\n" + old[old.index(marker):]
     with open(path, "w") as f:
-        f.write("\n".join(lines))
+        f.write("\n".join(lines) + kept)
 
 
 GAPS = """## What the estimate does not model yet

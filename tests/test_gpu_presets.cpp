@@ -167,7 +167,8 @@ TEST_CASE("every preset follows the hardware generations' format support", "[gpu
     CHECK(g.release_year >= 2014);
     // nvidia-smi's total is at most the marketed GiB and loses at most ECC's 1/16 (K80's
     // GDDR5 with ECC shows 11441 of 12288 MiB).
-    if (g.smi_total_mib > 0) {
+    // Unified memory: smi_total_mib is the GPU's default share of the RAM (tested below).
+    if (g.smi_total_mib > 0 && !g.unified_memory) {
       CHECK(g.smi_total_mib * kMiB <= g.memory_bytes);
       CHECK(g.smi_total_mib * kMiB >= g.memory_bytes * 92 / 100);
     }
@@ -210,4 +211,15 @@ TEST_CASE("every preset reads back from its own JSON as a custom GPU", "[gpu][pr
     CHECK(back.devices_per_board == g.devices_per_board);
     CHECK(back.source == g.source);
   }
+}
+
+TEST_CASE("Apple silicon's GPU gets macOS's default share of the unified memory",
+          "[gpu][presets]") {
+  // Metal's recommendedMaxWorkingSetSize: 2/3 of the RAM up to 36 GB, 3/4 above
+  // (llama-cpp-python issue #687: 10922.67 MB on a 16 GB M1; GPUStack issue #1375: 75 %).
+  CHECK(dlcost::gpuCapacityBytes(*findGpu("apple-m1-max-32gb")) == 32768 * 2 / 3 * kMiB);
+  CHECK(dlcost::gpuCapacityBytes(*findGpu("apple-m2-ultra-192gb")) == 196608 * 3 / 4 * kMiB);
+  CHECK(findGpu("apple-m2-ultra-192gb")->unified_memory);
+  CHECK(findGpu("nvidia-gb10-128gb")->unified_memory);
+  CHECK_FALSE(findGpu("h100-sxm")->unified_memory);
 }

@@ -19,6 +19,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/serving_sweep.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
 
@@ -116,6 +117,14 @@ std::string sweepThroughput(const std::string& document_text,
   return guarded([&] { return dlcost::sweepThroughputText(document_text, batches_json_text); });
 }
 
+/// servingSweep(documentText, usersJsonText, contextsJsonText) -> the serving plan at each
+/// (users, context) (dlcost::servingSweepText): one call for the inference charts.
+std::string servingSweep(const std::string& document_text, const std::string& users_json_text,
+                         const std::string& contexts_json_text) {
+  return guarded(
+      [&] { return dlcost::servingSweepText(document_text, users_json_text, contexts_json_text); });
+}
+
 /// comparePresets(requestText) -> each preset of a family estimated with one workload
 /// (dlcost::comparePresetsDocument): one call for the model-comparison chart.
 std::string comparePresets(const std::string& request_text) {
@@ -201,4 +210,5 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("inspectModelFile", &inspectModelFile);
   emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &exceptionMessage);
+  emscripten::function("servingSweep", &servingSweep);
 }

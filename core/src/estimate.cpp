@@ -7,6 +7,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/fit.hpp"
+#include "dlcost/serving.hpp"
 #include "layer_analysis.hpp"
 #include "transformer_estimate.hpp"
 
@@ -196,7 +197,9 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 
 }  // namespace
 
-Report estimate(const Model& model, const Workload& workload) {
+Report estimate(const Model& model, const Workload& given) {
+  const Transformer* llm = std::get_if<Transformer>(&model.body);
+  const Workload workload = llm ? withServingDefaults(*llm, given) : given;
   Report report = std::visit(
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
@@ -209,6 +212,13 @@ Report estimate(const Model& model, const Workload& workload) {
       },
       model.body);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
+  if (workload.serving.engine != Engine::kNone) {
+    if (!llm || workload.mode != Mode::kInfer) {
+      throw InputError(ErrorCode::kValue, "/workload/engine",
+                       "a serving engine runs a transformer in inference (mode infer)");
+    }
+    report.serving = servingPlan(*llm, workload, report);
+  }
   report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
   return report;
 }

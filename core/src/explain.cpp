@@ -148,6 +148,8 @@ Words termTitle(MemoryKey key, Mode mode) {
       return {"KV cache", "KV 缓存"};
     case MemoryKey::kOverhead:
       return {"overhead", "额外开销"};
+    case MemoryKey::kComputeBuffer:
+      return {"compute buffer", "计算缓冲区"};
   }
   return {"", ""};
 }

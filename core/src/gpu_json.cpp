@@ -52,7 +52,7 @@ Gpu parseGpu(const json& v, const std::string& path) {
                    "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops", "tdp_watts",
                    "price_usd", "devices_per_board", "notes", "source", "comment",
                    // written by gpuToJson, derived or descriptive: accepted, ignored
-                   "capacity_bytes", "convention"});
+                   "capacity_bytes", "convention", "unified_memory"});
   Gpu g;
   const bool has_base = r.has("base");
   if (has_base) {
@@ -110,29 +110,31 @@ Gpu parseGpu(const json& v, const std::string& path) {
 }
 
 json gpuToJson(const Gpu& g) {
-  return {{"id", g.id},
-          {"name", g.name},
-          {"vendor", g.vendor},
-          {"architecture", g.architecture},
-          {"release_year", g.release_year},
-          {"memory_bytes", g.memory_bytes},
-          {"smi_total_mib", g.smi_total_mib},
-          {"capacity_bytes", gpuCapacityBytes(g)},
-          {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
-          {"fp32_flops", g.fp32_flops},
-          {"tf32_flops", g.tf32_flops},
-          {"fp16_flops", g.fp16_flops},
-          {"bf16_flops", g.bf16_flops},
-          {"fp8_flops", g.fp8_flops},
-          {"int8_ops", g.int8_ops},
-          {"tdp_watts", g.tdp_watts},
-          {"price_usd", g.price_usd},
-          {"devices_per_board", g.devices_per_board},
-          {"notes", g.notes},
-          {"source", g.source},
-          {"convention",
-           "per device; dense rates in operations/s, 16-bit and FP8 with FP32 accumulate; "
-           "0 = no fast path"}};
+  json j = {{"id", g.id},
+            {"name", g.name},
+            {"vendor", g.vendor},
+            {"architecture", g.architecture},
+            {"release_year", g.release_year},
+            {"memory_bytes", g.memory_bytes},
+            {"smi_total_mib", g.smi_total_mib},
+            {"capacity_bytes", gpuCapacityBytes(g)},
+            {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
+            {"fp32_flops", g.fp32_flops},
+            {"tf32_flops", g.tf32_flops},
+            {"fp16_flops", g.fp16_flops},
+            {"bf16_flops", g.bf16_flops},
+            {"fp8_flops", g.fp8_flops},
+            {"int8_ops", g.int8_ops},
+            {"tdp_watts", g.tdp_watts},
+            {"price_usd", g.price_usd},
+            {"devices_per_board", g.devices_per_board},
+            {"notes", g.notes},
+            {"source", g.source},
+            {"convention",
+             "per device; dense rates in operations/s, 16-bit and FP8 with FP32 accumulate; "
+             "0 = no fast path"}};
+  if (g.unified_memory) j["unified_memory"] = {{"gpu_limit", g.unified_memory_note}};
+  return j;
 }
 
 json gpuTableJson() {

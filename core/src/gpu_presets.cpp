@@ -30,7 +30,8 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   ObjectReader r(row, path);
   r.rejectUnknown({"id", "name", "vendor", "architecture", "release_year", "memory_gib",
                    "smi_total_mib", "bandwidth_gb_s", "dense_tera_ops_per_s", "tdp_watts",
-                   "price_usd", "devices_per_board", "datasheet_figures", "notes", "source"});
+                   "price_usd", "devices_per_board", "datasheet_figures", "unified_memory", "notes",
+                   "source"});
   Gpu g;
   g.id = r.requiredString("id");
   g.name = r.requiredString("name");
@@ -52,6 +53,13 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   g.price_usd = static_cast<int>(r.requiredInt("price_usd", 0, 1 << 30));
   g.devices_per_board = static_cast<int>(r.requiredInt("devices_per_board", 1, 64));
   r.requiredString("datasheet_figures");
+  if (r.has("unified_memory")) {
+    // {"gpu_limit": "how the GPU's default share of the RAM is set, and how to raise it"}
+    ObjectReader u(r.require("unified_memory"), r.pathOf("unified_memory"));
+    u.rejectUnknown({"gpu_limit"});
+    g.unified_memory = true;
+    g.unified_memory_note = u.requiredString("gpu_limit");
+  }
   g.notes = r.requiredString("notes");
   g.source = r.requiredString("source");
   if (g.bandwidth_bytes_per_s <= 0 || g.fp32_flops <= 0) {

@@ -32,6 +32,8 @@ const char* memoryKeyName(MemoryKey key) {
       return "kv_cache";
     case MemoryKey::kOverhead:
       return "overhead";
+    case MemoryKey::kComputeBuffer:
+      return "compute_buffer";
   }
   return "";
 }
@@ -64,6 +66,8 @@ const char* memoryKeyLabel(MemoryKey key, Mode mode) {
       return "KV cache";
     case MemoryKey::kOverhead:
       return "overhead";
+    case MemoryKey::kComputeBuffer:
+      return "compute buffer";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 #include "dlcost/report_json.hpp"
 
 #include "dlcost/gpu_json.hpp"
+#include "dlcost/serving_json.hpp"
 #include "dlcost/workload_json.hpp"
 
 namespace dlcost {
@@ -120,6 +121,7 @@ json reportToJson(const Report& r) {
   }
   // With a GPU: its own object, so that its max_batch and fit stay apart from memory_fit's.
   if (r.gpu_fit) j["gpu_fit"] = gpuFitToJson(*r.gpu_fit, r.workload);
+  if (r.serving) j["serving"] = servingPlanToJson(*r.serving);
   return j;
 }
 

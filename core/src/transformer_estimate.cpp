@@ -9,6 +9,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/memory_terms.hpp"
+#include "dlcost/quant_formats.hpp"
 
 namespace dlcost {
 
@@ -343,6 +344,16 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
                          dtypeName(s.weight_dtype) +
                          ": quantized weights go with inference or finetune lora/qlora");
   }
+  if (w.serving.quant != QuantFormat::kNone) {
+    if (s.train) {
+      throw InputError(ErrorCode::kValue, "/workload/quant",
+                       "quantization formats are modelled for inference (mode infer)");
+    }
+    if (w.weight_dtype) {
+      throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
+                       "give weight_dtype or quant, not both");
+    }
+  }
   // Sequence lengths: the model's context caps the default; learned positions cap any.
   const int64_t ctx = t.max_positions;
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
@@ -475,8 +486,8 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
 
 // --- stage 4: model states -----------------------------------------------------------------
 
-std::vector<MemoryTerm> modelStates(const TransformerParams& tp, const Workload& w,
-                                    const Settings& s, const BlockMatrices& bm,
+std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParams& tp,
+                                    const Workload& w, const Settings& s, const BlockMatrices& bm,
                                     const Adapters& ad) {
   ModelStateCounts counts;
   counts.params = tp.total;
@@ -486,7 +497,11 @@ std::vector<MemoryTerm> modelStates(const TransformerParams& tp, const Workload&
   counts.quant_matrices = bm.matrices;
   counts.quant_groups = bm.groups;
   counts.adapters = s.train && s.lora ? ad.params : 0;
-  return modelStateTerms(counts, w);
+  std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
+  // A checkpoint format (GGUF, GPTQ, AWQ, bitsandbytes, FP8, MXFP4, NVFP4): its exact bytes.
+  if (w.serving.quant != QuantFormat::kNone)
+    applyQuantizedWeights(quantizedWeights(t, w), w, terms);
+  return terms;
 }
 
 // --- stage 5: activations and KV cache of one sequence -------------------------------------
@@ -694,7 +709,10 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     int64_t read = weights_read;
     if (isMoe(t)) {
       const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
-      const int64_t expert_bytes = bytesForBits(bm.expert_elements, dtypeBits(s.weight_dtype));
+      const int64_t expert_bytes =
+          w.serving.quant != QuantFormat::kNone
+              ? quantizedWeights(t, w).expert_bytes
+              : bytesForBits(bm.expert_elements, dtypeBits(s.weight_dtype));
       read = checkedSub(read, expert_bytes - expert_bytes / t.experts * reached);
     }
     phases.push_back({"decode", mul(2, decodeStepMacs(t, f, s.prompt, macs.decode_context), b),
@@ -874,7 +892,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
         s.train ? mul(macs.forward, b, w.grad_accum) : mul(add(macs.forward, macs.decode), b);
     r.macs.backward = mul(macs.backward, b, w.grad_accum);
     checkedMul(2, add(r.macs.forward, r.macs.backward));  // FLOPs must fit too
-    std::vector<MemoryTerm> terms = modelStates(tp, w, s, bm, ad);
+    std::vector<MemoryTerm> terms = modelStates(t, tp, w, s, bm, ad);
     addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));
     r.memory = sumTerms(std::move(terms), b);

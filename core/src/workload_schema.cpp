@@ -453,11 +453,180 @@ void addParallelFields(std::vector<Row>& rows) {
               }));
 }
 
+/// How an LLM is served: engine, users, context, checkpoint format (docs/serving.md).
+void addServingFields(std::vector<Row>& rows) {
+  constexpr unsigned kInferLlm = kWhenTransformer | kWhenInfer;
+  constexpr unsigned kServing = kInferLlm | kWhenServing;
+  rows.push_back(
+      Row("engine", FieldType::kEnum, "--engine")
+          .values(kEngines, engineName)
+          .valueLabel("none", {"none (one forward pass)", "无（单次前向）"})
+          .valueLabel("hf", {"HF transformers", "HF transformers"})
+          .valueLabel("vllm", {"vLLM", "vLLM"})
+          .valueLabel("sglang", {"SGLang", "SGLang"})
+          .valueLabel("llamacpp", {"llama.cpp / Ollama", "llama.cpp / Ollama"})
+          .alias("ollama", "llamacpp")
+          .alias("llama.cpp", "llamacpp")
+          .alias("transformers", "hf")
+          .byDefault("none")
+          .when(kInferLlm, "transformer")
+          .text({"Serving engine", "推理引擎"},
+                {"plan memory, users and speed as this engine lays them out",
+                 "按该引擎的内存布局规划显存、并发用户数与速度"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.engine = *parseEngine(v.get<std::string>()); },
+              [](const Workload& w) { return json(engineName(w.serving.engine)); }));
+  rows.push_back(Row("users", FieldType::kInteger, "--users")
+                     .range(1, kMaxGpus, "sequences")
+                     .byDefault(1)
+                     .when(kServing, "transformer")
+                     .text({"Concurrent users", "并发用户数"},
+                           {"sequences served at once, each with `context` tokens",
+                            "同时服务的序列数，每条含 context 个 token"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.users = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.serving.users); }));
+  rows.push_back(Row("context", FieldType::kInteger, "--context")
+                     .range(1, static_cast<double>(kMaxSequence), "tokens")
+                     .derived({"prompt + generated tokens", "提示词 + 生成 token 数"})
+                     .when(kServing, "transformer")
+                     .text({"Context per user (tokens)", "每用户上下文（token）"},
+                           {"tokens per sequence the engine is set up for (max_model_len, n_ctx "
+                            "per slot)",
+                            "引擎为每条序列预留的 token 数（max_model_len、每槽 n_ctx）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.context = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.serving.context); }));
+  rows.push_back(
+      Row("quant", FieldType::kEnum, "--quant")
+          .values(kQuantFormats, quantFormatName)
+          .byDefault("none")
+          .when(kInferLlm, "transformer")
+          .text({"Checkpoint format", "权重量化格式"},
+                {"quantization format of the checkpoint, with its exact bytes (scales, zero "
+                 "points, 16-bit layers)",
+                 "权重文件的量化格式，按其精确字节计（缩放因子、零点、保留 16 位的层）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.quant = *parseQuantFormat(v.get<std::string>()); },
+              [](const Workload& w) { return json(quantFormatName(w.serving.quant)); }));
+  rows.push_back(Row("quant_bits", FieldType::kInteger, "--quant-bits")
+                     .range(2, 8, "bits")
+                     .byDefault(4)
+                     .when(kInferLlm, "transformer")
+                     .text({"GPTQ/AWQ bits", "GPTQ/AWQ 位数"},
+                           {"bits per weight of GPTQ (2, 3, 4, 8) and AWQ (4)",
+                            "GPTQ（2、3、4、8）与 AWQ（4）每个权重的位数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.quant_bits = v.get<int>(); },
+                         [](const Workload& w) { return json(w.serving.quant_bits); }));
+  rows.push_back(
+      Row("gguf_type", FieldType::kEnum, "--gguf-type")
+          .values(kGgufFileTypes, ggufFileTypeName)
+          .byDefault("Q4_K_M")
+          .when(kInferLlm, "transformer")
+          .text({"GGUF file type", "GGUF 文件类型"},
+                {"llama-quantize type of a GGUF checkpoint (quant gguf, llama.cpp)",
+                 "GGUF 文件的 llama-quantize 类型（quant 为 gguf 或 llama.cpp）"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.serving.gguf_type = *parseGgufFileType(v.get<std::string>());
+              },
+              [](const Workload& w) { return json(ggufFileTypeName(w.serving.gguf_type)); }));
+  rows.push_back(Row("bnb_double_quant", FieldType::kBoolean, "--bnb-double-quant")
+                     .byDefault(false)
+                     .when(kInferLlm, "transformer")
+                     .text({"bitsandbytes double quantization", "bitsandbytes 双重量化"},
+                           {"bnb_4bit_use_double_quant: 8-bit absmax with fp32 second-level scales",
+                            "bnb_4bit_use_double_quant：absmax 以 8 位存储并带 fp32 二级缩放"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.bnb_double_quant = v.get<bool>(); },
+                         [](const Workload& w) { return json(w.serving.bnb_double_quant); }));
+  rows.push_back(
+      Row("gpu_memory_utilization", FieldType::kNumber, "--gpu-memory-utilization")
+          .range(0.01, 1, "")
+          .derived({"vLLM 0.9; SGLang 0.79-0.88 by tp", "vLLM 0.9；SGLang 按 tp 取 0.79-0.88"})
+          .when(kServing, "transformer")
+          .text({"GPU memory share (vLLM/SGLang)", "显存占用比例（vLLM/SGLang）"},
+                {"vLLM gpu_memory_utilization / SGLang mem_fraction_static",
+                 "vLLM 的 gpu_memory_utilization / SGLang 的 mem_fraction_static"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.gpu_memory_utilization = v.get<double>(); },
+              [](const Workload& w) { return orNull(w.serving.gpu_memory_utilization); }));
+  rows.push_back(Row("max_num_seqs", FieldType::kInteger, "--max-num-seqs")
+                     .range(1, kMaxGpus, "sequences")
+                     .derived({"vLLM 256, or 1024 on 70 GiB cards but the A100",
+                               "vLLM 256；70 GiB 以上且非 A100 为 1024"})
+                     .when(kServing, "transformer")
+                     .text({"Max running sequences (vLLM)", "最大并行序列数（vLLM）"},
+                           {"the scheduler's cap on sequences per step", "调度器每步的序列上限"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.max_num_seqs = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.serving.max_num_seqs); }));
+  rows.push_back(
+      Row("max_num_batched_tokens", FieldType::kInteger, "--max-num-batched-tokens")
+          .range(1, static_cast<double>(kMaxSequence), "tokens")
+          .derived({"vLLM 2048, or 8192 on 70 GiB cards but the A100",
+                    "vLLM 2048；70 GiB 以上且非 A100 为 8192"})
+          .when(kServing, "transformer")
+          .text({"Tokens per step (vLLM/SGLang)", "每步 token 数（vLLM/SGLang）"},
+                {"chunked-prefill budget: vLLM profiles its activations at this many tokens",
+                 "分块预填充预算：vLLM 按此 token 数测量激活峰值"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.max_num_batched_tokens = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.serving.max_num_batched_tokens); }));
+  rows.push_back(Row("block_size", FieldType::kInteger, "--block-size")
+                     .range(1, 1024, "tokens")
+                     .derived({"vLLM 16, SGLang 1", "vLLM 16，SGLang 1"})
+                     .when(kServing, "transformer")
+                     .text({"KV block size (tokens)", "KV 块大小（token）"},
+                           {"tokens per paged KV block", "每个分页 KV 块的 token 数"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.block_size = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.serving.block_size); }));
+  rows.push_back(Row("n_gpu_layers", FieldType::kInteger, "--n-gpu-layers")
+                     .range(0, static_cast<double>(kMaxDimension), "layers")
+                     .derived({"as many as fit", "能放下的最多层数"})
+                     .when(kServing, "transformer")
+                     .text({"GPU layers (llama.cpp -ngl)", "GPU 层数（llama.cpp -ngl）"},
+                           {"decoder layers on the GPU; one more than the layers adds the output "
+                            "layer; the rest run from system RAM",
+                            "放在 GPU 上的解码层数；比层数多 1 则输出层也在 GPU；其余在内存中运行"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.n_gpu_layers = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.serving.n_gpu_layers); }));
+  rows.push_back(
+      Row("cache_type", FieldType::kEnum, "--cache-type")
+          .values(kCacheTypes, cacheTypeName)
+          .byDefault("f16")
+          .when(kServing, "transformer")
+          .text({"KV cache type (llama.cpp)", "KV 缓存类型（llama.cpp）"},
+                {"--cache-type-k/-v; q8_0 and q4_0 need flash attention",
+                 "--cache-type-k/-v；q8_0 与 q4_0 需要 flash attention"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.serving.cache_type = *parseCacheType(v.get<std::string>());
+              },
+              [](const Workload& w) { return json(cacheTypeName(w.serving.cache_type)); }));
+  rows.push_back(
+      Row("host_bandwidth_gb_s", FieldType::kNumber, "--host-bandwidth-gb-s")
+          .range(0.1, 100000, "GB/s")
+          .derived({"76.8 (dual-channel DDR5-4800)", "76.8（双通道 DDR5-4800）"})
+          .when(kServing, "transformer")
+          .text({"System RAM bandwidth (GB/s)", "内存带宽（GB/s）"},
+                {"what layers left in system RAM are read at", "留在内存中的层的读取带宽"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.host_bandwidth = v.get<double>() * 1e9; },
+              [](const Workload& w) {
+                return w.serving.host_bandwidth ? json(*w.serving.host_bandwidth / 1e9) : json();
+              }));
+}
+
 std::vector<WorkloadField> buildFields() {
   std::vector<Row> rows;
   addModelFields(rows);
   addTransformerFields(rows);
   addParallelFields(rows);
+  addServingFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));
   return fields;
@@ -477,12 +646,14 @@ const char* conditionName(unsigned bit) {
       return "lora";
     case kWhenQuantized:
       return "quantized";
+    case kWhenServing:
+      return "serving";
   }
   return "";
 }
 
-constexpr unsigned kConditions[] = {kWhenTransformer, kWhenTrain, kWhenInfer,
-                                    kWhenGpu,         kWhenLora,  kWhenQuantized};
+constexpr unsigned kConditions[] = {kWhenTransformer, kWhenTrain,     kWhenInfer,  kWhenGpu,
+                                    kWhenLora,        kWhenQuantized, kWhenServing};
 
 json textJson(const Text& t) {
   return {{"en", t.en}, {"zh", t.zh}};
@@ -616,7 +787,8 @@ bool fieldApplies(const WorkloadField& f, const Workload& w, bool transformer) {
                                               {kWhenInfer, w.mode == Mode::kInfer},
                                               {kWhenGpu, w.hardware.gpu.has_value()},
                                               {kWhenLora, lora},
-                                              {kWhenQuantized, quantized}};
+                                              {kWhenQuantized, quantized},
+                                              {kWhenServing, w.serving.engine != Engine::kNone}};
   for (const auto& [condition, held] : holds) {
     if ((f.when & condition) != 0 && !held) return false;
   }
@@ -633,6 +805,7 @@ json workloadSchemaJson() {
   conditions["gpu"] = "a GPU is given (gpu)";
   conditions["lora"] = "finetune is lora or qlora";
   conditions["quantized"] = "weight_dtype is int8 or int4";
+  conditions["serving"] = "engine is set (not none)";
   return {{"version", 1},
           {"number_text",
            "Numbers typed as text (CLI flags, the page's fields): surrounding spaces are "

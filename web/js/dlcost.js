@@ -127,6 +127,12 @@ const api = {
    *  @param {WorkloadPatch} workload @param {string} [byteUnit] @returns {WorkloadTexts} */
   workloadToText: (workload, byteUnit = 'B') =>
     call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
+  /** The serving plan at each (users, context): {engine, points: [{users, context, fits,
+   *  max_users, device_bytes, host_bytes, speed?}]}; null keeps the workload's own.
+   *  @param {Doc} doc @param {number[] | null} [users] @param {number[] | null} [contexts]
+   *  @returns {any} */
+  servingSweep: (doc, users = null, contexts = null) =>
+    call('servingSweep', toText(doc), JSON.stringify(users), JSON.stringify(contexts)),
   /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
    *  memory_total, metrics?, error?}]}.
    *  @param {string} family @param {WorkloadPatch} [workload] @returns {any} */

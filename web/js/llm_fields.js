@@ -90,6 +90,7 @@ export function fieldContext(s) {
     gpu: Boolean(s.gpu.name),
     lora: w.finetune === 'lora' || w.finetune === 'qlora',
     quantized: w.weight_dtype === 'int8' || w.weight_dtype === 'int4',
+    serving: Boolean(w.engine) && w.engine !== 'none',
   };
 }
 

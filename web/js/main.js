@@ -19,6 +19,7 @@ import { registerOffline } from './offline.js';
 import { createAdvice } from './advice.js';
 import { modelKind, setTasks } from './tasks.js';
 import './page_i18n.js';
+import { renderInference } from './inference_section.js';
 
 let editor;
 let io;
@@ -43,6 +44,7 @@ function renderReport(report, sweep) {
   const fmt = (b) => formatBytes(b, units);
   renderTotals(byId('totals'), report, units);
   renderFit(byId('fit'), report, units);
+  renderInference(byId('inference'), report, units, () => dlcost.servingSweep(buildDocument(getState())));
   const cap = capacityOf(report);
   // The lines that hold memory, each its own colour (a zero line draws nothing).
   renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {

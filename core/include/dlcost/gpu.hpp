@@ -51,6 +51,11 @@ struct Gpu {
   int tdp_watts = 0;                 ///< board power
   int price_usd = 0;                 ///< launch price of a board, 0 = not published
   int devices_per_board = 1;
+  /// Memory shared with the CPU (Apple silicon, GB10): memory_bytes is the machine's RAM and
+  /// smi_total_mib what the GPU may use of it by default (Metal's recommendedMaxWorkingSetSize).
+  bool unified_memory = false;
+  /// Unified memory: how the GPU's share is set and how to raise it (empty otherwise).
+  std::string unified_memory_note;
   std::string notes;   ///< caveats: ECC on GDDR, which variant, sources that disagree
   std::string source;  ///< the datasheet or whitepaper the figures come from
 };

@@ -31,6 +31,8 @@ enum class MemoryKey {
   kBackwardPeakExtra,
   kKvCache,   ///< inference: K and V of every layer for every token in the context
   kOverhead,  ///< the workload's fixed overhead_bytes
+  /// Serving: llama.cpp's compute graph buffer (reserved for one micro-batch).
+  kComputeBuffer,
 };
 
 /// "weights", "quant_scales", ..., "backward_peak_extra", "kv_cache", "overhead".

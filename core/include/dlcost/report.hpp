@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/gpu_fit.hpp"
 #include "dlcost/memory_terms.hpp"
+#include "dlcost/serving_plan.hpp"
 #include "dlcost/shape.hpp"
 #include "dlcost/transformer.hpp"
 #include "dlcost/workload.hpp"
@@ -102,6 +103,8 @@ struct Report {
   std::optional<GpuFit> gpu_fit;
   std::vector<std::string> warnings;
   std::optional<TransformerSummary> transformer;  ///< transformers only
+  /// The serving engine's plan (inference with an engine; dlcost/serving.hpp).
+  std::optional<ServingPlan> serving;
 };
 
 }  // namespace dlcost

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlcost/serving_settings.hpp"
 #include "dlcost/transformer.hpp"
 
 #include "dlcost/parallel.hpp"
@@ -120,6 +121,8 @@ struct Workload {
   std::vector<std::string> lora_targets = {"q_proj", "v_proj"};
   /// GPU, multi-GPU layout and roofline settings (dlcost/parallel.hpp).
   HardwareSettings hardware;
+  /// LLM serving: engine, users, context, quantization format (dlcost/serving_settings.hpp).
+  ServingSettings serving;
 };
 
 }  // namespace dlcost

@@ -36,6 +36,7 @@ enum Condition : unsigned {
   kWhenGpu = 1u << 3,          ///< a GPU is given (the field "gpu")
   kWhenLora = 1u << 4,         ///< finetune is lora or qlora
   kWhenQuantized = 1u << 5,    ///< weight_dtype is int8 or int4
+  kWhenServing = 1u << 6,      ///< engine is set (not none)
 };
 
 /// Text in the two languages the page and `--explain` speak.

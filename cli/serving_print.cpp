@@ -1,0 +1,73 @@
+// Prints a serving plan (see serving_print.hpp).
+#include "serving_print.hpp"
+
+#include "table.hpp"
+
+namespace dlcost::cli {
+
+namespace {
+
+void memory(std::ostream& out, const char* title, const MemoryBreakdown& m, ByteUnits units) {
+  out << "  " << title << ": " << formatBytes(m.total, units) << "\n";
+  for (const MemoryTerm& t : m.terms) {
+    if (t.bytes == 0 && t.key != MemoryKey::kKvCache) continue;
+    out << "    " << memoryKeyLabel(t.key, Mode::kInfer) << ": " << formatBytes(t.bytes, units)
+        << "\n";
+  }
+}
+
+}  // namespace
+
+void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
+  out << "\nserving (" << engineName(p.engine) << "): " << p.users << " user"
+      << (p.users == 1 ? "" : "s") << " x " << p.context << " tokens "
+      << (p.fits ? "fit" : "do NOT fit") << "; at most " << p.max_users << " users\n";
+  if (p.capacity_bytes > 0) {
+    out << "  GPU " << formatBytes(p.capacity_bytes, units) << ", engine budget "
+        << formatBytes(p.budget_bytes, units) << "\n";
+  }
+  memory(out, "on the GPU", p.device, units);
+  if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
+    out << "  KV pool: " << p.num_blocks << " blocks of " << p.block_size
+        << " tokens = " << p.kv_tokens << " tokens; max concurrency at " << p.context
+        << " tokens: " << fixed(p.max_concurrency, 2) << "x";
+    if (p.max_num_seqs > 0) out << " (max_num_seqs " << p.max_num_seqs << ")";
+    out << "\n";
+  }
+  if (p.engine == Engine::kLlamaCpp) {
+    out << "  n_ctx " << p.n_ctx << ", -ngl " << p.gpu_layers << " (of " << p.layers
+        << " layers + the output layer)\n";
+    memory(out, "in system RAM", p.host, units);
+  }
+  if (p.speed.itl_s > 0) {
+    out << "  speed: time to first token " << fixed(p.speed.ttft_s * 1e3, 1)
+        << " ms; inter-token latency " << fixed(p.speed.itl_s * 1e3, 2) << " ms; "
+        << fixed(p.speed.tokens_per_s_per_user, 1) << " tokens/s per user, "
+        << fixed(p.speed.tokens_per_s, 1) << " in all (" << p.speed.bound << "-bound)\n";
+  }
+  out << "  launch: " << p.command << "\n";
+  for (const std::string& n : p.notes) out << "  note: " << n << "\n";
+}
+
+void printServingSweep(std::ostream& out, const nlohmann::json& sweep, ByteUnits units) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : sweep["points"]) {
+    std::vector<std::string> row = {
+        std::to_string(p["context"].get<int64_t>()), std::to_string(p["users"].get<int64_t>()),
+        p["fits"].get<bool>() ? "yes" : "no", formatBytes(p["device_bytes"].get<int64_t>(), units)};
+    if (p.contains("speed")) {
+      const auto& s = p["speed"];
+      row.push_back(fixed(s["tokens_per_s_per_user"].get<double>(), 1));
+      row.push_back(fixed(s["tokens_per_s"].get<double>(), 1));
+      row.push_back(fixed(s["itl_s"].get<double>() * 1e3, 2) + " ms");
+      row.push_back(s["bound"].get<std::string>());
+    }
+    rows.push_back(std::move(row));
+  }
+  out << "serving sweep (" << sweep["engine"].get<std::string>() << ")\n";
+  printTable(out,
+             {"context", "users", "fits", "GPU memory", "tok/s/user", "tok/s", "latency", "bound"},
+             rows, 3);
+}
+
+}  // namespace dlcost::cli

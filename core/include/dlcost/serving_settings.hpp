@@ -1,0 +1,90 @@
+#pragma once
+// How an LLM is served: the engine, the checkpoint's quantization format and the engine's own
+// knobs. Read from the workload object ("engine", "users", "context", "quant", ...; see
+// core/src/workload_schema.cpp); planned by servingPlan (dlcost/serving.hpp).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dlcost {
+
+/// The program that runs the model. Each keeps its memory its own way (docs/serving.md).
+enum class Engine {
+  kNone,      ///< no engine: the plain inference estimate (one forward, batch sequences)
+  kHf,        ///< Hugging Face transformers generate(): weights, dynamic KV cache, activations
+  kVllm,      ///< vLLM: gpu_memory_utilization budget, paged KV blocks
+  kSglang,    ///< SGLang: mem_fraction_static budget, token-granular KV pool
+  kLlamaCpp,  ///< llama.cpp (and Ollama): GGUF weights, n_ctx cells, layer offload
+};
+inline constexpr Engine kEngines[] = {Engine::kNone, Engine::kHf, Engine::kVllm, Engine::kSglang,
+                                      Engine::kLlamaCpp};
+const char* engineName(Engine e);
+std::optional<Engine> parseEngine(const std::string& name);
+
+/// Checkpoint quantization formats, each with its exact storage (dlcost/quant_formats.hpp).
+enum class QuantFormat {
+  kNone,        ///< the weights in weight_dtype (or the precision's format)
+  kGguf,        ///< a llama.cpp GGUF file of gguf_type (llama-quantize's mixes)
+  kGptq,        ///< GPTQ (AutoGPTQ / GPTQModel): packed int32 weights, zeros, fp16 scales, g_idx
+  kAwq,         ///< AWQ (AutoAWQ GEMM): packed int32 weights, zeros, fp16 scales
+  kBnbNf4,      ///< bitsandbytes 4-bit NormalFloat, blocks of 64, fp32 absmax
+  kBnbFp4,      ///< bitsandbytes 4-bit float, as NF4
+  kFp8Tensor,   ///< FP8 E4M3 with one fp32 scale per matrix
+  kFp8Channel,  ///< FP8 E4M3 with one scale per output channel
+  kFp8Block,    ///< FP8 E4M3 with one fp32 scale per 128 x 128 block (DeepSeek-V3)
+  kMxfp4,       ///< OCP MXFP4: 32-value blocks of E2M1 with one E8M0 scale byte (gpt-oss)
+  kNvfp4,       ///< NVFP4: 16-value blocks of E2M1 with an FP8 E4M3 scale, fp32 global scales
+};
+inline constexpr QuantFormat kQuantFormats[] = {
+    QuantFormat::kNone,     QuantFormat::kGguf,   QuantFormat::kGptq,      QuantFormat::kAwq,
+    QuantFormat::kBnbNf4,   QuantFormat::kBnbFp4, QuantFormat::kFp8Tensor, QuantFormat::kFp8Channel,
+    QuantFormat::kFp8Block, QuantFormat::kMxfp4,  QuantFormat::kNvfp4};
+const char* quantFormatName(QuantFormat q);
+std::optional<QuantFormat> parseQuantFormat(const std::string& name);
+
+/// llama-quantize's file types (LLAMA_FTYPE_MOSTLY_*): a default ggml type and the per-tensor
+/// exceptions of llama_tensor_get_type_impl (src/llama-quant.cpp).
+enum class GgufFileType { kF16, kBf16, kQ8_0, kQ6_K, kQ5_K_M, kQ4_K_M, kQ4_K_S, kQ4_0 };
+inline constexpr GgufFileType kGgufFileTypes[] = {
+    GgufFileType::kF16,    GgufFileType::kBf16,   GgufFileType::kQ8_0,   GgufFileType::kQ6_K,
+    GgufFileType::kQ5_K_M, GgufFileType::kQ4_K_M, GgufFileType::kQ4_K_S, GgufFileType::kQ4_0};
+const char* ggufFileTypeName(GgufFileType t);
+std::optional<GgufFileType> parseGgufFileType(const std::string& name);
+
+/// llama.cpp's KV cache types (--cache-type-k / --cache-type-v).
+enum class CacheType { kF16, kQ8_0, kQ4_0 };
+inline constexpr CacheType kCacheTypes[] = {CacheType::kF16, CacheType::kQ8_0, CacheType::kQ4_0};
+const char* cacheTypeName(CacheType c);
+std::optional<CacheType> parseCacheType(const std::string& name);
+
+/// Dual-channel DDR5-4800: 2 channels x 8 bytes x 4.8 GT/s = 76.8 GB/s (JEDEC JESD79-5 data
+/// rate; a desktop's usual memory). What layers left in system RAM are read at.
+constexpr double kDefaultHostBandwidth = 76.8e9;
+
+struct ServingSettings {
+  Engine engine = Engine::kNone;
+  /// Sequences served at once (>= 1): each holds `context` tokens of KV cache.
+  int64_t users = 1;
+  /// Tokens per sequence the engine is set up for (vLLM's max_model_len, llama.cpp's n_ctx
+  /// per slot); absent: prompt_tokens + generated_tokens.
+  std::optional<int64_t> context;
+  QuantFormat quant = QuantFormat::kNone;
+  int quant_bits = 4;  ///< GPTQ/AWQ bits per weight: 2, 3, 4 or 8 (AWQ: 4)
+  GgufFileType gguf_type = GgufFileType::kQ4_K_M;
+  bool bnb_double_quant = false;  ///< bnb_4bit_use_double_quant (transformers' default: false)
+  /// vLLM gpu_memory_utilization / SGLang mem_fraction_static; absent: the engine's default.
+  std::optional<double> gpu_memory_utilization;
+  std::optional<int64_t> max_num_seqs;            ///< vLLM/SGLang; absent: engine default
+  std::optional<int64_t> max_num_batched_tokens;  ///< vLLM/SGLang chunked-prefill budget
+  std::optional<int64_t> block_size;              ///< tokens per KV block; absent: engine's
+  /// llama.cpp -ngl: decoder layers on the GPU (more than the layers: the output layer too);
+  /// absent: as many as fit.
+  std::optional<int64_t> n_gpu_layers;
+  CacheType cache_type = CacheType::kF16;  ///< llama.cpp K and V cache type
+  /// Bytes per second at which the CPU reads layers left in system RAM; absent:
+  /// kDefaultHostBandwidth.
+  std::optional<double> host_bandwidth;
+};
+
+}  // namespace dlcost

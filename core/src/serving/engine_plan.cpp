@@ -1,0 +1,525 @@
+// Each serving engine's memory plan, as its source lays memory out (docs/serving.md cites the
+// lines): vLLM and SGLang budget a share of the card and fill what is left with a paged KV
+// pool; HF transformers grows a dynamic cache; llama.cpp allocates n_ctx cells and splits
+// layers between the GPU and system RAM.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <sstream>
+
+#include "../transformer_estimate.hpp"
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+#include "dlcost/ggml_types.hpp"
+#include "dlcost/quant_formats.hpp"
+#include "dlcost/serving.hpp"
+
+namespace dlcost {
+
+namespace {
+
+int64_t mul(int64_t a, int64_t b) {
+  return checkedMul(a, b);
+}
+int64_t add(int64_t a, int64_t b) {
+  return checkedAdd(a, b);
+}
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
+/// vLLM CacheConfig.gpu_memory_utilization's default (vllm/config/cache.py).
+constexpr double kVllmUtilization = 0.9;
+/// vLLM CacheConfig.block_size's default on CUDA: 16 tokens.
+constexpr int64_t kVllmBlockSize = 16;
+/// llama.cpp's default micro-batch (-ub, n_ubatch): the compute graph is reserved for it.
+constexpr int64_t kLlamaUbatch = 512;
+/// llama.cpp pads n_ctx to a multiple of 256 cells (llama-context.cpp, GGML_PAD(n_ctx, 256)).
+constexpr int64_t kLlamaCtxPad = 256;
+/// vLLM's non-torch memory inside the budget (cuBLAS workspace, CUDA context as the profiler
+/// counts it): "non_torch_memory=0.35GiB" logged for Llama-3.1-8B on an RTX 3090 (vLLM issue
+/// #10517). A measured figure, not derived; docs/accuracy.md shows the pool it gives.
+constexpr int64_t kVllmNonTorchBytes = int64_t{350} * (int64_t{1} << 30) / 1000;
+/// CUDA context and the libraries' handles, held before an engine loads anything (0.3-0.5 GiB
+/// with lazy module loading, /work/shared/GPU-NOTES.md): SGLang's budget subtracts it.
+constexpr int64_t kCudaContextBytes = int64_t{512} << 20;
+
+/// SGLang ServerArgs.mem_fraction_static by tensor-parallel size (sglang/srt/server_args.py,
+/// v0.4: 0.88 at tp 1, 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16).
+double sglangFraction(int64_t tp) {
+  if (tp >= 16) return 0.79;
+  if (tp >= 8) return 0.81;
+  if (tp >= 4) return 0.85;
+  if (tp >= 2) return 0.87;
+  return 0.88;
+}
+
+/// Bytes per value of the KV cache for HF, vLLM and SGLang: kv_dtype, else the activations'.
+int kvBits(const Workload& w) {
+  return dtypeBits(w.kv_dtype ? *w.kv_dtype : layoutOf(w.precision).activations);
+}
+
+/// KV values (K and V together) one sequence of `tokens` keeps in layer `layer`.
+int64_t layerKvValues(const Transformer& t, const Workload& w, int64_t layer, int64_t tokens) {
+  return mul(kvCacheWidth(t, w.mla_cache), attendedKeys(t, layer, tokens));
+}
+
+/// KV bytes of one sequence of `tokens` tokens on one GPU (GQA heads split over tp, a head
+/// kept whole when there are fewer heads than GPUs).
+int64_t kvBytes(const Transformer& t, const Workload& w, int64_t tokens) {
+  int64_t values = 0;
+  for (int64_t i = 0; i < t.layers; ++i) values = add(values, layerKvValues(t, w, i, tokens));
+  const int64_t tp = w.hardware.parallel.tp;
+  const int64_t split = t.kv_lora_rank > 0 ? 1 : std::min(tp, std::max<int64_t>(1, t.kv_heads));
+  return bytesForBits(values / split, kvBits(w));
+}
+
+/// The engine-less estimate of `t` under `w` changed by `edit` (one sequence shape).
+Report rerun(const Transformer& t, const Workload& w, const std::function<void(Workload&)>& edit) {
+  Workload v = w;
+  v.serving.engine = Engine::kNone;
+  v.hardware.gpu.reset();
+  v.memory_bytes.reset();
+  edit(v);
+  return estimateTransformer("", t, v);
+}
+
+MemoryTerm fixedTerm(MemoryKey key, int64_t bytes, std::string formula,
+                     std::vector<TermInput> inputs) {
+  MemoryTerm m;
+  m.key = key;
+  m.sharding = key == MemoryKey::kKvCache || key == MemoryKey::kActivations ? Sharding::kActivation
+                                                                            : Sharding::kZero3;
+  m.fixed = bytes;
+  m.formula = std::move(formula);
+  m.inputs = std::move(inputs);
+  return m;
+}
+
+/// The report's weight terms on one GPU of a tensor-parallel group.
+std::vector<MemoryTerm> weightTerms(const Report& r, int64_t tp) {
+  std::vector<MemoryTerm> out;
+  for (const MemoryTerm& m : r.memory.terms) {
+    if (m.key != MemoryKey::kWeights && m.key != MemoryKey::kQuantScales) continue;
+    MemoryTerm c = m;
+    c.fixed = ceilDiv(m.fixed, tp);
+    if (tp > 1) c.formula = "(" + c.formula + ") / tp";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+int64_t sumFixed(const std::vector<MemoryTerm>& terms) {
+  int64_t s = 0;
+  for (const MemoryTerm& m : terms) s = add(s, m.fixed);
+  return s;
+}
+
+/// The largest n in [0, limit] with fits(n) (fits monotone, fits(0) assumed).
+int64_t largest(int64_t limit, const std::function<bool(int64_t)>& fits) {
+  int64_t lo = 0, hi = limit;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+std::string modelArg(const Report& r) {
+  return r.model_name.empty() ? "MODEL" : r.model_name;
+}
+
+// --- vLLM and SGLang ------------------------------------------------------------------------
+
+void planPaged(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p) {
+  const ServingSettings& s = w.serving;
+  const bool vllm = s.engine == Engine::kVllm;
+  const int64_t tp = w.hardware.parallel.tp;
+  std::vector<MemoryTerm> terms = weightTerms(r, tp);
+  const int64_t weights = sumFixed(terms);
+  const bool big = p.capacity_bytes >= (int64_t{70} << 30) && w.hardware.gpu &&
+                   w.hardware.gpu->id.find("a100") == std::string::npos;
+  p.memory_fraction =
+      s.gpu_memory_utilization.value_or(vllm ? kVllmUtilization : sglangFraction(tp));
+  p.block_size = s.block_size.value_or(vllm ? kVllmBlockSize : 1);
+  // vllm/engine/arg_utils.py get_batch_defaults, `vllm serve` (OPENAI_API_SERVER): 8192
+  // batched tokens and 1024 sequences on cards of 70 GiB or more other than the A100, else
+  // 2048 and 256. SGLang: chunked_prefill_size 8192 (2048 under 25 GB), no sequence cap
+  // beyond the pool.
+  p.max_num_batched_tokens = s.max_num_batched_tokens.value_or(
+      vllm ? (big ? 8192 : 2048) : (p.capacity_bytes < 25'000'000'000 ? 2048 : 8192));
+  p.max_num_seqs = s.max_num_seqs.value_or(vllm ? (big ? 1024 : 256) : 0);
+  // Budget: vLLM requested_memory = ceil(total x gpu_memory_utilization) (vllm/utils
+  // request_memory); SGLang keeps total x mem_fraction_static, less what was in use before
+  // loading (model_runner.profile_max_num_token).
+  p.budget_bytes =
+      static_cast<int64_t>(std::ceil(static_cast<double>(p.capacity_bytes) * *p.memory_fraction));
+  int64_t act = 0;
+  if (vllm) {
+    // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
+    // max_num_seqs rows of fp32 logits (logits and probabilities); the peak is the larger.
+    // The dummy batch's tokens are spread over sequences of at most max_model_len tokens.
+    const int64_t seq = std::min(p.max_num_batched_tokens, p.context);
+    const Report prof = rerun(t, w, [&](Workload& v) {
+      v.batch = ceilDiv(p.max_num_batched_tokens, seq);
+      v.prompt_tokens = seq;
+      v.generated_tokens = 0;
+      v.seq_len.reset();
+    });
+    const int64_t forward = ceilDiv(prof.memory.bytesOf(MemoryKey::kActivations), tp);
+    const int64_t sampler =
+        mul(mul(int64_t{8}, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
+    act = checkedAdd(std::max(forward, sampler), kVllmNonTorchBytes);
+    terms.push_back(
+        fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler logits) + non-torch",
+                  {{"max_num_batched_tokens", p.max_num_batched_tokens, "dummy forward"},
+                   {"non_torch", kVllmNonTorchBytes, "bytes: measured (vLLM issue #10517)"},
+                   {"forward_peak", forward, "bytes"},
+                   {"sampler_logits", sampler, "bytes: 2 x fp32 x max_num_seqs x vocab"}}));
+    p.notes.push_back(
+        "vLLM measures the activation peak in a profiling run; dlcost computes it from the "
+        "layer shapes (docs/accuracy.md compares it with logged KV-cache sizes)");
+    p.notes.push_back(
+        "CUDA graphs are captured after the KV cache is allocated, in the " +
+        std::to_string(static_cast<int>(std::lround((1 - *p.memory_fraction) * 100))) +
+        " % left outside gpu_memory_utilization (unless VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)");
+  } else {
+    p.budget_bytes = checkedSub(p.budget_bytes, kCudaContextBytes);
+    p.notes.push_back(
+        "SGLang: activations and CUDA graphs live in the (1 - mem_fraction_static) "
+        "share; 512 MiB of CUDA context is taken from the budget");
+  }
+  const int64_t pool = std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, weights), act));
+  // vLLM: one page per layer = block_size x 2 x kv_heads x head_size x dtype bytes
+  // (FullAttentionSpec.page_size_bytes); num_blocks = available // page // layers
+  // (kv_cache_utils.get_num_blocks). SGLang: max_total_num_tokens = rest // cell_size.
+  p.kv_bytes_per_token = kvBytes(t, w, 1);
+  p.block_bytes = mul(p.block_size, p.kv_bytes_per_token);
+  p.num_blocks = pool / p.block_bytes;
+  p.kv_tokens = mul(p.num_blocks, p.block_size);
+  // get_max_concurrency_for_kv_cache_config: num_blocks / cdiv(max_model_len, block_size).
+  p.max_concurrency =
+      static_cast<double>(p.num_blocks) / static_cast<double>(ceilDiv(p.context, p.block_size));
+  const int64_t by_pool = static_cast<int64_t>(std::floor(p.max_concurrency));
+  p.max_users = p.max_num_seqs > 0 ? std::min(p.max_num_seqs, by_pool) : by_pool;
+  terms.push_back(fixedTerm(MemoryKey::kKvCache, mul(p.num_blocks, p.block_bytes),
+                            "num_blocks × block_size × kv_bytes_per_token",
+                            {{"num_blocks", p.num_blocks, "budget - weights - activations"},
+                             {"block_size", p.block_size, "tokens"},
+                             {"kv_bytes_per_token", p.kv_bytes_per_token, "all layers"}}));
+  p.device = sumTerms(std::move(terms), 1);
+  p.fits = p.users <= p.max_users && p.max_concurrency >= 1;
+  if (std::any_of(t.local_layers.begin(), t.local_layers.end(), [](bool b) { return b; }) ||
+      (t.sliding_window > 0 && t.local_layers.empty()))
+    p.notes.push_back(
+        "sliding-window layers are counted as full attention in the pool's "
+        "concurrency (vLLM's hybrid allocator frees blocks outside the window): "
+        "a lower bound");
+
+  std::ostringstream cmd;
+  const std::string pct = [&] {
+    std::ostringstream o;
+    o << *p.memory_fraction;
+    return o.str();
+  }();
+  if (vllm) {
+    cmd << "vllm serve " << modelArg(r) << " --max-model-len " << p.context
+        << " --gpu-memory-utilization " << pct << " --max-num-seqs "
+        << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users));
+    if (tp > 1) cmd << " --tensor-parallel-size " << tp;
+    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
+    if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
+  } else {
+    cmd << "python -m sglang.launch_server --model-path " << modelArg(r) << " --context-length "
+        << p.context << " --mem-fraction-static " << pct << " --max-running-requests "
+        << std::max<int64_t>(1, p.users);
+    if (tp > 1) cmd << " --tp " << tp;
+    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8_e4m3";
+  }
+  p.command = cmd.str();
+}
+
+// --- HF transformers --------------------------------------------------------------------------
+
+void planHf(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
+            int64_t usable) {
+  // generate() over `users` prompts at once: the prefill's activations for all of them, a
+  // DynamicCache growing to `context` tokens per sequence.
+  const int64_t prompt = std::min(p.context, r.transformer->seq_len);
+  auto at = [&](int64_t users) {
+    return rerun(t, w, [&](Workload& v) {
+      v.batch = std::max<int64_t>(1, users);
+      v.prompt_tokens = prompt;
+      v.generated_tokens = p.context - prompt;
+    });
+  };
+  const Report one = at(p.users);
+  p.device = one.memory;
+  p.kv_bytes_per_token = kvBytes(t, w, 1);
+  p.budget_bytes = usable;
+  p.max_users = largest(int64_t{1} << 20, [&](int64_t n) {
+    return n == 0 || checkedAdd(p.device.fixed, checkedMul(n, p.device.per_sample)) <= usable;
+  });
+  p.fits = p.device.total <= usable;
+  std::ostringstream cmd;
+  cmd << "AutoModelForCausalLM.from_pretrained(\"" << modelArg(r) << "\", torch_dtype=\""
+      << dtypeName(layoutOf(w.precision).weights) << "\", attn_implementation=\""
+      << (w.attention == AttentionImpl::kFlash ? "flash_attention_2" : "eager")
+      << "\").generate(batch of " << p.users << ", max_length=" << p.context << ")";
+  p.command = cmd.str();
+}
+
+// --- llama.cpp --------------------------------------------------------------------------------
+
+int64_t cacheRowBytes(CacheType c, int64_t values) {
+  const uint32_t id = c == CacheType::kF16 ? 1 : c == CacheType::kQ8_0 ? 8 : 2;
+  return ggmlBytes(*ggmlType(id), values);
+}
+
+void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
+                  int64_t usable) {
+  const ServingSettings& s = w.serving;
+  if (s.cache_type != CacheType::kF16 && w.attention != AttentionImpl::kFlash) {
+    throw InputError(ErrorCode::kValue, "/workload/cache_type",
+                     "llama.cpp quantizes the V cache only with flash attention (-fa); set "
+                     "attention to flash or cache_type to f16");
+  }
+  Workload gguf = w;
+  if (gguf.serving.quant == QuantFormat::kNone) {
+    gguf.serving.quant = QuantFormat::kGguf;  // convert_hf_to_gguf.py's default --outtype f16
+    gguf.serving.gguf_type = GgufFileType::kF16;
+  }
+  const QuantizedWeights q = quantizedWeights(t, gguf);
+  p.layers = t.layers;
+  // n_ctx: every slot's context (llama-server splits -c over -np slots), padded.
+  p.n_ctx = mul(ceilDiv(mul(p.users, p.context), kLlamaCtxPad), kLlamaCtxPad);
+  // One cell of one layer: K and V rows of kv_heads x head_dim values in the cache type
+  // (llama_kv_cache: ggml_row_size(type_k, n_embd_k_gqa) per cell).
+  const int64_t row =
+      t.kv_lora_rank > 0 ? kvCacheWidth(t, w.mla_cache) : mul(t.kv_heads, t.head_dim);
+  const int64_t cell = t.kv_lora_rank > 0 ? cacheRowBytes(s.cache_type, row)
+                                          : mul(2, cacheRowBytes(s.cache_type, row));
+  auto layerCells = [&](int64_t i, int64_t n_ctx) {
+    // Sliding-window layers keep n_swa x slots + n_ubatch cells (llama_kv_cache_iswa).
+    if (!isLocalLayer(t, i)) return n_ctx;
+    return std::min(n_ctx, add(mul(t.sliding_window, p.users), kLlamaUbatch));
+  };
+  p.kv_bytes_per_token = mul(cell, t.layers);
+  // The compute buffer: the graph reserved for n_ubatch tokens with n_ubatch outputs (fp32
+  // logits), or without flash attention the fp32 scores of n_ubatch x n_ctx x heads.
+  auto compute = [&](int64_t n_ctx) {
+    const int64_t logits = mul(mul(4, kLlamaUbatch), add(t.vocab, t.hidden));
+    const int64_t scores =
+        w.attention == AttentionImpl::kFlash ? 0 : mul(mul(4, kLlamaUbatch), mul(n_ctx, t.heads));
+    const int64_t ffn = mul(mul(4, kLlamaUbatch), add(mul(2, t.ffn), mul(2, t.hidden)));
+    return std::max(logits, add(scores, ffn));
+  };
+  // Layers [layers - ngl, layers) run on the GPU (llama-model.cpp: i_gpu_start =
+  // n_layer - n_gpu_layers); ngl > layers also puts the output layer there. The token
+  // embeddings stay on the CPU.
+  auto split = [&](int64_t ngl, int64_t n_ctx, MemoryBreakdown* gpu, MemoryBreakdown* host) {
+    const int64_t on_gpu = std::min(ngl, t.layers);
+    int64_t gw = 0, hw = q.input_bytes, gkv = 0, hkv = 0;
+    for (int64_t i = 0; i < t.layers; ++i) {
+      const bool g = i >= t.layers - on_gpu;
+      const int64_t lb = q.layer_bytes[static_cast<size_t>(i)];
+      const int64_t kv = mul(cell, layerCells(i, n_ctx));
+      (g ? gw : hw) = add(g ? gw : hw, lb);
+      (g ? gkv : hkv) = add(g ? gkv : hkv, kv);
+    }
+    const bool output_gpu = ngl > t.layers;
+    (output_gpu ? gw : hw) = add(output_gpu ? gw : hw, q.output_bytes);
+    const int64_t comp = ngl > 0 ? compute(n_ctx) : 0;
+    if (gpu) {
+      *gpu = sumTerms(
+          {fixedTerm(MemoryKey::kWeights, gw, "GGUF tensors of the GPU layers",
+                     {{"gpu_layers", on_gpu, ""}, {"output_on_gpu", output_gpu ? 1 : 0, ""}}),
+           fixedTerm(MemoryKey::kKvCache, gkv, "cells × layers on GPU × (K + V row bytes)",
+                     {{"n_ctx", n_ctx, "cells"},
+                      {"bytes_per_cell_and_layer", cell, cacheTypeName(s.cache_type)}}),
+           fixedTerm(MemoryKey::kComputeBuffer, comp,
+                     "n_ubatch × 4 × max(vocab + hidden, [n_ctx × heads] + 2 ffn + 2 hidden)",
+                     {{"n_ubatch", kLlamaUbatch, "tokens"}})},
+          1);
+    }
+    if (host) {
+      *host = sumTerms({fixedTerm(MemoryKey::kWeights, hw, "token embeddings + CPU layers",
+                                  {{"cpu_layers", t.layers - on_gpu, ""}}),
+                        fixedTerm(MemoryKey::kKvCache, hkv, "cells × CPU layers × row bytes",
+                                  {{"n_ctx", n_ctx, "cells"}})},
+                       1);
+    }
+  };
+  auto gpuBytes = [&](int64_t ngl, int64_t n_ctx) {
+    MemoryBreakdown g;
+    split(ngl, n_ctx, &g, nullptr);
+    return g.total;
+  };
+  p.gpu_layers = s.n_gpu_layers ? std::min(*s.n_gpu_layers, t.layers + 1)
+                                : largest(t.layers + 1, [&](int64_t n) {
+                                    return n == 0 || gpuBytes(n, p.n_ctx) <= usable;
+                                  });
+  split(p.gpu_layers, p.n_ctx, &p.device, &p.host);
+  p.budget_bytes = usable;
+  // Without an -ngl of the user's, fitting means everything on the GPU; with one, the GPU's
+  // share fitting (the rest runs from system RAM, whose size dlcost is not told).
+  const int64_t planned = s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
+  p.fits = p.device.total <= usable && p.gpu_layers >= planned;
+  p.max_users = largest(int64_t{1} << 16, [&](int64_t n) {
+    if (n == 0) return true;
+    const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
+    return gpuBytes(planned, ctx) <= usable;
+  });
+  if (p.gpu_layers <= t.layers)
+    p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
+                      " layers and the output layer run on the CPU from system RAM");
+  p.notes.push_back(
+      "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
+      "estimated from the largest tensors (approximate)");
+  std::ostringstream cmd;
+  cmd << "llama-server -m " << modelArg(r) << "-" << ggufFileTypeName(gguf.serving.gguf_type)
+      << ".gguf -c " << p.n_ctx << " -np " << p.users << " -ngl " << p.gpu_layers;
+  if (w.attention == AttentionImpl::kFlash) cmd << " -fa on";
+  if (s.cache_type != CacheType::kF16)
+    cmd << " --cache-type-k " << cacheTypeName(s.cache_type) << " --cache-type-v "
+        << cacheTypeName(s.cache_type);
+  p.command = cmd.str();
+  std::ostringstream ollama;
+  ollama << "Ollama: OLLAMA_CONTEXT_LENGTH=" << p.context << " OLLAMA_NUM_PARALLEL=" << p.users;
+  if (w.attention == AttentionImpl::kFlash) ollama << " OLLAMA_FLASH_ATTENTION=1";
+  if (s.cache_type != CacheType::kF16)
+    ollama << " OLLAMA_KV_CACHE_TYPE=" << cacheTypeName(s.cache_type);
+  p.notes.push_back(ollama.str());
+}
+
+/// Which formats each engine loads.
+bool engineLoads(Engine e, QuantFormat q) {
+  switch (e) {
+    case Engine::kLlamaCpp:
+      return q == QuantFormat::kNone || q == QuantFormat::kGguf;
+    case Engine::kHf:
+      // transformers dequantizes GGUF files to 16 bits on load.
+      return q != QuantFormat::kGguf && q != QuantFormat::kNvfp4;
+    case Engine::kVllm:
+      // vLLM's bitsandbytes path loads NF4 only.
+      return q != QuantFormat::kBnbFp4 && q != QuantFormat::kGguf;
+    case Engine::kSglang:
+      return q != QuantFormat::kBnbFp4 && q != QuantFormat::kGguf;
+    case Engine::kNone:
+      return true;
+  }
+  return true;
+}
+
+}  // namespace
+
+double engineEfficiency(Engine e) {
+  // Calibrated in docs/accuracy.md ("Serving"): measured decode tokens/s over the bandwidth
+  // roofline. llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and
+  // 98.13 t/s at Q8_0, 0.80 and 0.69 of dlcost's 1008 GB/s roofline (weights and KV read per
+  // token); 0.74 leaves -8 % and +7 %. No engine has measurements of its own yet: all use it.
+  switch (e) {
+    case Engine::kLlamaCpp:
+    case Engine::kVllm:
+    case Engine::kSglang:
+    case Engine::kHf:
+    case Engine::kNone:
+      return 0.74;
+  }
+  return 0.74;
+}
+
+Workload withServingDefaults(const Transformer& t, const Workload& w) {
+  if (w.serving.engine != Engine::kNone && w.serving.context && t.max_positions > 0 &&
+      *w.serving.context > t.max_positions) {
+    throw InputError(ErrorCode::kValue, "/workload/context",
+                     std::to_string(*w.serving.context) + " tokens exceed the model's context of " +
+                         std::to_string(t.max_positions) + " (max_position_embeddings)");
+  }
+  Workload v = w;
+  if (w.serving.engine != Engine::kNone && w.serving.context && !w.prompt_tokens &&
+      *w.serving.context > w.generated_tokens)
+    v.prompt_tokens = *w.serving.context - w.generated_tokens;
+  return v;
+}
+
+ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r) {
+  const ServingSettings& s = w.serving;
+  ServingPlan p;
+  p.engine = s.engine;
+  p.users = s.users;
+  if (t.kind != TransformerKind::kDecoder) {
+    throw InputError(ErrorCode::kValue, "/workload/engine",
+                     std::string(engineName(s.engine)) + " serves decoder LLMs; " + t.architecture +
+                         " is not one");
+  }
+  const bool apple = w.hardware.gpu && w.hardware.gpu->vendor == "Apple";
+  if (apple && s.engine != Engine::kLlamaCpp) {
+    throw InputError(ErrorCode::kValue, "/workload/engine",
+                     std::string(engineName(s.engine)) +
+                         " does not run on Apple silicon's GPU: choose llamacpp (Metal)");
+  }
+  if (w.hardware.gpu && w.hardware.gpu->unified_memory) {
+    p.notes.push_back("unified memory: " + w.hardware.gpu->unified_memory_note);
+  }
+  if (!engineLoads(s.engine, s.quant)) {
+    throw InputError(ErrorCode::kValue, "/workload/quant",
+                     std::string(engineName(s.engine)) + " does not load " +
+                         quantFormatName(s.quant) + " checkpoints");
+  }
+  const TransformerSummary& sum = *r.transformer;
+  p.context = s.context.value_or(sum.context_tokens);
+  if (t.max_positions > 0 && p.context > t.max_positions) {
+    throw InputError(ErrorCode::kValue,
+                     s.context ? "/workload/context" : "/workload/generated_tokens",
+                     std::to_string(p.context) + " tokens exceed the model's context of " +
+                         std::to_string(t.max_positions) + " (max_position_embeddings)");
+  }
+  if (s.context && sum.context_tokens > p.context) {
+    throw InputError(ErrorCode::kValue, "/workload/context",
+                     "prompt_tokens + generated_tokens = " + std::to_string(sum.context_tokens) +
+                         " exceed the context of " + std::to_string(p.context) + " tokens");
+  }
+  int64_t usable = std::numeric_limits<int64_t>::max() / 4;
+  if (r.gpu_fit) {
+    p.capacity_bytes = r.gpu_fit->capacity_bytes;
+    usable = r.gpu_fit->usable_bytes;
+  } else if (w.memory_bytes) {
+    p.capacity_bytes = *w.memory_bytes;
+    usable = *w.memory_bytes;
+  }
+  try {
+    switch (s.engine) {
+      case Engine::kVllm:
+      case Engine::kSglang:
+        if (p.capacity_bytes == 0) {
+          throw InputError(ErrorCode::kMissingField, "/workload/gpu",
+                           std::string(engineName(s.engine)) +
+                               " sizes its KV pool from the GPU's memory: give gpu or memory_gib");
+        }
+        planPaged(t, w, r, p);
+        break;
+      case Engine::kHf:
+        planHf(t, w, r, p, usable);
+        break;
+      case Engine::kLlamaCpp:
+        planLlamaCpp(t, w, r, p, usable);
+        break;
+      case Engine::kNone:
+        break;
+    }
+    p.speed = servingSpeed(t, w, r, p, p.users, p.context);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload/users",
+                     std::to_string(p.users) + " users of " + std::to_string(p.context) +
+                         " tokens overflow 64-bit arithmetic");
+  }
+  return p;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Writes the "Serving" section of docs/accuracy.md: dlcost's serving estimates against
+published measurements, each with its source. Runs build/dlcost; the measured figures and their
+sources live here (and in tests/test_serving.cpp, which checks the same cases with tolerances).
+
+    python3 scripts/serving_accuracy.py [--out docs/accuracy.md]
+
+The section sits between the markers below; scripts/validate_torch.py keeps it when it
+rewrites the rest of the file.
+"""
+import argparse
+import json
+import subprocess
+
+BEGIN = "<!-- serving: written by scripts/serving_accuracy.py -->"
+END = "<!-- /serving -->"
+GIB = 2**30
+
+PR3084 = "llama.cpp PR #3084 (llama-bench size, M2 Ultra table)"
+PR4766 = "llama.cpp PR #4766 (llama-bench tg 128, RTX 4090, codellama-7b)"
+ISSUE10517 = "vLLM issue #10517 (V0 log, RTX 3090, 23.58 GiB, util 0.90)"
+GPTOSS = "openai/gpt-oss-20b model.safetensors.index.json total_size"
+
+
+def run(args, doc=None):
+    cmd = ["build/dlcost", "estimate", *args, "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, input=doc, check=True).stdout
+    return json.loads(out)
+
+
+def weights(r):
+    return sum(t["bytes"] for t in r["memory"]["terms"] if t["key"] in ("weights", "quant_scales"))
+
+
+def row(what, source, est, meas, unit, fmt="{:,.2f}"):
+    e = (est - meas) / meas * 100
+    return f"| {what} | {fmt.format(est)} {unit} | {fmt.format(meas)} {unit} | {e:+.1f} % | {source} |"
+
+
+def rows():
+    out = []
+    base = ["--preset", "llama-2-7b", "--mode", "infer", "--dtype", "fp16", "--prompt-tokens", "512",
+            "--quant", "gguf"]
+    for t, gib in [("F16", 12.55), ("Q8_0", 6.67), ("Q6_K", 5.15), ("Q5_K_M", 4.45),
+                   ("Q4_K_M", 3.80), ("Q4_K_S", 3.59), ("Q4_0", 3.56)]:
+        est = weights(run(base + ["--gguf-type", t])) / GIB
+        out.append(row(f"LLaMA 7B GGUF {t} tensors", PR3084, est, gib, "GiB"))
+    r = run(["--preset", "gpt-oss-20b", "--mode", "infer", "--dtype", "bf16", "--prompt-tokens", "512",
+             "--quant", "mxfp4"])
+    out.append(row("gpt-oss-20b MXFP4 checkpoint", GPTOSS, weights(r), 13761264768, "B", "{:,.0f}"))
+    for t, tps in [("F16", 61.03), ("Q8_0", 98.13)]:
+        doc = json.loads(subprocess.run(["build/dlcost", "preset", "llama-2-7b"], capture_output=True,
+                                        text=True, check=True).stdout)
+        doc["vocab_size"] = 32016
+        path = "/tmp/dlcost-codellama-7b.json"
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        r = run([path, "--mode", "infer", "--dtype", "fp16", "--engine", "llamacpp", "--quant", "gguf",
+                 "--gguf-type", t, "--prompt-tokens", "1", "--context", "128", "--gpu", "rtx-4090"])
+        out.append(row(f"llama.cpp {t} decode, RTX 4090", PR4766, r["serving"]["speed"]["tokens_per_s"],
+                       tps, "tokens/s"))
+    for ctx, blocks in [(20000, 1952), (29000, 1478)]:
+        r = run(["--preset", "llama-3.1-8b", "--mode", "infer", "--dtype", "bf16", "--engine", "vllm",
+                 "--memory-gib", "23.58", "--context", str(ctx), "--max-num-batched-tokens", str(ctx),
+                 "--max-num-seqs", "256"])
+        out.append(row(f"vLLM KV blocks, Llama-3.1-8B, max_model_len {ctx}", ISSUE10517,
+                       r["serving"]["paged"]["num_blocks"], blocks, "blocks", "{:,.0f}"))
+    return out
+
+
+def section():
+    lines = [BEGIN, "## Serving (engines, quantization formats, speed)", "",
+             "Written by `scripts/serving_accuracy.py` from `build/dlcost`; the same cases are tests "
+             "in `tests/test_serving.cpp` with their tolerances (docs/serving.md explains the model). "
+             "Error = (estimate − measured) / measured.", "",
+             "| figure | estimate | measured | error | source |", "|---|---:|---:|---:|---|"]
+    lines += rows()
+    lines += ["",
+              "- GGUF sizes are llama-bench's tensor bytes for LLaMA 7B (Llama 2 7B's shapes), rounded "
+              "to 0.01 GiB in the source; the estimate follows llama-quantize's per-tensor rules.",
+              "- The decode speed is the bandwidth roofline times the engine efficiency 0.74, "
+              "calibrated on the two RTX 4090 points (0.80 of the roofline at F16, 0.69 at Q8_0): "
+              "each stays within 9 %. vLLM, SGLang and HF use the same factor until measurements "
+              "of their own are added.",
+              "- vLLM's pool: weights, the profiled activation peak (computed here from layer shapes), "
+              "and 0.35 GiB of non-torch memory (the figure logged in the same issue). The logs are "
+              "from vLLM V0, which profiled a whole max_model_len prompt without chunked prefill; the "
+              "runs set max_num_batched_tokens to the context to match.",
+              END]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="docs/accuracy.md")
+    a = ap.parse_args()
+    with open(a.out) as f:
+        text = f.read()
+    new = section()
+    if BEGIN in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1] if END in rest else ""
+        text = head + new + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + new + "\n"
+    with open(a.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

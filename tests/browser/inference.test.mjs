@@ -1,0 +1,60 @@
+// The Inference panel: choosing a serving engine shows the engine's plan (users, KV blocks,
+// speed, launch command) exactly as `build/dlcost estimate ... --json` computes it, and its
+// users-and-speed table from one servingSweep call when opened.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { cliEstimate } from '../js/native_cli.mjs';
+import { openPage, openSession, screenshot } from './harness.mjs';
+
+const T = { timeout: 120000 };
+let session;
+
+before(async () => {
+  session = await openSession();
+}, T);
+
+after(async () => {
+  await session?.close();
+});
+
+describe('the Inference panel', () => {
+  test("vLLM on an H100 shows the CLI's plan and its sweep", T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      await page.selectOption('#preset', 'llama-3.1-8b');
+      await page.selectOption('#wl-mode', 'infer');
+      await page.selectOption('#wl-dtype', 'bf16');
+      await page.selectOption('#wl-gpu', 'h100-sxm');
+      assert.equal(await page.locator('#inference').isVisible(), false, 'no engine, no panel');
+      await page.selectOption('#wl-engine', 'vllm');
+      await page.fill('#wl-context', '8192');
+      await page.fill('#wl-users', '32');
+      const cli = cliEstimate({
+        model: { preset: 'llama-3.1-8b' },
+        workload: {
+          mode: 'infer',
+          dtype: 'bf16',
+          optimizer: 'adam',
+          gpu: 'h100-sxm',
+          engine: 'vllm',
+          context: 8192,
+          users: 32,
+        },
+      });
+      assert.equal(cli.status, 0, cli.stderr);
+      const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+      assert.deepEqual(report.serving, cli.json.serving);
+      const text = await page.locator('#inference').innerText();
+      assert.ok(text.includes(cli.json.serving.command), `command in ${text}`);
+      assert.ok(text.includes(String(cli.json.serving.paged.num_blocks)), `blocks in ${text}`);
+      await page.locator('#inference summary').click();
+      const rows = await page.locator('#inference table.inference-sweep tbody tr').count();
+      assert.ok(rows >= 2, `sweep rows: ${rows}`);
+      await screenshot(page, 'inference-vllm-h100');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

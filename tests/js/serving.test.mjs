@@ -1,0 +1,56 @@
+// The serving plan through the WebAssembly module: the same "serving" object as the native CLI,
+// and one servingSweep call for the inference charts. No figure is written here: the CLI
+// (tests/test_serving.cpp checks it against published measurements) is the reference.
+
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { cliEstimate, WASM_MODULE } from './native_cli.mjs';
+
+let engine;
+before(async () => {
+  const { default: createDlcostModule } = await import(WASM_MODULE);
+  engine = await createDlcostModule();
+});
+
+const doc = (workload) => ({ model: { preset: 'llama-3.1-8b' }, workload });
+const VLLM = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
+const LLAMA = {
+  mode: 'infer',
+  dtype: 'fp16',
+  engine: 'llamacpp',
+  quant: 'gguf',
+  gguf_type: 'Q4_K_M',
+  context: 4096,
+  users: 2,
+  gpu: 'rtx-4090',
+  n_gpu_layers: 20,
+};
+
+describe('serving plans', () => {
+  for (const workload of [VLLM, LLAMA]) {
+    test(`${workload.engine}: wasm's serving object equals the CLI's`, () => {
+      const wasm = JSON.parse(engine.estimate(JSON.stringify(doc(workload))));
+      assert.ok(wasm.serving, 'the report carries a serving plan');
+      assert.deepEqual(wasm.serving, cliEstimate(doc(workload)).json.serving);
+    });
+  }
+
+  test('servingSweep: one point per (users, context), memory growing with users', () => {
+    const out = JSON.parse(engine.servingSweep(JSON.stringify(doc(VLLM)), '[1,8,64]', '[2048,8192]'));
+    assert.equal(out.schema, 'dlcost.serving_sweep/1');
+    assert.equal(out.points.length, 6);
+    const at8k = out.points.filter((p) => p.context === 8192);
+    assert.deepEqual(
+      at8k.map((p) => p.users),
+      [1, 8, 64],
+    );
+    assert.ok(at8k[2].speed.tokens_per_s > at8k[0].speed.tokens_per_s);
+  });
+
+  test('bad input comes back as an error naming the field', () => {
+    const bad = JSON.parse(engine.estimate(JSON.stringify(doc({ ...VLLM, context: 10000000 }))));
+    assert.equal(bad.error.path, '/workload/context');
+    const sweep = JSON.parse(engine.servingSweep(JSON.stringify(doc(VLLM)), '[1,0]', 'null'));
+    assert.equal(sweep.error.path, '/users/1');
+  });
+});
