@@ -56,6 +56,21 @@ export interface Workload {
   reserve_bytes?: number;
   fragmentation?: number;
   gpu_dtype?: string;
+  /** Serving (core/src/serving/): the engine and what it is sized for. */
+  engine?: string;
+  users?: number;
+  context?: number;
+  quant?: string;
+  quant_bits?: number;
+  gguf_type?: string;
+  bnb_double_quant?: boolean;
+  gpu_memory_utilization?: number;
+  max_num_seqs?: number;
+  max_num_batched_tokens?: number;
+  block_size?: number;
+  n_gpu_layers?: number;
+  cache_type?: string;
+  host_bandwidth_gb_s?: number;
 }
 
 /** A field of a workload patch or a task's settings: a value, or null for the default. */
@@ -135,6 +150,8 @@ export interface Gpu {
   notes: string;
   source: string;
   convention: string;
+  /** Unified-memory devices only: the share of system memory the GPU may use, in words. */
+  unified_memory?: { gpu_limit: string };
 }
 
 /** One change the advisor suggests when the model does not fit (core/src/advisor.cpp). */
@@ -244,6 +261,52 @@ export interface Report {
   transformer?: TransformerSummary;
   /** With a GPU (workload.gpu). */
   gpu_fit?: GpuFit;
+  /** With a serving engine (workload.engine). */
+  serving?: ServingPlan;
+}
+
+/** Speed of a serving plan at its users and context (core/src/serving/serving_json.cpp). */
+export interface ServingSpeed {
+  users: number;
+  context: number;
+  ttft_s: number;
+  itl_s: number;
+  tokens_per_s_per_user: number;
+  tokens_per_s: number;
+  bound: string;
+  step_bytes: number;
+  step_flops: number;
+}
+
+/** The serving plan, report.serving (core/src/serving/serving_json.cpp servingPlanToJson). */
+export interface ServingPlan {
+  /** "hf", "vllm", "sglang" or "llamacpp". */
+  engine: string;
+  context: number;
+  users: number;
+  fits: boolean;
+  max_users: number;
+  capacity_bytes: number;
+  budget_bytes: number;
+  kv_bytes_per_token: number;
+  device: Memory;
+  command: string;
+  notes: string[];
+  /** vLLM and SGLang: the paged KV cache. */
+  paged?: {
+    memory_fraction: number;
+    block_size: number;
+    block_bytes: number;
+    num_blocks: number;
+    kv_tokens: number;
+    max_concurrency: number;
+    max_num_seqs: number;
+    max_num_batched_tokens: number;
+  };
+  /** llama.cpp: what stays in system memory, and the layers offloaded. */
+  host?: Memory;
+  llamacpp?: { layers: number; gpu_layers: number; n_ctx: number };
+  speed?: ServingSpeed;
 }
 
 /** One batch size of a sweep (core/src/api.cpp sweepToJson). */
