@@ -25,12 +25,25 @@ before(async () => {
 });
 
 /** Each case: a type of types.d.ts and the engine's value for it. Chosen so that every optional
- *  part appears at least once: memory_fit, transformer, gpu_fit with advice, sweep saturation. */
+ *  part appears at least once: memory_fit, transformer, gpu_fit with advice, sweep saturation,
+ *  serving with a paged cache (vLLM) and with host memory (llama.cpp, as tests/js/serving). */
 function cases() {
   const cnnOnMemory = { model: { preset: 'resnet50' }, workload: { batch: 32, memory_bytes: 25769803776 } };
   const cnnOverT4 = { model: { preset: 'resnet50' }, workload: { batch: 512, gpu: 't4' } };
   const llmInfer = { model: { preset: 'llama-2-7b' }, workload: { mode: 'infer', gpu: 'h100-sxm' } };
   const llmQlora = { model: { preset: 'llama-2-7b' }, workload: { finetune: 'qlora', gpu: 'h100-sxm' } };
+  const vllm = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
+  const llamacpp = {
+    mode: 'infer',
+    dtype: 'fp16',
+    engine: 'llamacpp',
+    quant: 'gguf',
+    gguf_type: 'Q4_K_M',
+    context: 4096,
+    users: 2,
+    gpu: 'rtx-4090',
+    n_gpu_layers: 20,
+  };
   const overT4 = api.estimate(cnnOverT4);
   // The advice case must have advice, or the Advice type goes unchecked.
   assert.ok(overT4.gpu_fit.advice.length > 0, 'resnet50 at batch 512 on a T4 gets advice');
@@ -39,6 +52,8 @@ function cases() {
     ['Report', overT4],
     ['Report', api.estimate(llmInfer)],
     ['Report', api.estimate(llmQlora)],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: vllm })],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: llamacpp })],
     ['ReportWithSweep', api.estimateWithSweep(cnnOverT4)],
     ['Sweep', api.sweepThroughput(cnnOverT4, [1, 8, 64])],
     ['Comparison', api.compare(llmInfer)],
