@@ -73,9 +73,22 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc.erase("workload");
     doc = json{{"model", {{"hf_config", std::move(doc)}}}, {"workload", std::move(workload)}};
   }
-  if (o.approximate && doc.contains("model") && doc["model"].is_object() &&
-      doc["model"].contains("hf_config"))
+  const bool has_model = doc.contains("model") && doc["model"].is_object();
+  if (o.approximate && has_model && doc["model"].contains("hf_config"))
     doc["model"]["approximate"] = true;
+  // A model file's tensor bytes stand for the weights term (the engine's file_weights.hpp).
+  const std::optional<std::string> weights_path = o.weights ? o.weights : o.gguf;
+  if (weights_path) {
+    if (!has_model) throw dlcost::cli::UsageError{"--weights goes with a model document"};
+    const json summary = dlcost::cli::inspectFile(*weights_path);
+    if (!summary.contains("weights_file")) {
+      throw InputError(ErrorCode::kValue, "--weights",
+                       "'" + *weights_path +
+                           "' lists no tensor sizes (an index needs its shards "
+                           "beside it)");
+    }
+    doc["model"]["weights_file"] = summary["weights_file"];
+  }
   // The flags' text, read by the workload schema's one rule (the page's fields use it too).
   const json flags = dlcost::workloadFromText(o.workload, "B");
   for (auto it = flags.begin(); it != flags.end(); ++it) {
@@ -124,14 +137,18 @@ int runEstimate(const dlcost::cli::Options& o) {
       j["explanations"] = explained["explanations"];
       j["dominant"] = explained["dominant"];
     }
-    if (o.gguf) j["model_file"] = dlcost::cli::modelFileNote(dlcost::cli::inspectFile(*o.gguf));
+    if (o.gguf || o.weights) {
+      j["model_file"] =
+          dlcost::cli::modelFileNote(dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf));
+    }
     std::cout << dlcost::dumpJson(j, 2) << "\n";
     return 0;
   }
   dlcost::cli::printReport(std::cout, report, o.units);
   if (report.serving) dlcost::cli::printServing(std::cout, *report.serving, o.units);
-  if (o.gguf) {
-    dlcost::cli::printModelFileNote(std::cout, dlcost::cli::inspectFile(*o.gguf), o.units);
+  if (o.gguf || o.weights) {
+    dlcost::cli::printModelFileNote(
+        std::cout, dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf), o.units);
   }
   if (o.explain) {
     std::cout << "\n";

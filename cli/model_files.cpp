@@ -10,6 +10,7 @@
 
 #include "dlcost/error.hpp"
 #include "dlcost/model_file.hpp"
+#include "dlcost/onnx.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
@@ -58,12 +59,39 @@ json withShards(const std::string& path, json summary) {
 
 }  // namespace
 
+namespace {
+
+/// The file on disk, read where the ONNX reader asks (it skips the weights' bytes).
+class FileSource : public ByteSource {
+ public:
+  FileSource(std::ifstream& in, int64_t size) : in_(in), size_(size) {}
+  int64_t size() const override { return size_; }
+  void read(int64_t offset, int64_t length, uint8_t* out) const override {
+    in_.clear();
+    in_.seekg(offset);
+    in_.read(reinterpret_cast<char*>(out), length);
+    if (in_.gcount() != length) throw InputError(ErrorCode::kValue, "", "cannot read the file");
+  }
+
+ private:
+  std::ifstream& in_;
+  int64_t size_;
+};
+
+bool endsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
 json inspectFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (!in || ec) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
   const int64_t file_size = static_cast<int64_t>(size);
+  if (endsWith(path, ".onnx"))
+    return onnxSummaryJson(readOnnx(FileSource(in, file_size)), file_size);
   int64_t want = std::min(file_size, kModelHeaderFirstRead);
   for (;;) {
     std::string prefix(static_cast<size_t>(want), '\0');
@@ -140,6 +168,20 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
       return;
     }
   }
+  if (format == "onnx") {
+    const json& o = s["onnx"];
+    out << "producer      " << text(o["producer"]) << ", IR version " << o["ir_version"].dump()
+        << "\n";
+    out << "graph         " << groupDigits(o["nodes"]) << " nodes:";
+    for (const auto& op : o["operators"]) {
+      out << " " << op["op_type"].get<std::string>() << " " << op["count"].dump();
+    }
+    out << "\n";
+    if (!o["other_initializers"].empty()) {
+      out << "not weights   " << o["other_initializers"].size()
+          << " int/bool initializers (shape constants, indices)\n";
+    }
+  }
   if (format == "gguf" && s["gguf"].contains("config_check")) {
     const json& c = s["gguf"]["config_check"];
     out << "config check  the engine counts " << groupDigits(c["engine_parameters"])
@@ -192,7 +234,9 @@ json modelFileNote(const json& summary) {
           {"parameters", summary["parameters"]},
           {"weight_bytes", summary["weight_bytes"]},
           {"by_dtype", summary["by_dtype"]},
-          {"config_check", summary["gguf"].value("config_check", json(nullptr))}};
+          {"config_check", summary.contains("gguf")
+                               ? summary["gguf"].value("config_check", json(nullptr))
+                               : json(nullptr)}};
 }
 
 void printModelFileNote(std::ostream& out, const json& summary, ByteUnits units) {
@@ -204,8 +248,7 @@ void printModelFileNote(std::ostream& out, const json& summary, ByteUnits units)
     out << (first ? "" : ", ") << t["dtype"].get<std::string>();
     first = false;
   }
-  out << ");\nthe estimate above stores weights in its --weight-dtype, not the file's "
-         "quantization\n";
+  out << ");\nthe weights line above is these bytes, whatever --weight-dtype says\n";
 }
 
 int runInspect(const std::vector<std::string>& args) {

@@ -111,8 +111,12 @@ usage:
   dlcost estimate --hf ORG/NAME [options]  estimate a Hub model's config.json from the local
                                            Hugging Face cache (HF_HUB_CACHE, HF_HOME; offline)
   dlcost estimate --gguf FILE [options]    estimate the architecture a GGUF file stands for
-                                           (its config.json: `inspect --config`), and print
-                                           the file's exact weight bytes beside the estimate
+                                           (its config.json: `inspect --config`); the weights
+                                           line is the file's exact tensor bytes
+  dlcost estimate CONFIG|--hf ORG/NAME --weights FILE [options]
+                                           the weights line from a .gguf, .safetensors,
+                                           model.safetensors.index.json or .onnx file's
+                                           tensors instead of parameters x dtype
   dlcost inspect FILE [--json] [--tensors] [--config]
                                            parameters and exact bytes by type of a .gguf,
                                            .safetensors or model.safetensors.index.json,
@@ -200,6 +204,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.hf = value(a);
     } else if (a == "--gguf") {
       o.gguf = value(a);
+    } else if (a == "--weights") {
+      o.weights = value(a);
     } else if (a == "--link") {
       o.link = value(a);
     } else if (a == "--decode") {

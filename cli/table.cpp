@@ -76,6 +76,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       line(memoryKeyLabel(term.key, w.mode), term.bytes);
   }
   line("per GPU total", m.total);
+  if (!m.phases.empty()) {
+    line("  backward phase", m.phases[0].bytes);
+    line("  optimizer step phase", m.phases[1].bytes);
+  }
   out << "  usable " << formatBytes(f.usable_bytes, units) << " = nvidia-smi "
       << formatBytes(f.capacity_bytes, units) << " - reserve "
       << formatBytes(f.reserve_bytes, units) << " - fragmentation "
@@ -220,7 +224,17 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   }
   line("total", m.total);
   out << "  = fixed " << formatBytes(m.fixed, units) << " + batch " << w.batch << " x "
-      << formatBytes(m.per_sample, units) << " per sample\n";
+      << formatBytes(m.per_sample, units) << " per sample";
+  if (!m.phases.empty()) {
+    // Training: the total is the larger phase's; each phase counts its own terms.
+    out << ", the " << (m.peak_phase == MemoryPhase::kBackward ? "backward" : "optimizer step")
+        << " phase's peak\n";
+    line("  backward phase", m.phases[0].bytes);
+    line("  optimizer step phase", m.phases[1].bytes);
+    if (m.first_step_total) line("  first step", *m.first_step_total);
+  } else {
+    out << "\n";
+  }
   if (r.max_batch && w.memory_bytes) {
     out << "\nlargest batch in " << formatBytes(*w.memory_bytes, units) << ": " << *r.max_batch
         << "\n";

@@ -76,11 +76,13 @@ DEFAULT_MODELS = [
     "efficientnet_b0", "googlenet",
 ]
 QUICK_MODELS = ["resnet18", "mobilenet_v2"]
+# The Llama decoder of validate_llama.py: 2 sequences of 128 tokens.
+LLAMA_BATCH, LLAMA_SEQ = 2, 128
 QUICK_BATCH = 2
 OPTIMIZERS = ["sgd", "momentum", "adam"]
 # Bumped when the way of measuring changes, so that cached measurements are redone;
 # SAVED_VERSION for the saved-bytes measure alone (one forward, cheap to redo).
-METHOD_VERSION = 2
+METHOD_VERSION = 3
 SAVED_VERSION = 2
 
 # The targets of issue #12, as fractions of the measured figure.
@@ -188,24 +190,34 @@ def make_optimizer(name, params):
     raise ValueError(name)
 
 
-def train_step(model, opt, x, y, set_to_none):
+def train_step(mode, model, opt, x, y, set_to_none, loss_fn, hold_output):
+    """One step; returns the peaks of its two phases: zero_grad, forward, loss and backward;
+    then the optimizer step. With `hold_output` the loop keeps the model's output to the end
+    (PyTorch's ImageNet example computes accuracy from it after the step); without, only the
+    loss (Hugging Face's Trainer.compute_loss returns the loss alone)."""
+    mode.reset_peak()
     opt.zero_grad(set_to_none=set_to_none)
     out = model(x)
-    loss = loss_of(out, y)
+    loss = loss_fn(out, y)
+    if not hold_output:
+        del out
     loss.backward()
+    backward = mode.peak
+    mode.reset_peak()
     opt.step()
+    return backward, mode.peak
 
 
-def training_peaks(model, opt, x, y):
-    """Step 1, step 2 (set_to_none=True) and step 3 (gradients kept) peaks."""
+def training_peaks(model, opt, x, y, loss_fn=None, hold_output=True):
+    """[[backward phase, optimizer step phase] of step 1, step 2 (set_to_none=True) and
+    step 3 (gradients kept)]."""
     mode = LiveTensors()
     peaks = []
     with mode:
         track_state(mode, model, opt, x, y)
         for set_to_none in (True, True, False):
-            mode.reset_peak()
-            train_step(model, opt, x, y, set_to_none)
-            peaks.append(mode.peak)
+            peaks.append(list(train_step(mode, model, opt, x, y, set_to_none,
+                                         loss_fn or loss_of, hold_output)))
     return peaks
 
 
@@ -292,7 +304,7 @@ def selftest():
     checks.append(("inference", inference_peak(model, x), w1 + w2 + 3 * act))
     model.train()
     opt = make_optimizer("sgd", model.parameters())
-    p1, p2, p3 = training_peaks(model, opt, x, y)
+    p1, p2, p3 = [max(phases) for phases in training_peaks(model, opt, x, y)]
     # Step 2 (gradients set to None): the peak is in the first mm's backward, which returns
     # grad W1 while alive are: weights, grad W2 (accumulated already), x (saved) and the
     # gradient of the hidden layer (its input), plus the int64 labels,
@@ -316,23 +328,19 @@ def selftest():
 
 # ---- dlcost ---------------------------------------------------------------------------------
 
-def memory_terms(report):
-    """The report's memory as {term: bytes}, from either the object or a list of terms."""
-    mem = report["memory"]
-    if isinstance(mem, dict) and "terms" in mem:
-        terms = {t.get("key") or t.get("name"): t.get("bytes") for t in mem["terms"]}
-        terms.update({k: v for k, v in mem.items() if isinstance(v, int)})
-        return terms
-    if isinstance(mem, list):
-        return {t.get("key") or t.get("name"): t.get("bytes") for t in mem}
-    return mem
-
-
-def estimate(dlcost, preset, batch, mode, optimizer="sgd"):
+def estimate(dlcost, preset, batch, mode, optimizer="sgd", zero_grad="set_to_none"):
+    """The report's memory object. Training runs the for-loop optimizers: what PyTorch 1.13
+    (and 2.x) uses on CPU, where the harness measures."""
     cmd = [dlcost, "estimate", "--preset", preset, "--batch", str(batch), "--mode", mode,
            "--optimizer", optimizer, "--dtype", "fp32", "--json"]
+    if mode == "train":
+        cmd += ["--zero-grad", zero_grad, "--optimizer-impl", "for_loop"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return memory_terms(json.loads(out))
+    return json.loads(out)["memory"]
+
+
+def term(memory, key):
+    return next(t["bytes"] for t in memory["terms"] if t["key"] == key)
 
 
 def preset_input(dlcost, preset):
@@ -354,15 +362,24 @@ def mib(b):
 
 
 def compare(dlcost, preset, batch, meas, optimizers):
-    rows = {"saved": None, "infer": None, "train": {}}
-    train_sgd = estimate(dlcost, preset, batch, "train", "sgd")
-    rows["saved"] = (train_sgd["activations"], meas["saved"])
-    infer = estimate(dlcost, preset, batch, "infer")
-    rows["infer"] = (infer["total"], meas["infer"])
-    for o in OPTIMIZERS:
-        if o in meas:
-            est = estimate(dlcost, preset, batch, "train", o)["total"]
-            rows["train"][o] = (est, meas[o])
+    """(estimate, measured) pairs: saved bytes, inference peak, and per optimizer the peaks
+    of step 2 (set_to_none), step 3 (gradients kept) and step 1, and the phase that peaks."""
+    rows = {"train": {}}
+    rows["saved"] = (term(estimate(dlcost, preset, batch, "train"), "activations"),
+                     meas["saved"])
+    rows["infer"] = (estimate(dlcost, preset, batch, "infer")["total"], meas["infer"])
+    for o in optimizers:
+        if o not in meas:
+            continue
+        (b1, s1), (b2, s2), (b3, s3) = meas[o]
+        none = estimate(dlcost, preset, batch, "train", o, "set_to_none")
+        kept = estimate(dlcost, preset, batch, "train", o, "zero")
+        rows["train"][o] = {
+            "step2": (none["total"], max(b2, s2)),
+            "step3": (kept["total"], max(b3, s3)),
+            "step1": (none["first_step_total"], max(b1, s1)),
+            "phase": (none["peak_phase"], "optimizer_step" if s2 > b2 else "backward"),
+        }
     return rows
 
 
@@ -376,7 +393,7 @@ def debian_version(package):
         return "(version unknown)"
 
 
-def write_markdown(path, results, optimizers, elapsed):
+def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=()):
     today = datetime.date.today().isoformat()
     lines = []
     add = lines.append
@@ -396,6 +413,10 @@ def write_markdown(path, results, optimizers, elapsed):
         "below); oneDNN's in-op scratch on CPU, like cuDNN's workspace on GPU, is not a tensor "
         "and is not counted.")
     add("")
+    if missing:
+        add("- Not measured in this run (`--cached` writes only what the cache holds): " +
+            ", ".join(f"{m} at batch {b}" for m, b in missing) + ".")
+        add("")
     add("## Saved for backward and inference peak")
     add("")
     add("| model | batch | saved measured | saved estimate | error | inference measured | "
@@ -409,22 +430,36 @@ def write_markdown(path, results, optimizers, elapsed):
     add("")
     add("## Training step peak")
     add("")
-    add("Measured: step 1 (before gradients and optimizer states exist), step 2 with "
-        "`zero_grad(set_to_none=True)` (PyTorch 2.x's default: gradients appear one by one "
-        "during backward) and step 3 with `zero_grad(set_to_none=False)` (gradients kept; "
-        "backward computes each new gradient into a fresh tensor before adding it into "
-        "`.grad`). The estimate is the report's `total` (weights, gradients, optimizer "
-        "states, saved activations and the backward pass's live gradients); its error is "
-        "given against each.")
+    add("Measured: the peak of a whole step (zero_grad, forward, loss, backward, "
+        "`optimizer.step()`) for step 2 with `zero_grad(set_to_none=True)` (PyTorch 2.x's "
+        "default), step 3 with `zero_grad(set_to_none=False)` (gradients kept, 1.x's default) "
+        "and step 1 (no gradient or optimizer state yet). Estimates: the report's `total` "
+        "with `--zero-grad set_to_none` and `--zero-grad zero`, and its `first_step_total`, "
+        "all with `--optimizer-impl for_loop` (the implementation PyTorch runs on CPU). "
+        "Phase: where the step peaks, estimated / measured (`backward` or the optimizer "
+        "`step`).")
     add("")
-    add("| model | batch | optimizer | estimate | step 2 (set_to_none) | error | step 3 (kept) "
-        "| error | step 1 | error |")
-    add("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    add("| model | batch | optimizer | step 2 measured | estimate | error | step 3 (kept) "
+        "measured | estimate | error | step 1 measured | estimate | error | phase |")
+    add("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    short = {"backward": "backward", "optimizer_step": "step"}
     for (preset, batch), rows in results:
-        for o, (est, (p1, p2, p3)) in rows["train"].items():
-            add(f"| {preset} | {batch} | {o} | {mib(est)} | {mib(p2)} | {pct(err(est, p2))} | "
-                f"{mib(p3)} | {pct(err(est, p3))} | {mib(p1)} | {pct(err(est, p1))} |")
+        for o, t in rows["train"].items():
+            cells = []
+            for k in ("step2", "step3", "step1"):
+                est, meas = t[k]
+                cells.append(f"{mib(meas)} | {mib(est)} | {pct(err(est, meas))}")
+            pe, pm = t["phase"]
+            add(f"| {preset} | {batch} | {o} | " + " | ".join(cells) +
+                f" | {short[pe]} / {short[pm]} |")
     add("")
+    if llama_lines:
+        add(LLAMA_INTRO)
+        add("| figure | measured | estimate | error |")
+        add("|---|---:|---:|---:|")
+        lines.extend(llama_lines)
+        add("")
+        add(LLAMA_NOTES)
     add(GAPS)
     add(METHOD)
     # The "Serving" section is written by scripts/serving_accuracy.py: keep it.
@@ -439,44 +474,80 @@ def write_markdown(path, results, optimizers, elapsed):
         f.write("\n".join(lines) + kept)
 
 
-GAPS = """## What the estimate does not model yet
+LLAMA_INTRO = """## A Llama decoder in plain PyTorch
 
-Saved bytes and the inference peak follow PyTorch's rules op by op (in-place activations that
-clone their input, dropout's mask as on CUDA, max pooling's indices, eager liveness of module
-inputs, DenseNet's feature list). The training peak is still `weights + gradients + optimizer
-states + saved activations + the backward pass's live gradients`, all at once. Three rules of
-PyTorch, measured above, make the real peak differ; each is a memory term for a later session:
+`scripts/validate_llama.py` writes Hugging Face transformers' Llama (modeling_llama.py of
+v4.48 and later: LlamaRMSNorm, rotary embeddings, `eager_attention_forward` with `repeat_kv`,
+the SwiGLU LlamaMLP, LlamaForCausalLM's shifted cross-entropy) in plain PyTorch and measures
+it as above: 2 layers, hidden 256, 8 query heads over 4 key/value heads, intermediate 688,
+vocabulary 2048, 2 sequences of 128 tokens, fp32, CPU. The estimate reads the same
+config.json (`dlcost estimate CONFIG --attention eager --seq-len 128 --batch 2 --dtype fp32`).
+"""
 
-1. **Gradient allocation.** With `zero_grad(set_to_none=True)` (PyTorch 2.x's default) the
-   gradients do not exist when backward starts: AccumulateGrad
+LLAMA_NOTES = """What the rows check, rule by rule (PyTorch 2.x's derivatives.yaml and HF's modelling file):
+LlamaRMSNorm keeps its fp32 input (`pow`), rsqrt's value per token and the normalised tensor
+before the weight multiply, and the next linear keeps its output: 3h values + 4 bytes per token
+and norm where the engine used to count 2h; eager attention keeps the `repeat_kv` copies of K
+and V (heads / kv_heads times their width), Q, the softmax output and o_proj's input; the
+SwiGLU MLP keeps gate, SiLU, up and product; the loss keeps the fp32 log-probabilities and the
+int64 labels, the embedding the int64 token ids. At the logits' backward nll_loss's gradient
+and log_softmax's (both fp32, as large as the logits) are alive with the saved tensors.
+
+Residuals: the rotary cos and sin tables (2 x 128 x 32 fp32 values, one per batch) are not
+modelled (-0.2 % of the saved bytes). PyTorch 1.13's `mean` keeps its input for backward
+(`MeanBackward1._saved_self`) where 2.x's does not (derivatives.yaml, `mean.dim`:
+`mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)`), so the harness
+writes RMSNorm's mean as `sum / n`, which saves what 2.x's mean saves. The training step
+runs without holding the logits (Hugging Face's `Trainer.compute_loss` returns the loss
+alone). With `set_to_none` the step peaks at the logits' backward, before any gradient
+exists. The estimate compares that step with the top layer's backward (the head's gradients
+and one layer's; the head's saved tensors gone), the first layer's (every gradient but the
+embeddings'; one layer's saved tensors left) and the embeddings' (every gradient), which for
+a dense decoder with like layers bound every step between; for other transformers it counts
+every gradient from the top layer on, an upper bound. The 16-bit forms (RMSNorm's
+upcast, eager softmax computed in fp32 and cast back, which keeps both) are not measured here.
+"""
+
+GAPS = """## The training-step rules the estimate follows
+
+A step peaks in one of two phases; the report gives both (`memory.phases`), its `total` is
+the larger and `peak_phase` says which; `first_step_total` is the first step's peak.
+
+1. **Backward: gradients appear as backward runs** (`--zero-grad set_to_none`, the default,
+   as `Optimizer.zero_grad(set_to_none=True)` is since PyTorch 2.0). AccumulateGrad
    (`torch/csrc/autograd/functions/accumulate_grad.h`, `accumulateGrad`) steals each new
-   gradient as `.grad` when its layer's backward has run, so at backward step t only the
-   gradients of the layers after t exist. The estimate counts all of them from the start and
-   is high by up to the gradients of the layers still ahead of the peak (resnet18 b8:
-   +5.9 %). With the gradients kept (`set_to_none=False`), `.grad` exists throughout and
-   AccumulateGrad adds the new gradient into it (`variable_grad += new_grad`), so the new
-   gradient of the layer running backward is a transient as large as its parameters: the
-   estimate is low by the largest such transient at the peak (alexnet b8 SGD: 143 MiB, its
-   9216 x 4096 classifier weight; -22 %).
-2. **The optimizer step.** At `step()` the activations are gone but every gradient and
-   state exists, plus the implementation's temporaries. SGD and momentum update in place
-   (`param.add_(d_p, alpha=-lr)`, `buf.mul_(momentum).add_(d_p)`): none. Adam's for-loop
-   implementation (torch/optim/adam.py `_single_tensor_adam`, the 1.13 default on CPU:
-   `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`) holds `sqrt()` and the
-   quotient of one parameter while the previous parameter's `denom` is still bound: max over
-   parameters i of (2 s_i + s_(i-1)) bytes. alexnet b8: 2 x 144 MiB on top of weights,
-   gradients and states, 1225 MiB measured against 962 estimated (-21.5 %); vgg16 b8: 2 x
-   392 MiB, -7.8 %. The 2.x `foreach` implementation (`_multi_tensor_adam`, the default on
-   CUDA) makes one copy of every parameter of a device/dtype group
-   (`exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`, then in place), and a second
-   one for Adam with L2 `weight_decay` (`torch._foreach_add(device_grads, device_params, ...)`);
-   `fused` (`_fused_adam`) none. Adam also keeps a `step` counter per parameter tensor
-   (`state['step']`, a 4-byte fp32 scalar). The reported peak should be the larger of the
-   backward peak and the step peak.
-3. **The first step.** Before the first `step()` no optimizer state exists: Adam creates
-   `exp_avg` and `exp_avg_sq` with `torch.zeros_like` in `step()`, momentum SGD its buffer as
-   `torch.clone(d_p)`. The first step's peak is the larger of the backward peak without states
-   and the step peak with them (vgg16 b8 momentum: 1589 MiB at step 1, 2116 MiB from step 2).
+   gradient as `.grad`, so at backward step t only the layers backward has reached have
+   gradients, while the saved activations of the layers behind are still alive. The engine
+   walks the backward steps with both (`backward_gradient_delta`: the gradients not made yet,
+   negative) and takes the step that peaks at the batch; `totalAt` and the largest batch try
+   every step that can peak at some batch, so sweeps stay exact. With `--zero-grad zero`
+   (`set_to_none=False`, 1.x's default) every gradient exists all step, and AccumulateGrad
+   adds the new one into it (`variable_grad += new_grad`): the layer's new gradients are a
+   transient at its backward step (alexnet: its 9216 x 4096 classifier weight, 144 MiB).
+2. **The optimizer step** (`optimizer_step`, its own phase): weights, gradients, states, the
+   batch and output the training loop still holds, and the temporaries of
+   `--optimizer-impl` (torch/optim/ of PyTorch 2.x): the for-loop Adam
+   (`_single_tensor_adam`: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`)
+   holds `sqrt()` and the quotient of parameter i while parameter i-1's `denom` is still
+   bound, max over i of 2 s_i + s_(i-1) values; `foreach` (`_multi_tensor_adam`, the 2.x
+   default when every parameter is on CUDA) one copy of every parameter
+   (`exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`, then in place; PyTorch 1.13's
+   `_multi_tensor_adam` made a second, `denom = torch._foreach_add(exp_avg_sq_sqrt, eps)`);
+   `fused` none. RMSprop and Adagrad hold one `sqrt()` per parameter (s_i + s_(i-1), or one
+   copy with foreach); SGD and momentum update in place. The harness measures the for-loop
+   (what PyTorch runs on CPU). Adam's per-parameter `step` counters are CPU scalars on CUDA
+   (`torch.tensor(0.0)` unless `capturable` or `fused`) and are not counted; on CPU they are
+   4 bytes per parameter tensor.
+3. **The first step** has no optimizer state during its backward: Adam makes `exp_avg` and
+   `exp_avg_sq` with `torch.zeros_like` inside `step()`, momentum SGD its buffer as
+   `torch.clone(grad)`; and no `.grad` to add into, whatever `zero_grad` does. Its peak is
+   the larger of that backward peak and the step phase.
+
+Residuals: the training loop's labels (8 bytes per sample) and scalar loss are not modelled,
+nor Adam's CPU `step` counters (see above). ResNet-18 and ResNet-50 with `set_to_none` measure
+0.2-0.3 % more than the estimate (0.7 MiB for ResNet-18): about the gradients of the
+downsampling shortcuts, which exist earlier at the peak than the layer order says; with kept
+gradients they match.
 """
 
 METHOD = """## Method
@@ -510,8 +581,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlcost", default="build/dlcost")
     ap.add_argument("--quick", action="store_true",
-                    help="CI subset: saved bytes and inference peak of resnet18 and mobilenet_v2 "
-                    "at batch 2; exits 1 outside a tolerance")
+                    help="CI subset: saved bytes, inference and SGD training peaks of resnet18 and "
+                    "mobilenet_v2 at batch 2; exits 1 outside a tolerance")
     ap.add_argument("--selftest", action="store_true", help="only the hand-worked toy model")
     ap.add_argument("--all", action="store_true", help="every preset with a torchvision twin")
     ap.add_argument("--models", help="comma-separated presets")
@@ -523,6 +594,8 @@ def main():
     ap.add_argument("--cached", action="store_true",
                     help="measure nothing: write the table from the cached measurements")
     ap.add_argument("--out", default="docs/accuracy.md")
+    ap.add_argument("--no-llama", action="store_true",
+                    help="leave out the Llama decoder written in plain PyTorch")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -538,9 +611,9 @@ def main():
                   list(TWINS) if a.all else DEFAULT_MODELS)
         batches = [int(b) for b in a.batches.split(",")]
         cache_path = a.cache
-    # The CI subset checks the rules the engine has (saved bytes, inference peak); training
-    # peaks wait for the gradient-allocation and optimizer-step rules (docs/accuracy.md).
-    optimizers = [] if a.quick else a.optimizers.split(",")
+    # The CI subset checks saved bytes, the inference peak and SGD's step peaks (gradient
+    # timing with set_to_none and with kept gradients); the full table adds momentum and Adam.
+    optimizers = ["sgd"] if a.quick else a.optimizers.split(",")
     for m in models:
         if m not in TWINS:
             ap.error(f"no torchvision twin known for preset '{m}'")
@@ -585,20 +658,30 @@ def main():
             ie, im = rows["infer"]
             line = (f"{preset:20s} b{batch:<3d} saved {pct(err(se, sm)):>9s}  "
                     f"infer {pct(err(ie, im)):>9s}")
-            for o, (est, (p1, p2, p3)) in rows["train"].items():
-                line += f"  {o} {pct(err(est, p2))} (kept {pct(err(est, p3))})"
+            for o, t in rows["train"].items():
+                line += (f"  {o} {pct(err(*t['step2']))} (kept {pct(err(*t['step3']))}, "
+                         f"first {pct(err(*t['step1']))})")
             print(line, flush=True)
             if abs(err(se, sm)) > TOL_SAVED:
                 failures.append(f"{key}: saved {pct(err(se, sm))} (tolerance 1 %)")
             if abs(err(ie, im)) > TOL_INFER:
                 failures.append(f"{key}: inference peak {pct(err(ie, im))} (tolerance 5 %)")
-            for o, (est, (_, p2, _)) in rows["train"].items():
-                if abs(err(est, p2)) > TOL_TRAIN:
-                    failures.append(f"{key} {o}: training peak {pct(err(est, p2))} "
-                                    "(tolerance 3 %)")
+            for o, t in rows["train"].items():
+                for k, what in (("step2", "step 2 (set_to_none)"), ("step3", "step 3 (kept)")):
+                    if abs(err(*t[k])) > TOL_TRAIN:
+                        failures.append(f"{key} {o}: {what} peak {pct(err(*t[k]))} "
+                                        "(tolerance 3 %)")
+    llama_lines = []
+    if not a.quick and not a.no_llama:
+        import validate_llama
+        validate_llama.report(a.dlcost, LLAMA_BATCH, LLAMA_SEQ, ["sgd", "adam"],
+                              llama_lines.append)
+        print("\n".join(llama_lines), flush=True)
     elapsed = time.time() - start
     if not a.quick:
-        write_markdown(a.out, results, optimizers, elapsed)
+        done = {key for key, _ in results}
+        missing = [(m, b) for m in models for b in batches if (m, b) not in done]
+        write_markdown(a.out, results, optimizers, elapsed, llama_lines, missing)
         print(f"wrote {a.out}")
     for f in failures:
         print("outside tolerance: " + f)

@@ -44,13 +44,16 @@ TEST_CASE("each explanation's result is the report's figure at its id", "[explai
         std::string text = e["text"].get<std::string>();
         text = text.substr(text.find('=') + 1);
         text = text.substr(0, text.find('='));
-        int64_t sum = 0, current = 0;
+        int64_t sum = 0, current = 0, sign = 1;
         for (char c : text + " ") {
           if (c >= '0' && c <= '9') {
             current = current * 10 + (c - '0');
+          } else if (c == '-') {
+            sign = -1;  // a negative line (the gradients not made yet at the backward peak)
           } else if (c != ',') {
-            sum += current;
+            sum += sign * current;
             current = 0;
+            if (c != ' ') sign = 1;
           }
         }
         CHECK(sum == report["memory"]["total"].get<int64_t>());

@@ -2,10 +2,14 @@
 // way a header can be wrong.
 #include <catch2/catch.hpp>
 
+#include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
 #include "dlcost/ggml_types.hpp"
 #include "dlcost/gguf.hpp"
 #include "dlcost/model_file.hpp"
+#include "dlcost/report_json.hpp"
+#include "dlcost/units.hpp"
 #include "model_file_writer.hpp"
 
 using dlcost::test::GgufWriter;
@@ -386,5 +390,70 @@ TEST_CASE("a huge claimed length in a long file asks for at most 128 MiB", "[ggu
     FAIL("no HeaderIncomplete");
   } catch (const dlcost::HeaderIncomplete& e) {
     CHECK(e.wanted_bytes() <= dlcost::kMaxModelHeaderBytes);
+  }
+}
+
+TEST_CASE("the weights term is the GGUF file's tensor bytes, each in its own type",
+          "[gguf][memory]") {
+  const json s = inspect(smallLlama());
+  // The layouts of smallLlama: 67,008 values in 55,744 bytes (F32, Q6_K, Q4_K with its block
+  // scales, BF16).
+  CHECK(s["weights_file"] ==
+        json{{"format", "gguf"}, {"weight_bytes", 55744}, {"parameters", 67008}});
+  const json model = {{"hf_config", s["gguf"]["hf_config"]}, {"weights_file", s["weights_file"]}};
+  // int4 asks for 4-bit weights with fp16 group scales; the file's own bytes win.
+  const dlcost::Config c = dlcost::parseConfig(
+      {{"model", model}, {"workload", {{"mode", "infer"}, {"weight_dtype", "int4"}}}});
+  const dlcost::Report r = dlcost::estimate(c.model, c.workload);
+  const dlcost::MemoryTerm* w = r.memory.find(dlcost::MemoryKey::kWeights);
+  REQUIRE(w);
+  CHECK(w->bytes == 55744);
+  CHECK_THAT(w->formula, Catch::Contains("gguf file"));
+  REQUIRE(w->inputs.size() == 2);
+  CHECK(w->inputs[0].name == "weight_bytes");
+  CHECK(w->inputs[0].note == "gguf file");
+  CHECK(r.memory.find(dlcost::MemoryKey::kQuantScales) == nullptr);
+  // smallLlama holds four of a llama's tensors, so the config counts more than the file: the
+  // report says so (and the other terms follow the config's count).
+  REQUIRE(!r.warnings.empty());
+  CHECK_THAT(r.warnings.back(),
+             Catch::Contains("the gguf file holds 67,008 parameters") &&
+                 Catch::Contains("the config counts " + dlcost::groupDigits(r.params.total)));
+  SECTION("a file with the config's count adds no warning") {
+    json same = model;
+    same["weights_file"]["parameters"] = r.params.total;
+    const dlcost::Config d = dlcost::parseConfig({{"model", same}});
+    CHECK(dlcost::estimate(d.model, d.workload).warnings.empty());
+  }
+  SECTION("the file's term reads back from the report's JSON") {
+    const json j = dlcost::reportToJson(r);
+    CHECK(j["memory"]["terms"][0]["key"] == "weights");
+    CHECK(j["memory"]["terms"][0]["bytes"] == 55744);
+  }
+}
+
+TEST_CASE("a weights_file names its bad field", "[gguf][errors]") {
+  const json cfg = inspect(smallLlama())["gguf"]["hf_config"];
+  struct Case {
+    json weights_file;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      {{{"format", "pt"}, {"weight_bytes", 1}, {"parameters", 1}}, "/model/weights_file/format"},
+      {{{"format", "gguf"}, {"weight_bytes", -1}, {"parameters", 1}},
+       "/model/weights_file/weight_bytes"},
+      {{{"format", "gguf"}, {"weight_bytes", 1}}, "/model/weights_file/parameters"},
+      {{{"format", "gguf"}, {"weight_bytes", 1}, {"parameters", 1}, {"dtype", "Q4_K"}},
+       "/model/weights_file/dtype"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.path);
+    try {
+      (void)dlcost::parseConfig(
+          {{"model", {{"hf_config", cfg}, {"weights_file", c.weights_file}}}});
+      FAIL("accepted");
+    } catch (const dlcost::InputError& e) {
+      CHECK(e.error().path == c.path);
+    }
   }
 }

@@ -103,8 +103,9 @@ TEST_CASE("the largest batch is the closed form over usable memory, and one more
   // One GPU, no parallelism: the per-GPU lines are the report's own.
   CHECK(f.per_gpu.fixed == r.memory.fixed);
   CHECK(f.per_gpu.per_sample == r.memory.per_sample);
-  const int64_t closed_form = (f.usable_bytes - r.memory.fixed) / r.memory.per_sample;
-  CHECK(f.max_batch == closed_form);
+  // floor((usable - fixed) / per_sample) for each line the training peak is the largest of
+  // (backward steps, the optimizer step): the smallest.
+  CHECK(f.max_batch == r.memory.maxBatch(f.usable_bytes));
   REQUIRE(f.max_batch > 1);
 
   json at_max = doc;
@@ -182,10 +183,13 @@ TEST_CASE("decode speed of a weight-bound model equals bandwidth over bytes per 
 
 TEST_CASE("tensor and pipeline parallelism divide per-GPU memory by the documented rules",
           "[gpu][fit][parallel]") {
+  // SGD: the backward pass, not Adam's step, is the peak phase whose per-sample bytes these
+  // rules divide.
   const json base = {{"model", {{"preset", "mlp_mnist"}}},
-                     {"workload", {{"batch", 64}, {"gpu", "a10"}}}};
+                     {"workload", {{"batch", 64}, {"gpu", "a10"}, {"optimizer", "sgd"}}}};
   const Report one = run(base);
-  const int64_t ps = one.memory.per_sample;
+  // ceil(a / b) for b > 0, as the per-GPU split rounds (a may be negative).
+  const auto ceilDiv = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : a / b; };
 
   SECTION("tp with sequence parallelism splits states and activations by tp") {
     json d = base;  // mlp_mnist's 300/100/10 features: tp 2 divides all of them
@@ -194,7 +198,12 @@ TEST_CASE("tensor and pipeline parallelism divide per-GPU memory by the document
     const auto& g = r.gpu_fit->per_gpu;
     CHECK(g.bytesOf(dlcost::MemoryKey::kWeights) ==
           (one.memory.bytesOf(dlcost::MemoryKey::kWeights) + 1) / 2);
-    CHECK(g.per_sample == (ps + 1) / 2);
+    // Each backward-phase term rounds up on its own.
+    int64_t expected = 0;
+    for (const dlcost::MemoryTerm& t : one.memory.terms) {
+      if (t.phase == dlcost::MemoryPhase::kBackward) expected += ceilDiv(t.per_sample, 2);
+    }
+    CHECK(g.phases[0].per_sample == expected);
   }
   SECTION("tp without sequence parallelism keeps 10 of 34 activation parts replicated") {
     // Korthikanti et al. 2022, eq. 2: sbh(10 + 24 / t) of 34 sbh per layer.
@@ -203,7 +212,8 @@ TEST_CASE("tensor and pipeline parallelism divide per-GPU memory by the document
     // Each activation term rounds up on its own.
     int64_t expected = 0;
     for (const dlcost::MemoryTerm& t : one.memory.terms) {
-      expected += (t.per_sample * (10 * 2 + 24) + 34 * 2 - 1) / (34 * 2);
+      if (t.phase == dlcost::MemoryPhase::kOptimizerStep) continue;  // not in the peak phase
+      expected += ceilDiv(t.per_sample * (10 * 2 + 24), 34 * 2);
     }
     CHECK(run(d).gpu_fit->per_gpu.per_sample == expected);
   }
@@ -214,7 +224,11 @@ TEST_CASE("tensor and pipeline parallelism divide per-GPU memory by the document
     d["workload"].update({{"gpus", 2}, {"pp", 2}, {"microbatches", 4}});
     const Report r = run(d);
     const auto& f = *r.gpu_fit;
-    CHECK(f.per_gpu.per_sample == (ps * 2 + 2 * 4 - 1) / (2 * 4));
+    int64_t expected = 0;  // the backward phase's terms, each rounded up
+    for (const dlcost::MemoryTerm& t : one.memory.terms) {
+      if (t.phase == dlcost::MemoryPhase::kBackward) expected += ceilDiv(t.per_sample * 2, 8);
+    }
+    CHECK(f.per_gpu.phases[0].per_sample == expected);
     CHECK(f.per_gpu.bytesOf(dlcost::MemoryKey::kWeights) ==
           (one.memory.bytesOf(dlcost::MemoryKey::kWeights) + 1) / 2);
   }
@@ -224,10 +238,14 @@ TEST_CASE("tensor and pipeline parallelism divide per-GPU memory by the document
     const Report r = run(d);
     const auto& f = *r.gpu_fit;
     CHECK(f.replica_batch == 16);
+    // Each replica's activations are those of a 16-sample batch.
+    json sixteen = base;
+    sixteen["workload"]["batch"] = 16;
+    const Report r16 = run(sixteen);
     CHECK(f.per_gpu.bytesOf(dlcost::MemoryKey::kActivations) +
               f.per_gpu.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) ==
-          one.memory.bytesOf(dlcost::MemoryKey::kActivations) +
-              one.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra) - 48 * ps);
+          r16.memory.bytesOf(dlcost::MemoryKey::kActivations) +
+              r16.memory.bytesOf(dlcost::MemoryKey::kBackwardPeakExtra));
   }
 }
 

@@ -2,9 +2,10 @@
 // attention, sliding-window and local/global attention, multimodal wrappers, and the
 // refusal of model_types dlcost does not count exactly.
 //
-// Configs: the hf/ presets, or inline below. None could be copied verbatim offline; each
-// is reconstructed key by key from the model's published config.json (keys dlcost does not
-// read left out), and each total is derived by hand from the family's modelling code
+// Configs: the hf/ presets, or inline below. The inline ones are reconstructed key by key
+// from the model's published config.json (keys dlcost does not read left out); the published
+// files found verbatim are in tests/fixtures/hf-configs/ (test_hf_config_fixtures.cpp checks
+// the presets against them). Each total is derived by hand from the family's modelling code
 // (transformers' modeling_<model_type>.py) and checked against the figure the model card
 // or paper publishes, cited beside it.
 #include <catch2/catch.hpp>
@@ -388,7 +389,8 @@ TEST_CASE("older families count exactly from their own config keys",
   const std::vector<Case> cases = {
       // EleutherAI/gpt-j-6b (n_inner null: 4h): 28 x (4 x 4096^2 bias-free attention
       // + 134,238,208 biased fc_in/fc_out + 8,192 one LayerNorm) + 50,400 x 4,096 embeddings
-      // + LM head with bias 206,488,800 + 8,192 = 6,050,882,784; the Hub shows 6.05B.
+      // + LM head with bias 206,488,800 + 8,192 = 6,050,882,784; the Hub shows 6.05B (the
+      // card's 6,053,381,344 adds JAX per-shard copies: test_hf_config_fixtures.cpp).
       {"gpt-j-6b",
        {{"model_type", "gptj"},
         {"n_embd", 4096},

@@ -19,12 +19,16 @@ class Timeline {
     delta_[from] = checkedAdd(delta_[from], bytes);
     delta_[to + 1] = checkedSub(delta_[to + 1], bytes);
   }
+  /// Live bytes at each step.
+  std::vector<int64_t> series() const {
+    std::vector<int64_t> out(delta_.size() - 1);
+    int64_t live = 0;
+    for (size_t t = 0; t < out.size(); ++t) out[t] = live = checkedAdd(live, delta_[t]);
+    return out;
+  }
   int64_t peak() const {
-    int64_t live = 0, best = 0;
-    for (size_t t = 0; t + 1 < delta_.size(); ++t) {
-      live = checkedAdd(live, delta_[t]);
-      best = std::max(best, live);
-    }
+    int64_t best = 0;
+    for (int64_t live : series()) best = std::max(best, live);
     return best;
   }
 
@@ -222,7 +226,44 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
 
   out.kept_per_sample = kept;
   out.backward_extra_per_sample = timeline.peak() - kept;
+  out.live_per_sample = timeline.series();
   return out;
+}
+
+std::vector<StepLive> peakCandidates(const ActivationMemory& act,
+                                     const std::vector<int64_t>& layer_gradient_bytes,
+                                     ZeroGrad zero_grad, bool first_step) {
+  const size_t n = layer_gradient_bytes.size();
+  const bool kept = zero_grad == ZeroGrad::kZero && !first_step;
+  int64_t all = 0;
+  for (int64_t g : layer_gradient_bytes) all = checkedAdd(all, g);
+  // Gradients alive at each step. AccumulateGrad (torch/csrc/autograd/functions/
+  // accumulate_grad.h, accumulateGrad) steals a new gradient as .grad when there is none;
+  // otherwise it runs `variable_grad += new_grad`, the new one freed afterwards.
+  std::vector<StepLive> steps;
+  int64_t done = 0;
+  for (size_t step = 0; step < act.live_per_sample.size(); ++step) {
+    int64_t grads = kept ? all : 0;
+    if (step > n) {
+      const int64_t layer = layer_gradient_bytes[2 * n - step];
+      if (kept) {
+        grads = checkedAdd(all, layer);
+      } else {
+        grads = done = checkedAdd(done, layer);
+      }
+    }
+    steps.push_back({step, grads, act.live_per_sample[step]});
+  }
+  // Keep the Pareto front: a step another one matches or exceeds in both never peaks alone.
+  std::sort(steps.begin(), steps.end(), [](const StepLive& a, const StepLive& b) {
+    return a.gradient_bytes != b.gradient_bytes ? a.gradient_bytes > b.gradient_bytes
+                                                : a.per_sample > b.per_sample;
+  });
+  std::vector<StepLive> front;
+  for (const StepLive& s : steps) {
+    if (front.empty() || s.per_sample > front.back().per_sample) front.push_back(s);
+  }
+  return front;
 }
 
 }  // namespace dlcost

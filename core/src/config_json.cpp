@@ -51,19 +51,22 @@ const Model& presetModel(const std::string& name) {
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {
-    r.rejectUnknown({"preset", "comment"});
+    r.rejectUnknown({"preset", "comment", "weights_file"});
     const std::string name = r.requiredString("preset");
     if (!presetJson(name)) {
       throw InputError(ErrorCode::kValue, r.pathOf("preset"),
                        "unknown preset '" + name + "' (`dlcost presets` lists them)");
     }
-    return presetModel(name);
+    if (!r.has("weights_file")) return presetModel(name);
+    Model model = presetModel(name);
+    model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
+    return model;
   }
   if (isHfConfig(m)) return readHfModel(m, path, false);
   if (r.has("hf_config")) {
     // "approximate": true asks for the generic reading of a model_type dlcost does not
     // count exactly; its figures are then marked approximate.
-    r.rejectUnknown({"hf_config", "name", "comment", "approximate"});
+    r.rejectUnknown({"hf_config", "name", "comment", "approximate", "weights_file"});
     const json& cfg = r.require("hf_config");
     if (!isHfConfig(cfg)) {
       throw InputError(ErrorCode::kMissingField, childPath(r.pathOf("hf_config"), "model_type"),
@@ -71,6 +74,8 @@ Model parseModel(const json& m, const std::string& path) {
     }
     Model model = readHfModel(cfg, r.pathOf("hf_config"), r.optionalBool("approximate", false));
     if (r.has("name")) model.name = r.requiredString("name");
+    if (r.has("weights_file"))
+      model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
     return model;
   }
   if (r.has("transformer")) {
@@ -83,7 +88,7 @@ Model parseModel(const json& m, const std::string& path) {
   // "metrics" holds published facts about a preset (e.g. ImageNet top-1) for comparison
   // charts; the estimate ignores it.
   r.rejectUnknown({"schema", "name", "description", "source", "metrics", "comment", "input",
-                   "layers", "blocks", "hf_config", "transformer"});
+                   "layers", "blocks", "hf_config", "transformer", "weights_file"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                      "this dlcost reads model schema version 1");
@@ -91,6 +96,8 @@ Model parseModel(const json& m, const std::string& path) {
   Model model;
   model.name = r.optionalString("name", "model");
   model.body = expandLayerGraph(m, path);
+  if (r.has("weights_file"))
+    model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
   return model;
 }
 

@@ -1,6 +1,7 @@
 #include "dlcost/estimate.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "activation_memory.hpp"
@@ -45,6 +46,51 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
   }
   const int64_t weights = bytesForBits(a.params, dtypeBits(lay.weights));
   return checkedAdd(weights, checkedMul(per_sample, b));
+}
+
+/// Elements of a layer's parameter tensors in the order PyTorch registers them (weight,
+/// then bias).
+std::vector<int64_t> parameterTensors(const Layer& layer, int64_t params) {
+  if (params == 0) return {};
+  int64_t bias = 0;
+  if (const auto* c = std::get_if<Conv2d>(&layer.spec)) {
+    bias = c->bias ? c->out_channels : 0;
+  } else if (const auto* l = std::get_if<Linear>(&layer.spec)) {
+    bias = l->bias ? l->out_features : 0;
+  } else if (std::holds_alternative<BatchNorm2d>(layer.spec)) {
+    bias = params / 2;
+  } else if (const auto* n = std::get_if<LayerNorm>(&layer.spec)) {
+    bias = n->bias ? params / 2 : 0;
+  }
+  if (bias == 0) return {params};
+  return {params - bias, bias};
+}
+
+/// The parameter gradients alive at the backward peak, less all of them (sumTerms fills
+/// in the value, describeBackwardTerms the inputs).
+MemoryTerm gradientDeltaTerm(int64_t all_grads, ZeroGrad zero_grad) {
+  MemoryTerm t;
+  t.key = MemoryKey::kBackwardGradientDelta;
+  t.sharding = Sharding::kZero2;  // as the gradients
+  t.phase = MemoryPhase::kBackward;
+  t.formula = "at_peak − all";
+  t.inputs = {
+      {"at_peak", all_grads,
+       zero_grad == ZeroGrad::kZero ? "bytes: every gradient, and the new one being added in"
+                                    : "bytes: the gradients of the layers backward has reached"},
+      {"all", all_grads, "bytes of gradients"}};
+  return t;
+}
+
+/// Writes the chosen backward candidate's values into the two terms' inputs.
+void describeBackwardTerms(MemoryBreakdown& m, int64_t all_grads) {
+  for (MemoryTerm& t : m.terms) {
+    if (t.key == MemoryKey::kBackwardGradientDelta) {
+      t.inputs[0].value = checkedAdd(all_grads, t.fixed);
+    } else if (t.key == MemoryKey::kBackwardPeakExtra) {
+      t.inputs[1].value = t.per_sample;
+    }
+  }
 }
 
 /// Forward and backward work of a layer graph for the roofline. Backward FLOPs are the
@@ -136,10 +182,20 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
     checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
 
+    const bool train = w.mode == Mode::kTrain;
     ModelStateCounts counts;
     counts.params = r.params.total;
     counts.trainable = r.params.trainable;
     counts.weight_dtype = lay.weights;
+    std::vector<int64_t> layer_grads;
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      for (int64_t t : parameterTensors(g.layers[i], analyses[i].params))
+        counts.tensors.push_back(t);
+      layer_grads.push_back(bytesForBits(analyses[i].params, dtypeBits(lay.gradients)));
+    }
+    // The training loop holds the batch and the model's output through optimizer.step().
+    counts.held_per_sample = checkedAdd(checkedMul(elementCount(g.input), input_bytes),
+                                        checkedMul(elementCount(shapes.back()), act_bytes));
     std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
     MemoryTerm buffers;
     buffers.key = MemoryKey::kBuffers;
@@ -156,15 +212,46 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
                        {{"batch", b, ""},
                         {"per_sample", act.kept_per_sample, "bytes"},
                         {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
-    if (w.mode == Mode::kTrain) {
-      terms.push_back(activationTerm(
-          MemoryKey::kBackwardPeakExtra, 0, act.backward_extra_per_sample, "batch × per_sample",
-          {{"batch", b, ""}, {"per_sample", act.backward_extra_per_sample, "bytes"}}));
+    int64_t all_grads = 0;
+    for (int64_t grad : layer_grads) all_grads = checkedAdd(all_grads, grad);
+    // A candidate as the two backward terms' values: gradients and activations beyond
+    // all gradients and the saved activations.
+    const auto relative = [&](const StepLive& s) {
+      return BackwardCandidate{checkedSub(s.gradient_bytes, all_grads),
+                               checkedSub(s.per_sample, act.kept_per_sample)};
+    };
+    std::vector<BackwardCandidate> candidates;
+    if (train) {
+      terms.back().phase = MemoryPhase::kBackward;
+      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false))
+        candidates.push_back(relative(s));
+      // sumTerms sets both to the candidate that peaks at the batch.
+      terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, 0, "batch × per_sample",
+                                     {{"batch", b, ""}, {"per_sample", 0, "bytes"}}));
+      terms.back().phase = MemoryPhase::kBackward;
+      terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad));
     }
     terms.push_back(overheadTerm(w));
-    r.memory = sumTerms(std::move(terms), b);
+    r.memory = sumTerms(std::move(terms), b, std::move(candidates));
     const MemoryBreakdown& m = r.memory;
-    if (w.memory_bytes) r.max_batch = maxBatchFor(m.fixed, m.per_sample, *w.memory_bytes);
+    if (train) {
+      describeBackwardTerms(r.memory, all_grads);
+      // The first step: no optimizer state during its backward (Adam's exp_avg and
+      // exp_avg_sq, momentum's buffer are made in step()), no .grad to add into.
+      const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
+      const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
+      std::optional<int64_t> first;  // the first step's backward peak less the steady one
+      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true)) {
+        const BackwardCandidate c = relative(s);
+        const int64_t d = checkedAdd(checkedSub(c.gradient_delta, delta.bytes),
+                                     checkedSub(checkedMul(b, c.extra_per_sample), extra.bytes));
+        first = std::max(first.value_or(d), d);
+      }
+      const int64_t first_backward = checkedAdd(
+          checkedSub(m.phases[0].bytes, m.bytesOf(MemoryKey::kOptimizerStates)), first.value_or(0));
+      r.memory.first_step_total = std::max(first_backward, m.phases[1].bytes);
+    }
+    if (w.memory_bytes) r.max_batch = m.maxBatch(*w.memory_bytes);
 
     r.layers.reserve(g.layers.size() + 1);
     LayerReport input;
@@ -211,6 +298,7 @@ Report estimate(const Model& model, const Workload& given) {
         }
       },
       model.body);
+  if (model.weights_file) useFileWeights(report, *model.weights_file, workload);
   if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
   if (workload.serving.engine != Engine::kNone) {
     if (!llm || workload.mode != Mode::kInfer) {

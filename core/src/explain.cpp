@@ -144,6 +144,10 @@ Words termTitle(MemoryKey key, Mode mode) {
                  : Words{"activations (peak of live tensors)", "激活值（同时存活张量的峰值）"};
     case MemoryKey::kBackwardPeakExtra:
       return {"backward peak extra", "反向传播峰值额外内存"};
+    case MemoryKey::kBackwardGradientDelta:
+      return {"gradients at the backward peak, less all gradients", "反向峰值时的梯度减去全部梯度"};
+    case MemoryKey::kOptimizerStep:
+      return {"optimizer step temporaries and the batch held", "优化器更新的临时张量与持有的批次"};
     case MemoryKey::kKvCache:
       return {"KV cache", "KV 缓存"};
     case MemoryKey::kOverhead:
@@ -227,21 +231,37 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
                        t.w(termTitle(term.key, wl.mode)), term.formula, std::move(inputs),
                        substitute(term.formula, term.inputs), t.bytes(term.bytes)));
   }
+  // The total counts the terms alive in the peak phase (all of them outside training).
+  const auto counted = [&](const MemoryTerm& term) {
+    return term.phase == MemoryPhase::kAlways || term.phase == m.peak_phase;
+  };
   std::string sum;
   for (const MemoryTerm& term : m.terms) {
-    if (term.bytes) sum += (sum.empty() ? "" : " + ") + Writer::num(term.bytes);
+    if (term.bytes && counted(term)) sum += (sum.empty() ? "" : " + ") + Writer::num(term.bytes);
   }
-  out.push_back(
-      make("/memory/total", t.w({"total memory", "总内存"}), "Σ m_i", {}, sum, t.bytes(m.total)));
+  out.push_back(make("/memory/total", t.w({"total memory", "总内存"}),
+                     m.phases.empty() ? "Σ m_i" : "Σ m_i over the peak phase's terms", {}, sum,
+                     t.bytes(m.total)));
   std::string per_sample;
   for (const MemoryTerm& term : m.terms) {
-    if (term.per_sample) {
+    if (term.per_sample && counted(term)) {
       per_sample += (per_sample.empty() ? "" : " + ") + Writer::num(term.per_sample);
     }
   }
   out.push_back(make("/memory/per_sample", t.w({"memory per sample", "每个样本的内存"}),
                      "Σ per_sample_i", {}, per_sample, t.bytes(m.per_sample)));
-  if (r.max_batch && wl.memory_bytes) {
+  if (r.max_batch && wl.memory_bytes && !m.phases.empty()) {
+    std::string each;
+    for (const PhaseTotal& p : m.phases) {
+      each += std::string(each.empty() ? "" : ", ") + "⌊(" + Writer::num(*wl.memory_bytes) + " − " +
+              Writer::num(p.fixed) + ") / " + Writer::num(p.per_sample) + "⌋";
+    }
+    out.push_back(
+        make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}),
+             "min over the peak's lines (backward steps, optimizer step) of ⌊(M − F) / S⌋",
+             {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)}},
+             "min(" + each + ", …)", Writer::num(*r.max_batch)));
+  } else if (r.max_batch && wl.memory_bytes) {
     out.push_back(make("/memory_fit/max_batch", t.w({"largest batch", "最大批量"}), "⌊(M − F) / S⌋",
                        {{"M", t.w({"memory available", "可用内存"}), t.bytes(*wl.memory_bytes)},
                         {"F", t.w({"fixed memory", "固定内存"}), t.bytes(m.fixed)},
@@ -249,6 +269,8 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
                        "⌊(" + Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.fixed) +
                            ") / " + Writer::num(m.per_sample) + "⌋",
                        Writer::num(*r.max_batch)));
+  }
+  if (r.max_batch && wl.memory_bytes) {
     out.push_back(make("/memory_fit/headroom_bytes", t.w({"headroom", "剩余空间"}),
                        "memory − total", {},
                        Writer::num(*wl.memory_bytes) + " − " + Writer::num(m.total),
@@ -286,7 +308,23 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
            Writer::real(f.time.step_s * 1e3) + " ms"));
   const Parallelism& p = r.workload.hardware.parallel;
   const int64_t mb = p.microbatchCount();
-  if (f.max_batch < kMaxBatchReported) {
+  if (f.max_batch < kMaxBatchReported && !f.per_gpu.phases.empty()) {
+    // Training peaks in the larger of a few lines (backward steps, the optimizer step): the
+    // replica batch is the smallest ⌊(U − F) / S⌋ over them (MemoryBreakdown::maxBatch).
+    const int64_t replica = f.per_gpu.maxBatch(f.usable_bytes);
+    out.push_back(make(
+        "/gpu_fit/max_batch", t.w({"largest batch that fits", "可容纳的最大批大小"}),
+        "⌊B / m⌋ × m × d",
+        {{"B",
+          t.w({"largest replica batch: the smallest ⌊(U − F) / S⌋ over the peak's phases",
+               "最大副本批大小：各阶段 ⌊(U − F) / S⌋ 的最小值"}),
+          Writer::num(replica)},
+         {"m", t.w({"pipeline micro-batches", "流水线微批次数"}), Writer::num(mb)},
+         {"d", t.w({"data-parallel replicas", "数据并行副本数"}), Writer::num(f.data_parallel)}},
+        "⌊" + Writer::num(replica) + " / " + Writer::num(mb) + "⌋ × " + Writer::num(mb) + " × " +
+            Writer::num(f.data_parallel),
+        Writer::num(f.max_batch)));
+  } else if (f.max_batch < kMaxBatchReported) {
     // fit.cpp: the largest replica batch, whole micro-batches, times the data-parallel replicas.
     out.push_back(make(
         "/gpu_fit/max_batch", t.w({"largest batch that fits", "可容纳的最大批大小"}),

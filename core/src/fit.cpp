@@ -14,10 +14,14 @@ namespace dlcost {
 
 namespace {
 
-/// ceil(v x num / den) for v >= 0, without intermediate overflow.
+/// ceil(v x num / den) for num, den > 0, without intermediate overflow. v may be negative (a
+/// term that subtracts, such as the gradients not yet made at the backward peak); C++
+/// division truncates toward zero, which is the ceiling there.
 int64_t scaleUp(int64_t v, int64_t num, int64_t den) {
-  const __int128 r = (static_cast<__int128>(v) * num + den - 1) / den;
-  if (r > std::numeric_limits<int64_t>::max()) throw ArithmeticOverflow();
+  const __int128 p = static_cast<__int128>(v) * num;
+  const __int128 r = p >= 0 ? (p + den - 1) / den : p / den;
+  if (r > std::numeric_limits<int64_t>::max() || r < std::numeric_limits<int64_t>::min())
+    throw ArithmeticOverflow();
   return static_cast<int64_t>(r);
 }
 
@@ -112,12 +116,12 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   const int64_t act_num = checkedMul(tp_num, in_flight);
   const int64_t act_den = checkedMul(tp_den, p.pp);
 
-  std::vector<MemoryTerm> terms = r.memory.terms;
-  for (MemoryTerm& t : terms) {
+  // One GPU's share of `fixed` and `per_sample` bytes sharded as `sharding`.
+  const auto share = [&](Sharding sharding, int64_t& fixed, int64_t& per_sample) {
     int64_t divisor = 1;
-    switch (t.sharding) {
+    switch (sharding) {
       case Sharding::kReplicated:
-        continue;
+        return;
       case Sharding::kModelParallel:
         divisor = split;
         break;
@@ -131,14 +135,25 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
         divisor = p.zero >= 1 ? checkedMul(split, dp) : split;
         break;
       case Sharding::kActivation:
-        t.fixed = scaleUp(t.fixed, act_num, act_den);
-        t.per_sample = scaleUp(t.per_sample, act_num, checkedMul(act_den, mb));
-        continue;
+        fixed = scaleUp(fixed, act_num, act_den);
+        per_sample = scaleUp(per_sample, act_num, checkedMul(act_den, mb));
+        return;
     }
-    t.fixed = ceilDiv(t.fixed, divisor);
-    t.per_sample = ceilDiv(t.per_sample, divisor);
+    fixed = ceilDiv(fixed, divisor);
+    per_sample = ceilDiv(per_sample, divisor);
+  };
+  std::vector<MemoryTerm> terms = r.memory.terms;
+  for (MemoryTerm& t : terms) share(t.sharding, t.fixed, t.per_sample);
+  // Backward candidates share as the two terms they stand for.
+  std::vector<BackwardCandidate> candidates = r.memory.backward_candidates;
+  const MemoryTerm* delta = r.memory.find(MemoryKey::kBackwardGradientDelta);
+  const MemoryTerm* extra = r.memory.find(MemoryKey::kBackwardPeakExtra);
+  for (BackwardCandidate& c : candidates) {
+    int64_t none = 0;
+    if (delta) share(delta->sharding, c.gradient_delta, none);
+    if (extra) share(extra->sharding, none, c.extra_per_sample);
   }
-  return sumTerms(std::move(terms), r.workload.batch / dp);
+  return sumTerms(std::move(terms), r.workload.batch / dp, std::move(candidates));
 }
 
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
@@ -172,7 +187,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     f.headroom_bytes = checkedSub(f.usable_bytes, f.per_gpu.total);
     // Largest replica batch, kept a whole number of micro-batches, times the replicas.
     const int64_t mb = p.microbatchCount();
-    const int64_t replica_max = maxBatchFor(f.per_gpu.fixed, f.per_gpu.per_sample, f.usable_bytes);
+    const int64_t replica_max = f.per_gpu.maxBatch(f.usable_bytes);
     f.max_batch = std::min(checkedMul(replica_max / mb * mb, f.data_parallel), kMaxBatchReported);
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "/workload",

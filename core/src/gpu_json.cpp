@@ -173,6 +173,9 @@ json workloadPatch(const Workload& from, const Workload& to) {
   if (from.batch != to.batch) j["batch"] = to.batch;
   if (from.precision != to.precision) j["dtype"] = precisionName(to.precision);
   if (from.optimizer != to.optimizer) j["optimizer"] = optimizerName(to.optimizer);
+  if (from.optimizer_impl != to.optimizer_impl) {
+    j["optimizer_impl"] = optimizerImplName(to.optimizer_impl);
+  }
   if (from.grad_accum != to.grad_accum) j["grad_accum"] = to.grad_accum;
   if (from.recompute != to.recompute) j["recompute"] = recomputeName(to.recompute);
   if (from.finetune != to.finetune) j["finetune"] = finetuneName(to.finetune);

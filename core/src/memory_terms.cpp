@@ -1,6 +1,9 @@
 #include "dlcost/memory_terms.hpp"
 
+#include <algorithm>
+
 #include "dlcost/checked.hpp"
+#include "dlcost/estimate.hpp"
 
 namespace dlcost {
 
@@ -28,6 +31,10 @@ const char* memoryKeyName(MemoryKey key) {
       return "activations";
     case MemoryKey::kBackwardPeakExtra:
       return "backward_peak_extra";
+    case MemoryKey::kBackwardGradientDelta:
+      return "backward_gradient_delta";
+    case MemoryKey::kOptimizerStep:
+      return "optimizer_step";
     case MemoryKey::kKvCache:
       return "kv_cache";
     case MemoryKey::kOverhead:
@@ -62,6 +69,10 @@ const char* memoryKeyLabel(MemoryKey key, Mode mode) {
       return mode == Mode::kTrain ? "activations (saved)" : "activations (peak)";
     case MemoryKey::kBackwardPeakExtra:
       return "backward peak extra";
+    case MemoryKey::kBackwardGradientDelta:
+      return "gradient timing (bwd)";
+    case MemoryKey::kOptimizerStep:
+      return "optimizer step temps";
     case MemoryKey::kKvCache:
       return "KV cache";
     case MemoryKey::kOverhead:
@@ -90,6 +101,18 @@ const char* shardingName(Sharding s) {
   return "";
 }
 
+const char* memoryPhaseName(MemoryPhase p) {
+  switch (p) {
+    case MemoryPhase::kAlways:
+      return "always";
+    case MemoryPhase::kBackward:
+      return "backward";
+    case MemoryPhase::kOptimizerStep:
+      return "optimizer_step";
+  }
+  return "";
+}
+
 const MemoryTerm* MemoryBreakdown::find(MemoryKey key) const {
   for (const MemoryTerm& t : terms) {
     if (t.key == key) return &t;
@@ -110,19 +133,100 @@ int64_t MemoryBreakdown::bytesSharded(Sharding s) const {
   return sum;
 }
 
-int64_t MemoryBreakdown::totalAt(int64_t batch) const {
-  return checkedAdd(fixed, checkedMul(per_sample, batch));
+namespace {
+
+/// The backward phase's total with candidate c in place of the two backward terms.
+PhaseTotal withCandidate(PhaseTotal backward, const MemoryBreakdown& m,
+                         const BackwardCandidate& c) {
+  const MemoryTerm* delta = m.find(MemoryKey::kBackwardGradientDelta);
+  const MemoryTerm* extra = m.find(MemoryKey::kBackwardPeakExtra);
+  if (delta)
+    backward.fixed = checkedAdd(checkedSub(backward.fixed, delta->fixed), c.gradient_delta);
+  if (extra) {
+    backward.per_sample =
+        checkedAdd(checkedSub(backward.per_sample, extra->per_sample), c.extra_per_sample);
+  }
+  return backward;
 }
 
-MemoryBreakdown sumTerms(std::vector<MemoryTerm> terms, int64_t batch) {
+/// Every line the peak is the largest of: each backward candidate, the optimizer step.
+std::vector<PhaseTotal> peakLines(const MemoryBreakdown& m) {
+  if (m.phases.empty()) return {{MemoryPhase::kAlways, m.fixed, m.per_sample, m.total}};
+  std::vector<PhaseTotal> lines{m.phases[1]};
+  if (m.backward_candidates.empty()) lines.push_back(m.phases[0]);
+  for (const BackwardCandidate& c : m.backward_candidates)
+    lines.push_back(withCandidate(m.phases[0], m, c));
+  return lines;
+}
+
+}  // namespace
+
+int64_t MemoryBreakdown::totalAt(int64_t batch) const {
+  int64_t best = 0;
+  for (const PhaseTotal& p : peakLines(*this)) {
+    best = std::max(best, checkedAdd(p.fixed, checkedMul(p.per_sample, batch)));
+  }
+  return best;
+}
+
+int64_t MemoryBreakdown::maxBatch(int64_t capacity_bytes) const {
+  int64_t best = kMaxBatchReported;
+  for (const PhaseTotal& p : peakLines(*this)) {
+    best = std::min(best, maxBatchFor(p.fixed, p.per_sample, capacity_bytes));
+  }
+  return best;
+}
+
+MemoryBreakdown sumTerms(std::vector<MemoryTerm> terms, int64_t batch,
+                         std::vector<BackwardCandidate> candidates) {
   MemoryBreakdown m;
+  if (!candidates.empty()) {
+    // The candidate that peaks at this batch (the earliest step on a tie).
+    const BackwardCandidate* best = nullptr;
+    int64_t best_bytes = 0;
+    for (const BackwardCandidate& c : candidates) {
+      const int64_t bytes = checkedAdd(c.gradient_delta, checkedMul(batch, c.extra_per_sample));
+      if (!best || bytes > best_bytes) best = &c, best_bytes = bytes;
+    }
+    for (MemoryTerm& t : terms) {
+      if (t.key == MemoryKey::kBackwardGradientDelta) t.fixed = best->gradient_delta;
+      if (t.key == MemoryKey::kBackwardPeakExtra) t.per_sample = best->extra_per_sample;
+    }
+  }
+  PhaseTotal always{MemoryPhase::kAlways, 0, 0, 0};
+  PhaseTotal backward{MemoryPhase::kBackward, 0, 0, 0};
+  PhaseTotal step{MemoryPhase::kOptimizerStep, 0, 0, 0};
+  bool phased = false;
   for (MemoryTerm& t : terms) {
     t.bytes = checkedAdd(t.fixed, checkedMul(t.per_sample, batch));
-    m.fixed = checkedAdd(m.fixed, t.fixed);
-    m.per_sample = checkedAdd(m.per_sample, t.per_sample);
-    m.total = checkedAdd(m.total, t.bytes);
+    PhaseTotal& p = t.phase == MemoryPhase::kBackward        ? backward
+                    : t.phase == MemoryPhase::kOptimizerStep ? step
+                                                             : always;
+    phased = phased || t.phase != MemoryPhase::kAlways;
+    p.fixed = checkedAdd(p.fixed, t.fixed);
+    p.per_sample = checkedAdd(p.per_sample, t.per_sample);
   }
+  const auto withAlways = [&](PhaseTotal p) {
+    p.fixed = checkedAdd(p.fixed, always.fixed);
+    p.per_sample = checkedAdd(p.per_sample, always.per_sample);
+    p.bytes = checkedAdd(p.fixed, checkedMul(p.per_sample, batch));
+    return p;
+  };
+  PhaseTotal peak = always;
+  peak.bytes = checkedAdd(always.fixed, checkedMul(always.per_sample, batch));
+  if (phased) {
+    m.phases = {withAlways(backward), withAlways(step)};
+    // The backward phase wins a tie: it is the one that grows with the batch.
+    peak = m.phases[1].bytes > m.phases[0].bytes ? m.phases[1] : m.phases[0];
+  }
+  m.peak_phase = peak.phase;
+  m.fixed = peak.fixed;
+  m.per_sample = peak.per_sample;
+  m.total = peak.bytes;
   m.terms = std::move(terms);
+  m.backward_candidates = std::move(candidates);
+  // Every line at this batch must be below the peak the terms give.
+  for (const PhaseTotal& p : peakLines(m)) checkedAdd(p.fixed, checkedMul(p.per_sample, batch));
   return m;
 }
 
@@ -141,6 +245,71 @@ MemoryTerm valuesTerm(MemoryKey key, Sharding sharding, int64_t count, int bits,
   t.fixed = bytesForBits(count, bits);
   t.formula = std::string(what) + " × bits_per_value / 8";
   t.inputs = {{what, count, ""}, {"bits_per_value", bits, format}};
+  return t;
+}
+
+/// Elements the optimizer step allocates at its peak, besides its states, for `updated`
+/// elements in `tensors` (the for-loop's order). PyTorch 2.x, torch/optim/:
+/// - Adam/AdamW for-loop (`_single_tensor_adam`): `denom = (exp_avg_sq.sqrt() /
+///   bias_correction2_sqrt).add_(eps)` holds sqrt() and the quotient of tensor i while the
+///   previous tensor's `denom` is still bound: max over i of 2 s_i + s_(i-1).
+/// - Adam/AdamW foreach (`_multi_tensor_adam`): `exp_avg_sq_sqrt =
+///   torch._foreach_sqrt(device_exp_avg_sqs)`, then in place: one copy of every tensor.
+/// - RMSprop (`avg = square_avg.sqrt().add_(eps)`; foreach `torch._foreach_sqrt`) and Adagrad
+///   (`std = state_sum.sqrt().add_(eps)`; foreach `torch._foreach_sqrt(device_state_sums)`):
+///   max over i of s_i + s_(i-1), or one copy of every tensor.
+/// - SGD with or without momentum updates in place (`param.add_(grad, alpha=-lr)`,
+///   `buf.mul_(momentum).add_(grad)`; foreach `torch._foreach_add_`), fused kernels
+///   (`_fused_adam`, ...) and bitsandbytes' 8-bit Adam have no temporaries.
+/// (Default hyper-parameters: no L2 weight_decay, maximize or amsgrad, which add copies.)
+int64_t stepTemporaryElements(Optimizer opt, OptimizerImpl impl, int64_t updated,
+                              const std::vector<int64_t>& tensors) {
+  int per_tensor = 0;  // copies of tensor i alive with one of tensor i - 1 (for-loop)
+  switch (opt) {
+    case Optimizer::kAdam:
+    case Optimizer::kAdamW:
+      per_tensor = 2;
+      break;
+    case Optimizer::kRmsprop:
+    case Optimizer::kAdagrad:
+      per_tensor = 1;
+      break;
+    case Optimizer::kSgd:
+    case Optimizer::kMomentum:
+    case Optimizer::kAdam8bit:
+      return 0;
+  }
+  if (impl == OptimizerImpl::kFused) return 0;
+  if (impl == OptimizerImpl::kForeach || tensors.empty()) return updated;
+  int64_t best = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int64_t previous = i ? tensors[i - 1] : 0;
+    best = std::max(best, checkedAdd(checkedMul(per_tensor, tensors[i]), previous));
+  }
+  return best;
+}
+
+/// The optimizer step's own bytes: its temporaries (fixed) and the batch the caller holds.
+MemoryTerm optimizerStepTerm(const ModelStateCounts& c, const Workload& w, DType state_format) {
+  const bool adapters_only = c.trainable == 0 && c.adapters > 0;
+  const int64_t updated = adapters_only ? c.adapters : c.trainable;
+  // Under LoRA the adapters' tensors are not listed: the foreach figure bounds the for-loop's.
+  static const std::vector<int64_t> kNoTensors;
+  const int64_t temps = stepTemporaryElements(w.optimizer, w.optimizer_impl, updated,
+                                              adapters_only ? kNoTensors : c.tensors);
+  const int bits = adapters_only ? 32 : dtypeBits(state_format);
+  MemoryTerm t;
+  t.key = MemoryKey::kOptimizerStep;
+  t.sharding = Sharding::kZero1;  // each rank steps its own shard of the states
+  t.phase = MemoryPhase::kOptimizerStep;
+  t.fixed = bytesForBits(temps, bits);
+  t.per_sample = c.held_per_sample;
+  t.formula = "temporaries × bits_per_value / 8 + batch × held_per_sample";
+  t.inputs = {{"temporaries", temps,
+               std::string(optimizerName(w.optimizer)) + " " + optimizerImplName(w.optimizer_impl)},
+              {"bits_per_value", bits, adapters_only ? "fp32" : dtypeName(state_format)},
+              {"batch", w.batch, ""},
+              {"held_per_sample", c.held_per_sample, "bytes of input and output"}};
   return t;
 }
 
@@ -226,6 +395,7 @@ std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workloa
     out.push_back(optimizerTerm(MemoryKey::kAdapterOptimizerStates, Sharding::kZero1, c.adapters,
                                 stateBits(DType::kFp32), DType::kFp32));
   }
+  out.push_back(optimizerStepTerm(c, w, lay.optimizer_states));
   return out;
 }
 

@@ -52,14 +52,30 @@ json memoryToJson(const MemoryBreakdown& m, const char* units) {
                      {"fixed", t.fixed},
                      {"per_sample", t.per_sample},
                      {"sharding", shardingName(t.sharding)},
+                     {"phase", memoryPhaseName(t.phase)},
+                     // Whether the total counts it: the peak phase's terms and the others'.
+                     {"in_peak", t.phase == MemoryPhase::kAlways || t.phase == m.peak_phase},
                      {"formula", t.formula},
                      {"inputs", std::move(inputs)}});
   }
-  return {{"terms", std::move(terms)},
-          {"total", m.total},
-          {"fixed", m.fixed},
-          {"per_sample", m.per_sample},
-          {"units", units}};
+  json out = {{"terms", std::move(terms)},
+              {"total", m.total},
+              {"fixed", m.fixed},
+              {"per_sample", m.per_sample},
+              {"units", units}};
+  if (!m.phases.empty()) {
+    json phases = json::array();
+    for (const PhaseTotal& p : m.phases) {
+      phases.push_back({{"phase", memoryPhaseName(p.phase)},
+                        {"bytes", p.bytes},
+                        {"fixed", p.fixed},
+                        {"per_sample", p.per_sample}});
+    }
+    out["phases"] = std::move(phases);
+    out["peak_phase"] = memoryPhaseName(m.peak_phase);
+  }
+  if (m.first_step_total) out["first_step_total"] = *m.first_step_total;
+  return out;
 }
 
 json reportToJson(const Report& r) {

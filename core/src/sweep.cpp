@@ -90,6 +90,8 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
                      "must list 1 to " + std::to_string(kMaxSweepPoints) + " batch sizes");
   }
   BatchSweep s;
+  // Training peaks in the larger of two phases (backward, optimizer step), each linear.
+  const MemoryBreakdown& memory = report.gpu_fit ? report.gpu_fit->per_gpu : report.memory;
   if (report.gpu_fit) {
     const GpuFit& f = *report.gpu_fit;
     s.per_gpu = true;
@@ -112,7 +114,7 @@ BatchSweep sweepBatch(const Report& report, const std::vector<int64_t>& batches)
     try {
       BatchPoint point;
       point.batch = b;
-      point.total = checkedAdd(s.fixed, checkedMul(s.per_sample, s.replicaBatch(b)));
+      point.total = memory.totalAt(s.replicaBatch(b));
       if (s.memory_bytes) point.fits = point.total <= *s.memory_bytes;
       s.points.push_back(point);
     } catch (const ArithmeticOverflow&) {

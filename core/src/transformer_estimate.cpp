@@ -71,13 +71,26 @@ int64_t attentionCoreMacs(const Transformer& t, int64_t context) {
   return mul(context, add(qWidth(t), mul(t.heads, v_per_head)));
 }
 
+/// Bytes per token one hidden-width norm keeps for backward besides its input (e h, counted
+/// by the callers) and its output (counted by the layer reading it). Hugging Face's
+/// LlamaRMSNorm (modeling_llama.py) upcasts to fp32 (pow keeps the fp32 input: 4h where e h is
+/// counted), keeps rsqrt's fp32 value per token, and `self.weight *
+/// hidden_states.to(input_dtype)` keeps the normalised tensor (e h): 4h + 4 in all.
+/// LayerNorm (native_layer_norm, derivatives.yaml: result1 and result2) keeps its fp32 mean
+/// and rstd per token: 8. Measured for the RMSNorm with PyTorch 1.13 (docs/accuracy.md).
+int64_t normExtraSaved(const Transformer& t) {
+  return t.norm == NormKind::kRmsNorm ? add(mul(4, t.hidden), 4) : int64_t{8};
+}
+
 /// Bytes per token one self-attention sublayer keeps for backward, without the core.
 /// GPT (e = 2, q = kv = h, dropout): norm input 2h + QKV input 2h + Q,K 4h + V 2h + output
 /// projection input 2h + dropout mask h = 13h: Korthikanti's 11sbh for attention plus one of
 /// the two layer norms' 2sbh each.
 int64_t attentionSaved(const Transformer& t, int64_t e) {
-  int64_t b = mul(2, e, t.hidden);                                 // norm input, QKV input
-  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));        // post-attention norm input
+  int64_t b = add(mul(2, e, t.hidden), normExtraSaved(t));  // norm, QKV input
+  if (t.norms_per_layer == 4) {
+    b = add(b, mul(e, t.hidden), normExtraSaved(t));  // post-attention norm
+  }
   if (t.qk_norm) b = add(b, mul(e, add(qWidth(t), keyWidth(t))));  // q/k norm inputs
   if (t.kv_lora_rank > 0) {
     // MLA: the latents' norm inputs and kv_b_proj's input.
@@ -98,6 +111,12 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
   if (attention == AttentionImpl::kFlash) return mul(4, t.heads);
   const int64_t scores = mul(t.heads, context);
   int64_t b = mul(e, scores);
+  // Grouped K and V heads are repeated for the matmuls (HF's eager_attention_forward:
+  // repeat_kv expands, then reshape copies), and QK^T and AV keep the copies: heads / kv_heads
+  // times the key and value widths attentionSaved counts (measured, docs/accuracy.md).
+  if (t.kv_lora_rank == 0 && t.kv_heads > 0 && t.kv_heads < t.heads) {
+    b = add(b, mul(e, t.heads / t.kv_heads - 1, add(keyWidth(t), valueWidth(t))));
+  }
   if (t.attention_dropout) b = add(b, mul(1 + e, scores));
   return b;
 }
@@ -110,8 +129,8 @@ int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImp
 int64_t mlpSaved(const Transformer& t, int64_t e, int64_t layer) {
   int64_t b = 0;
   const bool shared_input = t.parallel_block && t.norms_per_layer == 1;
-  if (!shared_input) b = mul(2, e, t.hidden);                // norm input, MLP input
-  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden));  // post-MLP norm input
+  if (!shared_input) b = add(mul(2, e, t.hidden), normExtraSaved(t));           // norm, MLP input
+  if (t.norms_per_layer == 4) b = add(b, mul(e, t.hidden), normExtraSaved(t));  // post-MLP norm
   const int64_t inner = mul(t.gated_mlp ? 4 : 2, e, ffnOf(t, layer));
   if (isMoeLayer(t, layer)) {
     // Router logits, each active expert's gathered copy of its tokens, its intermediates;
@@ -486,6 +505,24 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
 
 // --- stage 4: model states -----------------------------------------------------------------
 
+/// The large parameter tensors in the order `model.parameters()` yields them in Hugging Face
+/// models (the order the for-loop optimizers step them): the embeddings, each block's linear
+/// modules as registered (two layers, so a layer's first module follows the last one's), the
+/// final norm, the LM head. Biases and block norms between them are left out, which can only
+/// raise the for-loop's max of 2 s_i + s_(i-1) (GPT-2's biases follow each weight).
+std::vector<int64_t> optimizerTensorOrder(const Transformer& t, const TransformerParams& tp) {
+  std::vector<int64_t> out{tp.embeddings};
+  const std::vector<LinearModule> modules = blockLinearModules(t);
+  for (int layer = 0; layer < 2; ++layer) {
+    for (const LinearModule& m : modules) {
+      for (int64_t c = 0; c < std::min<int64_t>(m.copies, 2); ++c) out.push_back(mul(m.in, m.out));
+    }
+  }
+  out.push_back(t.hidden);  // the final norm's weight
+  if (tp.lm_head) out.push_back(tp.lm_head);
+  return out;
+}
+
 std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParams& tp,
                                     const Workload& w, const Settings& s, const BlockMatrices& bm,
                                     const Adapters& ad) {
@@ -497,6 +534,7 @@ std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParam
   counts.quant_matrices = bm.matrices;
   counts.quant_groups = bm.groups;
   counts.adapters = s.train && s.lora ? ad.params : 0;
+  if (counts.trainable > 0) counts.tensors = optimizerTensorOrder(t, tp);
   std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
   // A checkpoint format (GGUF, GPTQ, AWQ, bitsandbytes, FP8, MXFP4, NVFP4): its exact bytes.
   if (w.serving.quant != QuantFormat::kNone)
@@ -535,6 +573,8 @@ int64_t crossKeptPerToken(const Transformer& t, const Workload& w, const Setting
 struct SequenceMemory {
   int64_t activations = 0;  ///< training: kept for backward; inference: the prefill's peak
   int64_t backward_peak_extra = 0;
+  /// Training: the logits' backward and the widest layer's, on top of the saved tensors.
+  int64_t logits_phase = 0, layer_phase = 0;
   int64_t kv_cache = 0;
   int64_t kv_tokens = 0;
   int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;  ///< rows
@@ -582,9 +622,12 @@ void trainingMemory(const Transformer& t, const Workload& w, const Settings& s, 
   } else if (s.drop_core) {
     recomputed = coreSaved(t, e, std::min(st.context, wd.keys), AttentionImpl::kEager);
   }
-  const int64_t layer_phase = mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), wd.inner))));
-  const int64_t logits_phase = s.decoder_side ? mul(f.logit_tokens, 4, t.vocab) : 0;
-  m.backward_peak_extra = std::max(layer_phase, logits_phase);
+  m.layer_phase = mul(st.tokens, add(recomputed, mul(e, add(mul(2, h), wd.inner))));
+  // At log_softmax's backward the gradient nll_loss returns and log_softmax's own, both fp32
+  // and as large as the logits, are alive with the saved log-probabilities (measured,
+  // docs/accuracy.md).
+  m.logits_phase = s.decoder_side ? mul(f.logit_tokens, 8, t.vocab) : 0;
+  m.backward_peak_extra = std::max(m.layer_phase, m.logits_phase);
 }
 
 /// Inference: the peak of one prefill layer (the residual stream plus the larger working set
@@ -620,13 +663,21 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
   const int64_t e = s.value_bytes, h = t.hidden;
   SequenceMemory m;
   for (const Stack& st : f.stacks) {
+    // In training, the int64 token ids the embedding's backward keeps (derivatives.yaml,
+    // embedding: embedding_backward(grad, indices, ...)).
+    if (s.train) m.embed_saved = add(m.embed_saved, mul(st.tokens, 8));
     if (t.hidden_dropout) m.embed_saved = add(m.embed_saved, mul(st.tokens, h));  // 1-byte mask
-    if (t.embedding_norm) m.embed_saved = add(m.embed_saved, mul(st.tokens, e, h));
-    if (t.final_norm) m.final_saved = add(m.final_saved, mul(st.tokens, e, h));
+    if (t.embedding_norm)
+      m.embed_saved = add(m.embed_saved, mul(st.tokens, add(mul(e, h), normExtraSaved(t))));
+    if (t.final_norm)
+      m.final_saved = add(m.final_saved, mul(st.tokens, add(mul(e, h), normExtraSaved(t))));
   }
-  // LM head input, and the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv).
-  if (s.decoder_side)
+  // LM head input, the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv) and, in
+  // training, the int64 labels nll_loss keeps.
+  if (s.decoder_side) {
     m.head_saved = add(mul(f.logit_tokens, e, h), mul(f.logit_tokens, 4, t.vocab));
+    if (s.train) m.head_saved = add(m.head_saved, mul(f.logit_tokens, 8));
+  }
   if (t.pooler) m.pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
   if (s.train) {
     trainingMemory(t, w, s, f, ad, m);
@@ -636,15 +687,78 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
   return m;
 }
 
+/// Training: the gradients alive at the backward peak less all of them (sumTerms fills in
+/// the value from backwardCandidates).
+MemoryTerm gradientDeltaTerm(const std::vector<MemoryTerm>& terms) {
+  int64_t grads = 0;
+  for (const MemoryTerm& term : terms) {
+    if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
+      grads = add(grads, term.fixed);
+  }
+  MemoryTerm delta;
+  delta.key = MemoryKey::kBackwardGradientDelta;
+  delta.sharding = Sharding::kZero2;
+  delta.phase = MemoryPhase::kBackward;
+  delta.formula = "at_peak − all";
+  delta.inputs = {{"at_peak", grads, "bytes"}, {"all", grads, "bytes of gradients"}};
+  return delta;
+}
+
+/// Training: where the backward pass can peak, as (gradients then less all, activations then
+/// beyond the saved ones per sequence). Backward runs the logits, the LM head and final norm,
+/// the layers top down, the embeddings. Under zero_grad set_to_none a parameter's gradient
+/// appears at its backward: none at the logits' (the peak of activations), all but the
+/// embeddings' at the first layer's, when only its and the embedding's saved tensors remain.
+/// For a decoder whose layers are alike (dense, no local layers) each layer's backward adds
+/// as many gradients and frees as many saved bytes, so the layers' steps lie between the top
+/// and the first layer's. Otherwise, and with kept gradients, every gradient is counted from the
+/// top layer's backward on (an upper bound: the lower layers' gradients come as their saved
+/// activations go).
+std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Workload& w,
+                                                  const Settings& s, const TransformerParams& tp,
+                                                  const Forward& f, const SequenceMemory& m,
+                                                  const std::vector<MemoryTerm>& terms) {
+  int64_t grads = 0;
+  for (const MemoryTerm& term : terms) {
+    if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
+      grads = add(grads, term.fixed);
+  }
+  if (w.zero_grad == ZeroGrad::kZero) return {{0, m.logits_phase}, {0, m.layer_phase}};
+  std::vector<BackwardCandidate> out{{-grads, m.logits_phase}, {0, m.layer_phase}};
+  bool alike = t.kind == TransformerKind::kDecoder && !isMoe(t) && !s.lora && !t.embedding_norm &&
+               f.stacks.size() == 1 && tp.total > 0 && grads % tp.total == 0;
+  for (int64_t i = 0; alike && i < t.layers; ++i) alike = !isLocalLayer(t, i);
+  const int64_t head = add(tp.lm_head, t.final_norm ? normParams(t) : 0);
+  const int64_t blocks = checkedSub(tp.total, add(tp.embeddings, head, tp.other));
+  const int64_t layer_saved =
+      checkedSub(m.activations, add(m.embed_saved, m.final_saved, m.head_saved));
+  if (!alike || t.layers < 1 || blocks % t.layers != 0 || layer_saved % t.layers != 0) return out;
+  const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
+  const int64_t layer = blocks / t.layers;
+  // The top layer's backward: the head's and that layer's gradients; the LM head's and the
+  // final norm's saved tensors are freed by then.
+  out[1] = {-mul(per_param, checkedSub(tp.total, add(head, layer))),
+            checkedSub(m.layer_phase, add(m.head_saved, m.final_saved))};
+  const int64_t below_first = checkedSub(m.activations, add(m.embed_saved, layer_saved / t.layers));
+  out.push_back({-mul(per_param, tp.embeddings), checkedSub(m.layer_phase, below_first)});
+  // The embeddings' backward: every gradient; the token ids and their output's gradient.
+  const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
+  out.push_back({0, checkedSub(tail, m.activations)});
+  return out;
+}
+
 /// The activation terms (and the KV cache's) of `batch` sequences.
 void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMemory& m, int64_t b,
                       std::vector<MemoryTerm>& terms) {
   terms.push_back(activationTerm(MemoryKey::kActivations, 0, m.activations, "batch × per_sequence",
                                  {{"batch", b, ""}, {"per_sequence", m.activations, "bytes"}}));
   if (s.train) {
+    terms.back().phase = MemoryPhase::kBackward;
     terms.push_back(activationTerm(
         MemoryKey::kBackwardPeakExtra, 0, m.backward_peak_extra, "batch × per_sequence",
         {{"batch", b, ""}, {"per_sequence", m.backward_peak_extra, "bytes"}}));
+    terms.back().phase = MemoryPhase::kBackward;
+    terms.push_back(gradientDeltaTerm(terms));
     return;
   }
   if (!s.decoder_side) return;
@@ -895,10 +1009,22 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     std::vector<MemoryTerm> terms = modelStates(t, tp, w, s, bm, ad);
     addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));
-    r.memory = sumTerms(std::move(terms), b);
-    if (w.memory_bytes) {
-      r.max_batch = maxBatchFor(r.memory.fixed, r.memory.per_sample, *w.memory_bytes);
+    std::vector<BackwardCandidate> candidates;
+    if (s.train) candidates = backwardCandidates(t, w, s, tp, f, mem, terms);
+    r.memory = sumTerms(std::move(terms), b, std::move(candidates));
+    for (MemoryTerm& term : r.memory.terms) {
+      if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
+      if (term.key == MemoryKey::kBackwardPeakExtra) term.inputs[1].value = term.per_sample;
     }
+    if (s.train) {
+      // The first step: no optimizer state exists during its backward (made in step()).
+      const MemoryBreakdown& m = r.memory;
+      r.memory.first_step_total = std::max(
+          checkedSub(m.phases[0].bytes, add(m.bytesOf(MemoryKey::kOptimizerStates),
+                                            m.bytesOf(MemoryKey::kAdapterOptimizerStates))),
+          m.phases[1].bytes);
+    }
+    if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);
     r.transformer = sum;

@@ -63,6 +63,36 @@ int optimizerStateBits(Optimizer optimizer) {
   return optimizer == Optimizer::kAdam8bit ? 8 : 0;
 }
 
+const char* zeroGradName(ZeroGrad zero_grad) {
+  return zero_grad == ZeroGrad::kZero ? "zero" : "set_to_none";
+}
+
+std::optional<ZeroGrad> parseZeroGrad(const std::string& name) {
+  for (ZeroGrad z : kZeroGrads) {
+    if (name == zeroGradName(z)) return z;
+  }
+  return std::nullopt;
+}
+
+const char* optimizerImplName(OptimizerImpl impl) {
+  switch (impl) {
+    case OptimizerImpl::kForeach:
+      return "foreach";
+    case OptimizerImpl::kForLoop:
+      return "for_loop";
+    case OptimizerImpl::kFused:
+      return "fused";
+  }
+  return "foreach";
+}
+
+std::optional<OptimizerImpl> parseOptimizerImpl(const std::string& name) {
+  for (OptimizerImpl i : kOptimizerImpls) {
+    if (name == optimizerImplName(i)) return i;
+  }
+  return std::nullopt;
+}
+
 const char* attentionName(AttentionImpl attention) {
   return attention == AttentionImpl::kEager ? "eager" : "flash";
 }

@@ -144,6 +144,41 @@ void addModelFields(std::vector<Row>& rows) {
                  const std::string&) { w.optimizer = *parseOptimizer(v.get<std::string>()); },
               [](const Workload& w) { return json(optimizerName(w.optimizer)); }));
   rows.push_back(
+      Row("zero_grad", FieldType::kEnum, "--zero-grad")
+          .values(kZeroGrads, zeroGradName)
+          .valueLabel("set_to_none", {"set to None (PyTorch 2.x)", "置为 None（PyTorch 2.x）"})
+          .valueLabel("zero", {"filled with zeros (PyTorch 1.x)", "填零（PyTorch 1.x）"})
+          .byDefault("set_to_none")
+          .when(kWhenTrain, "workload")
+          .text({"Gradients between steps", "步间梯度"},
+                {"set_to_none: zero_grad frees the gradients and backward creates them layer by "
+                 "layer (PyTorch 2.x's default); zero: they stay allocated and backward adds "
+                 "into them",
+                 "set_to_none：zero_grad 释放梯度，反向逐层重新创建（PyTorch 2.x 默认）；"
+                 "zero：梯度常驻，反向累加进去"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.zero_grad = *parseZeroGrad(v.get<std::string>()); },
+              [](const Workload& w) { return json(zeroGradName(w.zero_grad)); }));
+  rows.push_back(
+      Row("optimizer_impl", FieldType::kEnum, "--optimizer-impl")
+          .values(kOptimizerImpls, optimizerImplName)
+          .valueLabel("foreach",
+                      {"foreach (PyTorch 2.x on CUDA)", "foreach（PyTorch 2.x CUDA 默认）"})
+          .valueLabel("for_loop", {"for-loop (one tensor at a time)", "逐张量循环"})
+          .valueLabel("fused", {"fused", "融合内核"})
+          .byDefault("foreach")
+          .when(kWhenTrain, "workload")
+          .text({"Optimizer implementation", "优化器实现"},
+                {"PyTorch's optimizer step: foreach (the 2.x default on CUDA) makes a temporary "
+                 "copy of the parameters, for_loop one of the largest tensors, fused none",
+                 "PyTorch 优化器实现：foreach（2.x CUDA 默认）临时复制一份参数，for_loop "
+                 "复制最大的张量，fused 不复制"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.optimizer_impl = *parseOptimizerImpl(v.get<std::string>());
+              },
+              [](const Workload& w) { return json(optimizerImplName(w.optimizer_impl)); }));
+  rows.push_back(
       Row("overhead_bytes", FieldType::kInteger, "--overhead-bytes")
           .range(0, kMaxBytes, "bytes")
           .byDefault(0)

@@ -61,6 +61,11 @@ describe('model files dropped on the page', () => {
       await page.click('#model-file button.use-config');
       await page.waitForFunction((n) => globalThis.dlcostPage.lastReport()?.params?.total === n, cli.parameters);
       assert.match(await page.inputValue('#paste'), /"model_type": "llama"/);
+      // With the file's weights: the weights line is the file's bytes (Q4_K, Q6_K and F32 as
+      // stored), and its formula names the file.
+      const weights = await page.evaluate(() => globalThis.dlcostPage.lastReport().memory.terms.find((x) => x.key === 'weights'));
+      assert.equal(weights.bytes, cli.weight_bytes);
+      assert.match(weights.formula, /gguf file/);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();
@@ -99,6 +104,25 @@ describe('model files dropped on the page', () => {
       assert.match(text, new RegExp(groupDigits(cli.weight_bytes)));
       await page.setInputFiles('#import-file', [index, join(sharded, 'model-00001-of-00002.safetensors')]);
       await page.waitForFunction(() => document.querySelector('#model-file').textContent.includes('Not dropped with the index'));
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an ONNX export shows its initializers and operators, as the CLI', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      const file = join(ROOT, 'tests', 'fixtures', 'onnx', 'tiny_cnn.onnx');
+      const cli = runCli(['inspect', file, '--json']).json;
+      await drop(page, 'tiny_cnn.onnx', readFileSync(file));
+      await page.waitForSelector('#model-file .model-file-summary');
+      const text = await panelText(page);
+      assert.match(text, /tiny_cnn\.onnx: ONNX/);
+      assert.match(text, new RegExp(groupDigits(cli.parameters)));
+      assert.match(text, new RegExp(groupDigits(cli.weight_bytes)));
+      assert.match(text, /BatchNormalization 1, Conv 1, Flatten 1, Gemm 1, Relu 1/);
+      await screenshot(page, 'model-file-onnx');
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -75,6 +75,43 @@ check "missing file" 2 'cannot read file' "$DLCOST" inspect "$tmp/nothing.gguf"
 check "inspect needs a file" 2 'inspect needs one FILE' "$DLCOST" inspect
 check "inspect --json error" 2 '"code": "value"' "$DLCOST" inspect "$tmp/cut.gguf" --json
 
+# The weights term is the file's bytes: the GGUF's 1,362,128 bytes of Q4_K/Q6_K/F32 tensors,
+# whatever --weight-dtype says; the report's formula names the file.
+check "estimate --gguf: weights term is the file" 0 '"formula": "weight_bytes (the gguf file' \
+  "$DLCOST" estimate --gguf "$tmp/tiny-llama-q4km.gguf" --mode infer --weight-dtype int4 --json
+check "estimate --gguf: the term's bytes" 0 '| weights | 1,362,128 |' \
+  bash -c '"$0" estimate --gguf "$1" --mode infer --json | python3 -c "import json,sys; t=json.load(sys.stdin)[\"memory\"][\"terms\"][0]; print(\"|\", t[\"key\"], \"|\", format(t[\"bytes\"], \",\"), \"|\")"' \
+  "$DLCOST" "$tmp/tiny-llama-q4km.gguf"
+"$DLCOST" inspect "$tmp/tiny-llama-q4km.gguf" --config >"$tmp/tiny-config.json"
+check "--weights with a config.json" 0 '"formula": "weight_bytes (the safetensors file' \
+  "$DLCOST" estimate "$tmp/tiny-config.json" --weights "$tmp/tiny-bf16.safetensors" --json
+check "--weights: an index without its shards" 2 'needs its shards' \
+  "$DLCOST" estimate "$tmp/tiny-config.json" --weights "$tmp/model.safetensors.index.json"
+check "--weights: the count differs" 0 'the safetensors file holds 132,160 parameters' \
+  "$DLCOST" estimate "$tmp/tiny-config.json" --weights "$tmp/tiny-bf16.safetensors"
+
+# ONNX: the torch.onnx export of tests/fixtures/onnx (make_onnx_files.py --tiny): 845
+# parameters + 8 BatchNorm running statistics, 4 bytes each.
+onnx="$here/../fixtures/onnx/tiny_cnn.onnx"
+check "inspect onnx" 0 '"parameters": 853' "$DLCOST" inspect "$onnx" --json
+check "inspect onnx: bytes" 0 '"weight_bytes": 3412' "$DLCOST" inspect "$onnx" --json
+check "inspect onnx: operators" 0 'BatchNormalization 1 Conv 1 Flatten 1 Gemm 1 Relu 1' "$DLCOST" inspect "$onnx"
+head -c 2000 "$onnx" >"$tmp/cut.onnx"
+check "truncated onnx" 2 'truncated or not an ONNX file' "$DLCOST" inspect "$tmp/cut.onnx"
+# torchvision models exported with random weights count torchvision's published num_params
+# (torchvision 0.14 models/squeezenet.py and alexnet.py, weights meta "num_params"); alexnet's
+# 244 MB file is read by skipping its weights.
+if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
+  mkdir -p "$tmp/tv"
+  /usr/bin/python3 "$here/../model_files/make_onnx_files.py" --torchvision "$tmp/tv" >/dev/null 2>&1
+  check "squeezenet1_1.onnx = torchvision num_params" 0 '"parameters": 1235496' \
+    "$DLCOST" inspect "$tmp/tv/squeezenet1_1.onnx" --json
+  check "alexnet.onnx = torchvision num_params" 0 '"parameters": 61100840' \
+    "$DLCOST" inspect "$tmp/tv/alexnet.onnx" --json
+else
+  echo "cli model files: python3-torch missing, torchvision ONNX cross-check skipped"
+fi
+
 # --hf: a fake Hugging Face cache laid out as huggingface_hub lays it out.
 snap="$tmp/hf/hub/models--openai-community--gpt2/snapshots/abc123"
 mkdir -p "$snap" "$tmp/hf/hub/models--openai-community--gpt2/refs"

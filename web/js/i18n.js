@@ -102,6 +102,8 @@ const en = {
   mem_optimizer_states: 'optimizer states',
   mem_activations: 'activations',
   mem_backward_peak_extra: 'backward peak extra (activation gradients)',
+  mem_backward_gradient_delta: 'gradients not yet made at the backward peak',
+  mem_optimizer_step: 'optimizer step temporaries',
   mem_overhead: 'overhead',
   mem_kv_cache: 'KV cache',
   x_step_time_s: 'Step time',
@@ -113,6 +115,8 @@ const en = {
   engineLoading: 'Loading the engine…',
   engineFailed: 'The engine could not start',
   engineDefault: 'default',
+  approximate: '≈ approximate',
+  approximateHelp: 'Read through the generic transformer form at your request: the parameter count and every figure derived from it are approximate.',
 };
 
 const zh = {
@@ -214,6 +218,8 @@ const zh = {
   mem_optimizer_states: '优化器状态',
   mem_activations: '激活',
   mem_backward_peak_extra: '反向峰值额外内存（激活梯度）',
+  mem_backward_gradient_delta: '反向峰值时尚未生成的梯度',
+  mem_optimizer_step: '优化器更新的临时张量',
   mem_overhead: '固定开销',
   mem_kv_cache: 'KV 缓存',
   x_step_time_s: '单步时间',
@@ -225,6 +231,8 @@ const zh = {
   engineLoading: '正在加载计算引擎…',
   engineFailed: '计算引擎无法启动',
   engineDefault: '默认',
+  approximate: '≈ 近似值',
+  approximateHelp: '按你的要求以通用 Transformer 形式读取：参数量及由它推出的每个数字都是近似值。',
 };
 
 export const DICTIONARIES = { en, zh };

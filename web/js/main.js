@@ -203,6 +203,8 @@ async function start() {
       editor.setModel(model && typeof model === 'object' ? model : null);
       recompute();
     },
+    // The engine's count of the model just loaded, null when it was refused.
+    engineTotal: () => (lastError ? null : lastReport?.params?.total ?? null),
     getExport() {
       const s = getState();
       return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };

@@ -1,6 +1,7 @@
-// Model files dropped on the page (.gguf, .safetensors, model.safetensors.index.json): only
-// the header is read, with File.slice, as far as the engine asks (a 20 GB checkpoint is
-// summarised from its first megabytes), and nothing leaves the browser. Every figure comes
+// Model files dropped on the page (.gguf, .safetensors, model.safetensors.index.json, .onnx):
+// only the header is read, with File.slice, as far as the engine asks (a 20 GB checkpoint is
+// summarised from its first megabytes; an ONNX file, whose weights lie between its fields, is
+// read whole up to 128 MiB), and nothing leaves the browser. Every figure comes
 // from the engine's summary; text from the file only ever becomes text nodes.
 // @ts-check
 
@@ -10,12 +11,14 @@ import { DICTIONARIES, t } from './i18n.js';
 import { BINARY, formatBytes, formatCount, groupDigits } from './units.js';
 
 Object.assign(DICTIONARIES.en, {
-  mf_hint: 'Or drop a .gguf, .safetensors or model.safetensors.index.json: only its header is read, in this browser.',
+  mf_hint: 'Or drop a .gguf, .safetensors, model.safetensors.index.json or .onnx: only its header is read, in this browser.',
   mf_reading: 'Reading the header of {name}…',
   mf_title: '{name}: {format}',
   mf_format_gguf: 'GGUF v{version}',
   mf_format_safetensors: 'safetensors',
   mf_format_safetensors_index: 'safetensors index',
+  mf_format_onnx: 'ONNX',
+  mf_operators: 'Operators',
   mf_file_size: 'File size',
   mf_header_read: 'Header read',
   mf_architecture: 'Architecture',
@@ -42,16 +45,18 @@ Object.assign(DICTIONARIES.en, {
   mf_missing_shards: 'Not dropped with the index: {files}.',
   mf_use_config: 'Estimate this architecture',
   mf_config_check: 'The engine counts {engine} parameters for this architecture (difference {difference}).',
-  mf_estimate_note: 'The estimate uses the workload\u2019s weight precision, not this file\u2019s quantization; the file stores {bytes} of weights.',
+  mf_estimate_note: 'The estimate\u2019s weights line is this file\u2019s {bytes}, each tensor in its stored type, whatever the weight precision says.',
 });
 
 Object.assign(DICTIONARIES.zh, {
-  mf_hint: '也可拖入 .gguf、.safetensors 或 model.safetensors.index.json：只在本浏览器中读取文件头。',
+  mf_hint: '也可拖入 .gguf、.safetensors、model.safetensors.index.json 或 .onnx：只在本浏览器中读取文件头。',
   mf_reading: '正在读取 {name} 的文件头…',
   mf_title: '{name}：{format}',
   mf_format_gguf: 'GGUF v{version}',
   mf_format_safetensors: 'safetensors',
   mf_format_safetensors_index: 'safetensors 索引',
+  mf_format_onnx: 'ONNX',
+  mf_operators: '算子',
   mf_file_size: '文件大小',
   mf_header_read: '已读取文件头',
   mf_architecture: '架构',
@@ -78,16 +83,16 @@ Object.assign(DICTIONARIES.zh, {
   mf_missing_shards: '未与索引一同拖入：{files}。',
   mf_use_config: '估算此架构',
   mf_config_check: '引擎按此架构计得 {engine} 个参数（差值 {difference}）。',
-  mf_estimate_note: '估算使用工作负载的权重精度，而非此文件的量化方式；文件中的权重为 {bytes}。',
+  mf_estimate_note: '估算中的权重一项即此文件的 {bytes}（各张量按其存储类型），不随权重精度设置而变。',
 });
 
 /** File-input `accept` entries for model files. */
-export const MODEL_FILE_ACCEPT = '.gguf,.safetensors';
+export const MODEL_FILE_ACCEPT = '.gguf,.safetensors,.onnx';
 
 /** Files this module reads by their header (a config.json stays with the paste box).
  *  @param {{name: string}} file */
 export function isModelFile(file) {
-  return /\.(gguf|safetensors)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
+  return /\.(gguf|safetensors|onnx)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
 }
 
 /**
@@ -165,8 +170,13 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
   }
   if (s.gguf?.hf_config && onConfig) {
     parts.push(h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(s.weight_bytes, units) }) }));
-    parts.push(h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(s.gguf.hf_config) },
+    // The config with the file's weights: the engine's weights term is then the file's bytes.
+    const doc = { model: { hf_config: s.gguf.hf_config, weights_file: s.weights_file } };
+    parts.push(h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(doc) },
       t('mf_use_config')));
+  }
+  if (s.onnx) {
+    parts.push(h('p', { class: 'hint', text: `${t('mf_operators')}: ${s.onnx.operators.map((o) => `${o.op_type} ${o.count}`).join(', ')}` }));
   }
   if (s.shards) {
     if (s.parameters === null) parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));

@@ -4,6 +4,7 @@
 
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
+import { mountHubFetch } from './hub_fetch.js';
 import { MODEL_FILE_ACCEPT, isModelFile, showModelFiles } from './model_file.js';
 
 export const STARTER_MODEL = {
@@ -33,7 +34,8 @@ export function splitDocument(doc) {
 
 /**
  * @param presets    [{name, family, source}] from the engine
- * @param handlers   {onPreset(name), onModel(model, workload), getExport() -> document}
+ * @param handlers   {onPreset(name), onModel(model, workload), getExport() -> document,
+ *                   engineTotal() -> the engine's parameter count of the model, or null}
  */
 export function createModelIo(presets, handlers) {
   const select = byId('preset');
@@ -92,13 +94,19 @@ export function createModelIo(presets, handlers) {
     handlers.onModel(model, workload);
   }
 
-  /** A GGUF's architecture as its config.json becomes the model, like a pasted one. */
-  function useConfig(config) {
-    paste.value = JSON.stringify(config, null, 2);
+  /** A GGUF's architecture as its config.json, with the file's weights, becomes the model,
+   *  like a pasted document. */
+  function useConfig(doc) {
+    paste.value = JSON.stringify(doc, null, 2);
     loadText(paste.value);
   }
 
   paste.addEventListener('input', () => loadText(paste.value));
+  // Fetch from the Hub, on a click only; the fetched config goes where a pasted one goes.
+  mountHubFetch(pasteError, (doc) => {
+    paste.value = JSON.stringify(doc, null, 2);
+    loadText(paste.value);
+  }, () => handlers.engineTotal?.() ?? null);
   paste.addEventListener('dragover', (e) => {
     e.preventDefault();
     paste.classList.add('drop');

@@ -6,6 +6,7 @@
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatShape, groupDigits } from './units.js';
+import { approximateBadge } from './approximate.js';
 
 /** @typedef {import('./types').Report} Report */
 /** @typedef {import('./types').GpuFit} GpuFit */
@@ -30,13 +31,15 @@ export function humanize(key) {
  *  pointer is the JSON pointer of the line's bytes (the id of its explanation).
  *  @param {Report} report @returns {MemorySegment[]} */
 export function memorySegments(report) {
-  return report.memory.terms.map((term, i) => ({
+  // Training peaks in one phase (backward or the optimizer step): the engine marks the
+  // terms its total counts ("in_peak").
+  return report.memory.terms.flatMap((term, i) => (term.in_peak === false ? [] : [{
     key: term.key,
     label: t(`mem_${term.key}`, {}, humanize(term.key)),
     bytes: term.bytes,
     share: term.share,
     pointer: `/memory/terms/${i}/bytes`,
-  }));
+  }]));
 }
 
 /** The engine's fit: on the chosen GPU ("gpu_fit"), else against the workload's memory size
@@ -56,11 +59,12 @@ export function capacityOf(report) {
   return fit ? fit.capacity : null;
 }
 
-/** @param {string} key @param {string} value @param {string} detail @param {string} title */
-function card(key, value, detail, title) {
+/** @param {string} key @param {string} value @param {string} detail @param {string} title
+ *  @param {Node | null} [badge] */
+function card(key, value, detail, title, badge) {
   return h('div', { class: 'card', dataset: { total: key }, title },
     h('div', { class: 'card-label' }, t(key)),
-    h('div', { class: 'card-value num' }, value),
+    h('div', { class: 'card-value num' }, value, badge),
     detail ? h('div', { class: 'card-detail' }, detail) : null);
 }
 
@@ -69,14 +73,14 @@ export function renderTotals(root, report, units) {
   const p = report.params;
   replace(root,
     card('totalParams', formatCount(p.total),
-      `${groupDigits(p.total)} · ${t('trainable')} ${formatCount(p.trainable)}`, t('paramsHelp')),
+      `${groupDigits(p.total)} · ${t('trainable')} ${formatCount(p.trainable)}`, t('paramsHelp'), approximateBadge(report)),
     card('totalMacs', formatCount(report.macs.forward),
-      `${t('forward')} · ${groupDigits(report.macs.forward)}`, t('macsHelp')),
+      `${t('forward')} · ${groupDigits(report.macs.forward)}`, t('macsHelp'), approximateBadge(report)),
     card('totalFlops', formatCount(report.flops.total),
       // Inference runs the forward pass only: the card says which passes its FLOPs count.
-      `${report.workload.mode === 'infer' ? t('forward') : t('forwardBackward')} · ${t('flopsConvention')}`, t('flopsHelp')),
+      `${report.workload.mode === 'infer' ? t('forward') : t('forwardBackward')} · ${t('flopsConvention')}`, t('flopsHelp'), approximateBadge(report)),
     card('totalMemory', formatBytes(report.memory.total, units),
-      `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`, t('memoryHelp')));
+      `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`, t('memoryHelp'), approximateBadge(report)));
 }
 
 /** The fit verdict. @param {Element} root @param {Report} report @param {string} units */
@@ -91,14 +95,14 @@ export function renderFit(root, report, units) {
   root.className = `fit ${fits ? 'ok' : 'over'}`;
   const items = [
     h('strong', { class: 'fit-verdict', dataset: { fits: String(fits) } }, fits ? t('fits') : t('doesNotFit')),
-    h('span', {}, `${t('headroom')}: `, h('span', { class: 'num', id: 'headroom', dataset: { pointer: `/${fit.kind}/headroom_bytes` } }, formatBytes(fit.headroom_bytes, units))),
+    h('span', {}, `${t('headroom')}: `, h('span', { class: 'num', id: 'headroom', dataset: { pointer: `/${fit.kind}/headroom_bytes` } }, formatBytes(fit.headroom_bytes, units)), approximateBadge(report)),
   ];
   if (typeof fit.max_batch === 'number') {
-    items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch', dataset: { pointer: `/${fit.kind}/max_batch` } }, groupDigits(fit.max_batch))));
+    items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch', dataset: { pointer: `/${fit.kind}/max_batch` } }, groupDigits(fit.max_batch)), approximateBadge(report)));
   }
   // The step time is the GPU's (memory_fit has none).
   if (fit.kind === 'gpu_fit' && typeof fit.step_time_s === 'number') {
-    items.push(h('span', {}, `${isPhased(report) ? t('x_step_time_s_phase') : t('stepTime')}: `, h('span', { class: 'num', id: 'step-time', dataset: { pointer: '/gpu_fit/step_time_s' } }, formatExtra('step_time_s', fit.step_time_s, units))));
+    items.push(h('span', {}, `${isPhased(report) ? t('x_step_time_s_phase') : t('stepTime')}: `, h('span', { class: 'num', id: 'step-time', dataset: { pointer: '/gpu_fit/step_time_s' } }, formatExtra('step_time_s', fit.step_time_s, units)), approximateBadge(report)));
   }
   // Which memory the verdict compares with: a preset's usable memory after its reserve and
   // fragmentation (the engine's figures), or a custom size as typed.
@@ -144,7 +148,7 @@ export function renderExtras(root, report, units) {
   /** @param {string} key @param {unknown} value */
   const addPair = (key, value) => {
     const text = formatExtra(key, value, units);
-    if (text !== null) list.append(h('dt', {}, labelOf(key)), h('dd', { class: 'num', dataset: { key } }, text));
+    if (text !== null) list.append(h('dt', {}, labelOf(key)), h('dd', { class: 'num', dataset: { key } }, text, approximateBadge(report)));
   };
   const gpu = report.gpu_fit;
   if (gpu && gpu.gpu && gpu.gpu.name) addPair('gpu', gpu.gpu.name);

@@ -56,6 +56,10 @@ export interface Workload {
   reserve_bytes?: number;
   fragmentation?: number;
   gpu_dtype?: string;
+  /** Training step (core/src/workload_schema.cpp): gradient zeroing and the optimizer's
+   *  implementation, which shape the step's peak. */
+  zero_grad?: string;
+  optimizer_impl?: string;
   /** Serving (core/src/serving/): the engine and what it is sized for. */
   engine?: string;
   users?: number;
@@ -96,6 +100,18 @@ export interface MemoryTerm {
   sharding: string;
   formula: string;
   inputs: TermInput[];
+  /** When in the step the term is held ("always", or a training phase such as "backward"). */
+  phase: string;
+  /** Whether the total counts it: terms of every phase and those of the peak phase. */
+  in_peak: boolean;
+}
+
+/** The memory of one phase of the step. */
+export interface MemoryPhaseTotal {
+  phase: string;
+  bytes: number;
+  fixed: number;
+  per_sample: number;
 }
 
 /** Memory as a list of terms and its totals (core/src/report_json.cpp memoryToJson). */
@@ -106,6 +122,11 @@ export interface Memory {
   per_sample: number;
   /** "bytes" for the whole model, "bytes per GPU" for gpu_fit.per_gpu. */
   units: string;
+  /** Training with phases: each phase's memory, and the one the total is. */
+  phases?: MemoryPhaseTotal[];
+  peak_phase?: string;
+  /** The first step's total where it differs (optimizer states made on the first step). */
+  first_step_total?: number;
 }
 
 export interface LayerReport {

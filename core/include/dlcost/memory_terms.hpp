@@ -29,13 +29,21 @@ enum class MemoryKey {
   /// Training: what the passes need at their peak on top of the saved activations (live
   /// activation gradients and temporaries, less the saved tensors freed by then).
   kBackwardPeakExtra,
+  /// Training: the parameter gradients alive at the backward pass's peak less all of them:
+  /// negative for those not made yet (zero_grad set_to_none), positive for the new gradient
+  /// being added into a kept one (zero_grad zero).
+  kBackwardGradientDelta,
+  /// Training: what the optimizer step allocates besides the model states (the temporaries
+  /// of the workload's optimizer_impl), and the batch the caller still holds.
+  kOptimizerStep,
   kKvCache,   ///< inference: K and V of every layer for every token in the context
   kOverhead,  ///< the workload's fixed overhead_bytes
   /// Serving: llama.cpp's compute graph buffer (reserved for one micro-batch).
   kComputeBuffer,
 };
 
-/// "weights", "quant_scales", ..., "backward_peak_extra", "kv_cache", "overhead".
+/// "weights", "quant_scales", ..., "backward_peak_extra", "backward_gradient_delta",
+/// "optimizer_step", "kv_cache", "overhead".
 const char* memoryKeyName(MemoryKey key);
 
 /// What a term is, in a few English words for tables ("activations (saved)" in training,
@@ -58,6 +66,18 @@ enum class Sharding {
 /// "replicated", "model_parallel", "zero3", "zero2", "zero1", "activation".
 const char* shardingName(Sharding s);
 
+/// When a term's bytes are alive. A training step peaks either in the forward/backward pass
+/// or in the optimizer step (at `step()` the activations are gone, the step's temporaries
+/// are not yet made); the total is the larger of the two.
+enum class MemoryPhase {
+  kAlways,         ///< the whole step (model states, the overhead; everything in inference)
+  kBackward,       ///< forward and backward only (activations, backward_peak_extra)
+  kOptimizerStep,  ///< `optimizer.step()` only (optimizer_step)
+};
+
+/// "always", "backward", "optimizer_step".
+const char* memoryPhaseName(MemoryPhase p);
+
 /// One input of a term's formula: a count, a size in bits or bytes, a batch.
 struct TermInput {
   std::string name;  ///< snake_case, e.g. "parameters", "bits_per_value", "batch"
@@ -72,30 +92,69 @@ struct MemoryTerm {
   int64_t per_sample = 0;  ///< bytes each sample (sequence) adds
   int64_t bytes = 0;       ///< at the batch the list was summed at (sumTerms)
   Sharding sharding = Sharding::kReplicated;
+  MemoryPhase phase = MemoryPhase::kAlways;
   /// How fixed and per_sample follow from `inputs`, written with the inputs' names.
   std::string formula;
   std::vector<TermInput> inputs;
+};
+
+/// The bytes alive in one phase of a training step: its own terms and the kAlways ones.
+struct PhaseTotal {
+  MemoryPhase phase = MemoryPhase::kBackward;
+  int64_t fixed = 0;
+  int64_t per_sample = 0;
+  int64_t bytes = 0;  ///< at the breakdown's batch
+};
+
+/// One step of the backward pass where the peak may fall (layer graphs): the gradients then
+/// alive less all of them, and the activations then alive beyond the saved ones, per sample.
+/// Gradients appear as backward runs while saved activations are freed, so which step peaks
+/// depends on the batch.
+struct BackwardCandidate {
+  int64_t gradient_delta = 0;    ///< the kBackwardGradientDelta term's fixed bytes
+  int64_t extra_per_sample = 0;  ///< the kBackwardPeakExtra term's per-sample bytes
 };
 
 /// The term list and what is derived from it, at one batch. Whole model (Report::memory) or
 /// one GPU at its replica batch (GpuFit::per_gpu).
 struct MemoryBreakdown {
   std::vector<MemoryTerm> terms;  ///< model states first, then what grows with the batch
-  int64_t total = 0;              ///< sum of the terms' bytes
-  int64_t fixed = 0;              ///< sum of their fixed parts
-  int64_t per_sample = 0;         ///< sum of their per-sample parts
+  /// The peak: the sum of the terms' bytes, or with phased terms (training) the largest
+  /// phase's total.
+  int64_t total = 0;
+  int64_t fixed = 0;       ///< the fixed parts of the terms the peak counts
+  int64_t per_sample = 0;  ///< their per-sample parts
+  /// Training: the backward phase's total and the optimizer step's (in that order); empty
+  /// when no term is phased (inference).
+  std::vector<PhaseTotal> phases;
+  /// Layer-graph training: the backward steps that can peak (none dominated by another);
+  /// the kBackwardGradientDelta and kBackwardPeakExtra terms hold the one that peaks at the
+  /// breakdown's batch, and totalAt and maxBatch try each.
+  std::vector<BackwardCandidate> backward_candidates;
+  /// The phase whose total is the peak (kAlways when there are no phases).
+  MemoryPhase peak_phase = MemoryPhase::kAlways;
+  /// Training, whole model: the first step's peak, lower than `total` because no optimizer
+  /// state exists during its backward pass (absent per GPU).
+  std::optional<int64_t> first_step_total;
 
   /// The term's bytes, 0 when the list has no such term.
   int64_t bytesOf(MemoryKey key) const;
   const MemoryTerm* find(MemoryKey key) const;
   /// Bytes of the terms sharded as `s` (e.g. every weight-like term for the optimizer's traffic).
   int64_t bytesSharded(Sharding s) const;
-  /// fixed + batch x per_sample. Throws ArithmeticOverflow.
+  /// The peak at another batch: fixed + batch x per_sample, the largest over the phases.
+  /// Throws ArithmeticOverflow.
   int64_t totalAt(int64_t batch) const;
+  /// The largest batch whose peak fits in `capacity_bytes` (0 = none), every phase's
+  /// (maxBatchFor in estimate.hpp, for each), at most kMaxBatchReported.
+  int64_t maxBatch(int64_t capacity_bytes) const;
 };
 
-/// Fills each term's bytes at `batch` and the sums. Throws ArithmeticOverflow.
-MemoryBreakdown sumTerms(std::vector<MemoryTerm> terms, int64_t batch);
+/// Fills each term's bytes at `batch`, the phases' totals and the peak; with backward
+/// candidates, first sets the two backward terms to the candidate that peaks at `batch`.
+/// Throws ArithmeticOverflow.
+MemoryBreakdown sumTerms(std::vector<MemoryTerm> terms, int64_t batch,
+                         std::vector<BackwardCandidate> candidates = {});
 
 /// What the optimizer and the weight format act on, for modelStateTerms.
 struct ModelStateCounts {
@@ -108,13 +167,20 @@ struct ModelStateCounts {
   int64_t quant_matrices = 0;
   int64_t quant_groups = 0;  ///< int8/int4: one fp16 scale per group
   int64_t adapters = 0;      ///< LoRA adapter parameters (trained in fp32)
+  /// Elements of each trainable parameter tensor, in the order `model.parameters()` yields
+  /// them (the for-loop optimizers' order); empty when only adapters train.
+  std::vector<int64_t> tensors;
+  /// Bytes per sample the caller still holds during `optimizer.step()`: the batch's input
+  /// and the model's output.
+  int64_t held_per_sample = 0;
 };
 
 bool isQuantized(DType d);
 
 /// Weights, quantization scales, gradients, master weights, optimizer states and adapter
-/// terms for `w` (gradients and optimizer terms only in training), the one rule both
-/// estimators use. Throws ArithmeticOverflow.
+/// terms for `w` (gradients and optimizer terms only in training, with the optimizer step's
+/// temporaries as the kOptimizerStep term), the one rule both estimators use. Throws
+/// ArithmeticOverflow.
 std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workload& w);
 
 /// A term of `per_sample` bytes per sample (and `fixed` per batch), sharded as activations.

@@ -1,10 +1,12 @@
 #pragma once
 // A model as the engine sees it.
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "dlcost/file_weights.hpp"
 #include "dlcost/layer.hpp"
 #include "dlcost/shape.hpp"
 #include "dlcost/transformer.hpp"
@@ -33,6 +35,9 @@ struct Model {
   /// Assumptions made while reading the model (e.g. an unknown model_type read as a generic
   /// decoder); the report repeats them.
   std::vector<std::string> warnings;
+  /// The weights as a model file stores them ("weights_file" beside "hf_config"): the
+  /// weights term is then the file's bytes, not parameters x the workload's dtype.
+  std::optional<FileWeights> weights_file;
 };
 
 }  // namespace dlcost

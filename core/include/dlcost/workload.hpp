@@ -37,6 +37,27 @@ inline constexpr Optimizer kOptimizers[] = {
     Optimizer::kSgd,     Optimizer::kMomentum, Optimizer::kAdam,    Optimizer::kAdamW,
     Optimizer::kRmsprop, Optimizer::kAdagrad,  Optimizer::kAdam8bit};
 
+/// What `optimizer.zero_grad()` does to the gradients between steps (training).
+enum class ZeroGrad {
+  /// Frees them (`set_to_none=True`, PyTorch's default since 2.0): backward creates each
+  /// parameter's gradient when that parameter's layer runs backward.
+  kSetToNone,
+  /// Fills them with zeros (`set_to_none=False`, the default before 2.0): every gradient
+  /// exists for the whole step, and backward adds each new one into it.
+  kZero,
+};
+inline constexpr ZeroGrad kZeroGrads[] = {ZeroGrad::kSetToNone, ZeroGrad::kZero};
+
+/// Which of PyTorch's optimizer implementations runs the step (torch/optim/, `foreach=` and
+/// `fused=` of Adam, AdamW, SGD, RMSprop, Adagrad); it sets the step's temporaries.
+enum class OptimizerImpl {
+  kForeach,  ///< `_multi_tensor_*`: PyTorch 2.x's default when every parameter is on CUDA
+  kForLoop,  ///< `_single_tensor_*`: one parameter at a time (the default on CPU)
+  kFused,    ///< `_fused_*`: one kernel, no temporaries (`fused=True`)
+};
+inline constexpr OptimizerImpl kOptimizerImpls[] = {OptimizerImpl::kForeach,
+                                                    OptimizerImpl::kForLoop, OptimizerImpl::kFused};
+
 /// How attention is computed (transformers only).
 enum class AttentionImpl {
   kEager,  ///< materialises the s x s scores (and keeps them for backward)
@@ -72,6 +93,10 @@ std::optional<Optimizer> parseOptimizer(const std::string& name);
 int optimizerStateCount(Optimizer optimizer);
 /// Bits of each state value: 8 for 8-bit optimizers, else 0 = the precision's state format.
 int optimizerStateBits(Optimizer optimizer);
+const char* zeroGradName(ZeroGrad zero_grad);
+std::optional<ZeroGrad> parseZeroGrad(const std::string& name);
+const char* optimizerImplName(OptimizerImpl impl);
+std::optional<OptimizerImpl> parseOptimizerImpl(const std::string& name);
 const char* attentionName(AttentionImpl attention);
 std::optional<AttentionImpl> parseAttention(const std::string& name);
 const char* recomputeName(Recompute recompute);
@@ -84,6 +109,8 @@ struct Workload {
   int64_t batch = 1;  ///< samples per step, >= 1
   Precision precision = Precision::kFp32;
   Optimizer optimizer = Optimizer::kAdam;
+  ZeroGrad zero_grad = ZeroGrad::kSetToNone;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kForeach;
   /// Fixed extra bytes (framework, CUDA context, workspace) added to the total.
   int64_t overhead_bytes = 0;
   /// Memory available; when set, the report carries the largest batch that fits.

@@ -7,6 +7,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/gguf.hpp"
+#include "dlcost/onnx.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/safetensors.hpp"
 
@@ -59,9 +60,22 @@ json inspectModelFile(const std::string& prefix, int64_t file_size) {
   // A safetensors header is JSON right after its 8-byte length.
   if (have >= 9 && prefix[8] == '{') return safetensorsSummary(data, prefix.size(), file_size);
   if (startsWithBrace(prefix)) return indexSummary(prefix, file_size < 0 ? have : file_size);
+  // ONNX has no magic: a ModelProto starts with its ir_version field (tag 0x08). Its weights
+  // lie between the fields the reader needs, so from a prefix it asks for the whole file (the
+  // CLI reads ONNX through a ByteSource instead and skips them).
+  if (prefix[0] == 0x08) {
+    if (file_size > kMaxModelHeaderBytes) {
+      throw InputError(ErrorCode::kTooLarge, "",
+                       "an ONNX file of more than 128 MiB: the page reads ONNX files whole; "
+                       "`dlcost inspect FILE.onnx` skips the weights");
+    }
+    if (file_size > have) throw HeaderIncomplete(file_size);
+    const MemorySource src(data, have);
+    return onnxSummaryJson(readOnnx(src), have);
+  }
   throw InputError(ErrorCode::kValue, "",
                    "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "
-                   "8-byte length and '{', an index with '{'");
+                   "8-byte length and '{', an index with '{', ONNX with its ir_version field");
 }
 
 std::string inspectModelFileText(const std::string& prefix, double file_size) {

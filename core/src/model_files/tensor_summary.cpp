@@ -4,6 +4,7 @@
 #include <map>
 
 #include "dlcost/checked.hpp"
+#include "dlcost/file_weights.hpp"
 
 namespace dlcost {
 
@@ -62,6 +63,11 @@ void addTensorSummary(nlohmann::json& summary, const std::vector<TensorEntry>& t
   summary["tensor_count"] = tensors.size();
   summary["by_dtype"] = std::move(types);
   summary["tensors"] = std::move(list);
+  // What a model document carries beside its config so that the weights term is the file's
+  // bytes (file_weights.hpp): the front ends copy it, they compute nothing.
+  if (summary.contains("format") && summary["format"].is_string()) {
+    summary["weights_file"] = fileWeightsToJson({summary["format"], bytes, parameters});
+  }
 }
 
 }  // namespace dlcost
