@@ -2,19 +2,25 @@
 // merges the advice's workload patch ("set", written by core/src/gpu_json.cpp) into the form,
 // and an Undo that restores the workload as it was. The page decides nothing: the changes,
 // their order and their memory are the advisor's (core/src/advisor.cpp).
+// @ts-check
 
 import dlcost from './dlcost.js';
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes } from './units.js';
 
+/** @typedef {import('./types').Report} Report */
+/** @typedef {import('./types').Advice} Advice */
+/** @typedef {import('./state.js').PageState} PageState */
+
 /**
- * @param root      the list's container
- * @param getState  () => state
- * @param update    (patch, opts) => void
- * @param onApplied () => void: after the state changed (the form re-syncs its controls)
+ * @param {Element} root the list's container
+ * @param {() => PageState} getState
+ * @param {typeof import('./state.js').update} update
+ * @param {() => void} onApplied after the state changed (the form re-syncs its controls)
  */
 export function createAdvice(root, getState, update, onApplied) {
+  /** @type {{workload: PageState['workload'], gpu: PageState['gpu']}[]} */
   const undo = []; // snapshots of {workload, gpu} before each Apply
   const status = h('p', { class: 'hint', role: 'status', id: 'advice-status' });
 
@@ -26,6 +32,7 @@ export function createAdvice(root, getState, update, onApplied) {
     onApplied();
   }
 
+  /** @param {Advice} advice */
   function apply(advice) {
     const s = getState();
     undo.push({ workload: { ...s.workload }, gpu: { ...s.gpu } });
@@ -36,7 +43,8 @@ export function createAdvice(root, getState, update, onApplied) {
     onApplied();
   }
 
-  /** Draws the list for `report` (empty when it fits or no GPU is chosen). */
+  /** Draws the list for `report` (empty when it fits or no GPU is chosen).
+   *  @param {Report} report */
   function render(report) {
     const fit = report.gpu_fit;
     const items = fit && !fit.fits && Array.isArray(fit.advice) ? fit.advice : [];

@@ -3,6 +3,7 @@
 // memory at the current workload), every GPU preset for the current model as a sortable table
 // and a step-time-vs-price chart, and throughput plus memory versus batch size on the chosen
 // GPU. SVG built with DOM calls; names only ever become text nodes.
+// @ts-check
 
 import { h, replace, s } from './dom.js';
 import { t } from './i18n.js';

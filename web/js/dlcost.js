@@ -1,10 +1,27 @@
 // The only module that talks to the WebAssembly engine. It loads the module once and turns
 // the engine's structured errors ({error: {code, path, message}}) into a thrown DlcostError,
 // so UI modules never see Embind or raw JSON text.
+// @ts-check
+
+/** @typedef {import('./types').Report} Report */
+/** @typedef {import('./types').ReportWithSweep} ReportWithSweep */
+/** @typedef {import('./types').Sweep} Sweep */
+/** @typedef {import('./types').Comparison} Comparison */
+/** @typedef {import('./types').Explain} Explain */
+/** @typedef {import('./types').EngineError} EngineError */
+/** @typedef {import('./types').Gpu} Gpu */
+/** @typedef {import('./types').PresetEntry} PresetEntry */
+/** @typedef {import('./types').WorkloadSchema} WorkloadSchema */
+/** @typedef {import('./types').WorkloadTexts} WorkloadTexts */
+/** @typedef {import('./types').WorkloadPatch} WorkloadPatch */
+/** @typedef {import('./dlcost_wasm.mjs').EngineModule} EngineModule */
+/** A document: a model and its workload, as an object or as JSON text. */
+/** @typedef {object | string} Doc */
 
 /** An input error from the engine: `code` (e.g. "missing_field"), `path` (JSON pointer into
  *  the document, "" for the whole document) and a message meant for the user. */
 export class DlcostError extends Error {
+  /** @param {EngineError} error */
   constructor({ code, path, message }) {
     super(message);
     this.name = 'DlcostError';
@@ -13,9 +30,12 @@ export class DlcostError extends Error {
   }
 }
 
+/** @type {Promise<EngineModule> | null} */
 let enginePromise = null;
 
-/** Loads the engine once; every call below awaits nothing after the first load. */
+/** Loads the engine once; every call below awaits nothing after the first load.
+ *  @param {object} [options] Emscripten module options (e.g. locateFile)
+ *  @returns {Promise<EngineModule>} */
 export function load(options = {}) {
   if (!enginePromise) {
     enginePromise = import('./dlcost_wasm.mjs').then((m) => m.default(options));
@@ -23,9 +43,12 @@ export function load(options = {}) {
   return enginePromise;
 }
 
+/** @type {EngineModule | null} */
 let engine = null;
 
-/** Resolves when the engine is ready; afterwards the synchronous calls below work. */
+/** Resolves when the engine is ready; afterwards the synchronous calls below work.
+ *  @param {object} [options]
+ *  @returns {Promise<typeof api>} */
 export async function ready(options) {
   engine = await load(options);
   return api;
@@ -33,6 +56,10 @@ export async function ready(options) {
 
 const utf8 = new TextDecoder();
 
+/** Calls the binding `name` and parses its JSON; throws DlcostError for an engine error.
+ *  @param {string} name
+ *  @param {...unknown} args
+ *  @returns {any} the parsed JSON (each api entry below names its type) */
 function call(name, ...args) {
   if (!engine) throw new Error('dlcost: call ready() first');
   const out = engine[name](...args);
@@ -44,65 +71,86 @@ function call(name, ...args) {
   return value;
 }
 
+/** @param {Doc} doc @returns {string} */
 const toText = (doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc));
 
 const api = {
-  /** The report for a document (object or JSON text): the CLI's --json for the same input. */
+  /** The report for a document (object or JSON text): the CLI's --json for the same input.
+   *  @param {Doc} doc @returns {Report} */
   estimate: (doc) => call('estimate', toText(doc)),
-  /** Memory at each batch size from one estimate: {fixed, per_sample, points: [{batch, total}]}. */
+  /** Memory at each batch size from one estimate: {fixed, per_sample, points: [{batch, total}]}.
+   *  @param {Doc} doc @param {number[]} batches @returns {Sweep} */
   sweepBatch: (doc, batches) => call('sweepBatch', toText(doc), JSON.stringify(batches)),
   /** One page update: {report, sweep} from one estimate; the sweep spans the chart's range
-   *  (`points` batch sizes past the largest batch that fits, plus the marked ones). */
+   *  (`points` batch sizes past the largest batch that fits, plus the marked ones).
+   *  @param {Doc} doc @param {number} [points] @returns {ReportWithSweep} */
   estimateWithSweep: (doc, points = 25) => call('estimateWithSweep', toText(doc), points),
-  /** [{name, family, source}] */
+  /** [{name, family, source}] @returns {PresetEntry[]} */
   presets: () => call('presets'),
-  /** A preset's model document. */
+  /** A preset's model document. @param {string} name @returns {object} */
   preset: (name) => call('preset', name),
-  /** GPU presets once the engine provides them ([{name, memory_bytes, ...}]), else []. */
+  /** GPU presets once the engine provides them ([{name, memory_bytes, ...}]), else [].
+   *  @returns {Gpu[]} */
   gpus: () => (engine && typeof engine.gpus === 'function' ? call('gpus') : []),
-  /** The share-link fragment ("#d1....") for a state {doc, ui: {units, lang}}. */
+  /** The share-link fragment ("#d1....") for a state {doc, ui: {units, lang}}.
+   *  @param {object} state @returns {string} */
   encodeLink: (state) => call('shareLinkEncode', JSON.stringify(state)).fragment,
-  /** The state a fragment carries; throws DlcostError for a foreign, truncated or altered one. */
+  /** The state a fragment carries; throws DlcostError for a foreign, truncated or altered one.
+   *  @param {string} fragment @returns {any} the state as it was encoded */
   decodeLink: (fragment) => call('shareLinkDecode', String(fragment)).state,
-  /** {state, has_document}: the state and whether it carries a model document to open. */
+  /** {state, has_document}: the state and whether it carries a model document to open.
+   *  @param {string} fragment @returns {{state: any, has_document: boolean}} */
   readLink: (fragment) => call('shareLinkDecode', String(fragment)),
   /** How each figure was computed: {explanations: [{id, title, formula, inputs, result, text}],
    *  dominant: [{quantity, layer_type, layers, share, names, text}]}; ids are JSON pointers
-   *  into the report. lang "en" | "zh", units "binary" | "decimal". */
+   *  into the report. lang "en" | "zh", units "binary" | "decimal".
+   *  @param {Doc} doc @param {string} [lang] @param {string} [units] @returns {Explain} */
   explain: (doc, lang = 'en', units = 'binary') => call('explain', toText(doc), lang, units),
-  /** Every GPU preset for the document's model and workload: {rows: [{gpu, name, fits, ...}]}. */
+  /** Every GPU preset for the document's model and workload: {rows: [{gpu, name, fits, ...}]}.
+   *  @param {Doc} doc @param {string} [sort] @returns {Comparison} */
   compare: (doc, sort = 'samples_per_s') => call('compare', toText(doc), sort),
   /** Every data x tensor x pipeline split of the document's GPUs, ranked by step time:
-   *  {rows: [{dp, tp, pp, fits, per_gpu_bytes, step_s, mfu, step_time, run}], refused}. */
+   *  {rows: [{dp, tp, pp, fits, per_gpu_bytes, step_s, mfu, step_time, run}], refused}.
+   *  @param {Doc} doc @returns {any} */
   layouts: (doc) => call('layouts', toText(doc)),
-  /** The links between GPUs and nodes and the dated list prices: {links, prices}. */
+  /** The links between GPUs and nodes and the dated list prices: {links, prices}.
+   *  @returns {any} */
   links: () => call('links'),
-  /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
-   *  memory_total, metrics?, error?}]}. */
-  /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU. */
+  /** Memory with samples_per_s and step_time_s at each batch on the chosen GPU.
+   *  @param {Doc} doc @param {number[]} batches @returns {Sweep} */
   sweepThroughput: (doc, batches) => call('sweepThroughput', toText(doc), JSON.stringify(batches)),
   /** The workload schema (`dlcost schema --json`): {version, number_text, conditions,
    *  fields: [{key, type, flag, group, when, label, help, accepts, default, default_note?,
-   *  min?, max?, max_exclusive?, unit?, values?: [{name, label?}]}]}. Constant: read once. */
+   *  min?, max?, max_exclusive?, unit?, values?: [{name, label?}]}]}. Constant: read once.
+   *  @returns {WorkloadSchema} */
   workloadSchema: () => call('workloadSchema'),
   /** Workload fields typed as text ({key: text}) as the workload object, read by the engine's
    *  one rule for text (the CLI's flags use it); a bare number in a byte field is in
-   *  `byteUnit` ("GiB", "GB", "B"). Throws DlcostError at /workload/KEY. */
+   *  `byteUnit` ("GiB", "GB", "B"). Throws DlcostError at /workload/KEY.
+   *  @param {WorkloadTexts} fields @param {string} [byteUnit] @returns {WorkloadPatch} */
   workloadFromText: (fields, byteUnit = 'B') =>
     call('workloadFromText', JSON.stringify({ fields, byte_unit: byteUnit })),
-  /** The inverse, for a form: {key: text} with byte fields in `byteUnit`. */
+  /** The inverse, for a form: {key: text} with byte fields in `byteUnit`.
+   *  @param {WorkloadPatch} workload @param {string} [byteUnit] @returns {WorkloadTexts} */
   workloadToText: (workload, byteUnit = 'B') =>
     call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
   /** The serving plan at each (users, context): {engine, points: [{users, context, fits,
-   *  max_users, device_bytes, host_bytes, speed?}]}; null keeps the workload's own. */
+   *  max_users, device_bytes, host_bytes, speed?}]}; null keeps the workload's own.
+   *  @param {Doc} doc @param {number[] | null} [users] @param {number[] | null} [contexts]
+   *  @returns {any} */
   servingSweep: (doc, users = null, contexts = null) =>
     call('servingSweep', toText(doc), JSON.stringify(users), JSON.stringify(contexts)),
+  /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
+   *  memory_total, metrics?, error?}]}.
+   *  @param {string} family @param {WorkloadPatch} [workload] @returns {any} */
   comparePresets: (family, workload = {}) => call('comparePresets', JSON.stringify({ family, workload })),
   /** A model file's summary from its first bytes (Uint8Array), or {need_bytes: N}: read the
-   *  file's first N bytes and call again (see model_file.js). */
+   *  file's first N bytes and call again (see model_file.js).
+   *  @param {Uint8Array} bytes @param {number} fileSize @returns {any} */
   inspectModelFile: (bytes, fileSize) => call('inspectModelFile', bytes, fileSize),
   /** A sharded checkpoint's exact summary from its index (text) and each shard's summary
-   *  ({file: summary}). */
+   *  ({file: summary}).
+   *  @param {string} indexText @param {object} shards @returns {any} */
   inspectShardedCheckpoint: (indexText, shards) =>
     call('inspectShardedCheckpoint', indexText, JSON.stringify(shards)),
 };

@@ -1,7 +1,15 @@
 // Building DOM nodes without innerHTML: user-provided strings only ever become text nodes.
+// @ts-check
+
+/** Attributes, `text`, `class`, `dataset` and on* listeners (see assign). */
+/** @typedef {{[key: string]: any}} Props */
+/** A child: a node, or anything shown as text; null, undefined and false are skipped; arrays
+ *  are flattened. */
+/** @typedef {Node | string | number | boolean | null | undefined | any[]} Child */
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
+/** @param {HTMLElement | SVGElement} node @param {Props | null | undefined} props */
 function assign(node, props) {
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null || value === false) continue;
@@ -14,6 +22,7 @@ function assign(node, props) {
   }
 }
 
+/** @param {Element} node @param {Child[]} children */
 function append(node, children) {
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
@@ -21,15 +30,21 @@ function append(node, children) {
   }
 }
 
-/** h('td', {class: 'num'}, 'text', otherNode) */
+/** h('td', {class: 'num'}, 'text', otherNode): the element of the tag's type (h('input')
+ *  is an HTMLInputElement).
+ *  @template {string} K
+ *  @param {K} tag @param {Props | null} [props] @param {...Child} children
+ *  @returns {K extends keyof HTMLElementTagNameMap ? HTMLElementTagNameMap[K] : HTMLElement} */
 export function h(tag, props, ...children) {
   const node = document.createElement(tag);
   assign(node, props);
   append(node, children);
-  return node;
+  return /** @type {any} */ (node); // createElement's own overloads, for the generic tag
 }
 
-/** The same for SVG elements. */
+/** The same for SVG elements.
+ *  @param {string} tag @param {Props | null} [props] @param {...Child} children
+ *  @returns {SVGElement} */
 export function s(tag, props, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   assign(node, props);
@@ -37,10 +52,11 @@ export function s(tag, props, ...children) {
   return node;
 }
 
-/** Replaces all children of `node`. */
+/** Replaces all children of `node`. @param {Element} node @param {...Child} children */
 export function replace(node, ...children) {
   node.replaceChildren();
   append(node, children);
 }
 
+/** @param {string} id */
 export const byId = (id) => document.getElementById(id);

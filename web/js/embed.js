@@ -3,6 +3,7 @@
 // exactly as the link carries it (the numbers of `dlcost estimate --link`), and posts its
 // height to the host page ({type: "dlcost:height", height}) on load and on every resize.
 // Everything from the link becomes text nodes or attribute values the page built itself.
+// @ts-check
 
 import dlcost, { DlcostError, ready } from './dlcost.js';
 import { renderBreakdown } from './charts.js';
@@ -66,7 +67,7 @@ function render(report, units) {
 function show() {
   const error = byId('w-error');
   error.textContent = '';
-  const open = byId('w-open');
+  const open = /** @type {HTMLAnchorElement} */ (byId('w-open'));
   open.href = `index.html${location.hash}`;
   try {
     const state = dlcost.decodeLink(location.hash);

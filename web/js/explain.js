@@ -2,6 +2,7 @@
 // it (title, formula, inputs with values, result), matched by id = the JSON pointer of the
 // figure in the report. The engine writes the texts (one source with the CLI's --explain);
 // this module only finds the figures, renders with textContent and marks what dominates.
+// @ts-check
 
 import { byId, h, replace } from './dom.js';
 import { t } from './i18n.js';
@@ -96,7 +97,7 @@ function renderPanel() {
 }
 
 function syncExpanded() {
-  for (const el of document.querySelectorAll('[data-explain]')) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-explain]'))) {
     el.setAttribute('aria-expanded', String(el.dataset.explain === openId));
   }
 }
@@ -210,7 +211,7 @@ export function applyExplanations(result) {
   if (box) {
     replace(box, sentences.length
       ? h('ul', { class: 'dominant-list' }, sentences.map((d) => {
-        const line = d.quantity === 'memory' ? document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(d.layer_type)}"]`) : null;
+        const line = d.quantity === 'memory' ? /** @type {HTMLElement | null} */ (document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(d.layer_type)}"]`)) : null;
         const target = line ? line.dataset.pointer : CARD_IDS[{ params: 'totalParams', macs: 'totalMacs', activation_bytes: 'totalMemory' }[d.quantity]];
         const li = h('li', { dataset: { quantity: d.quantity } }, d.text);
         if (target && byIdMap.has(target)) arm(li, target);
@@ -218,7 +219,7 @@ export function applyExplanations(result) {
       }))
       : null);
   }
-  for (const li of document.querySelectorAll('#breakdown .legend li[data-key]')) {
+  for (const li of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#breakdown .legend li[data-key]'))) {
     li.classList.toggle('dominant', li.dataset.key === memoryLine);
   }
   const layers = byId('layers');

@@ -1,6 +1,7 @@
 // The one-line text a layer row shows for its fields: `out_channels: 64, kernel: 3, padding: 1`.
 // Values are JSON where they parse as JSON, bare words otherwise (`padding: same`), so that a
 // person can type them; arrays and objects use brackets/braces as in JSON.
+// @ts-check
 
 const SKIP = new Set(['type', 'name']);
 

@@ -1,6 +1,7 @@
 // Every label of the page in English and Simplified Chinese. t(key, vars, fallback) looks a
 // key up in the current language (then English, then the fallback); applyI18n() fills the
 // static page from data-i18n* attributes.
+// @ts-check
 
 const en = {
   title: 'dlcost — deep-learning memory and compute calculator',
@@ -254,13 +255,14 @@ export function t(key, vars = {}, fallback = key) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
-/** Fills text, titles, aria-labels and placeholders of the static page. */
+/** Fills text, titles, aria-labels and placeholders of the static page.
+ *  @param {ParentNode} [root] */
 export function applyI18n(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll('[data-i18n-title]')) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-i18n]'))) el.textContent = t(el.dataset.i18n);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-i18n-title]'))) {
     el.title = t(el.dataset.i18nTitle);
     el.dataset.tip = el.title;  // shown by CSS on hover and keyboard focus
   }
-  for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));
-  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll('[data-i18n-aria]'))) el.setAttribute('aria-label', t(el.dataset.i18nAria));
+  for (const el of /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll('[data-i18n-placeholder]'))) el.placeholder = t(el.dataset.i18nPlaceholder);
 }

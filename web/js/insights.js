@@ -4,6 +4,7 @@
 // here (explain, compare, comparePresets) run a moment after the report is drawn, so typing
 // in the form stays as fast as before. document.body.dataset.insights counts finished updates
 // (tests wait on it).
+// @ts-check
 
 import dlcost, { DlcostError } from './dlcost.js';
 import { byId } from './dom.js';
@@ -15,7 +16,9 @@ import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.
 
 const DELAY_MS = 250;
 
+/** @type {import('./types').PresetEntry[]} */
 let presets = [];
+/** @type {(name: string) => void} */
 let loadPreset = () => {};
 let timer = null;
 let cnnRows = null;  // independent of the workload: computed once
@@ -23,12 +26,12 @@ let llmRows = null;  // {key, rows} for the last workload
 let generation = 0;
 let last = null;  // {doc, report, units, presetName} of the report on the page
 
-/** @param options {presets: [{name, family}], loadPreset(name)} */
+/** @param {{presets: import('./types').PresetEntry[], loadPreset: (name: string) => void}} options */
 export function initInsights(options) {
   presets = options.presets;
   loadPreset = options.loadPreset;
   initExplain(byId('results'));
-  for (const box of document.querySelectorAll('details.insight')) {
+  for (const box of /** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll('details.insight'))) {
     box.addEventListener('toggle', () => {
       if (!box.open || !last) return;
       renderViews(box.dataset.view);
@@ -44,7 +47,8 @@ function familyOf(presetName, report) {
   return report.transformer ? 'hf' : 'cnn';
 }
 
-const isOpen = (id) => Boolean(byId(id)?.open);
+/** @param {string} id */
+const isOpen = (id) => Boolean(/** @type {HTMLDetailsElement | null} */ (byId(id))?.open);
 
 function renderBatch(doc, report, units) {
   let tput = null;

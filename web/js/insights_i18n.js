@@ -1,6 +1,7 @@
 // Labels of the explanation, "how memory works" and comparison features, in English and
 // Simplified Chinese, merged into i18n.js's dictionaries (kept in their own file so the
 // features' texts do not collide with other edits of i18n.js).
+// @ts-check
 
 import { DICTIONARIES } from './i18n.js';
 

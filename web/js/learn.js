@@ -1,6 +1,7 @@
 // The "how memory works" panel: a few short points, each with links to the live figures it
 // explains for the current model (a link scrolls to the figure, focuses it and opens its
 // explanation).
+// @ts-check
 
 import { byId, h, replace } from './dom.js';
 import { t } from './i18n.js';
@@ -23,15 +24,17 @@ const POINTS = [
  *  breakdown gives it. */
 function pointerOf(ref) {
   if (!ref.startsWith('term:')) return ref;
-  const li = document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(ref.slice(5))}"]`);
+  const li = /** @type {HTMLElement | null} */ (document.querySelector(`#breakdown .legend li[data-key="${CSS.escape(ref.slice(5))}"]`));
   return li ? li.dataset.pointer : ref;
 }
 
+/** The element a "learn" link points at: an element id ("#x") or a figure's pointer.
+ *  @param {string} ref @returns {HTMLElement | null} */
 function targetOf(ref) {
   if (ref.startsWith('#')) return byId(ref.slice(1));
   ref = pointerOf(ref);
   // The figure itself, not the dominant-terms sentence that links to it as well.
-  const all = document.querySelectorAll(`#results-body [data-explain="${CSS.escape(ref)}"]`);
+  const all = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`#results-body [data-explain="${CSS.escape(ref)}"]`));
   return [...all].find((el) => !el.closest('#dominant')) || all[0] || null;
 }
 

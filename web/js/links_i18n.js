@@ -1,5 +1,6 @@
 // Labels of the share-link and embed features, merged into i18n.js's dictionaries (kept in
 // their own file so the features' strings travel together).
+// @ts-check
 
 import { DICTIONARIES } from './i18n.js';
 

@@ -2,6 +2,7 @@
 // its output shape, parameters and MACs filled from the last report, and the engine's error
 // shown on the row its JSON path names. Models without a `layers` list (e.g. a transformer
 // config) are edited as JSON text.
+// @ts-check
 
 import { h, replace } from './dom.js';
 import { formatFields, parseFields } from './fields_text.js';
@@ -133,7 +134,7 @@ export function createModelEditor(root, onChange) {
         return;
       }
       // Plain arrows go to the same control of the next row (a select keeps its own arrows).
-      if (e.target.tagName === 'SELECT') return;
+      if (/** @type {Element} */ (e.target).tagName === 'SELECT') return;
       const next = rows[i + delta];
       if (!next) return;
       e.preventDefault();

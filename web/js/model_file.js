@@ -3,6 +3,7 @@
 // summarised from its first megabytes; an ONNX file, whose weights lie between its fields, is
 // read whole up to 128 MiB), and nothing leaves the browser. Every figure comes
 // from the engine's summary; text from the file only ever becomes text nodes.
+// @ts-check
 
 import api from './dlcost.js';
 import { h } from './dom.js';
@@ -88,7 +89,8 @@ Object.assign(DICTIONARIES.zh, {
 /** File-input `accept` entries for model files. */
 export const MODEL_FILE_ACCEPT = '.gguf,.safetensors,.onnx';
 
-/** Files this module reads by their header (a config.json stays with the paste box). */
+/** Files this module reads by their header (a config.json stays with the paste box).
+ *  @param {{name: string}} file */
 export function isModelFile(file) {
   return /\.(gguf|safetensors|onnx)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
 }
@@ -96,7 +98,8 @@ export function isModelFile(file) {
 /**
  * The engine's summary of `file` (a File or Blob), reading only the first bytes it asks for.
  * Resolves to the summary; rejects with DlcostError for a bad file.
- * @param onRead  called with each byte count read (for tests and progress)
+ * @param {Blob} file
+ * @param {(bytesRead: number) => void} [onRead] called with each byte count read (for tests and progress)
  */
 export async function inspectFile(file, onRead = () => {}) {
   let bytes = new Uint8Array(0);
@@ -143,6 +146,7 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
   fact('mf_tensors', groupDigits(s.tensor_count));
   if (typeof s.header_bytes === 'number') fact('mf_header_read', bytesText(s.header_bytes, units));
 
+  /** @type {HTMLElement[]} */
   const parts = [h('h3', { text: t('mf_title', { name, format }) }), h('dl', { class: 'facts' }, facts)];
   if (s.by_dtype) {
     const rows = s.by_dtype.map((r) => h('tr', {},

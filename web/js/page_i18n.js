@@ -1,5 +1,6 @@
 // Labels of the page's question-first layout (tasks, verdict, "To make it fit", skip links),
 // merged into i18n.js's dictionaries.
+// @ts-check
 
 import { DICTIONARIES } from './i18n.js';
 

@@ -2,17 +2,34 @@
 // (GPU, step time, tokens/s, advice, warnings) and the sortable per-layer table. Everything is
 // read from the report JSON, so new fields show up without changes here where possible.
 
+// @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatShape, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
 
+/** @typedef {import('./types').Report} Report */
+/** @typedef {import('./types').GpuFit} GpuFit */
+/** @typedef {import('./types').MemoryFit} MemoryFit */
+/** @typedef {import('./types').LayerReport} LayerReport */
+/** A memory line: {key, label, bytes, share, pointer}. */
+/** @typedef {{key: string, label: string, bytes: number, share: number, pointer: string}} MemorySegment */
+/** The report's fit with where it came from and the memory it compares with. */
+/** @typedef {(GpuFit & {kind: 'gpu_fit', capacity: number}) | (MemoryFit & {kind: 'memory_fit', capacity: number})} Fit */
+/** The layer table's sort: dir 1 ascending, -1 descending; key null: report order. */
+/** @typedef {{key: string | null, dir: number}} Sort */
+/** A layer with its index in the report. */
+/** @typedef {LayerReport & {index: number}} LayerRow */
+/** @typedef {{key: string, num: boolean, bar?: boolean}} Column */
+
+/** "max_batch" -> "max batch" @param {string} key */
 export function humanize(key) {
   return key.replace(/_/g, ' ');
 }
 
 /** The memory lines of a report, in the engine's order: [{key, label, bytes, pointer}], where
- *  pointer is the JSON pointer of the line's bytes (the id of its explanation). */
+ *  pointer is the JSON pointer of the line's bytes (the id of its explanation).
+ *  @param {Report} report @returns {MemorySegment[]} */
 export function memorySegments(report) {
   // Training peaks in one phase (backward or the optimizer step): the engine marks the
   // terms its total counts ("in_peak").
@@ -26,7 +43,8 @@ export function memorySegments(report) {
 }
 
 /** The engine's fit: on the chosen GPU ("gpu_fit"), else against the workload's memory size
- *  ("memory_fit"); null without either. Both carry fits, headroom_bytes and max_batch. */
+ *  ("memory_fit"); null without either. Both carry fits, headroom_bytes and max_batch.
+ *  @param {Report} report @returns {Fit | null} */
 export function fitOf(report) {
   if (report.gpu_fit) return { ...report.gpu_fit, kind: 'gpu_fit', capacity: report.gpu_fit.gpu_memory.usable_bytes };
   if (report.memory_fit) return { ...report.memory_fit, kind: 'memory_fit', capacity: report.memory_fit.memory_bytes };
@@ -34,12 +52,15 @@ export function fitOf(report) {
 }
 
 /** The memory the total is compared with: a GPU's usable memory (after the engine's reserves)
- *  when a GPU is chosen, else the workload's memory size. */
+ *  when a GPU is chosen, else the workload's memory size.
+ *  @param {Report} report @returns {number | null} */
 export function capacityOf(report) {
   const fit = fitOf(report);
   return fit ? fit.capacity : null;
 }
 
+/** @param {string} key @param {string} value @param {string} detail @param {string} title
+ *  @param {Node | null} [badge] */
 function card(key, value, detail, title, badge) {
   return h('div', { class: 'card', dataset: { total: key }, title },
     h('div', { class: 'card-label' }, t(key)),
@@ -47,6 +68,7 @@ function card(key, value, detail, title, badge) {
     detail ? h('div', { class: 'card-detail' }, detail) : null);
 }
 
+/** The total cards. @param {Element} root @param {Report} report @param {string} units */
 export function renderTotals(root, report, units) {
   const p = report.params;
   replace(root,
@@ -61,6 +83,7 @@ export function renderTotals(root, report, units) {
       `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`, t('memoryHelp'), approximateBadge(report)));
 }
 
+/** The fit verdict. @param {Element} root @param {Report} report @param {string} units */
 export function renderFit(root, report, units) {
   const fit = fitOf(report);
   if (fit === null) {
@@ -77,7 +100,8 @@ export function renderFit(root, report, units) {
   if (typeof fit.max_batch === 'number') {
     items.push(h('span', {}, `${t('maxBatch')}: `, h('span', { class: 'num', id: 'max-batch', dataset: { pointer: `/${fit.kind}/max_batch` } }, groupDigits(fit.max_batch)), approximateBadge(report)));
   }
-  if (typeof fit.step_time_s === 'number') {
+  // The step time is the GPU's (memory_fit has none).
+  if (fit.kind === 'gpu_fit' && typeof fit.step_time_s === 'number') {
     items.push(h('span', {}, `${isPhased(report) ? t('x_step_time_s_phase') : t('stepTime')}: `, h('span', { class: 'num', id: 'step-time', dataset: { pointer: '/gpu_fit/step_time_s' } }, formatExtra('step_time_s', fit.step_time_s, units)), approximateBadge(report)));
   }
   // Which memory the verdict compares with: a preset's usable memory after its reserve and
@@ -92,11 +116,13 @@ export function renderFit(root, report, units) {
   replace(root, ...items);
 }
 
-/** Whether the report is LLM inference with a prefill and a decode phase. */
+/** Whether the report is LLM inference with a prefill and a decode phase.
+ *  @param {Report} report @returns {boolean} */
 export function isPhased(report) {
   return report.workload?.mode === 'infer' && Array.isArray(report.phases) && report.phases.some((p) => p.name === 'decode');
 }
 
+/** @param {string} key @param {unknown} value @param {string} units @returns {string | null} */
 function formatExtra(key, value, units) {
   if (typeof value === 'number') {
     if (key.endsWith('_bytes')) return formatBytes(value, units);
@@ -108,15 +134,18 @@ function formatExtra(key, value, units) {
   return null;
 }
 
-/** Optional report fields other features add; shown when present, generically. */
+/** Optional report fields other features add; shown when present, generically.
+ *  @param {Element} root @param {Report} report @param {string} units */
 export function renderExtras(root, report, units) {
   const blocks = [];
   const list = h('dl', { class: 'extras' });
   // LLM inference has two phases: the step time is the prompt's prefill, tokens/s the decode
   // (core/src/roofline.cpp); the labels say which.
   const phased = isPhased(report);
+  /** @param {string} key */
   const labelOf = (key) => (phased && (key === 'step_time_s' || key === 'tokens_per_s' || key === 'samples_per_s')
     ? t(`x_${key}_phase`) : t(`x_${key}`, {}, humanize(key)));
+  /** @param {string} key @param {unknown} value */
   const addPair = (key, value) => {
     const text = formatExtra(key, value, units);
     if (text !== null) list.append(h('dt', {}, labelOf(key)), h('dd', { class: 'num', dataset: { key } }, text, approximateBadge(report)));
@@ -127,19 +156,15 @@ export function renderExtras(root, report, units) {
     if (gpu && typeof gpu[key] === 'number') addPair(key, gpu[key]);
   }
   if (gpu && gpu.roofline && typeof gpu.roofline.bound === 'string') addPair('bound', gpu.roofline.bound);
-  if (report.kv_cache && typeof report.kv_cache === 'object') {
-    for (const [k, x] of Object.entries(report.kv_cache)) addPair(`kv_cache_${k}`, x);
-  }
   if (list.childNodes.length) blocks.push(list);
-  // The advice has its own list ("To make it fit", advice.js); the engine's warnings show here.
-  const notes = [];
-  if (Array.isArray(report.warnings)) notes.push(...report.warnings);
-  if (notes.length) {
-    blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.change || n.message || n.text || JSON.stringify(n)))));
-  }
+  // The advice has its own list ("To make it fit", advice.js); the engine's warnings (text,
+  // core/include/dlcost/report.hpp) show here.
+  const notes = Array.isArray(report.warnings) ? report.warnings : [];
+  if (notes.length) blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, n))));
   replace(root, ...blocks);
 }
 
+/** @type {Column[]} */
 const COLUMNS = [
   { key: 'name', num: false },
   { key: 'type', num: false },
@@ -149,10 +174,12 @@ const COLUMNS = [
   { key: 'activation_bytes', num: true, bar: true },
 ];
 
+/** @param {Node} node @param {string} text */
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** @param {Column} col @param {LayerReport} l @param {string} units @returns {string} */
 function cellText(col, l, units) {
   if (col.key === 'output_shape') return formatShape(l.output_shape);
   if (!col.num) return String(l[col.key]);
@@ -166,11 +193,16 @@ const OVERSCAN = 12;
 
 /** One table view per container: the header is rebuilt when the sort, units or language
  *  change; rows are refilled on every report and on scroll. */
+/** @type {WeakMap<Element, View>} */
 const views = new WeakMap();
 
 /**
- * @param sort     {key, dir} (dir 1 ascending, -1 descending; key null: report order)
- * @param onSort   (key) => void
+ * The per-layer table, sorted by `sort`.
+ * @param {HTMLElement} root the scrolling container
+ * @param {Report} report
+ * @param {string} units
+ * @param {Sort} sort
+ * @param {(key: string) => void} onSort
  */
 export function renderLayerTable(root, report, units, sort, onSort) {
   const rows = report.layers.map((l, i) => ({ ...l, index: i }));
@@ -183,6 +215,7 @@ export function renderLayerTable(root, report, units, sort, onSort) {
       return (va < vb ? -1 : va > vb ? 1 : a.index - b.index) * sort.dir;
     });
   }
+  /** @type {{[key: string]: number}} */
   const max = {};
   for (const c of COLUMNS) {
     if (!c.bar) continue;
@@ -201,6 +234,12 @@ export function renderLayerTable(root, report, units, sort, onSort) {
   view.draw();
 }
 
+/** @typedef {{bar?: HTMLElement, text: HTMLElement}} Cell */
+/** @typedef {{rows: LayerRow[], max: {[key: string]: number}, units: string}} ViewData */
+/** @typedef {{key: string, table: HTMLTableElement, data: ViewData | null, draw?: () => void}} View */
+
+/** @param {HTMLElement} root @param {Sort} sort @param {(key: string) => void} onSort
+ *  @param {string} key @returns {View} */
 function buildView(root, sort, onSort, key) {
   const head = h('tr', { 'aria-rowindex': '1' });
   for (const c of COLUMNS) {
@@ -221,6 +260,7 @@ function buildView(root, sort, onSort, key) {
     h('thead', {}, head), body);
   replace(root, table);
 
+  /** @type {{tr: HTMLTableRowElement, cells: Cell[]}[]} */
   const pool = [];  // reusable row elements with their cells
   const makeRow = () => {
     const tr = h('tr', {});
@@ -238,6 +278,7 @@ function buildView(root, sort, onSort, key) {
     return { tr, cells };
   };
 
+  /** @type {View} */
   const view = { key, table, data: null };
   view.draw = () => {
     const { rows, max, units } = view.data;
@@ -245,9 +286,9 @@ function buildView(root, sort, onSort, key) {
     const first = Math.max(0, Math.floor(root.scrollTop / ROW_PX) - OVERSCAN);
     const last = Math.min(rows.length, Math.ceil((root.scrollTop + height) / ROW_PX) + OVERSCAN);
     while (pool.length < last - first) pool.push(makeRow());
-    top.firstChild.style.height = `${first * ROW_PX}px`;
+    /** @type {HTMLElement} */ (top.firstChild).style.height = `${first * ROW_PX}px`;
     top.hidden = first === 0;
-    bottom.firstChild.style.height = `${(rows.length - last) * ROW_PX}px`;
+    /** @type {HTMLElement} */ (bottom.firstChild).style.height = `${(rows.length - last) * ROW_PX}px`;
     bottom.hidden = last === rows.length;
     let at = top.nextSibling;
     for (let r = first; r < last; r += 1) {

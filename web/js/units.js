@@ -1,5 +1,6 @@
 // Number formatting. Counts use decimal prefixes (G = 10^9, as GMACs are published); bytes are
 // shown in binary (GiB = 2^30) or decimal (GB = 10^9) units, always labelled.
+// @ts-check
 
 export const BINARY = 'GiB';
 export const DECIMAL = 'GB';
@@ -7,18 +8,19 @@ export const DECIMAL = 'GB';
 const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 const DECIMAL_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
 
-/** Bytes in one "GiB" or "GB" of the memory fields. */
+/** Bytes in one "GiB" or "GB" of the memory fields. @param {string} units @returns {number} */
 export function bytesPerUnit(units) {
   return units === DECIMAL ? 1e9 : 1073741824;
 }
 
+/** @param {number} value */
 function threeDigits(value) {
   if (value >= 100) return value.toFixed(1);
   if (value >= 10) return value.toFixed(2);
   return value.toFixed(2);
 }
 
-/** "97.49 MiB" / "102.23 MB" */
+/** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} units @returns {string} */
 export function formatBytes(bytes, units) {
   const base = units === DECIMAL ? 1000 : 1024;
   const names = units === DECIMAL ? DECIMAL_UNITS : BINARY_UNITS;
@@ -32,7 +34,7 @@ export function formatBytes(bytes, units) {
   return i === 0 ? `${sign}${value} B` : `${sign}${threeDigits(value)} ${names[i]}`;
 }
 
-/** "25.56 M" */
+/** "25.56 M" @param {number} count @returns {string} */
 export function formatCount(count) {
   const names = ['', 'K', 'M', 'G', 'T', 'P', 'E'];
   let value = Math.abs(count);
@@ -45,19 +47,20 @@ export function formatCount(count) {
   return i === 0 ? `${sign}${value}` : `${sign}${threeDigits(value)} ${names[i]}`;
 }
 
-/** "25,557,032" */
+/** "25,557,032" @param {number} value @returns {string} */
 export function groupDigits(value) {
   // A regex, not toLocaleString: that builds an Intl formatter per call, too slow for tables.
   const sign = value < 0 ? '-' : '';
   return sign + String(Math.round(Math.abs(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** "[3, 224, 224]" -> "3×224×224" */
+/** "[3, 224, 224]" -> "3×224×224" @param {unknown} shape @returns {string} */
 export function formatShape(shape) {
   return Array.isArray(shape) ? shape.join('×') : '';
 }
 
-/** A share in [0, 1] as a percentage, one decimal by default: 0.4213 -> "42.1". */
+/** A share in [0, 1] as a percentage, one decimal by default: 0.4213 -> "42.1".
+ *  @param {unknown} share @param {number} [digits] @returns {string} */
 export function formatPercent(share, digits = 1) {
   return typeof share === 'number' ? (share * 100).toFixed(digits) : '0';
 }

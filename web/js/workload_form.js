@@ -2,6 +2,7 @@
 // control, its values, default and help in the page's language. Plus the GPU picker, which
 // lists the engine's GPU presets (dlcost.gpus()) and a custom memory size.
 // The form keeps the text the user typed; the engine reads it (state.js buildDocument).
+// @ts-check
 
 import dlcost from './dlcost.js';
 import { byId, h } from './dom.js';
@@ -11,13 +12,27 @@ import {
 } from './llm_fields.js';
 import { currentTask, modelKind, taskEntry, taskTexts, tasksFor } from './tasks.js';
 
+/** @typedef {import('./types').SchemaField} SchemaField */
+/** @typedef {import('./types').Gpu} Gpu */
+/** @typedef {import('./types').EngineError} EngineError */
+/** @typedef {import('./types').WorkloadPatch} WorkloadPatch */
+/** @typedef {import('./state.js').PageState} PageState */
+/** A form control: a text box, checkbox or select. */
+/** @typedef {HTMLInputElement | HTMLSelectElement} Control */
+
+/** The control with element id `id`. @param {string} id */
+const controlById = (id) => /** @type {Control} */ (byId(id));
+
 /** The container each schema group renders into. */
 const GROUP_CONTAINERS = { workload: 'wl-base', transformer: 'wl-llm', parallel: 'wl-parallel' };
 
 /** Fields outside the form's own controls whose errors show at the memory box. */
 const MEMORY_PATHS = ['/workload/memory_gib', '/workload/memory_bytes', '/workload/gpu'];
 
-/** One field: label (its help as the tooltip), control, unit, error line. */
+/** One field: label (its help as the tooltip), control, unit, error line.
+ *  @param {SchemaField} f @param {string} lang
+ *  @param {(key: string, value: string | boolean) => void} onChange
+ *  @returns {HTMLElement} */
 function renderField(f, lang, onChange) {
   const id = fieldId(f.key);
   const label = h('label', { for: id, title: f.help[lang] ?? f.help.en }, f.label[lang] ?? f.label.en);
@@ -29,6 +44,7 @@ function renderField(f, lang, onChange) {
     box.addEventListener('change', () => onChange(f.key, box.checked));
     return h('div', { class: 'field check', 'data-field': f.key }, box, label, error);
   }
+  /** @type {Control} */
   let control;
   if (kind === 'select') {
     const labels = new Map((f.values ?? []).map((v) => [v.name, v.label?.[lang] ?? v.label?.en ?? v.name]));
@@ -48,6 +64,7 @@ function renderField(f, lang, onChange) {
     });
     control.addEventListener('input', () => onChange(f.key, control.value));
   }
+  /** @type {HTMLElement[]} */
   const parts = [label];
   if (f.unit === 'bytes') {
     // Sizes are typed in the page's unit (or with their own: "512 MiB"); the engine converts.
@@ -59,14 +76,15 @@ function renderField(f, lang, onChange) {
 }
 
 /**
- * @param gpus      [{id, name, memory_bytes, ...}] from the engine (may be empty)
- * @param getState  () => state
- * @param update    (patch) => void
+ * @param {Gpu[]} gpus from the engine (may be empty)
+ * @param {() => PageState} getState
+ * @param {typeof import('./state.js').update} update
  */
 export function createWorkloadForm(gpus, getState, update) {
-  const gpuSelect = byId('wl-gpu');
-  const memory = byId('wl-memory');
-  /** Sets the fields of `task` (the engine's starting point for this kind of model). */
+  const gpuSelect = /** @type {HTMLSelectElement} */ (byId('wl-gpu'));
+  const memory = /** @type {HTMLInputElement} */ (byId('wl-memory'));
+  /** Sets the fields of `task` (the engine's starting point for this kind of model).
+   *  @param {string} task @param {{silent?: boolean}} [opts] */
   function applyTask(task, { silent = false } = {}) {
     const s = getState();
     const entry = taskEntry(task, modelKind(s));
@@ -75,6 +93,7 @@ export function createWorkloadForm(gpus, getState, update) {
     if (!silent) syncValues();
   }
   // Switching between training and inference starts from that task's settings.
+  /** @param {string} key @param {string | boolean} value */
   const onChange = (key, value) => {
     if (key === 'mode' && value !== getState().workload.mode) applyTask(value === 'infer' ? 'infer' : 'train');
     else update({ workload: { [key]: value } });
@@ -92,7 +111,7 @@ export function createWorkloadForm(gpus, getState, update) {
   /** Fills the task menu and its note for the current model and workload. */
   function refreshTask() {
     const s = getState();
-    const select = byId('wl-task');
+    const select = /** @type {HTMLSelectElement | null} */ (byId('wl-task'));
     if (!select) return;
     const kind = modelKind(s);
     const list = tasksFor(kind);
@@ -114,9 +133,9 @@ export function createWorkloadForm(gpus, getState, update) {
   function syncValues() {
     const s = getState();
     for (const f of formFields()) {
-      const el = byId(fieldId(f.key));
-      if (controlKind(f) === 'checkbox') el.checked = s.workload[f.key] === true;
-      else el.value = s.workload[f.key] ?? '';
+      const el = controlById(fieldId(f.key));
+      if (controlKind(f) === 'checkbox') /** @type {HTMLInputElement} */ (el).checked = s.workload[f.key] === true;
+      else el.value = String(s.workload[f.key] ?? '');
     }
   }
 
@@ -132,11 +151,14 @@ export function createWorkloadForm(gpus, getState, update) {
   /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest. */
   function refresh() {
     const ctx = fieldContext(getState());
-    for (const f of formFields()) byId(fieldId(f.key)).closest('.field').hidden = !applies(f, ctx);
+    for (const f of formFields()) {
+      /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field')).hidden = !applies(f, ctx);
+    }
     refreshTask();
   }
 
-  /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it). */
+  /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it).
+   *  @param {number} bytes @returns {string} */
   const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
 
   function fillGpus() {
@@ -163,9 +185,12 @@ export function createWorkloadForm(gpus, getState, update) {
     gpuSelect.value = '';
   });
 
-  /** Sets the memory box and every size field from a workload object, in the page's unit. */
+  /** Sets the memory box and every size field from a workload object, in the page's unit.
+   *  @param {WorkloadPatch} workload @param {string} units
+   *  @returns {{patch: PageState['workload'], memory: string | undefined}} */
   function textsOf(workload, units) {
     const texts = dlcost.workloadToText(workload, units);
+    /** @type {PageState['workload']} */
     const patch = {};
     for (const f of formFields()) {
       if (!(f.key in texts)) continue;
@@ -190,9 +215,11 @@ export function createWorkloadForm(gpus, getState, update) {
       memory.value = s.gpu.memory;
       for (const el of document.querySelectorAll('[data-unit-label]')) el.textContent = s.units;
     },
-    /** Converts the memory and size fields when the units change, keeping the bytes. */
+    /** Converts the memory and size fields when the units change, keeping the bytes.
+     *  @param {string} from @param {string} to */
     convertUnits(from, to) {
       const s = getState();
+      /** @type {{[key: string]: string}} */
       const sizes = {};
       for (const f of formFields()) {
         const v = s.workload[f.key];
@@ -200,6 +227,7 @@ export function createWorkloadForm(gpus, getState, update) {
       }
       // The memory box converts as a size in bytes (its bare number is in the page's unit).
       if (String(s.gpu.memory ?? '').trim() !== '') sizes.memory_bytes = s.gpu.memory;
+      /** @type {{workload: PageState['workload'], gpu: Partial<PageState['gpu']>}} */
       const patch = { workload: {}, gpu: {} };
       for (const [key, text] of Object.entries(sizes)) {
         try {
@@ -212,7 +240,8 @@ export function createWorkloadForm(gpus, getState, update) {
       }
       update(patch, { silent: true });
     },
-    /** Shows `error` next to the field its path names; returns whether one did. */
+    /** Shows `error` next to the field its path names; returns whether one did.
+     *  @param {EngineError | null} error @returns {boolean} */
     showError(error) {
       const paths = [...formFields().map((f) => [`/workload/${f.key}`, fieldId(f.key)]), ...MEMORY_PATHS.map((p) => [p, 'wl-memory'])];
       const match = error && paths.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
@@ -228,10 +257,12 @@ export function createWorkloadForm(gpus, getState, update) {
       }
       return target !== null;
     },
-    /** Applies an imported document's (or a link's) workload to the fields. */
+    /** Applies an imported document's (or a link's) workload to the fields.
+     *  @param {unknown} w */
     applyWorkload(w) {
       if (!w || typeof w !== 'object' || Array.isArray(w)) return;
-      const { patch, memory: mem } = textsOf(w, getState().units);
+      const { patch, memory: mem } = textsOf(/** @type {WorkloadPatch} */ (w), getState().units);
+      /** @type {Partial<PageState['gpu']>} */
       const gpu = {};
       if (mem !== undefined) gpu.memory = mem;
       update({ workload: patch, gpu }, { silent: true });

@@ -1,0 +1,84 @@
+// web/js/types.d.ts describes what the engine returns: real outputs of the wasm module (through
+// the page's wrapper, dist/js/dlcost.js) are written as typed constants and checked by tsc with
+// --strict, so a field the engine adds, drops or renames fails here until the types follow
+// (object literals may carry no property the type lacks, and must carry every required one).
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { ROOT } from './native_cli.mjs';
+
+const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
+const TYPES = join(ROOT, 'web', 'js', 'types.d.ts');
+
+let api;
+
+before(async () => {
+  const dist = join(ROOT, 'dist', 'js', 'dlcost.js');
+  readFileSync(dist); // built by scripts/build-web
+  const module = await import(dist);
+  await module.ready();
+  api = module.default;
+});
+
+/** Each case: a type of types.d.ts and the engine's value for it. Chosen so that every optional
+ *  part appears at least once: memory_fit, transformer, gpu_fit with advice, sweep saturation,
+ *  serving with a paged cache (vLLM) and with host memory (llama.cpp, as tests/js/serving). */
+function cases() {
+  const cnnOnMemory = { model: { preset: 'resnet50' }, workload: { batch: 32, memory_bytes: 25769803776 } };
+  const cnnOverT4 = { model: { preset: 'resnet50' }, workload: { batch: 512, gpu: 't4' } };
+  const llmInfer = { model: { preset: 'llama-2-7b' }, workload: { mode: 'infer', gpu: 'h100-sxm' } };
+  const llmQlora = { model: { preset: 'llama-2-7b' }, workload: { finetune: 'qlora', gpu: 'h100-sxm' } };
+  const vllm = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
+  const llamacpp = {
+    mode: 'infer',
+    dtype: 'fp16',
+    engine: 'llamacpp',
+    quant: 'gguf',
+    gguf_type: 'Q4_K_M',
+    context: 4096,
+    users: 2,
+    gpu: 'rtx-4090',
+    n_gpu_layers: 20,
+  };
+  const overT4 = api.estimate(cnnOverT4);
+  // The advice case must have advice, or the Advice type goes unchecked.
+  assert.ok(overT4.gpu_fit.advice.length > 0, 'resnet50 at batch 512 on a T4 gets advice');
+  return [
+    ['Report', api.estimate(cnnOnMemory)],
+    ['Report', overT4],
+    ['Report', api.estimate(llmInfer)],
+    ['Report', api.estimate(llmQlora)],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: vllm })],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: llamacpp })],
+    ['ReportWithSweep', api.estimateWithSweep(cnnOverT4)],
+    ['Sweep', api.sweepThroughput(cnnOverT4, [1, 8, 64])],
+    ['Comparison', api.compare(llmInfer)],
+    ['Explain', api.explain(cnnOnMemory)],
+    ['WorkloadSchema', api.workloadSchema()],
+    ['Gpu[]', api.gpus()],
+    ['PresetEntry[]', api.presets()],
+  ];
+}
+
+test('types.d.ts describes the engine outputs exactly (tsc --strict)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dlcost-types-'));
+  try {
+    const lines = [`import type * as T from ${JSON.stringify(TYPES.replace(/\.d\.ts$/, ''))};`];
+    cases().forEach(([type, value], i) => {
+      const name = type.endsWith('[]') ? `T.${type.slice(0, -2)}[]` : `T.${type}`;
+      lines.push(`export const v${i}: ${name} = ${JSON.stringify(value)};`);
+    });
+    const file = join(dir, 'outputs.ts');
+    writeFileSync(file, lines.join('\n'));
+    const args = ['--noEmit', '--strict', '--target', 'es2020', '--module', 'esnext', '--types', '', file];
+    const r = spawnSync(TSC, args, { encoding: 'utf8', timeout: 120000 });
+    if (r.error) throw r.error;
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

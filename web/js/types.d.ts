@@ -1,0 +1,491 @@
+// The shapes of the JSON the engine returns to the page (through web/js/dlcost.js). Types
+// only, no values: the engine is the one source of every figure, default and enum value, so
+// enum-valued fields are plain strings here (a new value in core needs no edit in this file).
+// Each shape names the C++ function that writes it; keep them in step when those change.
+// Checked by `tsc -p web/jsconfig.json` (scripts/test) against the modules that opt in with
+// `// @ts-check`.
+
+/** Text in each of the page's languages (core: textJson). */
+export interface Text {
+  en: string;
+  zh: string;
+}
+
+/** An input error (core/src/report_json.cpp errorToJson, inside {error: ...}). */
+export interface EngineError {
+  /** "parse", "missing_field", "unknown_field", "type", "value", "shape", "graph",
+   *  "too_large" or "internal" (core/src/error.cpp errorCodeName). */
+  code: string;
+  /** JSON pointer into the document; "" for the whole document. */
+  path: string;
+  message: string;
+}
+
+/** The workload as the engine writes it back: only the fields that apply to the model and
+ *  the workload (core/src/workload_json.cpp writeAppliedWorkload); keys are the schema's. */
+export interface Workload {
+  mode?: string;
+  batch?: number;
+  dtype?: string;
+  optimizer?: string;
+  overhead_bytes?: number;
+  memory_bytes?: number;
+  /** A GPU preset's id, or a custom GPU in full. */
+  gpu?: string | Gpu;
+  seq_len?: number;
+  prompt_tokens?: number;
+  generated_tokens?: number;
+  weight_dtype?: string;
+  quant_group_size?: number;
+  kv_dtype?: string;
+  attention?: string;
+  mla_cache?: string;
+  recompute?: string;
+  finetune?: string;
+  lora_rank?: number;
+  lora_alpha?: number;
+  lora_targets?: string[];
+  grad_accum?: number;
+  gpus?: number;
+  zero?: number;
+  tp?: number;
+  pp?: number;
+  sp?: boolean;
+  microbatches?: number;
+  utilization?: number;
+  reserve_bytes?: number;
+  fragmentation?: number;
+  gpu_dtype?: string;
+  /** Training step (core/src/workload_schema.cpp): gradient zeroing and the optimizer's
+   *  implementation, which shape the step's peak. */
+  zero_grad?: string;
+  optimizer_impl?: string;
+  /** Serving (core/src/serving/): the engine and what it is sized for. */
+  engine?: string;
+  users?: number;
+  context?: number;
+  quant?: string;
+  quant_bits?: number;
+  gguf_type?: string;
+  bnb_double_quant?: boolean;
+  gpu_memory_utilization?: number;
+  max_num_seqs?: number;
+  max_num_batched_tokens?: number;
+  block_size?: number;
+  n_gpu_layers?: number;
+  cache_type?: string;
+  host_bandwidth_gb_s?: number;
+}
+
+/** A field of a workload patch or a task's settings: a value, or null for the default. */
+export type WorkloadPatch = { [key: string]: unknown };
+
+/** One input of a memory term's formula. */
+export interface TermInput {
+  name: string;
+  value: number;
+  note?: string;
+}
+
+/** One term of the memory list (core/include/dlcost/memory_terms.hpp). */
+export interface MemoryTerm {
+  /** "weights", "gradients", "optimizer_states", "activations", "kv_cache", ... */
+  key: string;
+  bytes: number;
+  /** Share of the total, 0..1 (0 when the total is 0). */
+  share: number;
+  fixed: number;
+  per_sample: number;
+  /** "replicated", "model_parallel", "zero1", "zero2", "zero3" or "activation". */
+  sharding: string;
+  formula: string;
+  inputs: TermInput[];
+  /** When in the step the term is held ("always", or a training phase such as "backward"). */
+  phase: string;
+  /** Whether the total counts it: terms of every phase and those of the peak phase. */
+  in_peak: boolean;
+}
+
+/** The memory of one phase of the step. */
+export interface MemoryPhaseTotal {
+  phase: string;
+  bytes: number;
+  fixed: number;
+  per_sample: number;
+}
+
+/** Memory as a list of terms and its totals (core/src/report_json.cpp memoryToJson). */
+export interface Memory {
+  terms: MemoryTerm[];
+  total: number;
+  fixed: number;
+  per_sample: number;
+  /** "bytes" for the whole model, "bytes per GPU" for gpu_fit.per_gpu. */
+  units: string;
+  /** Training with phases: each phase's memory, and the one the total is. */
+  phases?: MemoryPhaseTotal[];
+  peak_phase?: string;
+  /** The first step's total where it differs (optimizer states made on the first step). */
+  first_step_total?: number;
+}
+
+export interface LayerReport {
+  name: string;
+  type: string;
+  output_shape: number[];
+  params: number;
+  buffers: number;
+  macs: number;
+  activation_bytes: number;
+  inplace: boolean;
+  bytes_accessed: number;
+}
+
+export interface PhaseWork {
+  name: string;
+  flops: number;
+  bytes: number;
+  tokens: number;
+}
+
+/** A GPU preset or custom GPU (core/src/gpu_json.cpp gpuToJson). */
+export interface Gpu {
+  id: string;
+  name: string;
+  vendor: string;
+  architecture: string;
+  release_year: number;
+  memory_bytes: number;
+  smi_total_mib: number;
+  capacity_bytes: number;
+  bandwidth_bytes_per_s: number;
+  fp32_flops: number;
+  tf32_flops: number;
+  fp16_flops: number;
+  bf16_flops: number;
+  fp8_flops: number;
+  int8_ops: number;
+  tdp_watts: number;
+  price_usd: number;
+  devices_per_board: number;
+  notes: string;
+  source: string;
+  convention: string;
+  /** Unified-memory devices only: the share of system memory the GPU may use, in words. */
+  unified_memory?: { gpu_limit: string };
+}
+
+/** One change the advisor suggests when the model does not fit (core/src/advisor.cpp). */
+export interface Advice {
+  change: string;
+  /** The workload fields the change sets, as workload JSON to merge. */
+  set: WorkloadPatch;
+  grad_accumulation: number;
+  per_gpu_bytes: number;
+  usable_bytes: number;
+}
+
+/** Fit, speed and advice on the workload's GPU (core/src/gpu_json.cpp gpuFitToJson). */
+export interface GpuFit {
+  gpu: Gpu;
+  fits: boolean;
+  headroom_bytes: number;
+  max_batch: number;
+  step_time_s: number;
+  samples_per_s: number;
+  tokens_per_s: number | null;
+  per_gpu: Memory;
+  advice: Advice[];
+  gpu_memory: {
+    capacity_bytes: number;
+    reserve_bytes: number;
+    fragmentation_bytes: number;
+    usable_bytes: number;
+  };
+  roofline: {
+    math: string;
+    peak_flops: number;
+    utilization: number;
+    bandwidth_bytes_per_s: number;
+    compute_s: number;
+    memory_s: number;
+    optimizer_s: number;
+    /** "compute" or "memory". */
+    bound: string;
+  };
+  parallel: {
+    gpus: number;
+    data_parallel: number;
+    replica_batch: number;
+    zero: number;
+    tp: number;
+    pp: number;
+    sp: boolean;
+    microbatches: number;
+  };
+  samples_per_s_per_watt: number;
+  samples_per_s_per_1000usd: number | null;
+  notes: string[];
+}
+
+/** Fit against a plain memory size, no GPU reserves (report.memory_fit). */
+export interface MemoryFit {
+  memory_bytes: number;
+  fits: boolean;
+  headroom_bytes: number;
+  max_batch: number;
+}
+
+/** What a transformer's report adds (core/src/report_json.cpp transformerToJson). */
+export interface TransformerSummary {
+  architecture: string;
+  params_by_component: {
+    embeddings: number;
+    attention: number;
+    mlp: number;
+    norms: number;
+    lm_head: number;
+    other: number;
+  };
+  active_params_per_token: number;
+  seq_len: number;
+  generated_tokens: number;
+  context_tokens: number;
+  tokens_per_step: number;
+  forward_flops_per_token: number;
+  kv_cache_bytes_per_token: number;
+  /** Only for a model read through the generic fallback, at the user's request. */
+  approximate?: true;
+}
+
+/** The report, schema "dlcost.report/2" (core/src/report_json.cpp reportToJson): the CLI's
+ *  --json for the same input. */
+export interface Report {
+  schema: string;
+  model: { name: string; kind: string };
+  workload: Workload;
+  params: {
+    total: number;
+    trainable: number;
+    non_trainable: number;
+    buffers: number;
+    adapters: number;
+  };
+  macs: { forward: number; backward: number; total: number; convention: string };
+  flops: { forward: number; backward: number; total: number; convention: string };
+  memory: Memory;
+  layers: LayerReport[];
+  phases: PhaseWork[];
+  warnings: string[];
+  /** With a plain memory size (workload.memory_bytes). */
+  memory_fit?: MemoryFit;
+  transformer?: TransformerSummary;
+  /** With a GPU (workload.gpu). */
+  gpu_fit?: GpuFit;
+  /** With a serving engine (workload.engine). */
+  serving?: ServingPlan;
+}
+
+/** Speed of a serving plan at its users and context (core/src/serving/serving_json.cpp). */
+export interface ServingSpeed {
+  users: number;
+  context: number;
+  ttft_s: number;
+  itl_s: number;
+  tokens_per_s_per_user: number;
+  tokens_per_s: number;
+  bound: string;
+  step_bytes: number;
+  step_flops: number;
+}
+
+/** The serving plan, report.serving (core/src/serving/serving_json.cpp servingPlanToJson). */
+export interface ServingPlan {
+  /** "hf", "vllm", "sglang" or "llamacpp". */
+  engine: string;
+  context: number;
+  users: number;
+  fits: boolean;
+  max_users: number;
+  capacity_bytes: number;
+  budget_bytes: number;
+  kv_bytes_per_token: number;
+  device: Memory;
+  command: string;
+  notes: string[];
+  /** vLLM and SGLang: the paged KV cache. */
+  paged?: {
+    memory_fraction: number;
+    block_size: number;
+    block_bytes: number;
+    num_blocks: number;
+    kv_tokens: number;
+    max_concurrency: number;
+    max_num_seqs: number;
+    max_num_batched_tokens: number;
+  };
+  /** llama.cpp: what stays in system memory, and the layers offloaded. */
+  host?: Memory;
+  llamacpp?: { layers: number; gpu_layers: number; n_ctx: number };
+  speed?: ServingSpeed;
+}
+
+/** One batch size of a sweep (core/src/api.cpp sweepToJson). */
+export interface SweepPoint {
+  batch: number;
+  total: number;
+  fits?: boolean;
+  samples_per_s?: number;
+  step_time_s?: number;
+}
+
+/** Memory (and speed) over batch sizes, schema "dlcost.sweep/2". */
+export interface Sweep {
+  schema: string;
+  per_gpu: boolean;
+  data_parallel: number;
+  microbatches: number;
+  fixed: number;
+  per_sample: number;
+  points: SweepPoint[];
+  memory_bytes?: number;
+  max_batch?: number;
+  /** The batch past which throughput grows by less than `share`. */
+  saturation?: { share: number; batch: number };
+}
+
+/** dlcost.estimateWithSweep: the report and the chart's sweep from one estimate. */
+export interface ReportWithSweep {
+  report: Report;
+  sweep: Sweep;
+}
+
+/** One row of the GPU comparison (core/src/api.cpp compareDocument). */
+export interface CompareRow {
+  gpu: string;
+  name: string;
+  fits: boolean;
+  per_gpu_bytes: number;
+  usable_bytes: number;
+  max_batch: number;
+  step_time_s: number;
+  samples_per_s: number;
+  tokens_per_s: number | null;
+  samples_per_s_per_1000usd: number | null;
+  samples_per_s_per_watt: number;
+  price_usd: number;
+  tdp_watts: number;
+}
+
+/** Every GPU preset for one document, schema "dlcost.compare/1". */
+export interface Comparison {
+  schema: string;
+  model: Report['model'];
+  workload: Workload;
+  sort: string;
+  /** The fitting GPU with the most samples/s per 1000 USD, or null. */
+  best_buy: string | null;
+  rows: CompareRow[];
+}
+
+/** A value of an enum field, with its label where the engine gives one. */
+export interface SchemaEnumValue {
+  name: string;
+  label?: Text;
+}
+
+/** One field of the workload schema (core/src/workload_schema.cpp fieldJson). */
+export interface SchemaField {
+  key: string;
+  /** "integer", "number", "enum", "boolean", "name_list" or "gpu". */
+  type: string;
+  /** The CLI flag, e.g. "--batch". */
+  flag: string;
+  group: string;
+  /** Conditions (keys of WorkloadSchema.conditions) that must all hold for the field to apply. */
+  when: string[];
+  label: Text;
+  help: Text;
+  /** What the field accepts, in words ("an integer from 1 to ..."). */
+  accepts: string;
+  /** The default value, or null when it is derived (see default_note) or unset. */
+  default: unknown;
+  default_note?: Text;
+  /** Integer and number fields only. */
+  min?: number;
+  max?: number;
+  max_exclusive?: boolean;
+  unit?: string;
+  /** Enum fields only. */
+  values?: SchemaEnumValue[];
+}
+
+/** A task the page offers and the workload it starts from (core/src/task_defaults.cpp). */
+export interface TaskDefaults {
+  /** "infer", "train", "lora", "qlora". */
+  task: string;
+  /** "transformer" or "layer_graph". */
+  model_kind: string;
+  label: Text;
+  /** Workload JSON to merge; null resets a field to the engine's default. */
+  set: WorkloadPatch;
+  note: Text;
+  sources: string[];
+}
+
+/** The workload schema (`dlcost schema --json`, core/src/workload_schema.cpp). */
+export interface WorkloadSchema {
+  version: number;
+  /** The one rule for numbers typed as text, in words. */
+  number_text: string;
+  /** What each condition of SchemaField.when means, in words. */
+  conditions: { [name: string]: string };
+  fields: SchemaField[];
+  tasks: TaskDefaults[];
+}
+
+/** A preset in the engine's list. */
+export interface PresetEntry {
+  name: string;
+  family: string;
+  source: string;
+  /** Published facts stored with the preset, each with its source (e.g. imagenet_top1). */
+  metrics?: { [name: string]: number | string };
+}
+
+/** Workload fields as text, keyed by schema key (the form's state; '' = the default). */
+export type WorkloadTexts = { [key: string]: string };
+
+/** One input of a figure's formula, already formatted (core/include/dlcost/explain.hpp). */
+export interface FormulaTerm {
+  symbol: string;
+  label: string;
+  value: string;
+}
+
+/** How one figure was computed; `id` is the JSON pointer of the figure in the report. */
+export interface Explanation {
+  id: string;
+  title: string;
+  formula: string;
+  inputs: FormulaTerm[];
+  result: string;
+  text: string;
+}
+
+/** The layer type (or memory line, quantity "memory") with the largest share of a quantity. */
+export interface Dominance {
+  /** "params", "macs", "activation_bytes" or "memory". */
+  quantity: string;
+  layer_type: string;
+  layers: number;
+  share: number;
+  names: string[];
+  text: string;
+}
+
+/** dlcost.explain (core/src/api.cpp): every figure's derivation, in one language and unit. */
+export interface Explain {
+  explanations: Explanation[];
+  dominant: Dominance[];
+}
