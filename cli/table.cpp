@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlcost::cli {
@@ -94,10 +95,17 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
   if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
   out << "\n";
   const StepBreakdown& s = f.step;
-  out << "  = compute " << seconds(s.compute_s) << " + tp comm " << seconds(s.tp_comm_s)
-      << " + pp comm " << seconds(s.pp_comm_s) << " + dp comm (exposed) " << seconds(s.dp_comm_s)
-      << " + bubble " << seconds(s.bubble_s) << " + optimizer " << seconds(s.optimizer_s)
-      << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
+  // The parts a layout has: a single GPU has no communication and no bubble to list.
+  out << "  = compute " << seconds(s.compute_s);
+  const std::pair<const char*, double> parts[] = {{"tp comm", s.tp_comm_s},
+                                                  {"pp comm", s.pp_comm_s},
+                                                  {"dp comm (exposed)", s.dp_comm_s},
+                                                  {"bubble", s.bubble_s},
+                                                  {"optimizer", s.optimizer_s}};
+  for (const auto& [part, time_s] : parts) {
+    if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+  }
+  out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
   if (p.gpus > 1) {
     const Network& n = f.network;
     out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
