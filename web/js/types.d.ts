@@ -75,6 +75,15 @@ export interface Workload {
   n_gpu_layers?: number;
   cache_type?: string;
   host_bandwidth_gb_s?: number;
+  /** Multi-GPU network and a whole run (core/src/workload_schema.cpp, run_cost.hpp). */
+  nodes?: number;
+  gpus_per_node?: number;
+  intra_node_link?: string;
+  inter_node_link?: string;
+  tokens?: number;
+  samples?: number;
+  epochs?: number;
+  price_per_gpu_hour?: number;
 }
 
 /** A field of a workload patch or a task's settings: a value, or null for the default. */
@@ -168,6 +177,10 @@ export interface Gpu {
   tdp_watts: number;
   price_usd: number;
   devices_per_board: number;
+  /** Interconnect ids (`dlcost links`): the usual server's link between GPUs, and its
+   *  network between nodes; "" where none is known. */
+  intra_node_link: string;
+  inter_node_link: string;
   notes: string;
   source: string;
   convention: string;
@@ -226,6 +239,95 @@ export interface GpuFit {
   samples_per_s_per_watt: number;
   samples_per_s_per_1000usd: number | null;
   notes: string[];
+  /** The step broken into compute, exposed communication, bubble and optimizer
+   *  (core/src/step_json.cpp). */
+  step_time: StepTime;
+  /** Nodes and links of a multi-GPU layout. */
+  network?: Network | null;
+  /** Time and cost of a whole run, when tokens or samples are given (run_cost.cpp). */
+  run?: RunCost | null;
+}
+
+/** One interconnect (core/src/interconnect.cpp). */
+export interface Interconnect {
+  id: string;
+  name: string;
+  /** "intra_node" or "inter_node". */
+  scope: string;
+  bandwidth_bytes_per_s: number;
+  step_latency_s: number;
+  source: string;
+}
+
+export interface Network {
+  nodes: number;
+  gpus_per_node: number;
+  intra_node_link: Interconnect | null;
+  inter_node_link: Interconnect | null;
+}
+
+/** One collective of the step: what it moves, over which group and links, and how much of
+ *  it the step waits for. */
+export interface CollectiveCost {
+  purpose: string;
+  collective: string;
+  group: string;
+  ranks: number;
+  ranks_per_node: number;
+  nodes: number;
+  links: string;
+  bytes: number;
+  calls: number;
+  time_s: number;
+  exposed_s: number;
+  overlap: string;
+}
+
+export interface StepPart {
+  key: string;
+  seconds: number;
+  share: number;
+  offset: number;
+}
+
+export interface StepTime {
+  step_s: number;
+  compute_s: number;
+  tp_comm_s: number;
+  pp_comm_s: number;
+  dp_comm_s: number;
+  bubble_s: number;
+  bubble_fraction: number;
+  optimizer_s: number;
+  micro_steps: number;
+  microbatches: number;
+  model_flops: number;
+  mfu: number;
+  parts: StepPart[];
+  collectives: CollectiveCost[];
+  convention: string;
+}
+
+export interface RunCost {
+  tokens?: number;
+  samples: number;
+  steps: number;
+  wall_s: number;
+  wall_days: number;
+  gpu_hours: number;
+  mfu: number;
+  energy_kwh: number;
+  price_per_gpu_hour?: number;
+  cost_usd?: number;
+  price_source?: {
+    kind: string;
+    gpu?: string;
+    offer?: string;
+    date?: string;
+    source?: string;
+    usd_per_gpu_hour?: number;
+  };
+  convention: string;
 }
 
 /** Fit against a plain memory size, no GPU reserves (report.memory_fit). */
@@ -386,6 +488,8 @@ export interface Comparison {
   /** The fitting GPU with the most samples/s per 1000 USD, or null. */
   best_buy: string | null;
   rows: CompareRow[];
+  /** GPUs left out, each with the reason (a layout their links cannot take). */
+  skipped?: EngineError[];
 }
 
 /** A value of an enum field, with its label where the engine gives one. */
