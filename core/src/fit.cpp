@@ -26,10 +26,6 @@ int64_t scaleUp(int64_t v, int64_t num, int64_t den) {
   return static_cast<int64_t>(r);
 }
 
-int64_t ceilDiv(int64_t v, int64_t d) {
-  return scaleUp(v, 1, d);
-}
-
 MathFormat defaultMath(Precision p) {
   switch (p) {
     case Precision::kFp32:
@@ -140,8 +136,8 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
         per_sample = scaleUp(per_sample, act_num, checkedMul(act_den, mb));
         return;
     }
-    fixed = ceilDiv(fixed, divisor);
-    per_sample = ceilDiv(per_sample, divisor);
+    fixed = scaleUp(fixed, 1, divisor);
+    per_sample = scaleUp(per_sample, 1, divisor);
   };
   std::vector<MemoryTerm> terms = r.memory.terms;
   for (MemoryTerm& t : terms) share(t.sharding, t.fixed, t.per_sample);

@@ -229,10 +229,6 @@ int64_t decodeContexts(int64_t start, int64_t g, int64_t window) {
   return add(triangle(start, uncapped), mul(g - uncapped, window));
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
-
 struct Adapters {
   int64_t params = 0;
   int64_t macs_per_token = 0;   ///< per token through every layer, active experts only

@@ -32,6 +32,11 @@ inline int64_t checkedMul(int64_t a, int64_t b) {
   return r;
 }
 
+/// a / b rounded up, for a >= 0 and b > 0 (blocks, groups and pages holding `a` items).
+inline int64_t ceilDiv(int64_t a, int64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
 /// Bytes needed for `count` values of `bits` bits each, rounded up to whole bytes.
 inline int64_t bytesForBits(int64_t count, int64_t bits) {
   return checkedAdd(checkedMul(count, bits), 7) / 8;

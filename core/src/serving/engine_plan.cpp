@@ -26,9 +26,6 @@ int64_t mul(int64_t a, int64_t b) {
 int64_t add(int64_t a, int64_t b) {
   return checkedAdd(a, b);
 }
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
 
 /// vLLM CacheConfig.gpu_memory_utilization's default (vllm/config/cache.py).
 constexpr double kVllmUtilization = 0.9;

@@ -19,9 +19,6 @@ int64_t mul(int64_t a, int64_t b) {
 int64_t add(int64_t a, int64_t b) {
   return checkedAdd(a, b);
 }
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
 
 /// Bytes of one quantized matrix: its packed values and everything stored beside them.
 struct MatrixBytes {
