@@ -1,8 +1,12 @@
 // Prints scripts/bench's one table from the three runs' JSON: the native Google Benchmark
-// output, bench/wasm_bench.mjs --json and bench/page_bench.mjs --json.
+// output, bench/wasm_bench.mjs --json and bench/page_bench.mjs --json; and the size of each
+// engine module in dist/js (raw and gzip -9).
 //   node bench/bench_table.mjs NATIVE.json WASM.json PAGE.json
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const [nativeFile, wasmFile, pageFile] = process.argv.slice(2);
 const native = JSON.parse(readFileSync(nativeFile, 'utf8'));
@@ -26,8 +30,20 @@ for (const c of wasm.chains) {
   rows.push([`chain of ${c.layers} layers`, 'train', f(n), f(c.us), ratio(c.us, n)]);
 }
 for (const s of wasm.sweeps) rows.push([s.name, s.kind, '', f(s.us), '']);
+const distJs = fileURLToPath(new URL('../dist/js', import.meta.url));
+if (existsSync(distJs)) {
+  for (const name of readdirSync(distJs).filter((n) => n.endsWith('.wasm')).sort()) {
+    const bytes = readFileSync(join(distJs, name));
+    rows.push([`module js/${name}`, 'engine module', '', `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`, '']);
+  }
+}
 if (page) {
-  for (const t of page.transfers) rows.push([`page ${t.path || 'index.html'}`, `${t.files} files`, '', `${t.raw} B raw, ${t.gzip} B gzip`, '']);
+  for (const t of page.transfers) {
+    const at = `page ${t.path || 'index.html'}`;
+    const { first_result: first, idle } = t;
+    rows.push([at, `until the first result: ${first.files} files`, '', `${first.raw} B raw, ${first.gzip} B gzip`, '']);
+    rows.push([at, `until the network is idle: ${idle.files} files`, '', `${idle.raw} B raw, ${idle.gzip} B gzip`, '']);
+  }
   rows.push(['page', 'navigation to first correct result (median of 5)', '', `${page.first_result_median_ms} ms`, '']);
   const r = page.input_to_redraw;
   rows.push(['page', `input change to redraw, ${r.preset} (${r.layers} rows, median of ${r.reps})`, '', `${r.median_ms.toFixed(1)} ms`, '']);

@@ -1,13 +1,15 @@
-// The WebAssembly front end: the only file that includes Embind. A few coarse calls, each
-// taking and returning JSON text, so one user action is one call across the boundary and the
-// page reads exactly the report the CLI prints with --json.
+// The second WebAssembly module (dlcost_extra), loaded by web/js/dlcost.js (loadExtra) only
+// when the page first needs one of these: after the first result is drawn (explanations,
+// comparisons) or when the user asks (layouts, serving sweeps, a model file dropped).
 //
-// No exception crosses into JavaScript (it would arrive as a bare pointer): every bound
-// function catches everything and returns {"error": {"code", "path", "message"}}. This only
-// works because the module is compiled and linked with -fexceptions (see wasm/CMakeLists.txt).
+// Where a new binding goes: HERE (bindings.cpp), unless the page cannot show its first verdict
+// without it (then wasm/bindings_core.cpp; see the rule at its top). Add its name to EXTRA in
+// web/js/dlcost.js so the page routes the call to this module, and have the caller await
+// loadExtra() first. Both modules link the same dlcost_core; LTO keeps only what the bindings
+// of each reach, so the readers, planners and texts below cost the first module nothing.
+// Exceptions never cross the boundary (wasm/guarded.hpp).
 
 #include <emscripten/bind.h>
-#include <emscripten/val.h>
 
 #include <cstdint>
 #include <exception>
@@ -22,77 +24,11 @@
 #include "dlcost/report_json.hpp"
 #include "dlcost/serving_sweep.hpp"
 #include "dlcost/step_json.hpp"
-#include "dlcost/workload_json.hpp"
-#include "dlcost/workload_schema.hpp"
+#include "guarded.hpp"
 
 namespace {
 
-std::string internalError(const std::string& what) {
-  return dlcost::dumpJson(dlcost::errorToJson(
-      dlcost::Error{dlcost::ErrorCode::kInternal, "", "internal error: " + what}));
-}
-
-/// Runs `body`, turning any escaping exception into the structured error object.
-template <typename Body>
-std::string guarded(Body body) {
-  try {
-    return body();
-  } catch (const dlcost::InputError& e) {
-    return dlcost::dumpJson(dlcost::errorToJson(e.error()));
-  } catch (const std::exception& e) {
-    return internalError(e.what());
-  } catch (...) {
-    return internalError("unknown exception");
-  }
-}
-
-/// estimate(documentText) -> the report JSON text (dlcost::estimateText, the CLI's --json).
-std::string estimate(const std::string& document_text) {
-  return guarded([&] { return dlcost::estimateText(document_text); });
-}
-
-/// sweepBatch(documentText, batchesJsonText) -> memory at each batch (dlcost::sweepBatchText).
-std::string sweepBatch(const std::string& document_text, const std::string& batches_json_text) {
-  return guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); });
-}
-
-/// estimateWithSweep(documentText, points) -> {"report", "sweep"} (dlcost::estimateWithSweepText):
-/// what one page update needs, from one parse and one estimate. The hot path, so it returns
-/// the UTF-8 bytes as a Uint8Array view into wasm memory, valid until the next call, for the
-/// caller to decode with TextDecoder: Embind's std::string conversion walks every byte in
-/// JavaScript, which costs milliseconds on the report of a 600-layer model.
-emscripten::val estimateWithSweep(const std::string& document_text, int points) {
-  static std::string last;
-  last = guarded([&] { return dlcost::estimateWithSweepText(document_text, points); });
-  return emscripten::val(emscripten::typed_memory_view(
-      last.size(), reinterpret_cast<const unsigned char*>(last.data())));
-}
-
-/// presets() -> JSON array of {name, family, source}.
-std::string presets() {
-  return guarded([] { return dlcost::dumpJson(dlcost::presetListJson()); });
-}
-
-/// preset(name) -> the preset's model document as JSON text, or the error object.
-std::string preset(const std::string& name) {
-  return guarded([&] { return dlcost::presetText(name); });
-}
-
-/// gpus() -> JSON array of the GPU presets ({id, name, memory_bytes, ...}; dlcost::gpuTable).
-std::string gpus() {
-  return guarded([] { return dlcost::dumpJson(dlcost::gpuTable()); });
-}
-
-/// shareLinkEncode(stateText) -> {"fragment": "#d1...."} (dlcost::shareLinkEncodeText, the
-/// codec `dlcost link` uses).
-std::string shareLinkEncode(const std::string& state_text) {
-  return guarded([&] { return dlcost::shareLinkEncodeText(state_text); });
-}
-
-/// shareLinkDecode(fragment) -> {"state": {...}} or the error saying why the link is unreadable.
-std::string shareLinkDecode(const std::string& fragment) {
-  return guarded([&] { return dlcost::shareLinkDecodeText(fragment); });
-}
+using dlcost_wasm::guarded;
 
 /// explain(documentText, lang, units) -> {"explanations", "dominant"} (dlcost::explainDocument;
 /// lang "en" | "zh", units "binary" | "decimal").
@@ -152,39 +88,6 @@ std::string comparePresets(const std::string& request_text) {
   });
 }
 
-/// workloadSchema() -> the workload schema (dlcost::workloadSchemaJson; `dlcost schema --json`).
-std::string workloadSchema() {
-  return guarded([] { return dlcost::dumpJson(dlcost::workloadSchemaJson()); });
-}
-
-/// workloadFromText({"fields": {KEY: TEXT}, "byte_unit": "GiB"}) -> the workload object, each
-/// text read by the schema's one rule (the CLI's flags use it too); errors at /workload/KEY.
-std::string workloadFromText(const std::string& request_text) {
-  return guarded([&] {
-    const nlohmann::json request = dlcost::parseDocumentText(request_text);
-    std::map<std::string, std::string> texts;
-    const nlohmann::json fields = request.value("fields", nlohmann::json::object());
-    for (auto it = fields.begin(); it != fields.end(); ++it) {
-      if (!it->is_string()) {
-        throw dlcost::InputError(dlcost::ErrorCode::kType, dlcost::childPath("/workload", it.key()),
-                                 "must be given as text");
-      }
-      texts[it.key()] = it->get<std::string>();
-    }
-    return dlcost::dumpJson(dlcost::workloadFromText(texts, request.value("byte_unit", "B")));
-  });
-}
-
-/// workloadToText({"workload": {...}, "byte_unit": "GiB"}) -> {KEY: TEXT} for the form.
-std::string workloadToText(const std::string& request_text) {
-  return guarded([&] {
-    const nlohmann::json request = dlcost::parseDocumentText(request_text);
-    const nlohmann::json workload = request.value("workload", nlohmann::json::object());
-    return dlcost::dumpJson(
-        nlohmann::json(dlcost::workloadToText(workload, request.value("byte_unit", "B"))));
-  });
-}
-
 /// inspectModelFile(bytes, fileSize) -> the summary of a GGUF, safetensors or index file from
 /// its first bytes (a Uint8Array; dlcost::inspectModelFileText), or {"need_bytes": N}: read
 /// the file's first N bytes (File.slice) and call again. Start with no bytes.
@@ -209,24 +112,13 @@ std::string exceptionMessage(uintptr_t exception_ptr) {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(dlcost) {
-  emscripten::function("estimate", &estimate);
-  emscripten::function("sweepBatch", &sweepBatch);
-  emscripten::function("estimateWithSweep", &estimateWithSweep);
-  emscripten::function("presets", &presets);
-  emscripten::function("preset", &preset);
-  emscripten::function("gpus", &gpus);
-  emscripten::function("shareLinkEncode", &shareLinkEncode);
-  emscripten::function("shareLinkDecode", &shareLinkDecode);
+EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("explain", &explain);
   emscripten::function("compare", &compare);
   emscripten::function("layouts", &layouts);
   emscripten::function("links", &links);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);
-  emscripten::function("workloadSchema", &workloadSchema);
-  emscripten::function("workloadFromText", &workloadFromText);
-  emscripten::function("workloadToText", &workloadToText);
   emscripten::function("inspectModelFile", &inspectModelFile);
   emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &exceptionMessage);

@@ -168,7 +168,9 @@ json parseDocumentText(const std::string& text) {
                      "JSON nests deeper than " + std::to_string(kMaxNesting) + " levels");
   }
   try {
-    return json::parse(text);
+    // As a range of chars, the input type of every parse in the engine (presets, the GPU
+    // table, model files): one instantiation of nlohmann's parser in the WebAssembly module.
+    return json::parse(text.data(), text.data() + text.size());
   } catch (const json::parse_error& e) {
     throw InputError(ErrorCode::kParse, "", std::string("not valid JSON: ") + e.what());
   } catch (const json::out_of_range& e) {

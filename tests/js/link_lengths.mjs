@@ -62,6 +62,8 @@ while (queue.length) {
   // Source or esbuild's minified output: import "./x.js", from"./x.js", import('./x.js').
   for (const m of text.matchAll(/(?:import|from)\s*\(?\s*['"](\.\/[^'"]+)['"]/g)) {
     const dep = normalize(join(dirname(file), m[1]));
+    // The engine's second module is loaded on demand, never by the widget.
+    if (dep.startsWith('js/dlcost_extra.')) continue;
     if (!files.has(dep)) {
       files.add(dep);
       queue.push(dep);

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const CLI = process.env.DLCOST_CLI || join(ROOT, 'build', 'dlcost');
-export const WASM_MODULE = process.env.DLCOST_WASM || join(ROOT, 'build-wasm', 'wasm', 'dlcost_wasm.mjs');
+// Both engine modules behind one factory (engine_modules.mjs); DLCOST_WASM names another one.
+export const WASM_MODULE = process.env.DLCOST_WASM || join(ROOT, 'tests', 'js', 'engine_modules.mjs');
 
 /** Runs the CLI; returns {status, json} where json is its parsed stdout. */
 export function runCli(args) {

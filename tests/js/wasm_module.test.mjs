@@ -144,3 +144,37 @@ describe('the page\'s wrapper (web/js/dlcost.js)', () => {
       (e) => e instanceof DlcostError && e.path === '/batches');
   });
 });
+
+describe('the two engine modules (wasm/CMakeLists.txt)', () => {
+  const BINDINGS = (file) => [...readFileSync(join(ROOT, 'wasm', file), 'utf8')
+    .matchAll(/emscripten::function\("(\w+)"/g)].map((m) => m[1]);
+
+  test('each module has exactly its bindings file\'s calls, and the two share none but exceptionMessage', async () => {
+    const { MODULES } = await import('./engine_modules.mjs');
+    const [first, second] = await Promise.all(MODULES.map(async (p) => (await import(p)).default()));
+    const core = BINDINGS('bindings_core.cpp');
+    const extra = BINDINGS('bindings.cpp');
+    assert.ok(core.includes('estimateWithSweep') && extra.includes('explain'));
+    for (const name of core) assert.equal(typeof first[name], 'function', `dlcost_wasm.${name}`);
+    for (const name of extra) assert.equal(typeof second[name], 'function', `dlcost_extra.${name}`);
+    for (const name of extra.filter((n) => n !== 'exceptionMessage')) {
+      assert.equal(first[name], undefined, `${name} is not in the first module`);
+    }
+  });
+
+  test('the page\'s wrapper routes the second module\'s calls to it and names loadExtra until it is loaded', async () => {
+    const dist = join(ROOT, 'dist', 'js', 'dlcost.js');
+    readFileSync(dist);  // built by scripts/build-web
+    const wrapper = await import(dist);
+    await wrapper.ready();
+    const extra = BINDINGS('bindings.cpp').filter((n) => n !== 'exceptionMessage');
+    const source = readFileSync(join(ROOT, 'web', 'js', 'dlcost.js'), 'utf8');
+    const listed = source.match(/const EXTRA = new Set\(\[([^\]]*)\]/)[1];
+    for (const name of extra) assert.ok(listed.includes(`'${name}'`), `EXTRA names ${name}`);
+    const doc = { model: { preset: presets[0].name }, workload: { mode: 'train', batch: 8, gpu: 'a100-sxm4-80gb' } };
+    if (!wrapper.extraLoaded()) assert.throws(() => wrapper.default.compare(doc), /loadExtra/);
+    await wrapper.loadExtra();
+    assert.ok(wrapper.extraLoaded());
+    assert.deepEqual(wrapper.default.compare(doc), JSON.parse(engine.compare(JSON.stringify(doc), 'samples_per_s')));
+  });
+});

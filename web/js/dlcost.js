@@ -1,6 +1,11 @@
-// The only module that talks to the WebAssembly engine. It loads the module once and turns
+// The only module that talks to the WebAssembly engine. It loads the engine once and turns
 // the engine's structured errors ({error: {code, path, message}}) into a thrown DlcostError,
 // so UI modules never see Embind or raw JSON text.
+//
+// The engine comes as two modules built from the same core (wasm/CMakeLists.txt): the small
+// dlcost_wasm, all the first result needs (ready()), and dlcost_extra, loaded by loadExtra()
+// when an explanation, comparison, layout, serving sweep or model file is first asked for.
+// The calls EXTRA names go to the second; a caller awaits loadExtra() before making them.
 // @ts-check
 
 /** @typedef {import('./types').Report} Report */
@@ -46,6 +51,37 @@ export function load(options = {}) {
 /** @type {EngineModule | null} */
 let engine = null;
 
+/** The bindings of the second module (wasm/bindings.cpp). */
+const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
+  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint']);
+
+/** @type {Promise<typeof api> | null} */
+let extraPromise = null;
+/** @type {EngineModule | null} */
+let extra = null;
+
+/** Loads the second module once (after ready()); resolves when its calls work.
+ *  @param {object} [options] Emscripten module options
+ *  @returns {Promise<typeof api>} */
+export function loadExtra(options = {}) {
+  if (!extraPromise) {
+    extraPromise = import('./dlcost_extra.mjs')
+      .then((m) => m.default(options))
+      .then((m) => {
+        extra = m;
+        return api;
+      })
+      .catch((e) => {
+        extraPromise = null;  // a failed fetch (offline before the first visit) may be retried
+        throw e;
+      });
+  }
+  return extraPromise;
+}
+
+/** Whether the second module's calls work now (loadExtra() has resolved). */
+export const extraLoaded = () => extra !== null;
+
 /** Resolves when the engine is ready; afterwards the synchronous calls below work.
  *  @param {object} [options]
  *  @returns {Promise<typeof api>} */
@@ -61,8 +97,9 @@ const utf8 = new TextDecoder();
  *  @param {...unknown} args
  *  @returns {any} the parsed JSON (each api entry below names its type) */
 function call(name, ...args) {
-  if (!engine) throw new Error('dlcost: call ready() first');
-  const out = engine[name](...args);
+  const module = EXTRA.has(name) ? extra : engine;
+  if (!module) throw new Error(`dlcost: call ${EXTRA.has(name) ? 'loadExtra' : 'ready'}() first`);
+  const out = module[name](...args);
   // Hot-path calls return UTF-8 bytes (a view into wasm memory, decoded at once).
   const value = JSON.parse(typeof out === 'string' ? out : utf8.decode(out));
   if (value && typeof value === 'object' && !Array.isArray(value) && value.error) {

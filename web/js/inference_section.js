@@ -58,7 +58,8 @@ function sweepTable(sweep, units) {
   );
 }
 
-/** A folded "users and speed" table, computed (one engine call) when opened. */
+/** A folded "users and speed" table, computed (one engine call) when opened; `loadSweep`
+ *  may return a promise (the call lives in the engine's second module). */
 function sweepDetails(loadSweep, units) {
   const body = h('div', {});
   const details = h(
@@ -69,17 +70,19 @@ function sweepDetails(loadSweep, units) {
   );
   details.addEventListener('toggle', () => {
     if (!details.open || body.childElementCount > 0) return;
-    try {
-      replace(body, sweepTable(loadSweep(), units));
-    } catch (e) {
-      replace(body, h('p', { class: 'field-error', text: e.message }));
-    }
+    Promise.resolve()
+      .then(loadSweep)
+      .then(
+        (sweep) => replace(body, sweepTable(sweep, units)),
+        (e) => replace(body, h('p', { class: 'field-error', text: e.message })),
+      );
   });
   return details;
 }
 
 /** Fills `node` with report.serving, or empties and hides it when the report has none.
- *  `loadSweep` () => the engine's servingSweep for the same document (called when opened). */
+ *  `loadSweep` () => the engine's servingSweep for the same document, or a promise of it
+ *  (called when opened). */
 export function renderInference(node, report, units, loadSweep) {
   if (!node) return;
   const plan = report && report.serving;

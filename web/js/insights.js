@@ -3,10 +3,11 @@
 // main.js calls initInsights once and updateInsights after each report; the engine calls
 // here (explain, compare, comparePresets) run a moment after the report is drawn, so typing
 // in the form stays as fast as before. document.body.dataset.insights counts finished updates
-// (tests wait on it).
+// (tests wait on it). These calls live in the engine's second module (dlcost.loadExtra), which
+// the first update loads, after the first result is on the page.
 // @ts-check
 
-import dlcost, { DlcostError } from './dlcost.js';
+import dlcost, { DlcostError, extraLoaded, loadExtra } from './dlcost.js';
 import { byId } from './dom.js';
 import { getLang } from './i18n.js';
 import './insights_i18n.js';
@@ -34,9 +35,11 @@ export function initInsights(options) {
   for (const box of /** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll('details.insight'))) {
     box.addEventListener('toggle', () => {
       if (!box.open || !last) return;
-      renderViews(box.dataset.view);
-      renderLearn();
-      finished();
+      loadExtra().then(() => {
+        renderViews(box.dataset.view);
+        renderLearn();
+        finished();
+      }, () => {});  // offline before the first visit: the section stays empty
     });
   }
 }
@@ -104,6 +107,10 @@ function finished() {
 }
 
 function run() {
+  if (!extraLoaded()) {
+    loadExtra().then(run, () => {});  // offline before the first visit: no explanations
+    return;
+  }
   const { doc, units } = last;
   try {
     applyExplanations(dlcost.explain(doc, getLang(), units === 'GB' ? 'decimal' : 'binary'));

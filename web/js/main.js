@@ -1,7 +1,7 @@
 // Wires the page: loads the engine, builds the document from the state on every input
 // change, estimates, and hands the report (or the error) to the modules that show it.
 
-import dlcost, { DlcostError, ready } from './dlcost.js';
+import dlcost, { DlcostError, loadExtra, ready } from './dlcost.js';
 import { byId } from './dom.js';
 import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, setLang, t } from './i18n.js';
@@ -45,7 +45,8 @@ function renderReport(report, sweep) {
   const fmt = (b) => formatBytes(b, units);
   renderTotals(byId('totals'), report, units);
   renderFit(byId('fit'), report, units);
-  renderInference(byId('inference'), report, units, () => dlcost.servingSweep(buildDocument(getState())));
+  renderInference(byId('inference'), report, units,
+    () => loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()))));
   const cap = capacityOf(report);
   // The lines that hold memory, each its own colour (a zero line draws nothing).
   renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {

@@ -5,7 +5,7 @@
 // from the engine's summary; text from the file only ever becomes text nodes.
 // @ts-check
 
-import api from './dlcost.js';
+import api, { loadExtra } from './dlcost.js';
 import { h } from './dom.js';
 import { DICTIONARIES, t } from './i18n.js';
 import { BINARY, formatBytes, formatCount, groupDigits } from './units.js';
@@ -102,6 +102,7 @@ export function isModelFile(file) {
  * @param {(bytesRead: number) => void} [onRead] called with each byte count read (for tests and progress)
  */
 export async function inspectFile(file, onRead = () => {}) {
+  await loadExtra();  // the readers live in the engine's second module
   let bytes = new Uint8Array(0);
   // Each request at least doubles the prefix up to 128 MiB, so a few rounds suffice.
   for (let round = 0; round < 32; round += 1) {

@@ -31,7 +31,8 @@ json indexSummary(const std::string& prefix, int64_t file_size) {
     throw InputError(ErrorCode::kTooLarge, "", "a JSON index of more than 128 MiB");
   }
   if (file_size > static_cast<int64_t>(prefix.size())) throw HeaderIncomplete(file_size);
-  const json doc = json::parse(prefix, nullptr, /*allow_exceptions=*/false);
+  const json doc = json::parse(prefix.data(), prefix.data() + prefix.size(), nullptr,
+                               /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     throw InputError(ErrorCode::kParse, "", "neither GGUF, safetensors nor a JSON index");
   }
@@ -94,8 +95,11 @@ std::string inspectModelFileText(const std::string& prefix, double file_size) {
 
 std::string shardedSummaryText(const std::string& index_text, const std::string& shards_json_text) {
   try {
-    const json index = json::parse(index_text, nullptr, /*allow_exceptions=*/false);
-    const json shards = json::parse(shards_json_text, nullptr, /*allow_exceptions=*/false);
+    const json index = json::parse(index_text.data(), index_text.data() + index_text.size(),
+                                   nullptr, /*allow_exceptions=*/false);
+    const json shards =
+        json::parse(shards_json_text.data(), shards_json_text.data() + shards_json_text.size(),
+                    nullptr, /*allow_exceptions=*/false);
     if (index.is_discarded()) throw InputError(ErrorCode::kParse, "", "the index is not JSON");
     if (!shards.is_object()) {
       throw InputError(ErrorCode::kType, "/shards", "must be an object of file -> summary");

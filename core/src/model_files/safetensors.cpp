@@ -111,7 +111,8 @@ json safetensorsSummary(const uint8_t* data, size_t size, int64_t file_size) {
     throw InputError(ErrorCode::kParse, "/header",
                      "the header must be a JSON object starting with '{'");
   }
-  const json header = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json header = json::parse(text.data(), text.data() + text.size(), nullptr,
+                                  /*allow_exceptions=*/false);
   if (header.is_discarded() || !header.is_object()) {
     throw InputError(ErrorCode::kParse, "/header", "the header is not valid JSON");
   }

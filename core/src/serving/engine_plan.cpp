@@ -6,8 +6,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <sstream>
 
+#include "../text_builder.hpp"
 #include "../transformer_estimate.hpp"
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
@@ -218,9 +218,9 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
         "concurrency (vLLM's hybrid allocator frees blocks outside the window): "
         "a lower bound");
 
-  std::ostringstream cmd;
+  TextBuilder cmd;
   const std::string pct = [&] {
-    std::ostringstream o;
+    TextBuilder o;
     o << *p.memory_fraction;
     return o.str();
   }();
@@ -263,7 +263,7 @@ void planHf(const Transformer& t, const Workload& w, const Report& r, ServingPla
     return n == 0 || checkedAdd(p.device.fixed, checkedMul(n, p.device.per_sample)) <= usable;
   });
   p.fits = p.device.total <= usable;
-  std::ostringstream cmd;
+  TextBuilder cmd;
   cmd << "AutoModelForCausalLM.from_pretrained(\"" << modelArg(r) << "\", torch_dtype=\""
       << dtypeName(layoutOf(w.precision).weights) << "\", attn_implementation=\""
       << (w.attention == AttentionImpl::kFlash ? "flash_attention_2" : "eager")
@@ -378,7 +378,7 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
   p.notes.push_back(
       "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
       "estimated from the largest tensors (approximate)");
-  std::ostringstream cmd;
+  TextBuilder cmd;
   cmd << "llama-server -m " << modelArg(r) << "-" << ggufFileTypeName(gguf.serving.gguf_type)
       << ".gguf -c " << p.n_ctx << " -np " << p.users << " -ngl " << p.gpu_layers;
   if (w.attention == AttentionImpl::kFlash) cmd << " -fa on";
@@ -386,7 +386,7 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     cmd << " --cache-type-k " << cacheTypeName(s.cache_type) << " --cache-type-v "
         << cacheTypeName(s.cache_type);
   p.command = cmd.str();
-  std::ostringstream ollama;
+  TextBuilder ollama;
   ollama << "Ollama: OLLAMA_CONTEXT_LENGTH=" << p.context << " OLLAMA_NUM_PARALLEL=" << p.users;
   if (w.attention == AttentionImpl::kFlash) ollama << " OLLAMA_FLASH_ATTENTION=1";
   if (s.cache_type != CacheType::kF16)
