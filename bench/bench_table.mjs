@@ -45,8 +45,9 @@ if (page) {
     rows.push([at, `until the network is idle: ${idle.files} files`, '', `${idle.raw} B raw, ${idle.gzip} B gzip`, '']);
   }
   rows.push(['page', 'navigation to first correct result (median of 5)', '', `${page.first_result_median_ms} ms`, '']);
-  const r = page.input_to_redraw;
-  rows.push(['page', `input change to redraw, ${r.preset} (${r.layers} rows, median of ${r.reps})`, '', `${r.median_ms.toFixed(1)} ms`, '']);
+  for (const r of [page.input_to_redraw, page.input_to_redraw_llm].filter(Boolean)) {
+    rows.push(['page', `input change to redraw, ${r.preset} (${r.layers} rows, median of ${r.reps})`, '', `${r.median_ms.toFixed(1)} ms`, '']);
+  }
 }
 
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));

@@ -21,7 +21,7 @@ before(async () => {
   readFileSync(dist); // built by scripts/build-web
   const module = await import(dist);
   await module.ready();
-  await module.loadExtra();  // compare, explain and sweepThroughput are in the second module
+  await module.loadExtra(); // compare, explain and sweepThroughput are in the second module
   api = module.default;
 });
 

@@ -14,7 +14,7 @@ import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm } from './workload_form.js';
-import { initInsights, updateInsights } from './insights.js';
+import { initInsights, updateInsights } from './insights_lazy.js';
 import { registerOffline } from './offline.js';
 import { createAdvice } from './advice.js';
 import { modelKind, setTasks } from './tasks.js';
