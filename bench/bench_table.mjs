@@ -39,7 +39,7 @@ if (existsSync(distJs)) {
 }
 if (page) {
   for (const t of page.transfers) {
-    const at = `page ${t.path || 'index.html'}`;
+    const at = `page ${t.path.split('#')[0] || 'index.html'}`;
     const { first_result: first, idle } = t;
     rows.push([at, `until the first result: ${first.files} files`, '', `${first.raw} B raw, ${first.gzip} B gzip`, '']);
     rows.push([at, `until the network is idle: ${idle.files} files`, '', `${idle.raw} B raw, ${idle.gzip} B gzip`, '']);

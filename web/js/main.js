@@ -275,6 +275,7 @@ async function start() {
     getState,
     lastReport: () => lastReport,
     lastError: () => lastError,
+    document: () => buildDocument(getState()),  // the document the last estimate read
     inspectFile,
   };
 }
