@@ -15,11 +15,10 @@ import { formatBytes } from './units.js';
 
 /**
  * @param {Element} root the list's container
- * @param {() => PageState} getState
+ * @param {() => Readonly<PageState>} getState
  * @param {typeof import('./state.js').update} update
- * @param {() => void} onApplied after the state changed (the form re-syncs its controls)
  */
-export function createAdvice(root, getState, update, onApplied) {
+export function createAdvice(root, getState, update) {
   /** @type {{workload: PageState['workload'], gpu: PageState['gpu']}[]} */
   const undo = []; // snapshots of {workload, gpu} before each Apply
   const status = h('p', { class: 'hint', role: 'status', id: 'advice-status' });
@@ -27,9 +26,8 @@ export function createAdvice(root, getState, update, onApplied) {
   function restore() {
     const snap = undo.pop();
     if (!snap) return;
-    update({ workload: snap.workload, gpu: snap.gpu }, { silent: true, replace: true });
     status.textContent = '';
-    onApplied();
+    update({ workload: snap.workload, gpu: snap.gpu }, { replace: true });
   }
 
   /** @param {Advice} advice */
@@ -38,9 +36,8 @@ export function createAdvice(root, getState, update, onApplied) {
     undo.push({ workload: { ...s.workload }, gpu: { ...s.gpu } });
     // The engine writes the patch back as the text the form keeps (its own units).
     const texts = dlcost.workloadToText(advice.set, s.units);
-    update({ workload: texts }, { silent: true });
     status.textContent = t('applied', { change: advice.change });
-    onApplied();
+    update({ workload: texts });
   }
 
   /** Draws the list for `report` (empty when it fits or no GPU is chosen).

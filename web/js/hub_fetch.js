@@ -4,6 +4,7 @@
 // is flagged). The CSP's connect-src allows that origin and no other. Gated or private
 // repositories, a missing id, no network and a non-JSON answer each get their own message and
 // point back to paste/drop. Text from the Hub only ever becomes text nodes.
+// @ts-check
 
 import { h } from './dom.js';
 import { DICTIONARIES, t } from './i18n.js';

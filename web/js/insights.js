@@ -13,6 +13,7 @@ import './insights_i18n.js';
 import { applyExplanations, initExplain } from './explain.js';
 import { renderLearn } from './learn.js';
 import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
+import { getState, update } from './state.js';
 
 const DELAY_MS = 250;
 
@@ -81,7 +82,8 @@ function renderModels(doc, report, units, presetName) {
 
 function renderGpus(doc, units) {
   try {
-    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units);
+    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units, getState().gpuSort,
+      (gpuSort) => update({ gpuSort }));
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
     byId('compare-gpus').replaceChildren();
@@ -113,6 +115,11 @@ function run() {
   renderViews();
   renderLearn();
   finished();
+}
+
+/** Draws the GPU table again in the state's sort (the page's render calls this when it changes). */
+export function redrawGpus() {
+  if (last) renderViews('gpus');
 }
 
 /** Schedules the explanations and comparisons for the report just drawn. */
