@@ -65,6 +65,12 @@ function initialState() {
     /** The id (the figure's JSON pointer in the report) of the open explanation, or null. */
     /** @type {string | null} */
     explain: null,
+    /** The workload and GPU before each applied advice, the last first to restore (Undo). */
+    /** @type {{workload: {[key: string]: string | boolean}, gpu: {name: string, memory: string}}[]} */
+    undo: [],
+    /** Engine results kept between renders: the model comparison's rows (insights.js). */
+    /** @type {{cnnRows?: object[] | null, llmRows?: {key: string, rows: object[]} | null}} */
+    cache: { cnnRows: null, llmRows: null },
   };
 }
 
