@@ -109,3 +109,50 @@ test('every page module is type-checked', () => {
   const unchecked = files.filter((f) => !read(f).includes('// @ts-check'));
   assert.deepEqual(unchecked, [], 'add // @ts-check (scripts/test runs tsc -p web/jsconfig.json)');
 });
+
+test('the store: an update merges into new parts, keeps the others, and renders once', async () => {
+  const { getState, subscribe, update } = await import('../../web/js/state.js');
+  const before = { ...getState() };
+  const calls = [];
+  const stop = subscribe((s) => calls.push({ ...s }));
+  try {
+    update({ workload: { batch: '7' } });
+    assert.equal(calls.length, 1, 'one update, one render');
+    const after = getState();
+    assert.notEqual(
+      after.workload,
+      before.workload,
+      'a changed part is a new object (the render compares by identity)',
+    );
+    assert.equal(after.workload.batch, '7');
+    assert.equal(after.workload.mode, before.workload.mode, 'merged one level');
+    assert.equal(after.gpu, before.gpu, 'an unchanged part keeps its identity');
+
+    // The model is replaced whole; `replace` replaces nested parts instead of merging them.
+    update({ model: { preset: null, doc: { name: 'm' } } });
+    assert.deepEqual(getState().model, { preset: null, doc: { name: 'm' } });
+    update({ workload: { mode: 'infer' } }, { replace: true });
+    assert.deepEqual(getState().workload, { mode: 'infer' });
+
+    // An update made by a subscriber is drawn by one more pass, after the current one.
+    calls.length = 0;
+    let depth = 0;
+    const order = [];
+    const stop2 = subscribe((s) => {
+      depth += 1;
+      order.push([s.sort.key, depth]);
+      if (s.sort.key === 'a') update({ sort: { key: 'b' } });
+      depth -= 1;
+    });
+    update({ sort: { key: 'a', dir: 1 } });
+    stop2();
+    assert.deepEqual(order, [
+      ['a', 1],
+      ['b', 1],
+    ]);
+    assert.equal(calls.length, 2);
+  } finally {
+    stop();
+    update(before, { replace: true });
+  }
+});
