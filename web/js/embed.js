@@ -89,7 +89,7 @@ async function start() {
   try {
     await ready();
   } catch (e) {
-    byId('w-error').textContent = `${t('engineFailed')}: ${e.message}`;
+    byId('w-error').textContent = `${t('engineFailed')}: ${/** @type {Error} */ (e).message}`;
     return;
   }
   show();

@@ -142,8 +142,9 @@ export function mountHubFetch(anchor, onDocument, engineTotal, fetchImpl) {
       const engine = engineTotal();
       if (engine !== null) status.append(totalCheck(id, total, engine));
     } catch (e) {
+      const err = /** @type {{key?: string, message: string}} */ (e); // a HubError, or fetch's TypeError
       status.replaceChildren(
-        h('p', { class: 'field-error', role: 'alert', dataset: { error: e.key ?? 'other' }, text: e.message }),
+        h('p', { class: 'field-error', role: 'alert', dataset: { error: err.key ?? 'other' }, text: err.message }),
       );
     } finally {
       button.disabled = false;

@@ -71,7 +71,7 @@ function sweepDetails(loadSweep, units) {
     try {
       replace(body, sweepTable(loadSweep(), units));
     } catch (e) {
-      replace(body, h('p', { class: 'field-error', text: e.message }));
+      replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message }));
     }
   });
   return details;

@@ -284,7 +284,7 @@ async function start() {
   try {
     await ready();
   } catch (e) {
-    status.textContent = `${t('engineFailed')}: ${e.message}`;
+    status.textContent = `${t('engineFailed')}: ${/** @type {Error} */ (e).message}`;
     return;
   }
   status.textContent = '';

@@ -128,7 +128,7 @@ export function createModelEditor(root, onChange, presetDocument) {
         localError = '';
       } catch (e) {
         // The row keeps its last readable item; the estimate runs again to show the error.
-        localError = `${t('cannotRead')}: ${e.message}`;
+        localError = `${t('cannotRead')}: ${/** @type {Error} */ (e).message}`;
       }
       commit(next);
     };
@@ -240,7 +240,7 @@ export function createModelEditor(root, onChange, presetDocument) {
         err.textContent = '';
         commit(next);
       } catch (e) {
-        err.textContent = `${t('cannotRead')}: ${e.message}`;
+        err.textContent = `${t('cannotRead')}: ${/** @type {Error} */ (e).message}`;
       }
     });
     replace(root, h('div', { class: 'field' }, h('label', { for: 'model-json' }, t('modelJson')), jsonArea, err));

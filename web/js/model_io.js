@@ -89,7 +89,7 @@ export function createModelIo(presets, handlers) {
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      pasteError.textContent = `${t('notJson')}: ${e.message}`;
+      pasteError.textContent = `${t('notJson')}: ${/** @type {Error} */ (e).message}`;
       paste.setAttribute('aria-invalid', 'true');
       return;
     }
