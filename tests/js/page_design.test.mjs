@@ -55,7 +55,7 @@ test('no silent update: every update is rendered', () => {
 /** Module-level `let`s that are not UI state, by file, and why. */
 const MODULE_LETS = {
   'state.js': ['notifying', 'again'], // the store's own bookkeeping: one render pass at a time
-  'dlcost.js': ['enginePromise', 'engine'], // the loaded WebAssembly module
+  'dlcost.js': ['enginePromise', 'engine', 'extraPromise', 'extra'], // the loaded WebAssembly modules (first, second)
   'i18n.js': ['lang'], // the dictionary t() reads: set by the render from state.lang (the widget has no store)
   'llm_fields.js': ['fields'], // the engine's workload schema, stored once when the engine loads
   'tasks.js': ['table'], // the engine's task table, stored once when the engine loads
