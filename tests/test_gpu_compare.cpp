@@ -83,6 +83,45 @@ TEST_CASE("compare sorts fitting rows first, best first, and refuses unknown fie
   }
 }
 
+TEST_CASE("compare orders by a column's own value with :asc and :desc (the page's column sort)",
+          "[gpu][compare]") {
+  struct Case {
+    const char* spec;
+    const char* column;  // the row field the order follows
+    bool ascending;
+  };
+  const Case c = GENERATE(
+      Case{"step_time:asc", "step_time_s", true}, Case{"step_time:desc", "step_time_s", false},
+      Case{"per_gpu_memory:asc", "per_gpu_bytes", true}, Case{"max_batch:desc", "max_batch", false},
+      Case{"per_1000usd:desc", "samples_per_s_per_1000usd", false},
+      Case{"per_1000usd:asc", "samples_per_s_per_1000usd", true});
+  CAPTURE(c.spec);
+  const json out = dlcost::compareDocument(kDoc, c.spec);
+  CHECK(out["sort"] == c.spec);
+  const json& rows = out["rows"];
+  bool seen_absent = false;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(i);
+    const json &a = rows[i - 1][c.column], &b = rows[i][c.column];
+    if (a.is_null()) seen_absent = true;
+    if (seen_absent) {
+      CHECK(b.is_null());  // rows without a value (no launch price) stay last
+      continue;
+    }
+    if (b.is_null()) continue;
+    CHECK((c.ascending ? a.get<double>() <= b.get<double>() : a.get<double>() >= b.get<double>()));
+  }
+  SECTION("a bad direction names the field") {
+    try {
+      dlcost::compareDocument(kDoc, "step_time:up");
+      FAIL("an unknown direction was accepted");
+    } catch (const dlcost::InputError& e) {
+      CHECK(e.error().path == "/sort");
+      CHECK(e.error().message.find("asc or desc") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("the best buy is the fitting GPU with the most samples/s per 1000 USD",
           "[gpu][compare]") {
   const json result = dlcost::compareDocument(kDoc, "name");
