@@ -243,6 +243,32 @@ TEST_CASE("the step is compute + exposed communication + bubble + optimizer", "[
     CHECK(c["bytes"] == 4.0 * 1024 * 768 * 2);
     CHECK(c["exposed_s"] == c["time_s"]);
   }
+  SECTION("sequence parallelism: a reduce-scatter and an all-gather for each all-reduce") {
+    // Korthikanti et al. 2022, sec. 4.2.2: with sequence parallelism each of tensor
+    // parallelism's all-reduces becomes a reduce-scatter plus an all-gather of the same
+    // buffer (the same bandwidth), so the step moves as many bytes in twice the calls.
+    auto step = [](bool sp) {
+      return estimateJson(gpt2({{"batch", 8},
+                                {"seq_len", 1024},
+                                {"dtype", "bf16"},
+                                {"gpu", "h100-sxm"},
+                                {"gpus", 2},
+                                {"tp", 2},
+                                {"sp", sp},
+                                {"microbatches", 2}}))["gpu_fit"]["step_time"];
+    };
+    const json plain = step(false), sp = step(true);
+    REQUIRE(sp["collectives"].size() == 2);
+    const json& rs = sp["collectives"][0];
+    const json& ag = sp["collectives"][1];
+    CHECK(rs["collective"] == "reduce-scatter");
+    CHECK(ag["collective"] == "all-gather");
+    CHECK(rs["calls"] == plain["collectives"][0]["calls"]);
+    CHECK(ag["calls"] == plain["collectives"][0]["calls"]);
+    CHECK(rs["bytes"] == plain["collectives"][0]["bytes"]);
+    // Bandwidth terms equal; the two calls pay NCCL's base latency twice.
+    CHECK(sp["tp_comm_s"].get<double>() > plain["tp_comm_s"].get<double>());
+  }
   SECTION("ZeRO-3 moves 1.5x the data-parallel all-reduce's volume (ZeRO paper, sec. 7.2.2)") {
     auto volume = [](int zero) {
       const json s = estimateJson(gpt2({{"batch", 8},
