@@ -52,6 +52,8 @@ export interface Workload {
   pp?: number;
   sp?: boolean;
   microbatches?: number;
+  virtual_stages?: number;
+  ep?: number;
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
@@ -235,6 +237,8 @@ export interface GpuFit {
     pp: number;
     sp: boolean;
     microbatches: number;
+    ep: number;
+    virtual_stages: number;
   };
   samples_per_s_per_watt: number;
   samples_per_s_per_1000usd: number | null;
@@ -257,6 +261,9 @@ export interface Interconnect {
   bandwidth_bytes_per_s: number;
   step_latency_s: number;
   source: string;
+  /** Share of the line rate NCCL reaches (the collectives use bandwidth x this). */
+  bus_efficiency: number;
+  efficiency_source: string;
 }
 
 export interface Network {
@@ -295,9 +302,11 @@ export interface StepTime {
   compute_s: number;
   tp_comm_s: number;
   pp_comm_s: number;
+  ep_comm_s: number;
   dp_comm_s: number;
   bubble_s: number;
   bubble_fraction: number;
+  virtual_stages: number;
   optimizer_s: number;
   micro_steps: number;
   microbatches: number;
