@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "dlcost/gpu_compute.hpp"
+
 namespace dlcost::cli {
 
 std::string fixed(double v, int digits) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dlcost/gpu.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/gpu_json.hpp"
 
 using Catch::Matchers::WithinRel;

@@ -7,6 +7,7 @@
 
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 
 namespace dlcost {
 

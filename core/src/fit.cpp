@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/run_cost.hpp"
 
 namespace dlcost {

@@ -12,6 +12,7 @@
 #include "dlcost/interconnect.hpp"
 
 #include "dlcost/error.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "json_reader.hpp"
 
 namespace dlcost {

@@ -66,7 +66,7 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   g.notes = r.requiredString("notes");
   g.source = r.requiredString("source");
   // A unified-memory part whose vendor publishes no compute rate keeps fp32 at 0 (not
-  // published): its compute-bound figures are unavailable (gpuComputePublished).
+  // published): its compute-bound figures are unavailable (dlcost/gpu_compute.hpp).
   if (g.bandwidth_bytes_per_s <= 0 || (g.fp32_flops <= 0 && !g.unified_memory)) {
     throw InputError(ErrorCode::kValue, path, "a GPU row needs bandwidth and an FP32 rate");
   }
@@ -153,10 +153,6 @@ double gpuPeak(const Gpu& gpu, MathFormat format) {
       return gpu.int8_ops;
   }
   return 0;
-}
-
-bool gpuComputePublished(const Gpu& gpu) {
-  return gpu.fp32_flops > 0;
 }
 
 }  // namespace dlcost

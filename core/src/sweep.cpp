@@ -8,6 +8,7 @@
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 
 namespace dlcost {
 

@@ -42,17 +42,14 @@ struct Gpu {
   /// memory_bytes is used. With ECC on GDDR boards this already excludes the ECC share.
   int64_t smi_total_mib = 0;
   double bandwidth_bytes_per_s = 0;  ///< peak DRAM bandwidth
-  /// Non-tensor FP32 FMA rate (x2 per FMA). 0 only on a unified-memory part whose vendor
-  /// publishes no compute rate (Apple M3/M4): then every rate is 0 and compute-bound figures
-  /// are unavailable (gpuComputePublished).
-  double fp32_flops = 0;
-  double tf32_flops = 0;  ///< dense TF32 tensor rate
-  double fp16_flops = 0;  ///< dense FP16 tensor rate with FP32 accumulate
-  double bf16_flops = 0;  ///< dense BF16 tensor rate with FP32 accumulate
-  double fp8_flops = 0;   ///< dense FP8 tensor rate with FP32 accumulate
-  double int8_ops = 0;    ///< dense INT8 tensor rate
-  int tdp_watts = 0;      ///< board power, 0 = not stated by the vendor
-  int price_usd = 0;      ///< launch price of a board, 0 = not published
+  double fp32_flops = 0;             ///< non-tensor FP32 FMA rate (x2 per FMA)
+  double tf32_flops = 0;             ///< dense TF32 tensor rate
+  double fp16_flops = 0;             ///< dense FP16 tensor rate with FP32 accumulate
+  double bf16_flops = 0;             ///< dense BF16 tensor rate with FP32 accumulate
+  double fp8_flops = 0;              ///< dense FP8 tensor rate with FP32 accumulate
+  double int8_ops = 0;               ///< dense INT8 tensor rate
+  int tdp_watts = 0;                 ///< board power
+  int price_usd = 0;                 ///< launch price of a board, 0 = not published
   int devices_per_board = 1;
   /// Memory shared with the CPU (Apple silicon, GB10): memory_bytes is the machine's RAM and
   /// smi_total_mib what the GPU may use of it by default (Metal's recommendedMaxWorkingSetSize).
@@ -81,9 +78,5 @@ int64_t gpuCapacityBytes(const Gpu& gpu);
 
 /// Dense peak rate for `format` in operations per second; 0 where the format has no fast path.
 double gpuPeak(const Gpu& gpu, MathFormat format);
-
-/// Whether the GPU has a published compute rate (fp32_flops > 0). Without one the engine
-/// gives memory and bandwidth-bound figures only and says compute-bound ones are unavailable.
-bool gpuComputePublished(const Gpu& gpu);
 
 }  // namespace dlcost

@@ -23,9 +23,6 @@ struct ServingSpeed {
   const char* bound = "memory";      ///< what limits the decode step: "memory" or "compute"
   int64_t step_bytes = 0;            ///< bytes one decode step reads (weights + KV caches)
   int64_t step_flops = 0;            ///< FLOPs of one decode step
-  /// false on a GPU with no published compute rate (gpuComputePublished): ttft_s is then
-  /// unavailable (0, null in JSON) and the decode step is its memory-bandwidth bound only.
-  bool compute_known = true;
 };
 
 /// The engine's plan on the workload's GPU (or memory size).
@@ -43,14 +40,12 @@ struct ServingPlan {
   // --- paged engines (vLLM, SGLang) ---------------------------------------------------------
   std::optional<double> memory_fraction;  ///< gpu_memory_utilization / mem_fraction_static
   int64_t block_size = 0;                 ///< tokens per KV block (page)
-  /// One block id: a page of block_size tokens in every layer it spans (vLLM: the layers of
-  /// one KV cache group under the hybrid manager, else all layers; SGLang: all layers).
-  int64_t block_bytes = 0;
-  int64_t num_blocks = 0;              ///< blocks in the pool
-  int64_t kv_tokens = 0;               ///< tokens the pool holds (vLLM's "GPU KV cache size")
-  double max_concurrency = 0;          ///< sequences of `context` tokens the pool holds
-  int64_t max_num_seqs = 0;            ///< the scheduler's cap on running sequences
-  int64_t max_num_batched_tokens = 0;  ///< tokens per step (the profiled dummy batch)
+  int64_t block_bytes = 0;                ///< one block over every layer
+  int64_t num_blocks = 0;                 ///< blocks in the pool
+  int64_t kv_tokens = 0;                  ///< tokens the pool holds (vLLM's "GPU KV cache size")
+  double max_concurrency = 0;             ///< sequences of `context` tokens the pool holds
+  int64_t max_num_seqs = 0;               ///< the scheduler's cap on running sequences
+  int64_t max_num_batched_tokens = 0;     ///< tokens per step (the profiled dummy batch)
   // --- llama.cpp ----------------------------------------------------------------------------
   int64_t layers = 0;      ///< decoder layers
   int64_t gpu_layers = 0;  ///< -ngl as planned: layers on the GPU (+1 with the output layer)

@@ -13,6 +13,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/ggml_types.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/quant_formats.hpp"
 #include "dlcost/serving.hpp"
 
