@@ -422,9 +422,17 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
     return gpuBytes(planned, ctx) <= usable;
   });
-  if (p.gpu_layers <= t.layers)
+  if (p.gpu_layers <= t.layers) {
     p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
-                      " layers and the output layer run on the CPU from system RAM");
+                      " layers and the output layer run on the CPU from system RAM: each decode "
+                      "step reads them at host_bandwidth_gb_s");
+    // ggml-backend's scheduler runs a batch of 32+ tokens on the GPU even for weights held in
+    // system RAM (the CUDA backend's offload_op), copying them over PCIe per micro-batch.
+    p.notes.push_back(
+        "time to first token leaves out the copy of the CPU-held weights to the GPU for each "
+        "512-token micro-batch of the prompt (llama.cpp offloads batches of 32+ tokens): a "
+        "lower bound");
+  }
   p.notes.push_back(
       "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
       "estimated from the largest tensors (approximate)");
