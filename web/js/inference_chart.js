@@ -8,11 +8,11 @@ import { niceTicks } from './charts.js';
 
 const W = 320;
 const H = 180;
-const M = { l: 56, r: 10, t: 22, b: 30 };
+const M = { l: 64, r: 12, t: 22, b: 30 };
 
 /**
  * @param {Array<object>} points  the sweep's points, in x order
- * @param {(p: object) => number} xOf  the x value shown under each point
+ * @param {(p: object) => (number | string)} xOf  the x value shown under each point
  * @param {(p: object) => (number | null)} yOf  the plotted value (null: no point)
  * @param {(v: number) => string} fmt  axis and tooltip text for a value
  * @param {string} title

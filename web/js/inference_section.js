@@ -8,6 +8,10 @@ import { lineChart } from './inference_chart.js';
 import './inference_i18n.js';
 
 const num = (v, digits = 3) => Number(v).toPrecision(digits);
+/** An axis value in three significant digits with thousands separators (12,300, 0.5). */
+const tickText = (v) => Number(Number(v).toPrecision(3)).toLocaleString('en-US');
+/** A context or user count on an axis: 1024 and up in k (131072 is 128k). */
+const countText = (n) => (n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n));
 
 function memoryList(title, memory, units) {
   if (!memory || !memory.terms) return null;
@@ -68,7 +72,7 @@ function sweepCharts(points, xOf, units) {
   return h(
     'div',
     { class: 'inference-charts' },
-    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), (v) => num(v), t('inferenceChartTokens')),
+    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), tickText, t('inferenceChartTokens')),
     lineChart(points, xOf, (p) => p.device_bytes, (v) => formatBytes(v, units), t('inferenceChartMemory')),
   );
 }
@@ -91,10 +95,10 @@ function sweepDetails(plan, loadSweep, units) {
       replace(
         body,
         h('h4', { text: t('inferenceByUsers', { context: plan.context }) }),
-        sweepCharts(byUsers.points, (p) => p.users, units),
+        sweepCharts(byUsers.points, (p) => countText(p.users), units),
         sweepTable(byUsers, units),
         h('h4', { text: t('inferenceByContext', { users: plan.users }) }),
-        sweepCharts(byContext.points, (p) => p.context, units),
+        sweepCharts(byContext.points, (p) => countText(p.context), units),
         sweepTable(byContext, units),
       );
     } catch (e) {
