@@ -11,9 +11,9 @@ const H = 180;
 const M = { l: 64, r: 12, t: 22, b: 30 };
 
 /**
- * @param {Array<object>} points  the sweep's points, in x order
- * @param {(p: object) => (number | string)} xOf  the x value shown under each point
- * @param {(p: object) => (number | null)} yOf  the plotted value (null: no point)
+ * @param {Array<any>} points  the sweep's points, in x order
+ * @param {(p: any) => (number | string)} xOf  the x value shown under each point
+ * @param {(p: any) => (number | null)} yOf  the plotted value (null: no point)
  * @param {(v: number) => string} fmt  axis and tooltip text for a value
  * @param {string} title
  */
@@ -21,7 +21,7 @@ export function lineChart(points, xOf, yOf, fmt, title) {
   const shown = points.filter((p) => typeof yOf(p) === 'number');
   const top = Math.max(...shown.map(yOf), 0);
   const ticks = niceTicks(top || 1, 4);
-  const yMax = ticks.at(-1);
+  const yMax = ticks[ticks.length - 1];
   const step = points.length > 1 ? (W - M.l - M.r) / (points.length - 1) : 0;
   const px = (i) => M.l + i * step;
   const py = (v) => H - M.b - (v / yMax) * (H - M.t - M.b);
@@ -38,7 +38,7 @@ export function lineChart(points, xOf, yOf, fmt, title) {
   const path = points
     .map((p, i) => [i, yOf(p)])
     .filter(([, v]) => typeof v === 'number')
-    .map(([i, v], k) => `${k ? 'L' : 'M'}${px(i).toFixed(1)},${py(v).toFixed(1)}`)
+    .map(([i, v], k) => `${k ? 'L' : 'M'}${px(i)},${py(v)}`)
     .join('');
   if (path) svg.append(s('path', { d: path, class: 'sweep-line' }));
   points.forEach((p, i) => {

@@ -1,17 +1,12 @@
 // The "Inference" panel: the serving engine's plan as the engine computed it (report.serving):
 // fits / how many users / how fast first, then where each byte goes and the launch command.
 // Renders only; every figure comes from the engine.
+// @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes } from './units.js';
+import { formatBytes, formatContext, formatRate, formatSignificant as num } from './units.js';
 import { lineChart } from './inference_chart.js';
 import './inference_i18n.js';
-
-const num = (v, digits = 3) => Number(v).toPrecision(digits);
-/** An axis value in three significant digits with thousands separators (12,300, 0.5). */
-const tickText = (v) => Number(Number(v).toPrecision(3)).toLocaleString('en-US');
-/** A context or user count on an axis: 1024 and up in k (131072 is 128k). */
-const countText = (n) => (n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n));
 
 function memoryList(title, memory, units) {
   if (!memory || !memory.terms) return null;
@@ -67,12 +62,13 @@ function sweepTable(sweep, units) {
   );
 }
 
-/** Tokens/s in all and GPU memory against the sweep's x (users or context): two charts. */
+/** Tokens/s in all and GPU memory against the sweep's x (users or context): two charts.
+ *  @param {Array<any>} points @param {(p: any) => string} xOf @param {string} units */
 function sweepCharts(points, xOf, units) {
   return h(
     'div',
     { class: 'inference-charts' },
-    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), tickText, t('inferenceChartTokens')),
+    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), formatRate, t('inferenceChartTokens')),
     lineChart(points, xOf, (p) => p.device_bytes, (v) => formatBytes(v, units), t('inferenceChartMemory')),
   );
 }
@@ -95,14 +91,14 @@ function sweepDetails(plan, loadSweep, units) {
       replace(
         body,
         h('h4', { text: t('inferenceByUsers', { context: plan.context }) }),
-        sweepCharts(byUsers.points, (p) => countText(p.users), units),
+        sweepCharts(byUsers.points, (p) => formatContext(p.users), units),
         sweepTable(byUsers, units),
         h('h4', { text: t('inferenceByContext', { users: plan.users }) }),
-        sweepCharts(byContext.points, (p) => countText(p.context), units),
+        sweepCharts(byContext.points, (p) => formatContext(p.context), units),
         sweepTable(byContext, units),
       );
     } catch (e) {
-      replace(body, h('p', { class: 'field-error', text: e.message }));
+      replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message }));
     }
   });
   return details;
@@ -127,6 +123,7 @@ export function renderInference(node, report, units, loadSweep) {
         { users: plan.users, context: plan.context },
         `${plan.users} × ${plan.context} tokens do not fit`,
       );
+  /** @type {(HTMLElement | null)[]} */
   const rows = [
     h('p', { class: plan.fits ? 'inference-verdict ok' : 'inference-verdict bad', text: verdict }),
     h('p', { text: `${t('inferenceMaxUsers', {}, 'Most users at this context')}: ${plan.max_users}` }),
