@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "dlcost/gpu_compute.hpp"
+
 namespace dlcost::cli {
 
 std::string fixed(double v, int digits) {
@@ -88,22 +90,26 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
       << "\n";
   out << "  largest batch that fits: " << f.max_batch << "\n";
-  out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
-      << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
-      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
-      << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
-  if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
-  out << "\n";
-  const StepBreakdown& s = f.step;
-  // The parts a layout has: a single GPU has no communication and no bubble to list.
-  out << "  = compute " << seconds(s.compute_s);
-  const std::pair<const char*, double> parts[] = {
-      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
-      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
-  for (const auto& [part, time_s] : parts) {
-    if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+  if (!gpuComputePublished(f.gpu)) {
+    out << "  step time unavailable: " << f.gpu.name << " has no published compute rate\n";
+  } else {
+    out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
+        << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
+        << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+        << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
+    if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
+    out << "\n";
+    const StepBreakdown& s = f.step;
+    // The parts a layout has: a single GPU has no communication and no bubble to list.
+    out << "  = compute " << seconds(s.compute_s);
+    const std::pair<const char*, double> parts[] = {
+        {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
+        {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
+    for (const auto& [part, time_s] : parts) {
+      if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+    }
+    out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
   }
-  out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
   if (p.gpus > 1) {
     const Network& n = f.network;
     out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
@@ -125,10 +131,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
   }
   if (f.samples_per_s_per_1000usd) {
     out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
-  } else {
+  } else if (gpuComputePublished(f.gpu)) {
     out << "  ";
   }
-  out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
+  if (gpuComputePublished(f.gpu)) out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
   for (const auto& n : f.notes) out << "  note: " << n << "\n";
   if (!f.advice.empty()) {
     out << "\nto make it fit (each checked by re-estimating):\n";

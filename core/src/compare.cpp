@@ -7,6 +7,7 @@
 
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 
 namespace dlcost {
 
@@ -21,6 +22,14 @@ std::vector<CompareRow> compareGpus(const Model& model, const Workload& w,
                                     std::vector<Error>* skipped) {
   std::vector<CompareRow> rows;
   for (const Gpu& g : gpuPresets()) {
+    if (!gpuComputePublished(g)) {
+      // Compare ranks speeds; a part with no published compute rate has none to rank.
+      if (skipped) {
+        skipped->push_back({ErrorCode::kValue, "/workload/gpu",
+                            g.id + ": no published compute rate, so no speed to compare"});
+      }
+      continue;
+    }
     Workload c = w;
     c.hardware.gpu = g;
     c.hardware.advise = false;

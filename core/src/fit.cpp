@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/run_cost.hpp"
 
 namespace dlcost {
@@ -242,6 +243,47 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   return sumTerms(std::move(terms), r.workload.batch / dp, std::move(candidates));
 }
 
+namespace {
+
+/// The roofline step time and what follows from it (samples/s, the run's cost, per-dollar and
+/// per-watt rates) for a GPU with a published compute rate.
+void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f) {
+  f.time = rooflineStep(r, w.hardware.parallel, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
+  f.step = stepBreakdown(model, r, w.hardware.parallel, f.network, f.time, f.peak_flops);
+  // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
+  f.time.step_s = f.step.step_s;
+  f.time.samples_per_s =
+      f.step.step_s > 0
+          ? static_cast<double>(w.batch) * static_cast<double>(f.step.micro_steps) / f.step.step_s
+          : 0;
+  const auto* graph = std::get_if<LayerGraph>(&model.body);
+  if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
+      !f.time.tokens_per_s) {
+    // A layer graph reading token ids processes its input's tokens per sample per forward;
+    // with a one-token input that is the decode speed.
+    f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
+  }
+
+  f.run = runCost(r, f);
+
+  const int devices = std::max(1, f.gpu.devices_per_board);
+  const double gpus = static_cast<double>(w.hardware.parallel.gpus);
+  if (f.gpu.price_usd > 0) {
+    const double cost = static_cast<double>(f.gpu.price_usd) / devices * gpus;
+    f.samples_per_s_per_1000usd = f.time.samples_per_s / (cost / 1000.0);
+  }
+  if (f.gpu.tdp_watts > 0) {
+    f.samples_per_s_per_watt =
+        f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
+  }
+  f.notes.push_back("step time is a roofline bound: compute at " +
+                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
+                    " % of the dense peak, traffic at full bandwidth");
+  for (const std::string& n : f.step.notes) f.notes.push_back(n);
+}
+
+}  // namespace
+
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   const HardwareSettings& hw = w.hardware;
   const Parallelism& p = hw.parallel;
@@ -254,7 +296,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   f.utilization = hw.utilization.value_or(kDefaultUtilization);
   f.math = hw.math.value_or(defaultMath(w.precision));
   f.peak_flops = gpuPeak(f.gpu, f.math);
-  if (f.peak_flops <= 0) {
+  if (f.peak_flops <= 0 && gpuComputePublished(f.gpu)) {
     f.notes.push_back(std::string(f.gpu.name) + " has no fast " + mathFormatName(f.math) +
                       " math: the roofline uses its FP32 rate");
     f.peak_flops = f.gpu.fp32_flops;
@@ -280,38 +322,21 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
                      "per-GPU memory overflows 64-bit arithmetic");
   }
   f.network = resolveNetwork(hw.network, p.gpus, f.gpu);
-  f.time = rooflineStep(r, p, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
-  f.step = stepBreakdown(model, r, p, f.network, f.time, f.peak_flops);
-  // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
-  f.time.step_s = f.step.step_s;
-  f.time.samples_per_s =
-      f.step.step_s > 0
-          ? static_cast<double>(w.batch) * static_cast<double>(f.step.micro_steps) / f.step.step_s
-          : 0;
+  if (!gpuComputePublished(f.gpu)) {
+    // No compute rate to put under the roofline: the memory fit stands, the times do not.
+    f.notes.push_back(f.gpu.name +
+                      " has no published compute rate: the step time, samples/s and MFU are "
+                      "unavailable (the memory fit is exact)");
+    if (w.mode == Mode::kTrain && (w.run.tokens || w.run.samples)) {
+      throw InputError(ErrorCode::kValue, "/workload/gpu",
+                       f.gpu.name +
+                           " has no published compute rate: a run's time and cost are "
+                           "unavailable; choose a GPU with one or give a custom fp32_flops");
+    }
+  } else {
+    fillTimes(model, w, r, f);
+  }
   const auto* graph = std::get_if<LayerGraph>(&model.body);
-  if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
-      !f.time.tokens_per_s) {
-    // A layer graph reading token ids processes its input's tokens per sample per forward;
-    // with a one-token input that is the decode speed.
-    f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
-  }
-
-  f.run = runCost(r, f);
-
-  const int devices = std::max(1, f.gpu.devices_per_board);
-  const double gpus = static_cast<double>(p.gpus);
-  if (f.gpu.price_usd > 0) {
-    const double cost = static_cast<double>(f.gpu.price_usd) / devices * gpus;
-    f.samples_per_s_per_1000usd = f.time.samples_per_s / (cost / 1000.0);
-  }
-  if (f.gpu.tdp_watts > 0) {
-    f.samples_per_s_per_watt =
-        f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
-  }
-  f.notes.push_back("step time is a roofline bound: compute at " +
-                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
-                    " % of the dense peak, traffic at full bandwidth");
-  for (const std::string& n : f.step.notes) f.notes.push_back(n);
   if (p.tp > 1 && !p.sp) {
     f.notes.push_back(
         "tensor parallelism without sequence parallelism keeps 10/34 of the activations "

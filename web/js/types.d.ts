@@ -206,8 +206,9 @@ export interface GpuFit {
   fits: boolean;
   headroom_bytes: number;
   max_batch: number;
-  step_time_s: number;
-  samples_per_s: number;
+  /** null on a GPU with no published compute rate (roofline.compute_published false). */
+  step_time_s: number | null;
+  samples_per_s: number | null;
   tokens_per_s: number | null;
   per_gpu: Memory;
   advice: Advice[];
@@ -227,6 +228,8 @@ export interface GpuFit {
     optimizer_s: number;
     /** "compute" or "memory". */
     bound: string;
+    /** false: the GPU has no published compute rate; step times are then null. */
+    compute_published: boolean;
   };
   parallel: {
     gpus: number;
@@ -401,7 +404,9 @@ export interface Report {
 export interface ServingSpeed {
   users: number;
   context: number;
-  ttft_s: number;
+  /** null on a GPU with no published compute rate (compute_known false). */
+  ttft_s: number | null;
+  compute_known: boolean;
   itl_s: number;
   tokens_per_s_per_user: number;
   tokens_per_s: number;
