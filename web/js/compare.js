@@ -157,15 +157,15 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
 const GPU_COLUMNS = [
   // The table's point first (what fits, how fast, per dollar and per watt), so a narrow box
   // shows it; the rest scrolls beside the sticky name column.
-  { key: 'name', label: 'col_gpu_name', num: false },
-  { key: 'fits', label: 'col_fits', num: false },
-  { key: 'samples_per_s', label: 'col_samples_per_s', num: true },
-  { key: 'samples_per_s_per_1000usd', label: 'col_per_1000usd', num: true },
-  { key: 'samples_per_s_per_watt', label: 'col_per_watt', num: true },
-  { key: 'max_batch', label: 'col_max_batch', num: true },
-  { key: 'step_time_s', label: 'col_step_time_s', num: true, asc: true },
-  { key: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
-  { key: 'per_gpu_bytes', label: 'col_memory', num: true },
+  { key: 'name', sort: 'name', label: 'col_gpu_name', num: false },
+  { key: 'fits', sort: 'fits', label: 'col_fits', num: false },
+  { key: 'samples_per_s', sort: 'samples_per_s', label: 'col_samples_per_s', num: true },
+  { key: 'samples_per_s_per_1000usd', sort: 'per_1000usd', label: 'col_per_1000usd', num: true },
+  { key: 'samples_per_s_per_watt', sort: 'per_watt', label: 'col_per_watt', num: true },
+  { key: 'max_batch', sort: 'max_batch', label: 'col_max_batch', num: true },
+  { key: 'step_time_s', sort: 'step_time', label: 'col_step_time_s', num: true, asc: true },
+  { key: 'tokens_per_s', sort: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
+  { key: 'per_gpu_bytes', sort: 'per_gpu_memory', label: 'col_memory', num: true },
 ];
 
 const fmtNum = (v) => (typeof v !== 'number' ? '—' : formatRate(v));
@@ -182,21 +182,19 @@ function gpuCell(col, r, units) {
   return fmtNum(v);
 }
 
-/** The GPU table and chart for one compareDocument result, sorted by `gpuSort` (the state's);
+/** The engine's sort spec for the state's GPU-table sort: the column's engine field and the
+ *  direction (`dlcost.compare(doc, spec)` sorts; the page does not). */
+export function gpuSortSpec(gpuSort) {
+  const col = GPU_COLUMNS.find((c) => c.key === gpuSort.key) || GPU_COLUMNS[0];
+  return `${col.sort}:${gpuSort.dir > 0 ? 'asc' : 'desc'}`;
+}
+
+/** The GPU table and chart for one compareDocument result, as sorted by the engine by `gpuSort`;
  *  a column's button calls onSort with the new sort (the store's update redraws the table). */
 export function renderGpuCompare(tableRoot, chartRoot, result, units, gpuSort, onSort) {
   const hasTokens = result.rows.some((r) => typeof r.tokens_per_s === 'number');
   const cols = GPU_COLUMNS.filter((c) => !c.optional || hasTokens);
-  const rows = [...result.rows];
-  const col = cols.find((c) => c.key === gpuSort.key) || cols[0];
-  const val = (r) => (col.key === 'name' ? r.name : col.key === 'fits' ? Number(r.fits) : r[col.key]);
-  rows.sort((a, b) => {
-    const va = val(a);
-    const vb = val(b);
-    if (va === null || va === undefined) return 1;
-    if (vb === null || vb === undefined) return -1;
-    return (va < vb ? -1 : va > vb ? 1 : 0) * gpuSort.dir;
-  });
+  const rows = result.rows; // in the order the engine sorted them (gpuSortSpec)
   const head = h('tr', {}, cols.map((c) => {
     const active = c.key === gpuSort.key;
     const b = h('button', { type: 'button', class: 'sort', dataset: { key: c.key } }, t(c.label),

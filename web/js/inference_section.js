@@ -4,7 +4,9 @@
 // @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes, formatSignificant as num } from './units.js';
+import { formatBytes, formatContext, formatRate, formatSignificant as num } from './units.js';
+import { lineChart } from './inference_chart.js';
+import './inference_i18n.js';
 
 function memoryList(title, memory, units) {
   if (!memory || !memory.terms) return null;
@@ -24,7 +26,15 @@ function memoryList(title, memory, units) {
 
 /** The sweep's points as a table: context, users, fits, GPU memory, speeds (engine figures). */
 function sweepTable(sweep, units) {
-  const head = ['context', 'users', 'fits', 'GPU memory', 'tokens/s per user', 'tokens/s', 'latency (s)'];
+  const head = [
+    t('inferenceColContext'),
+    t('inferenceColUsers'),
+    t('inferenceColFits'),
+    t('inferenceColMemory'),
+    t('inferencePerUser'),
+    t('inferenceTotal'),
+    t('inferenceColLatency'),
+  ];
   return h(
     'table',
     { class: 'inference-sweep' },
@@ -48,8 +58,8 @@ function sweepTable(sweep, units) {
           h('td', { text: p.users }),
           h('td', { text: p.fits ? '✓' : '✗' }),
           h('td', { text: formatBytes(p.device_bytes, units) }),
-          h('td', { text: p.speed ? num(p.speed.tokens_per_s_per_user) : '' }),
-          h('td', { text: p.speed ? num(p.speed.tokens_per_s) : '' }),
+          h('td', { text: p.speed ? formatRate(p.speed.tokens_per_s_per_user) : '' }),
+          h('td', { text: p.speed ? formatRate(p.speed.tokens_per_s) : '' }),
           h('td', { text: p.speed ? num(p.speed.itl_s) : '' }),
         ),
       ),
@@ -57,9 +67,26 @@ function sweepTable(sweep, units) {
   );
 }
 
-/** A folded "users and speed" table, computed (one engine call) when opened; `loadSweep`
- *  may return a promise (the call lives in the engine's second module). */
-function sweepDetails(loadSweep, units) {
+/** Tokens/s in all and GPU memory against the sweep's x (users or context): two charts.
+ *  @param {Array<any>} points @param {(p: any) => string} xOf @param {string} units */
+function sweepCharts(points, xOf, units) {
+  return h(
+    'div',
+    { class: 'inference-charts' },
+    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), formatRate, t('inferenceChartTokens')),
+    lineChart(
+      points,
+      xOf,
+      (p) => p.device_bytes,
+      (v) => formatBytes(v, units),
+      t('inferenceChartMemory'),
+    ),
+  );
+}
+
+/** A folded "users and speed" section, computed when opened: charts and the table against
+ *  users (at the plan's context) and against context (at the plan's users). */
+function sweepDetails(plan, loadSweep, units) {
   const body = h('div', {});
   const details = h(
     'details',
@@ -69,19 +96,28 @@ function sweepDetails(loadSweep, units) {
   );
   details.addEventListener('toggle', () => {
     if (!details.open || body.childElementCount > 0) return;
-    Promise.resolve()
-      .then(loadSweep)
-      .then(
-        (sweep) => replace(body, sweepTable(sweep, units)),
-        (e) => replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message })),
-      );
+    // loadSweep may return promises: the call lives in the engine's second module.
+    Promise.all([loadSweep(null, null), loadSweep([plan.users], 'auto')]).then(
+      ([byUsers, byContext]) =>
+        replace(
+          body,
+          h('h4', { text: t('inferenceByUsers', { context: plan.context }) }),
+          sweepCharts(byUsers.points, (p) => formatContext(p.users), units),
+          sweepTable(byUsers, units),
+          h('h4', { text: t('inferenceByContext', { users: plan.users }) }),
+          sweepCharts(byContext.points, (p) => formatContext(p.context), units),
+          sweepTable(byContext, units),
+        ),
+      (e) => replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message })),
+    );
   });
   return details;
 }
 
 /** Fills `node` with report.serving, or empties and hides it when the report has none.
- *  `loadSweep` () => the engine's servingSweep for the same document, or a promise of it
- *  (called when opened). */
+ *  `loadSweep` (users, contexts) => the engine's servingSweep for the same document, or a promise of it (called
+ *  when opened; null: the engine's choice of users or the workload's context, 'auto': the
+ *  engine's contexts up to the model's). */
 export function renderInference(node, report, units, loadSweep) {
   if (!node) return;
   const plan = report && report.serving;
@@ -107,7 +143,8 @@ export function renderInference(node, report, units, loadSweep) {
       h('p', {
         class: 'inference-speed',
         text:
-          `${t('inferenceTtft', {}, 'Time to first token')}: ${num(plan.speed.ttft_s)} s · ` +
+          `${t('inferenceTtft', {}, 'Time to first token')}: ` +
+          `${plan.speed.ttft_s === null ? t('inferenceTtftUnavailable') : `${num(plan.speed.ttft_s)} s`} · ` +
           `${t('inferenceItl', {}, 'Inter-token latency')}: ${num(plan.speed.itl_s)} s · ` +
           `${num(plan.speed.tokens_per_s_per_user)} ${t('inferencePerUser', {}, 'tokens/s per user')} · ` +
           `${num(plan.speed.tokens_per_s)} ${t('inferenceTotal', {}, 'tokens/s in all')} (${plan.speed.bound})`,
@@ -134,6 +171,6 @@ export function renderInference(node, report, units, loadSweep) {
     rows.push(memoryList(t('inferenceHost', {}, 'In system RAM'), plan.host, units));
   rows.push(h('pre', { class: 'inference-command', text: plan.command }));
   for (const note of plan.notes || []) rows.push(h('p', { class: 'note', text: note }));
-  if (loadSweep) rows.push(sweepDetails(loadSweep, units));
+  if (loadSweep) rows.push(sweepDetails(plan, loadSweep, units));
   replace(node, h('h3', { text: `${t('inference', {}, 'Inference')} (${plan.engine})` }), ...rows);
 }

@@ -13,7 +13,7 @@ import { getLang } from './i18n.js';
 import './insights_i18n.js';
 import { applyExplanations, initExplain } from './explain.js';
 import { renderLearn } from './learn.js';
-import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
+import { gpuSortSpec, renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
 import { getState, update } from './state.js';
 
 const DELAY_MS = 250;
@@ -91,7 +91,7 @@ function renderModels(doc, report, units, presetName) {
 
 function renderGpus(doc, units) {
   try {
-    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units, getState().gpuSort,
+    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc, gpuSortSpec(getState().gpuSort)), units, getState().gpuSort,
       (gpuSort) => update({ gpuSort }));
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;

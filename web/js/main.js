@@ -121,8 +121,8 @@ function createPage(presets, gpus) {
     const fmt = (b) => formatBytes(b, units);
     renderTotals(byId('totals'), report, units);
     renderFit(byId('fit'), report, units);
-    renderInference(byId('inference'), report, units,
-      () => loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()))));
+    renderInference(byId('inference'), report, units, (users, contexts) =>
+      loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()), users, contexts)));
     const cap = capacityOf(report);
     // The lines that hold memory, each its own colour (a zero line draws nothing).
     renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {

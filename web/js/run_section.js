@@ -25,15 +25,24 @@ const TEXT = {
     listPrice: 'list price, edit it',
     perGpuHour: '/GPU-hour',
     noRun: "Give training tokens or samples (Run fields) for the run's time and cost.",
+    layout: 'Layout',
+    experts: 'expert parallel',
+    interleaved: 'interleaved pipeline, chunks per GPU',
+    bubbleShare: 'bubble',
     compute: 'compute',
     tp_comm: 'tensor-parallel comm',
     pp_comm: 'pipeline sends',
+    ep_comm: 'expert all-to-all',
     dp_comm: 'data-parallel comm (exposed)',
     bubble: 'pipeline bubble',
     optimizer: 'optimizer',
   },
   zh: {
     title: '整体训练',
+    layout: '并行布局',
+    experts: '专家并行',
+    interleaved: '交错流水线，每 GPU 分块',
+    bubbleShare: '气泡占比',
     step: '单步时间',
     mfu: 'MFU',
     network: '网络',
@@ -52,6 +61,7 @@ const TEXT = {
     compute: '计算',
     tp_comm: '张量并行通信',
     pp_comm: '流水线传输',
+    ep_comm: '专家 all-to-all',
     dp_comm: '数据并行通信（未被掩盖）',
     bubble: '流水线气泡',
     optimizer: '优化器',
@@ -91,6 +101,15 @@ function partsBar(parts, text) {
     );
   });
   return [bar, legend];
+}
+
+/** The engine's layout: dp x tp x pp, and expert parallelism and interleaving where set. */
+function layoutLine(parallel, step, text) {
+  const bits = [`dp ${parallel.data_parallel} × tp ${parallel.tp} × pp ${parallel.pp}`];
+  if (parallel.ep > 1) bits.push(`${text.experts} ${parallel.ep}`);
+  if (step.virtual_stages > 1) bits.push(`${text.interleaved} ${step.virtual_stages}`);
+  if (parallel.pp > 1) bits.push(`${text.bubbleShare} ${formatPercent(step.bubble_fraction)} %`);
+  return h('p', { class: 'run-layout', id: 'run-layout' }, `${text.layout}: ${bits.join(' · ')}`);
 }
 
 function networkLine(network, text) {
@@ -137,6 +156,7 @@ export function renderRun(root, report, lang = 'en') {
       h('span', { class: 'num', id: 'run-mfu' }, `${formatPercent(step.mfu)} %`),
     ),
     ...partsBar(step.parts, text),
+    layoutLine(fit.parallel, step, text),
     networkLine(fit.network, text),
     runLine(fit.run, text),
   );

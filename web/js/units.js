@@ -84,3 +84,9 @@ export function formatRate(value) {
 export function formatPercent(share, digits = 1) {
   return typeof share === 'number' ? (share * 100).toFixed(digits) : '0';
 }
+
+/** A context length or a count of users as people write them: whole multiples of 1024 in k
+ *  (131072 -> "128k"), others as they are. @param {number} n @returns {string} */
+export function formatContext(n) {
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n);
+}
