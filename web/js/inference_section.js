@@ -115,9 +115,9 @@ function sweepDetails(plan, loadSweep, units) {
 }
 
 /** Fills `node` with report.serving, or empties and hides it when the report has none.
- *  `loadSweep` (users, contexts) => the engine's servingSweep for the same document, or a promise of it (called
- *  when opened; null: the engine's choice of users or the workload's context, 'auto': the
- *  engine's contexts up to the model's). */
+ *  `loadSweep` (users, contexts) => the engine's servingSweep for the same document, or a
+ *  promise of it (called when opened; null: the engine's choice of users or the workload's
+ *  context, 'auto': the engine's contexts up to the model's). */
 export function renderInference(node, report, units, loadSweep) {
   if (!node) return;
   const plan = report && report.serving;
