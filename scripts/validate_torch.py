@@ -479,6 +479,20 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
         "below); oneDNN's in-op scratch on CPU, like cuDNN's workspace on GPU, is not a tensor "
         "and is not counted.")
     add("")
+    worst = {}
+    for (preset, batch), rows in results:
+        found = [("saved", rows["saved"]), ("inference peak", rows["infer"])]
+        for o, t in rows["train"].items():
+            found += [("step 2 (set_to_none)", t["step2"]), ("step 3 (kept)", t["step3"]),
+                      ("step 1", t["step1"])]
+        for what, (est, meas) in found:
+            e = err(est, meas)
+            if what not in worst or abs(e) > abs(worst[what][0]):
+                worst[what] = (e, f"{preset} at batch {batch}")
+    if worst:
+        add("- Largest error per measure: " + "; ".join(
+            f"{what} {pct(e)} ({where})" for what, (e, where) in worst.items()) + ".")
+        add("")
     if missing:
         add("- Not measured in this run (`--cached` writes only what the cache holds): " +
             ", ".join(f"{m} at batch {b}" for m, b in missing) + ".")
@@ -614,8 +628,9 @@ upcast, eager softmax computed in fp32 and cast back, which keeps both) are not 
 Kept gradients (`--zero-grad zero`): every `.grad` exists all step, and each backward op
 computes its parameters' new gradients into fresh tensors that AccumulateGrad adds in and frees
 (`accumulate_grad.h`, `accumulateGrad`: `variable_grad += new_grad`); the autograd engine runs
-an AccumulateGrad as soon as it is ready (its `sequence_nr` is `UINT64_MAX`, the ready
-queue's first), so one op's new gradients are the transient. The estimate takes the largest
+an AccumulateGrad as soon as it is ready (`accumulate_grad.cpp`, its constructor:
+`Node(/*sequence_nr=*/UINT64_MAX)`, the ready queue's first), so one op's new gradients are
+the transient. The estimate takes the largest
 of: the logits' backward (no transient); the LM head's (its vocab x h gradient, with the
 logits' gradient and the head input's alive and the loss's saved tensors gone); a layer's (its
 largest weight matrix with the widest working set, an upper bound); the embedding's (the dense

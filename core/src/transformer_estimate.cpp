@@ -704,12 +704,12 @@ MemoryTerm gradientDeltaTerm(const std::vector<MemoryTerm>& terms) {
 /// backward op computes its parameters' new gradients into fresh tensors that AccumulateGrad
 /// then adds in and frees (torch/csrc/autograd/functions/accumulate_grad.h, accumulateGrad:
 /// `variable_grad += new_grad` when grad mode is off). The autograd engine runs an
-/// AccumulateGrad as soon as it is ready (torch/csrc/autograd/function.h: its sequence_nr is
-/// UINT64_MAX, the ready queue's highest priority), so one op's new gradients are the
-/// transient: at the logits' backward none; at the LM head's its vocab x h weight, while the
-/// logits' gradient (in the activation dtype) and the head input's are alive and the loss's
-/// saved log-probabilities and labels are gone; in a layer its largest weight matrix; at the
-/// embedding's the dense vocab x h table (embedding_dense_backward). A tied head's gradient
+/// AccumulateGrad as soon as it is ready (accumulate_grad.cpp, its constructor:
+/// `Node(/*sequence_nr=*/UINT64_MAX)`, the ready queue's highest priority), so one op's new
+/// gradients are the transient: at the logits' backward none; at the LM head's its vocab x h
+/// weight, while the logits' gradient (in the activation dtype) and the head input's are alive and
+/// the loss's saved log-probabilities and labels are gone; in a layer its largest weight matrix; at
+/// the embedding's the dense vocab x h table (embedding_dense_backward). A tied head's gradient
 /// waits in the shared weight's input buffer from the head's backward to the embedding's
 /// (the AccumulateGrad runs once both have contributed), so it is alive throughout. The
 /// layer line pairs the largest weight with the widest working set, an upper bound. LoRA
