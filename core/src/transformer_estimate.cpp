@@ -4,6 +4,7 @@
 #include "transformer_estimate.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
@@ -793,6 +794,31 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
   return out;
 }
 
+/// The first step's peak: no optimizer state exists during its backward (Adam's and momentum's
+/// are made in step()), and no .grad to add into whatever zero_grad does, so its backward
+/// peaks as with set_to_none (AccumulateGrad steals each new gradient).
+int64_t firstStepTotal(const Transformer& t, const Workload& w, const Settings& s,
+                       const TransformerParams& tp, const Forward& f, const SequenceMemory& mem,
+                       const MemoryBreakdown& m) {
+  int64_t backward = m.phases[0].bytes;
+  if (w.zero_grad == ZeroGrad::kZero) {
+    Workload none = w;
+    none.zero_grad = ZeroGrad::kSetToNone;
+    const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
+    const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
+    std::optional<int64_t> change;  // the first step's backward peak less the steady one
+    for (const BackwardCandidate& c : backwardCandidates(t, none, s, tp, f, mem, m.terms)) {
+      const int64_t d = add(checkedSub(c.gradient_delta, delta.bytes),
+                            checkedSub(mul(w.batch, c.extra_per_sample), extra.bytes));
+      change = std::max(change.value_or(d), d);
+    }
+    backward = add(backward, change.value_or(0));
+  }
+  const int64_t states =
+      add(m.bytesOf(MemoryKey::kOptimizerStates), m.bytesOf(MemoryKey::kAdapterOptimizerStates));
+  return std::max(checkedSub(backward, states), m.phases[1].bytes);
+}
+
 /// The activation terms (and the KV cache's) of `batch` sequences.
 void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMemory& m, int64_t b,
                       std::vector<MemoryTerm>& terms) {
@@ -1062,14 +1088,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
       if (term.key == MemoryKey::kBackwardPeakExtra) term.inputs[1].value = term.per_sample;
     }
-    if (s.train) {
-      // The first step: no optimizer state exists during its backward (made in step()).
-      const MemoryBreakdown& m = r.memory;
-      r.memory.first_step_total = std::max(
-          checkedSub(m.phases[0].bytes, add(m.bytesOf(MemoryKey::kOptimizerStates),
-                                            m.bytesOf(MemoryKey::kAdapterOptimizerStates))),
-          m.phases[1].bytes);
-    }
+    if (s.train) r.memory.first_step_total = firstStepTotal(t, w, s, tp, f, mem, r.memory);
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);
