@@ -491,7 +491,7 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
                 worst[what] = (e, f"{preset} at batch {batch}")
     if worst:
         add("- Largest error per measure: " + "; ".join(
-            f"{what} {pct(e)} ({where})" for what, (e, where) in worst.items()) + ".")
+            f"{what} {100 * e:+.2f} % ({where})" for what, (e, where) in worst.items()) + ".")
         add("")
     if missing:
         add("- Not measured in this run (`--cached` writes only what the cache holds): " +
@@ -575,17 +575,18 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
 RAW_INTRO = """### PyTorch 1.13's own gradient accumulation
 
 Where a tensor receives gradients from two readers (a residual block's input: its first
-convolution and the shortcut), autograd's InputBuffer sums them. PyTorch 1.13 always sums out
-of place (`torch/csrc/autograd/input_buffer.cpp` of v1.13, `accumulate`: `buffer[pos] =
-old_var + var`), so the old sum, the new part and the new sum are alive together for one op.
-PyTorch 2.x adds into the old sum when the buffer holds its last reference (the same file's
-`accumulate`: `buffer[pos] = old_var.add_(var)` under `can_accumulate_inplace(old_var)`),
+convolution and the shortcut), autograd's InputBuffer sums them. PyTorch 1.13 sums out of
+place (`torch/csrc/autograd/input_buffer.cpp` before in-place accumulation, `accumulate`:
+`buffer[pos] = old_var + var`; the profiler shows every such sum in 1.13.1's backward as
+`aten::add`, none as `add_`), so the old sum, the new part and the new sum are alive together
+for one op. PyTorch 2.x adds into the old sum when the buffer holds its last reference (the
+same file's `accumulate`: `buffer[pos] = old_var.add_(var)` under
+`can_accumulate_inplace(old_var)`),
 which is what the engine models and what the table above measures: the harness replays 1.13's
 step and leaves out each such sum's new tensor (`LiveTensors.peak_2x`). This was the
 unexplained 0.2-0.3 % of ResNet-18 and ResNet-50 with `set_to_none` in the previous table
 (0.38 MiB of ResNet-18's at batch 2: the gradient of layer3's input, 256 x 14 x 14 values per
-sample). Under PyTorch 1.13 the steps peak higher by at most one such gradient:
-"""
+sample). Under PyTorch 1.13 the steps peak higher by at most one such gradient:"""
 
 
 LLAMA_INTRO = """## A Llama decoder in plain PyTorch
