@@ -696,6 +696,12 @@ METHOD = """## Method
   when the last tensor using it dies (PyTorch keeps a tensor's Python object alive as long as
   C++ holds the tensor, so tensors held only by autograd are seen too). The peak is taken at
   each op's return, when its inputs and outputs are both alive.
+- **PyTorch 2.x's gradient accumulation**: during `loss.backward()` an `aten.add.Tensor` of
+  two operands of the output's shape, the first dense and filling its storage, is an
+  InputBuffer sum that 2.x computes in place; the second peak (`peak_2x`) leaves its new
+  tensor out. Python cannot see the use counts 2.x also checks; backward hands a
+  concatenation's gradient on as slices, which fill no storage and are not counted as
+  in place.
 - **Self-test** (`scripts/validate-torch --selftest`): Linear(1000, 1000) -> ReLU ->
   Linear(1000, 10), batch 8, whose saved bytes, inference peak and step peaks are worked out
   by hand in `selftest()`; the method must match them within 0.1 %.
