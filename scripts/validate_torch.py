@@ -473,6 +473,9 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
         f"{torch.__version__}), CPU, fp32, random weights; table written {today}.")
     add("- Estimates: `build/dlcost estimate --preset NAME --dtype fp32 --batch B "
         "--json` (`--mode train --optimizer O`, or `--mode infer`).")
+    add("- The measurements are kept in `docs/accuracy-measured.json` (bytes per model, batch "
+        "and step; they do not depend on dlcost): `scripts/validate-torch --cached` rewrites "
+        "this page from them, a plain run measures only what is missing, `--fresh` all again.")
     add("- Error = (estimate - measured) / measured. Targets (issue #12): saved within 1 %, "
         "steady-state training peak within 3 %, inference peak within 5 %.")
     add("- Bytes are MiB (2^20). Live bytes are counted at the tensor level (see the method "
@@ -727,8 +730,9 @@ def main():
     ap.add_argument("--models", help="comma-separated presets")
     ap.add_argument("--batches", default="8,32")
     ap.add_argument("--optimizers", default=",".join(OPTIMIZERS))
-    ap.add_argument("--cache", default="build/validate-torch/measured.json",
-                    help="measurements are kept here and reused (they do not depend on dlcost)")
+    ap.add_argument("--cache", default="docs/accuracy-measured.json",
+                    help="measurements are kept here and reused (they do not depend on dlcost; "
+                    "committed, so a later run measures only what is missing)")
     ap.add_argument("--fresh", action="store_true", help="measure again, ignoring the cache")
     ap.add_argument("--cached", action="store_true",
                     help="measure nothing: write the table from the cached measurements")
@@ -812,6 +816,7 @@ def main():
                                         "(tolerance 3 %)")
     llama_lines = []
     if not a.quick and not a.no_llama:
+        sys.dont_write_bytecode = True  # no scripts/__pycache__ in the work tree
         import validate_llama
         validate_llama.report(a.dlcost, ["sgd", "adam"], llama_lines.append)
         print("\n".join(llama_lines), flush=True)
