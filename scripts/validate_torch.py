@@ -615,8 +615,8 @@ SwiGLU MLP keeps gate, SiLU, up and product; the loss keeps the fp32 log-probabi
 int64 labels, the embedding the int64 token ids. At the logits' backward nll_loss's gradient
 and log_softmax's (both fp32, as large as the logits) are alive with the saved tensors.
 
-Residuals: the rotary cos and sin tables (2 x 128 x 32 fp32 values, one per batch) are not
-modelled (-0.2 % of the saved bytes). PyTorch 1.13's `mean` keeps its input for backward
+Residuals: the rotary cos and sin tables (2 x seq x 32 fp32 values, one per batch) are not
+modelled (-0.2 % of the saved bytes at 2 x 128 tokens, -0.5 % at 1 x 16). PyTorch 1.13's `mean` keeps its input for backward
 (`MeanBackward1._saved_self`) where 2.x's does not (derivatives.yaml, `mean.dim`:
 `mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)`), so the harness
 writes RMSNorm's mean as `sum / n`, which saves what 2.x's mean saves. The training step
