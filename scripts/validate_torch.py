@@ -554,6 +554,14 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
     else:
         add("No row of this table differs.")
     add("")
+    # Sections kept by hand (their figures are tests elsewhere): carried over as they are.
+    old = open(path).read() if os.path.exists(path) else ""
+    for heading in HAND_KEPT_SECTIONS:
+        if heading in old:
+            section = old[old.index(heading):]
+            end = section.find("\n## ", len(heading))
+            lines.extend((section if end < 0 else section[:end]).rstrip().splitlines())
+            add("")
     if llama_lines:
         add(LLAMA_INTRO)
         add("| case | figure | measured | estimate | error | 1.13's own | error |")
@@ -565,15 +573,15 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
     add(METHOD)
     # The "Serving" section is written by scripts/serving_accuracy.py: keep it.
     kept = ""
-    if os.path.exists(path):
-        with open(path) as f:
-            old = f.read()
-        marker = "<!-- serving: written by scripts/serving_accuracy.py -->"
-        if marker in old:
-            kept = "\n" + old[old.index(marker):]
+    marker = "<!-- serving: written by scripts/serving_accuracy.py -->"
+    if marker in old:
+        kept = "\n" + old[old.index(marker):]
     with open(path, "w") as f:
         f.write("\n".join(lines) + kept)
 
+
+# Sections of docs/accuracy.md written by hand, carried over when the page is rewritten.
+HAND_KEPT_SECTIONS = ["## Multi-GPU step time against published runs"]
 
 RAW_INTRO = """### PyTorch 1.13's own gradient accumulation
 
