@@ -334,3 +334,65 @@ TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt
       {{"mode", "infer"}, {"dtype", "fp16"}, {"prompt_tokens", 512}, {"generated_tokens", 32}});
   CHECK(t5.memory.bytesOf(dlcost::MemoryKey::kKvCache) == 2 * 12 * 768 * (32 + 512) * 2);
 }
+
+TEST_CASE("a training step of a Llama written in plain PyTorch peaks as measured",
+          "[transformer][memory][training][step]") {
+  // scripts/validate_llama.py's model (Hugging Face's Llama in plain PyTorch: 2 layers, hidden
+  // 256, 8 heads over 4 KV heads, intermediate 688, vocabulary 2048), fp32 on CPU, measured
+  // with Debian's PyTorch 1.13.1 by scripts/validate-torch (docs/accuracy.md, "A Llama decoder
+  // in plain PyTorch"): the peak of live tensor bytes of step 2 (zero_grad set_to_none),
+  // step 3 (gradients kept) and step 1, with PyTorch 2.x's in-place gradient accumulation
+  // (torch/csrc/autograd/input_buffer.cpp, accumulate). The measurement also holds the int64
+  // labels and the loss, which the estimate leaves out (at most 0.11 % here). With 16 tokens
+  // the kept gradients' step peaks at the LM head's backward, its new 2048 x 256 gradient
+  // beside every .grad (accumulate_grad.h, accumulateGrad: `variable_grad += new_grad`); with
+  // a tied head the head's gradient waits in the shared weight's input buffer until the
+  // embedding's backward adds its own.
+  struct Case {
+    int64_t batch, seq;
+    bool tied;
+    const char* optimizer;
+    const char* zero_grad;
+    int64_t measured;    ///< step 2 (set_to_none) or step 3 (kept)
+    int64_t first_step;  ///< step 1: no .grad and no optimizer state yet, whatever zero_grad
+  };
+  const Case c = GENERATE(Case{2, 128, false, "sgd", "set_to_none", 30093320, 30093320},
+                          Case{2, 128, false, "sgd", "zero", 40092680, 30093320},
+                          Case{2, 128, false, "adam", "set_to_none", 50092124, 44195192},
+                          Case{2, 128, false, "adam", "zero", 60091484, 44195192},
+                          Case{1, 16, false, "sgd", "set_to_none", 20015240, 20015240},
+                          Case{1, 16, false, "sgd", "zero", 22993352, 20015240},
+                          Case{1, 16, false, "adam", "zero", 44193272, 44193272},
+                          Case{1, 16, true, "sgd", "set_to_none", 17918088, 17918088},
+                          Case{1, 16, true, "sgd", "zero", 20015240, 17918088},
+                          Case{1, 16, true, "adam", "zero", 35819736, 35803636});
+  CAPTURE(c.batch, c.seq, c.tied, c.optimizer, c.zero_grad);
+  const json config = {{"model_type", "llama"},
+                       {"architectures", {"LlamaForCausalLM"}},
+                       {"hidden_size", 256},
+                       {"intermediate_size", 688},
+                       {"num_attention_heads", 8},
+                       {"num_key_value_heads", 4},
+                       {"num_hidden_layers", 2},
+                       {"vocab_size", 2048},
+                       {"max_position_embeddings", 2048},
+                       {"rms_norm_eps", 1e-6},
+                       {"rope_theta", 10000.0},
+                       {"hidden_act", "silu"},
+                       {"tie_word_embeddings", c.tied},
+                       {"attention_bias", false},
+                       {"mlp_bias", false}};
+  const dlcost::Report r = runConfig(config, {{"mode", "train"},
+                                              {"batch", c.batch},
+                                              {"seq_len", c.seq},
+                                              {"dtype", "fp32"},
+                                              {"attention", "eager"},
+                                              {"optimizer", c.optimizer},
+                                              {"optimizer_impl", "for_loop"},
+                                              {"zero_grad", c.zero_grad}});
+  CHECK(r.memory.total <= c.measured);
+  CHECK(r.memory.total >= c.measured - c.measured / 800);  // within 0.125 %
+  REQUIRE(r.memory.first_step_total);
+  CHECK(*r.memory.first_step_total <= c.first_step);
+  CHECK(*r.memory.first_step_total >= c.first_step - c.first_step / 800);
+}

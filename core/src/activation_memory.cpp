@@ -174,7 +174,10 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   // through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
   // kept alive until its last user is done. Every other reader's contribution is computed
   // into a temporary tensor that lives during its backward step and is then accumulated in
-  // place (as PyTorch's InputBuffer does); pass-through readers add without a temporary.
+  // place, as PyTorch 2.x's InputBuffer does when it holds the sum's last reference
+  // (torch/csrc/autograd/input_buffer.cpp, accumulate: `buffer[pos] = old_var.add_(var)` under
+  // can_accumulate_inplace; 1.13 summed out of place, docs/accuracy.md); pass-through readers
+  // add without a temporary.
   std::vector<bool> needs_grad(tensors, false);
   for (size_t i = 0; i < n; ++i) {
     bool any = layers[i].params > 0;

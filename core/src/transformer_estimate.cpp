@@ -4,6 +4,7 @@
 #include "transformer_estimate.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
@@ -689,6 +690,45 @@ MemoryTerm gradientDeltaTerm(const std::vector<MemoryTerm>& terms) {
   return delta;
 }
 
+/// Training with kept gradients (zero_grad zero): every gradient exists all step, and each
+/// backward op computes its parameters' new gradients into fresh tensors that AccumulateGrad
+/// then adds in and frees (torch/csrc/autograd/functions/accumulate_grad.h, accumulateGrad:
+/// `variable_grad += new_grad` when grad mode is off). The autograd engine runs an
+/// AccumulateGrad as soon as it is ready (accumulate_grad.cpp, its constructor:
+/// `Node(/*sequence_nr=*/UINT64_MAX)`, the ready queue's highest priority), so one op's new
+/// gradients are the transient: at the logits' backward none; at the LM head's its vocab x h
+/// weight, while the logits' gradient (in the activation dtype) and the head input's are alive and
+/// the loss's saved log-probabilities and labels are gone; in a layer its largest weight matrix; at
+/// the embedding's the dense vocab x h table (embedding_dense_backward). A tied head's gradient
+/// waits in the shared weight's input buffer from the head's backward to the embedding's
+/// (the AccumulateGrad runs once both have contributed), so it is alive throughout. The
+/// layer line pairs the largest weight with the widest working set, an upper bound. LoRA
+/// trains only small adapters: their transients (rank x width) are not counted.
+std::vector<BackwardCandidate> keptGradientCandidates(const Transformer& t, const Settings& s,
+                                                      const TransformerParams& tp, const Forward& f,
+                                                      const SequenceMemory& m, int64_t grads) {
+  std::vector<BackwardCandidate> out{{0, m.logits_phase}, {0, m.layer_phase}};
+  if (s.lora || tp.total <= 0 || grads % tp.total != 0) return out;
+  const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
+  int64_t largest = 0;
+  for (const LinearModule& lm : blockLinearModules(t))
+    largest = std::max(largest, mul(lm.in, lm.out));
+  const int64_t table = mul(t.vocab, t.hidden);
+  const bool tied_head = s.decoder_side && t.tied_embeddings;
+  const int64_t waiting = tied_head ? mul(per_param, table) : 0;
+  out[1] = {add(mul(per_param, largest), waiting), m.layer_phase};
+  const int64_t e = s.value_bytes;
+  const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, e, t.hidden));
+  out.push_back({add(mul(per_param, table), waiting), checkedSub(tail, m.activations)});
+  if (s.decoder_side) {
+    const int64_t head = tp.lm_head > 0 ? tp.lm_head : table;
+    const int64_t loss_saved = mul(f.logit_tokens, add(mul(4, t.vocab), 8));
+    out.push_back({mul(per_param, head),
+                   checkedSub(mul(f.logit_tokens, e, add(t.vocab, t.hidden)), loss_saved)});
+  }
+  return out;
+}
+
 /// Training: where the backward pass can peak, as (gradients then less all, activations then
 /// beyond the saved ones per sequence). Backward runs the logits, the LM head and final norm,
 /// the layers top down, the embeddings. Under zero_grad set_to_none a parameter's gradient
@@ -708,28 +748,64 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
     if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
       grads = add(grads, term.fixed);
   }
-  if (w.zero_grad == ZeroGrad::kZero) return {{0, m.logits_phase}, {0, m.layer_phase}};
+  if (w.zero_grad == ZeroGrad::kZero) return keptGradientCandidates(t, s, tp, f, m, grads);
   std::vector<BackwardCandidate> out{{-grads, m.logits_phase}, {0, m.layer_phase}};
+  if (tp.total <= 0 || grads % tp.total != 0) return out;
+  const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
+  // A tied head's gradient waits in the shared weight's input buffer from the head's
+  // backward on (see keptGradientCandidates); at the embedding's backward the table's new
+  // gradient joins it before the two are summed into .grad.
+  const int64_t waiting =
+      s.decoder_side && t.tied_embeddings && !s.lora ? mul(t.vocab, t.hidden) : 0;
+  // The embeddings' backward: every gradient; the token ids and their output's gradient.
+  const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
+  const BackwardCandidate embeddings{mul(per_param, waiting), checkedSub(tail, m.activations)};
   bool alike = t.kind == TransformerKind::kDecoder && !isMoe(t) && !s.lora && !t.embedding_norm &&
-               f.stacks.size() == 1 && tp.total > 0 && grads % tp.total == 0;
+               f.stacks.size() == 1;
   for (int64_t i = 0; alike && i < t.layers; ++i) alike = !isLocalLayer(t, i);
   const int64_t head = add(tp.lm_head, t.final_norm ? normParams(t) : 0);
   const int64_t blocks = checkedSub(tp.total, add(tp.embeddings, head, tp.other));
   const int64_t layer_saved =
       checkedSub(m.activations, add(m.embed_saved, m.final_saved, m.head_saved));
-  if (!alike || t.layers < 1 || blocks % t.layers != 0 || layer_saved % t.layers != 0) return out;
-  const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
+  if (!alike || t.layers < 1 || blocks % t.layers != 0 || layer_saved % t.layers != 0) {
+    if (waiting > 0) out.push_back(embeddings);
+    return out;
+  }
   const int64_t layer = blocks / t.layers;
   // The top layer's backward: the head's and that layer's gradients; the LM head's and the
   // final norm's saved tensors are freed by then.
-  out[1] = {-mul(per_param, checkedSub(tp.total, add(head, layer))),
+  out[1] = {-mul(per_param, checkedSub(tp.total, add(head, layer, waiting))),
             checkedSub(m.layer_phase, add(m.head_saved, m.final_saved))};
   const int64_t below_first = checkedSub(m.activations, add(m.embed_saved, layer_saved / t.layers));
-  out.push_back({-mul(per_param, tp.embeddings), checkedSub(m.layer_phase, below_first)});
-  // The embeddings' backward: every gradient; the token ids and their output's gradient.
-  const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
-  out.push_back({0, checkedSub(tail, m.activations)});
+  out.push_back({-mul(per_param, checkedSub(tp.embeddings, waiting)),
+                 checkedSub(m.layer_phase, below_first)});
+  out.push_back(embeddings);
   return out;
+}
+
+/// The first step's peak: no optimizer state exists during its backward (Adam's and momentum's
+/// are made in step()), and no .grad to add into whatever zero_grad does, so its backward
+/// peaks as with set_to_none (AccumulateGrad steals each new gradient).
+int64_t firstStepTotal(const Transformer& t, const Workload& w, const Settings& s,
+                       const TransformerParams& tp, const Forward& f, const SequenceMemory& mem,
+                       const MemoryBreakdown& m) {
+  int64_t backward = m.phases[0].bytes;
+  if (w.zero_grad == ZeroGrad::kZero) {
+    Workload none = w;
+    none.zero_grad = ZeroGrad::kSetToNone;
+    const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
+    const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
+    std::optional<int64_t> change;  // the first step's backward peak less the steady one
+    for (const BackwardCandidate& c : backwardCandidates(t, none, s, tp, f, mem, m.terms)) {
+      const int64_t d = add(checkedSub(c.gradient_delta, delta.bytes),
+                            checkedSub(mul(w.batch, c.extra_per_sample), extra.bytes));
+      change = std::max(change.value_or(d), d);
+    }
+    backward = add(backward, change.value_or(0));
+  }
+  const int64_t states =
+      add(m.bytesOf(MemoryKey::kOptimizerStates), m.bytesOf(MemoryKey::kAdapterOptimizerStates));
+  return std::max(checkedSub(backward, states), m.phases[1].bytes);
 }
 
 /// The activation terms (and the KV cache's) of `batch` sequences.
@@ -1001,14 +1077,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
       if (term.key == MemoryKey::kBackwardPeakExtra) term.inputs[1].value = term.per_sample;
     }
-    if (s.train) {
-      // The first step: no optimizer state exists during its backward (made in step()).
-      const MemoryBreakdown& m = r.memory;
-      r.memory.first_step_total = std::max(
-          checkedSub(m.phases[0].bytes, add(m.bytesOf(MemoryKey::kOptimizerStates),
-                                            m.bytesOf(MemoryKey::kAdapterOptimizerStates))),
-          m.phases[1].bytes);
-    }
+    if (s.train) r.memory.first_step_total = firstStepTotal(t, w, s, tp, f, mem, r.memory);
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);
