@@ -6,7 +6,7 @@
 
 import dlcost from './dlcost.js';
 import { h, replace } from './dom.js';
-import { t } from './i18n.js';
+import { engineText, t } from './i18n.js';
 import { formatBytes } from './units.js';
 
 /** @typedef {import('./types').Report} Report */
@@ -39,7 +39,7 @@ export function createAdvice(root, getState, update, onApplied) {
     // The engine writes the patch back as the text the form keeps (its own units).
     const texts = dlcost.workloadToText(advice.set, s.units);
     update({ workload: texts }, { silent: true });
-    status.textContent = t('applied', { change: advice.change });
+    status.textContent = t('applied', { change: engineText(advice.change, advice.change_zh) });
     onApplied();
   }
 
@@ -62,7 +62,7 @@ export function createAdvice(root, getState, update, onApplied) {
               h(
                 'li',
                 { dataset: { index: String(i) } },
-                h('span', { class: 'advice-change' }, a.change),
+                h('span', { class: 'advice-change' }, engineText(a.change, a.change_zh)),
                 h(
                   'span',
                   { class: 'hint num' },
@@ -73,7 +73,7 @@ export function createAdvice(root, getState, update, onApplied) {
                   {
                     type: 'button',
                     class: 'apply',
-                    'aria-label': t('applyLabel', { change: a.change }),
+                    'aria-label': t('applyLabel', { change: engineText(a.change, a.change_zh) }),
                     onclick: () => apply(a),
                   },
                   t('apply'),
