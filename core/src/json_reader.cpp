@@ -120,7 +120,7 @@ double ObjectReader::optionalNumber(const std::string& key, double fallback, dou
   const json* v = find(key);
   if (!v) return fallback;
   if (!v->is_number()) {
-    throw InputError(ErrorCode::kType, pathOf(key), mustBe("a number", "数", jsonTypeName(*v)));
+    throw InputError(ErrorCode::kType, pathOf(key), mustBe("a number", "数字", jsonTypeName(*v)));
   }
   double d = v->get<double>();
   if (!std::isfinite(d) || d < min || d > max) {

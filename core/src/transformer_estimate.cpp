@@ -919,19 +919,19 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
     l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
     if (macs_per_seq)
       l.formulas.push_back(
-          {"macs", "batch × per_sequence", {{"batch", b}, {"per_sequence", macs_per_seq}}});
+          {"macs", "batch × per_sequence", {{"batch", b, ""}, {"per_sequence", macs_per_seq, ""}}});
     if (s.train) {
       l.formulas.push_back({"activation_bytes",
                             "batch × per_sequence",
-                            {{"batch", b}, {"per_sequence", saved_per_seq}}});
+                            {{"batch", b, ""}, {"per_sequence", saved_per_seq, ""}}});
     } else {
       // Inference rows show the tensor each writes.
       l.formulas.push_back({"activation_bytes",
                             "batch × tokens × bytes_per_value × width",
-                            {{"batch", b},
-                             {"tokens", tokens},
+                            {{"batch", b, ""},
+                             {"tokens", tokens, ""},
                              {"bytes_per_value", e, value_note},
-                             {"width", width}}});
+                             {"width", width, ""}}});
     }
     r.layers.push_back(std::move(l));
     return r.layers.back();
@@ -939,9 +939,10 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
   // Training rows of a layer keep kept_per_token bytes for each token.
   auto kept = [&](LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") {
     if (!s.train) return;
-    setFormula(l, {"activation_bytes",
-                   "batch × tokens × kept_per_token",
-                   {{"batch", b}, {"tokens", tokens}, {"kept_per_token", per_token, note}}});
+    setFormula(l,
+               {"activation_bytes",
+                "batch × tokens × kept_per_token",
+                {{"batch", b, ""}, {"tokens", tokens, ""}, {"kept_per_token", per_token, note}}});
   };
   const std::string recompute = std::string("recompute ") + recomputeName(w.recompute);
   const LayerParams lp = layerParams(t);
@@ -950,9 +951,10 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
   LayerReport& embed = row("embeddings", "embedding", first_tokens, h,
                            add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
                            bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
-  setFormula(embed, {"params",
-                     "embeddings + norm",
-                     {{"embeddings", tp.embeddings}, {"norm", t.embedding_norm ? lp.norm : 0}}});
+  setFormula(embed,
+             {"params",
+              "embeddings + norm",
+              {{"embeddings", tp.embeddings, ""}, {"norm", t.embedding_norm ? lp.norm : 0, ""}}});
   // Attention projections: q and o are hidden x q_width, k and v hidden x their widths
   // (attentionMatrixElements); MLA's low-rank pairs are summed as one input.
   const int64_t attn_matrices = attentionMatrixElements(t);
@@ -982,16 +984,16 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
       const std::string rel = relative_bias ? " + relative_bias" : "";
       std::vector<TermInput> p_in;
       if (mla) {
-        p_in = {{"mla_matrices", attn_matrices}};
+        p_in = {{"mla_matrices", attn_matrices, ""}};
       } else {
-        p_in = {{"hidden", h},
-                {"q_width", queryWidth(t)},
-                {"k_width", keyWidth(t)},
-                {"v_width", valueWidth(t)}};
+        p_in = {{"hidden", h, ""},
+                {"q_width", queryWidth(t), ""},
+                {"k_width", keyWidth(t), ""},
+                {"v_width", valueWidth(t), ""}};
       }
-      p_in.push_back({"biases", lp.attention - attn_matrices});
-      p_in.push_back({"norms", lp.attention_norms});
-      if (relative_bias) p_in.push_back({"relative_bias", relative_bias});
+      p_in.push_back({"biases", lp.attention - attn_matrices, ""});
+      p_in.push_back({"norms", lp.attention_norms, ""});
+      if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
       setFormula(attn,
                  {"params",
                   (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
@@ -1000,11 +1002,11 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
       // The attention core's MACs per token are linear in the keys attended.
       setFormula(attn, {"macs",
                         "batch × tokens × (projections + keys × core_width)",
-                        {{"batch", b},
-                         {"tokens", st.tokens},
-                         {"projections", attentionLinearMacs(t)},
-                         {"keys", keys},
-                         {"core_width", attentionCoreMacs(t, 1)}}});
+                        {{"batch", b, ""},
+                         {"tokens", st.tokens, ""},
+                         {"projections", attentionLinearMacs(t), ""},
+                         {"keys", keys, ""},
+                         {"core_width", attentionCoreMacs(t, 1), ""}}});
       kept(attn, st.tokens, attn_per_token, recompute);
       if (st.cross) {
         const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
@@ -1020,27 +1022,29 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
                              bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
                              mul(st.tokens, mlp_per_token));
       if (moe) {
-        setFormula(
-            mlp, {"params", "experts + norms", {{"experts", lp.moe_mlp}, {"norms", lp.mlp_norms}}});
-        setFormula(mlp, {"macs",
-                         "batch × tokens × active",
-                         {{"batch", b}, {"tokens", st.tokens}, {"active", mlpMacs(t, i)}}});
+        setFormula(mlp, {"params",
+                         "experts + norms",
+                         {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
+        setFormula(mlp,
+                   {"macs",
+                    "batch × tokens × active",
+                    {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
       } else {
         const int64_t matrices = mul(mlp_kinds, h, t.ffn);
         setFormula(mlp, {"params",
                          "matrices × hidden × ffn + biases + norms",
-                         {{"matrices", mlp_kinds},
-                          {"hidden", h},
-                          {"ffn", t.ffn},
-                          {"biases", lp.dense_mlp - matrices},
-                          {"norms", lp.mlp_norms}}});
+                         {{"matrices", mlp_kinds, ""},
+                          {"hidden", h, ""},
+                          {"ffn", t.ffn, ""},
+                          {"biases", lp.dense_mlp - matrices, ""},
+                          {"norms", lp.mlp_norms, ""}}});
         setFormula(mlp, {"macs",
                          "batch × tokens × matrices × hidden × ffn",
-                         {{"batch", b},
-                          {"tokens", st.tokens},
-                          {"matrices", mlp_kinds},
-                          {"hidden", h},
-                          {"ffn", t.ffn}}});
+                         {{"batch", b, ""},
+                          {"tokens", st.tokens, ""},
+                          {"matrices", mlp_kinds, ""},
+                          {"hidden", h, ""},
+                          {"ffn", t.ffn, ""}}});
       }
       kept(mlp, st.tokens, mlp_per_token, recompute);
     }
@@ -1062,10 +1066,12 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
         "lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
         tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
         mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
-    setFormula(head,
-               {"macs",
-                "batch × tokens × hidden × vocab",
-                {{"batch", b}, {"tokens", f.logit_tokens}, {"hidden", h}, {"vocab", t.vocab}}});
+    setFormula(head, {"macs",
+                      "batch × tokens × hidden × vocab",
+                      {{"batch", b, ""},
+                       {"tokens", f.logit_tokens, ""},
+                       {"hidden", h, ""},
+                       {"vocab", t.vocab, ""}}});
   }
   if (s.lora && s.train) {
     row("lora_adapters", "lora", f.stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),

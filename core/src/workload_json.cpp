@@ -72,15 +72,15 @@ json checkInteger(const WorkloadField& f, const json& v, const std::string& path
 
 json checkNumber(const WorkloadField& f, const json& v, const std::string& path) {
   if (!v.is_number()) {
-    fail(ErrorCode::kType, f, path, mustBe("a number", "数", jsonTypeName(v)));
+    fail(ErrorCode::kType, f, path, mustBe("a number", "数字", jsonTypeName(v)));
   }
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < f.min) fail(ErrorCode::kValue, f, path, atLeast(f, v.dump()));
   if (d > f.max || (f.max_exclusive && d >= f.max)) {
     const std::string max = formatBound(f.max);
     fail(ErrorCode::kValue, f, path,
-         f.max_exclusive ? mustBe("below " + max, "小于 " + max + " 的数", v.dump())
-                         : mustBe("at most " + max, "不大于 " + max + " 的数", v.dump()));
+         f.max_exclusive ? mustBe("below " + max, "小于 " + max + " 的数字", v.dump())
+                         : mustBe("at most " + max, "不大于 " + max + " 的数字", v.dump()));
   }
   return d;
 }
@@ -182,7 +182,7 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
   const double field_unit = sizeUnitBytes(f);
   std::string unit = trim(s.substr(n));
   if (n == 0 || (!unit.empty() && field_unit == 0)) {
-    fail(ErrorCode::kType, f, path, mustBe("a number", "数", "\"" + text + "\""));
+    fail(ErrorCode::kType, f, path, mustBe("a number", "数字", "\"" + text + "\""));
   }
   const std::string literal = s.substr(0, n);
   double scale = 1;  // from the written (or bare) unit to the field's unit

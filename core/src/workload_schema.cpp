@@ -906,7 +906,7 @@ Text describeAcceptedText(const WorkloadField& f) {
       return {"an integer from " + lo + " to " + hi + unit, lo + " 到 " + hi + unit_zh + " 的整数"};
     case FieldType::kNumber:
       return {"a number from " + lo + (f.max_exclusive ? " to below " : " to ") + hi + unit,
-              lo + (f.max_exclusive ? " 到小于 " : " 到 ") + hi + unit_zh + " 的数"};
+              lo + (f.max_exclusive ? " 到小于 " : " 到 ") + hi + unit_zh + " 的数字"};
     case FieldType::kEnum: {
       std::string list;
       for (const EnumValue& v : f.values) list += (list.empty() ? "" : ", ") + v.name;

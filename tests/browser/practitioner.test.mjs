@@ -109,39 +109,57 @@ describe('the question first', () => {
     });
   }
 
-  test("ResNet-50, batch 256, mixed, Adam on a 3090: the CLI's verdict from the first screen", T, async () => {
-    const { page, problems } = await openPage(session, { viewport: LAPTOP });
-    try {
-      await page.selectOption('#preset', 'resnet50');
-      await page.fill('#wl-batch', '256');
-      await page.selectOption('#wl-dtype', 'mixed');
-      await page.selectOption('#wl-optimizer', 'adam');
-      await page.selectOption('#wl-gpu', 'rtx-3090');
-      const ref = cli(
-        '--preset',
-        'resnet50',
-        '--mode',
-        'train',
-        '--batch',
-        '256',
-        '--dtype',
-        'mixed',
-        '--optimizer',
-        'adam',
-        '--gpu',
-        'rtx-3090',
-      );
-      const report = await lastReport(page);
-      assert.equal(report.memory.total, ref.memory.total);
-      assert.equal(await page.getAttribute('.fit-verdict', 'data-fits'), String(ref.gpu_fit.fits));
-      assert.equal(await page.innerText('#max-batch'), groupDigits(ref.gpu_fit.max_batch));
-      assert.ok(await onFirstScreen(page, '.fit-verdict'));
-      await screenshot(page, 'resnet50-3090-laptop');
-      assert.deepEqual(problems, []);
-    } finally {
-      await page.close();
-    }
-  });
+  for (const [name, viewport] of [
+    ['laptop', LAPTOP],
+    ['phone', PHONE],
+  ]) {
+    test(
+      `ResNet-50, batch 256, mixed, Adam on a 3090: the CLI's verdict from the first screen (${name})`,
+      T,
+      async () => {
+        const { page, problems } = await openPage(session, { viewport });
+        try {
+          await page.selectOption('#preset', 'resnet50');
+          await page.fill('#wl-batch', '256');
+          await page.selectOption('#wl-dtype', 'mixed');
+          await page.selectOption('#wl-optimizer', 'adam');
+          await page.selectOption('#wl-gpu', 'rtx-3090');
+          const ref = cli(
+            '--preset',
+            'resnet50',
+            '--mode',
+            'train',
+            '--batch',
+            '256',
+            '--dtype',
+            'mixed',
+            '--optimizer',
+            'adam',
+            '--gpu',
+            'rtx-3090',
+          );
+          const report = await lastReport(page);
+          assert.equal(report.memory.total, ref.memory.total);
+          assert.equal(await page.getAttribute('.fit-verdict', 'data-fits'), String(ref.gpu_fit.fits));
+          assert.equal(await page.innerText('#max-batch'), groupDigits(ref.gpu_fit.max_batch));
+          if (name === 'laptop') {
+            assert.ok(await onFirstScreen(page, '.fit-verdict'));
+          } else {
+            // The phone's pinned one-line verdict: fits or not and the largest batch, the CLI's.
+            assert.ok(await onFirstScreen(page, '#sticky-summary'));
+            const summary = await page.innerText('#sticky-summary');
+            assert.match(summary, ref.gpu_fit.fits ? /^Fits/ : /^Does not fit/);
+            assert.ok(summary.includes(String(ref.gpu_fit.max_batch)), summary);
+          }
+          await page.evaluate(() => scrollTo(0, 0));
+          await screenshot(page, `resnet50-3090-${name}`);
+          assert.deepEqual(problems, []);
+        } finally {
+          await page.close();
+        }
+      },
+    );
+  }
 });
 
 describe('tasks', () => {

@@ -43,6 +43,7 @@ export function createModelEditor(root, onChange) {
   let rows = [];
   let jsonArea = null;
   let selected = null;  // index of the row last focused: "Add layer" inserts after it
+  let stopAt = 0;  // index of the row in the Tab order
 
   function itemName(item, i) {
     return typeof item?.name === 'string' ? item.name : String(i);
@@ -203,14 +204,21 @@ export function createModelEditor(root, onChange) {
     return [...li.querySelectorAll('select, input, button')];
   }
 
+  /** Puts a row in the Tab order (`stop`) or not, with its controls (`edit`) or not. */
+  function tabStops(row, stop, edit) {
+    if (!row) return;
+    if (row.li.tabIndex !== (stop ? 0 : -1)) row.li.tabIndex = stop ? 0 : -1;
+    for (const c of controlsOf(row.li)) if (c.tabIndex !== (edit ? 0 : -1)) c.tabIndex = edit ? 0 : -1;
+  }
+
   /** Roving tab stop: the row last worked in is the list's one place in the Tab order; its
-   *  controls join it while it is edited. The arrow keys move between rows. */
-  function rove(current, edit) {
-    rows.forEach((row, k) => {
-      const tabIndex = k === current ? 0 : -1;
-      if (row.li.tabIndex !== tabIndex) row.li.tabIndex = tabIndex;
-      for (const c of controlsOf(row.li)) c.tabIndex = k === current && edit ? 0 : -1;
-    });
+   *  controls join it while it is edited. The arrow keys move between rows. Only the rows
+   *  that change are touched, except after a render (`all`). */
+  function rove(current, edit, all = false) {
+    if (all) rows.forEach((row, k) => tabStops(row, k === current, false));
+    else if (stopAt !== current) tabStops(rows[stopAt], false, false);
+    tabStops(rows[current], true, edit);
+    stopAt = current;
   }
 
   function move(i, delta, which) {
@@ -282,7 +290,7 @@ export function createModelEditor(root, onChange) {
       rows.push(row);
       list.append(row.li);
     });
-    rove(selected !== null && selected < rows.length ? selected : 0, false);
+    rove(selected !== null && selected < rows.length ? selected : 0, false, true);
     const addType = h('select', { id: 'add-type', 'aria-label': t('addType') });
     for (const ty of LAYER_TYPES) addType.append(h('option', { value: ty }, ty));
     addType.value = 'linear';
