@@ -94,7 +94,7 @@ json checkEnum(const WorkloadField& f, const json& v, const std::string& path) {
     if (e.name == s) return s;
   for (const auto& [other, value] : f.aliases)
     if (other == s) return value;
-  const Text accepts = describeAcceptedText(f);
+  Text accepts = describeAcceptedText(f);
   throw InputError(ErrorCode::kValue, path,
                    Text{accepts.en.replace(0, 6, "must be one of") + ", not \"" + s + "\"",
                         "必须是" + accepts.zh + "，而不是 \"" + s + "\""});

@@ -899,14 +899,17 @@ std::string unitZh(const std::string& unit) {
 
 Text describeAcceptedText(const WorkloadField& f) {
   const std::string unit = f.unit.empty() ? "" : " " + f.unit;
-  const std::string unit_zh = f.unit.empty() ? "" : " " + unitZh(f.unit);
+  // Chinese puts no space between the unit's characters and 的; a number or a Latin unit
+  // keeps one.
+  std::string unit_zh = f.unit.empty() ? " " : " " + unitZh(f.unit);
+  if (static_cast<unsigned char>(unit_zh.back()) < 0x80 && unit_zh.back() != ' ') unit_zh += " ";
   const std::string lo = formatBound(f.min), hi = formatBound(f.max);
   switch (f.type) {
     case FieldType::kInteger:
-      return {"an integer from " + lo + " to " + hi + unit, lo + " 到 " + hi + unit_zh + " 的整数"};
+      return {"an integer from " + lo + " to " + hi + unit, lo + " 到 " + hi + unit_zh + "的整数"};
     case FieldType::kNumber:
       return {"a number from " + lo + (f.max_exclusive ? " to below " : " to ") + hi + unit,
-              lo + (f.max_exclusive ? " 到小于 " : " 到 ") + hi + unit_zh + " 的数字"};
+              lo + (f.max_exclusive ? " 到小于 " : " 到 ") + hi + unit_zh + "的数字"};
     case FieldType::kEnum: {
       std::string list;
       for (const EnumValue& v : f.values) list += (list.empty() ? "" : ", ") + v.name;
