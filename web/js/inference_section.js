@@ -1,11 +1,10 @@
 // The "Inference" panel: the serving engine's plan as the engine computed it (report.serving):
 // fits / how many users / how fast first, then where each byte goes and the launch command.
 // Renders only; every figure comes from the engine.
+// @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes } from './units.js';
-
-const num = (v, digits = 3) => Number(v).toPrecision(digits);
+import { formatBytes, formatSignificant as num } from './units.js';
 
 function memoryList(title, memory, units) {
   if (!memory || !memory.terms) return null;
@@ -72,7 +71,7 @@ function sweepDetails(loadSweep, units) {
     try {
       replace(body, sweepTable(loadSweep(), units));
     } catch (e) {
-      replace(body, h('p', { class: 'field-error', text: e.message }));
+      replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message }));
     }
   });
   return details;
@@ -95,6 +94,7 @@ export function renderInference(node, report, units, loadSweep) {
         { users: plan.users, context: plan.context },
         `${plan.users} × ${plan.context} tokens do not fit`,
       );
+  /** @type {(HTMLElement | null)[]} */
   const rows = [
     h('p', { class: plan.fits ? 'inference-verdict ok' : 'inference-verdict bad', text: verdict }),
     h('p', { text: `${t('inferenceMaxUsers', {}, 'Most users at this context')}: ${plan.max_users}` }),

@@ -2,9 +2,10 @@
 // pipeline bubble, optimizer) as a stacked bar with its parts, the links it uses, and the
 // time, GPU-hours, cost and energy of the whole run. Every figure is read from the report
 // (gpu_fit.step_time, gpu_fit.network, gpu_fit.run); this module only formats and draws.
+// @ts-check
 
 import { h, replace, s } from './dom.js';
-import { formatPercent, groupDigits } from './units.js';
+import { formatPercent, formatSeconds, formatSignificant, groupDigits } from './units.js';
 
 const TEXT = {
   en: {
@@ -57,12 +58,6 @@ const TEXT = {
   },
 };
 
-/** Seconds as text: ms below one second. */
-function formatTime(seconds) {
-  if (seconds < 1) return `${(seconds * 1000).toPrecision(3)} ms`;
-  return `${seconds.toPrecision(3)} s`;
-}
-
 function partsBar(parts, text) {
   // SVG attributes, not inline styles: the page's CSP allows no inline style.
   const bar = s('svg', { class: 'run-bar', width: '100%', height: 24, role: 'img', 'aria-label': text.step });
@@ -81,7 +76,7 @@ function partsBar(parts, text) {
           height: 24,
           class: `seg seg-${i % 10}`,
         },
-        s('title', {}, `${label}: ${formatTime(part.seconds)}`),
+        s('title', {}, `${label}: ${formatSeconds(part.seconds)}`),
       ),
     );
     legend.append(
@@ -90,7 +85,7 @@ function partsBar(parts, text) {
         { dataset: { key: part.key } },
         h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
         h('span', { class: 'legend-label' }, label),
-        h('span', { class: 'legend-value num' }, formatTime(part.seconds)),
+        h('span', { class: 'legend-value num' }, formatSeconds(part.seconds)),
         h('span', { class: 'legend-pct num' }, `${pct} %`),
       ),
     );
@@ -109,7 +104,7 @@ function runLine(run, text) {
   if (!run) return h('p', { class: 'hint' }, text.noRun);
   const items = [
     `${groupDigits(run.steps)} ${text.steps}`,
-    `${run.wall_days.toPrecision(3)} ${text.days}`,
+    `${formatSignificant(run.wall_days)} ${text.days}`,
     `${groupDigits(run.gpu_hours)} ${text.gpuHours}`,
   ];
   if (run.cost_usd !== null) {
@@ -137,7 +132,7 @@ export function renderRun(root, report, lang = 'en') {
       'p',
       { class: 'run-step' },
       `${text.step}: `,
-      h('span', { class: 'num', id: 'run-step' }, formatTime(step.step_s)),
+      h('span', { class: 'num', id: 'run-step' }, formatSeconds(step.step_s)),
       ` · ${text.mfu}: `,
       h('span', { class: 'num', id: 'run-mfu' }, `${formatPercent(step.mfu)} %`),
     ),

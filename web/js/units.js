@@ -1,5 +1,7 @@
-// Number formatting. Counts use decimal prefixes (G = 10^9, as GMACs are published); bytes are
-// shown in binary (GiB = 2^30) or decimal (GB = 10^9) units, always labelled.
+// Number formatting, the page's only one (tests/js/page_design.test.mjs keeps it so): counts
+// use decimal prefixes (G = 10^9, as GMACs are published); bytes are shown in binary
+// (GiB = 2^30) or decimal (GB = 10^9) units, always labelled; times in s or ms; rates and
+// other engine figures to three significant digits.
 // @ts-check
 
 export const BINARY = 'GiB';
@@ -57,6 +59,24 @@ export function groupDigits(value) {
 /** "[3, 224, 224]" -> "3×224×224" @param {unknown} shape @returns {string} */
 export function formatShape(shape) {
   return Array.isArray(shape) ? shape.join('×') : '';
+}
+
+/** Three significant digits ("0.0123", "45.6", "1.23e+4"). @param {number} value
+ *  @param {number} [digits] @returns {string} */
+export function formatSignificant(value, digits = 3) {
+  return Number(value).toPrecision(digits);
+}
+
+/** A time in seconds: "412 ms" below one second, else "1.23 s". @param {number} seconds
+ *  @returns {string} */
+export function formatSeconds(seconds) {
+  return seconds < 1 ? `${formatSignificant(seconds * 1000)} ms` : `${formatSignificant(seconds)} s`;
+}
+
+/** A rate or another figure with a fraction: digits grouped from 100 up ("1,234"), three
+ *  significant digits below ("45.6"). @param {number} value @returns {string} */
+export function formatRate(value) {
+  return value >= 100 ? groupDigits(value) : formatSignificant(value);
 }
 
 /** A share in [0, 1] as a percentage, one decimal by default: 0.4213 -> "42.1".
