@@ -15,6 +15,7 @@
 #include "dlcost/serving_sweep.hpp"
 #include "dlcost/share_link.hpp"
 #include "dlcost/step_json.hpp"
+#include "dlcost/task_defaults.hpp"
 #include "dlcost/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
@@ -90,6 +91,20 @@ json buildDocument(const dlcost::cli::Options& o) {
                            "beside it)");
     }
     doc["model"]["weights_file"] = summary["weights_file"];
+  }
+  if (o.task && has_model) {
+    // The task's settings for this kind of model over the document's workload, as the page's
+    // task menu applies them; the flags below go on top.
+    const bool transformer =
+        std::holds_alternative<dlcost::Transformer>(dlcost::parseConfig(doc).model.body);
+    const dlcost::TaskDefaults* task = dlcost::findTask(*o.task, transformer);
+    if (!task) {
+      throw dlcost::cli::UsageError{
+          "--task must be " +
+          std::string(transformer ? "train, infer, lora or qlora" : "train or infer") +
+          " for this model, not '" + *o.task + "'"};
+    }
+    doc["workload"] = dlcost::applyTask(*task, doc.value("workload", json::object()));
   }
   // The flags' text, read by the workload schema's one rule (the page's fields use it too).
   const json flags = dlcost::workloadFromText(o.workload, "B");

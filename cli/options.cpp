@@ -175,6 +175,11 @@ separators, inf or nan); integer fields take any exact whole value (2.0 = 2, 1e3
 2.5 is refused); byte sizes may carry a unit: 1.5GiB, 800MB (B, kB, MB, GB, TB, KiB, MiB,
 GiB, TiB). The page reads its fields by the same rule.
 
+task:
+  --task NAME               start the workload from a task's settings, as the page's task
+                            menu does (train, infer; for transformers lora, qlora; see
+                            `dlcost schema --json` "tasks"); the flags above override them
+
 output:
   --sort FIELD[:asc|:desc]  compare: )" +
          sortFieldList() + R"(
@@ -238,6 +243,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.gguf = value(a);
     } else if (a == "--weights") {
       o.weights = value(a);
+    } else if (a == "--task") {
+      o.task = value(a);
     } else if (a == "--link") {
       o.link = value(a);
     } else if (a == "--decode") {

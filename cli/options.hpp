@@ -18,6 +18,8 @@ struct Options {
   std::optional<std::string> gguf;      ///< --gguf FILE: the architecture a GGUF stands for
   /// --weights FILE: a model file whose tensors' bytes are the weights term (with a config)
   std::optional<std::string> weights;
+  /// --task NAME: start the workload from the page's task table (core/src/task_defaults.cpp)
+  std::optional<std::string> task;
   /// Workload overrides from flags, keyed by their workload field name ("batch", ...),
   /// with the flag's text value.
   std::map<std::string, std::string> workload;

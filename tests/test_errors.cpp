@@ -240,7 +240,9 @@ TEST_CASE("errors thrown by the engine are values with no partial report", "[err
       json::parse(dlcost::estimateText(oneLayer(R"({"type": "conv2d", "kernel": 3})")));
   REQUIRE(out.contains("error"));
   CHECK(out.size() == 1);
-  CHECK(out["error"].size() == 3);  // code, path, message
+  // code, path, message and (this one is written in both languages) message_zh
+  CHECK(out["error"].size() == 4);
+  CHECK(out["error"].contains("message_zh"));
 }
 
 TEST_CASE("estimateDocument throws InputError with the same path", "[errors]") {
@@ -274,4 +276,41 @@ TEST_CASE("a number literal beyond double's range is a parse error, not an inter
   CHECK(out["error"]["code"] == "parse");
   CHECK(out["error"]["path"] == "");
   CHECK_THAT(out["error"]["message"].get<std::string>(), Catch::Matchers::Contains("overflow"));
+}
+
+TEST_CASE("the errors a form or a layer row meets are written in Chinese too", "[errors][zh]") {
+  struct Case {
+    const char* what;
+    std::string document;
+    const char* zh;  ///< a phrase of the Chinese message
+  };
+  const Case c = GENERATE(
+      Case{"batch below its minimum",
+           R"({"model": {"preset": "alexnet"}, "workload": {"batch": 0}})",
+           "必须至少为 1，而不是 0"},
+      Case{"memory below zero",
+           R"({"model": {"preset": "alexnet"}, "workload": {"memory_gib": -1}})", "GiB"},
+      Case{"an enum value", R"({"model": {"preset": "alexnet"}, "workload": {"dtype": "fp7"}})",
+           "之一，而不是 \"fp7\""},
+      Case{"an unknown workload field",
+           R"({"model": {"preset": "alexnet"}, "workload": {"batchsize": 2}})", "未知字段"},
+      Case{"a layer field below its minimum",
+           oneLayer(R"({"type": "conv2d", "out_channels": 0, "kernel": 3})"), "必须至少为 1"},
+      Case{"a kernel larger than the input",
+           oneLayer(R"({"type": "conv2d", "out_channels": 4, "kernel": 9})"), "小于卷积核的跨度"},
+      Case{"a linear layer on the wrong width",
+           oneLayer(R"({"type": "linear", "in_features": 5, "out_features": 2})"),
+           "in_features 为 5"},
+      Case{"a missing required field", oneLayer(R"({"type": "linear"})"),
+           "缺少必填字段 'out_features'"});
+  CAPTURE(c.what);
+  const json out = json::parse(dlcost::estimateText(c.document));
+  REQUIRE(out.contains("error"));
+  const json& e = out["error"];
+  CAPTURE(e.dump());
+  // The English message stays the CLI's; the Chinese one says the same with the same numbers.
+  CHECK(e["message"].get<std::string>().find_first_of("\xe4\xe5\xe6\xe7\xe8\xe9") ==
+        std::string::npos);
+  REQUIRE(e.contains("message_zh"));
+  CHECK(e["message_zh"].get<std::string>().find(c.zh) != std::string::npos);
 }

@@ -1,6 +1,9 @@
 // Explanations: every figure's derivation carries the report's own numbers, in both languages.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <stdexcept>
+
 #include "dlcost/api.hpp"
 #include "dlcost/units.hpp"
 
@@ -143,4 +146,109 @@ TEST_CASE("explain refuses an unknown language or unit system", "[explain][error
   CHECK_THROWS_WITH(dlcost::explainDocument(doc, "fr"), Catch::Matchers::Contains("/lang"));
   CHECK_THROWS_WITH(dlcost::explainDocument(doc, "en", "imperial"),
                     Catch::Matchers::Contains("/units"));
+}
+
+namespace {
+
+/// Evaluates a derivation as explain.cpp writes it: grouped integers, ×, +, − and brackets.
+class Arithmetic {
+ public:
+  explicit Arithmetic(std::string text) : s_(std::move(text)) {}
+  int64_t value() {
+    const int64_t v = sum();
+    skip();
+    if (at_ != s_.size()) throw std::runtime_error("unread: " + s_.substr(at_));
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (at_ < s_.size() && s_[at_] == ' ') ++at_;
+  }
+  bool eat(const std::string& token) {
+    skip();
+    if (s_.compare(at_, token.size(), token) != 0) return false;
+    at_ += token.size();
+    return true;
+  }
+  int64_t sum() {
+    int64_t v = product();
+    for (;;) {
+      if (eat("+")) {
+        v += product();
+      } else if (eat("−")) {
+        v -= product();
+      } else {
+        return v;
+      }
+    }
+  }
+  int64_t product() {
+    int64_t v = factor();
+    while (eat("×")) v *= factor();
+    return v;
+  }
+  int64_t factor() {
+    if (eat("(")) {
+      const int64_t v = sum();
+      if (!eat(")")) throw std::runtime_error("no ) in " + s_);
+      return v;
+    }
+    skip();
+    int64_t v = 0;
+    const size_t start = at_;
+    while (at_ < s_.size() && ((s_[at_] >= '0' && s_[at_] <= '9') || s_[at_] == ',')) {
+      if (s_[at_] != ',') v = v * 10 + (s_[at_] - '0');
+      ++at_;
+    }
+    if (at_ == start) throw std::runtime_error("no number at " + s_.substr(at_));
+    return v;
+  }
+  std::string s_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("transformer rows are explained by the formulas that computed them", "[explain]") {
+  // Dense GQA (Llama 3), biases and a tied head (GPT-2), MoE (Mixtral), MLA (DeepSeek-V3),
+  // an encoder-decoder with relative position bias (T5), an encoder (BERT); training with and
+  // without recomputation, inference, LoRA.
+  const auto preset = GENERATE(as<std::string>{}, "llama-3-8b", "gpt2", "mixtral-8x7b",
+                               "deepseek-v3", "t5-base", "bert-base-uncased");
+  const json workload =
+      GENERATE(json{{"mode", "train"}, {"batch", 2}, {"seq_len", 512}, {"dtype", "bf16"}},
+               json{{"mode", "train"}, {"batch", 1}, {"seq_len", 256}, {"recompute", "full"}},
+               json{{"mode", "infer"}, {"batch", 3}, {"prompt_tokens", 100}, {"dtype", "fp16"}},
+               json{{"mode", "train"}, {"finetune", "lora"}, {"batch", 1}, {"seq_len", 128}});
+  CAPTURE(preset, workload.dump());
+  const json doc = document(preset, workload);
+  const json report = dlcost::estimateDocument(doc);
+  const json ex = dlcost::explainDocument(doc, "en")["explanations"];
+  std::map<std::string, int> explained;  // figure -> rows explained
+  for (const json& e : ex) {
+    const std::string id = e["id"];
+    if (id.rfind("/layers/", 0) != 0) continue;
+    const std::string figure = id.substr(id.rfind('/') + 1);
+    explained[figure] += 1;
+    // "name: title = derivation = result": the derivation, worked out, is the row's figure.
+    const std::string text = e["text"];
+    CAPTURE(id, text);
+    const size_t first = text.find(" = ");
+    const size_t last = text.rfind(" = ");
+    REQUIRE(first != last);
+    const int64_t worked = Arithmetic(text.substr(first + 3, last - first - 3)).value();
+    CHECK(worked == report.at(json::json_pointer(id)).get<int64_t>());
+  }
+  // Every row's MACs (where it does any) and activation memory, and the attention and MLP
+  // rows' parameters, open to their formula.
+  int with_macs = 0, blocks = 0;
+  for (const json& l : report["layers"]) {
+    with_macs += l["macs"].get<int64_t>() > 0;
+    const std::string type = l["type"];
+    blocks += type == "attention" || type == "mlp" || type == "moe";
+  }
+  CHECK(explained["macs"] == with_macs);
+  CHECK(explained["activation_bytes"] == static_cast<int>(report["layers"].size()));
+  CHECK(explained["params"] >= blocks);
 }

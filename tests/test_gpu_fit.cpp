@@ -284,7 +284,16 @@ TEST_CASE("every piece of advice fits when applied", "[gpu][fit][advisor]") {
   REQUIRE_FALSE(r.gpu_fit->fits);
   REQUIRE_FALSE(r.gpu_fit->advice.empty());
   for (const dlcost::Advice& a : r.gpu_fit->advice) {
-    CAPTURE(a.change);
+    CAPTURE(a.change, a.change_zh);
+    // Every piece of advice is written in Chinese too, with the same numbers.
+    CHECK(a.change_zh.find_first_of("\xe4\xe5\xe6\xe7\xe8\xe9") != std::string::npos);
+    for (size_t i = 0; i < a.change.size();) {
+      const size_t start = a.change.find_first_of("0123456789", i);
+      if (start == std::string::npos) break;
+      const size_t end = a.change.find_first_not_of("0123456789", start);
+      CHECK(a.change_zh.find(a.change.substr(start, end - start)) != std::string::npos);
+      i = end == std::string::npos ? a.change.size() : end;
+    }
     const Report applied = estimate(parseConfig(c.doc).model, a.workload);
     CHECK(applied.gpu_fit->fits);
     CHECK(applied.gpu_fit->per_gpu.total == a.per_gpu_bytes);

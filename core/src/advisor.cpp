@@ -7,6 +7,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/fit.hpp"
+#include "dlcost/text.hpp"
 #include "dlcost/transformer.hpp"
 
 namespace dlcost {
@@ -33,10 +34,10 @@ struct Advising {
   const GpuFit& fit;
   std::vector<Advice>& out;
 
-  bool offer(std::string change, const Workload& candidate, int64_t accumulation = 1) const {
+  bool offer(Text change, const Workload& candidate, int64_t accumulation = 1) const {
     auto bytes = fitsWith(model, candidate);
     if (!bytes) return false;
-    Advice a{std::move(change), candidate, accumulation, *bytes};
+    Advice a{std::move(change.en), std::move(change.zh), candidate, accumulation, *bytes};
     a.workload.hardware.advise = true;
     out.push_back(std::move(a));
     return true;
@@ -71,12 +72,16 @@ void smallerBatch(const Advising& a) {
   // advice keeps the step's effective batch and its compute.
   if (a.train() && a.transformer() && w.grad_accum <= kMaxBatch / accumulation)
     c.grad_accum = w.grad_accum * accumulation;
-  const std::string text =
-      a.train() ? "batch " + std::to_string(batch) + " with " + std::to_string(accumulation) +
-                      " gradient-accumulation steps (effective batch " +
-                      std::to_string(batch * accumulation) + ")"
-                : "batch " + std::to_string(batch) + " (" + std::to_string(accumulation) +
-                      " forward passes per " + std::to_string(w.batch) + " samples)";
+  const std::string n = std::to_string(batch), k = std::to_string(accumulation);
+  const Text text =
+      a.train()
+          ? Text{"batch " + n + " with " + k + " gradient-accumulation steps (effective batch " +
+                     std::to_string(batch * accumulation) + ")",
+                 "批大小 " + n + "，梯度累积 " + k + " 步（等效批大小 " +
+                     std::to_string(batch * accumulation) + "）"}
+          : Text{"batch " + n + " (" + k + " forward passes per " + std::to_string(w.batch) +
+                     " samples)",
+                 "批大小 " + n + "（每 " + std::to_string(w.batch) + " 个样本前向 " + k + " 次）"};
   a.offer(text, c, a.train() ? accumulation : 1);
 }
 
@@ -89,11 +94,13 @@ void sixteenBitPrecision(const Advising& a) {
     Workload c = a.w;
     c.precision = pr;
     c.hardware.math.reset();
-    const std::string text =
+    const Text text =
         pr == Precision::kMixed
-            ? "mixed precision (16-bit weights, gradients and activations; fp32 master weights "
-              "and optimizer states)"
-            : "pure bf16 (weights, gradients, optimizer states and activations in bf16)";
+            ? Text{"mixed precision (16-bit weights, gradients and activations; fp32 master "
+                   "weights and optimizer states)",
+                   "混合精度（16 位权重、梯度与激活；fp32 主权重与优化器状态）"}
+            : Text{"pure bf16 (weights, gradients, optimizer states and activations in bf16)",
+                   "纯 bf16（权重、梯度、优化器状态与激活均为 bf16）"};
     if (a.offer(text, c)) break;
   }
 }
@@ -107,17 +114,23 @@ void lighterOptimizer(const Advising& a) {
   if (w.optimizer == Optimizer::kAdam || w.optimizer == Optimizer::kAdamW) {
     Workload c = w;
     c.optimizer = Optimizer::kAdam8bit;
-    lighter = a.offer("8-bit Adam (bitsandbytes: 2 bytes of state per parameter)", c);
+    lighter = a.offer({"8-bit Adam (bitsandbytes: 2 bytes of state per parameter)",
+                       "8 位 Adam（bitsandbytes：每个参数 2 字节状态）"},
+                      c);
   }
   for (Optimizer o : {Optimizer::kMomentum, Optimizer::kSgd}) {
     if (lighter || optimizerStateCount(o) >= optimizerStateCount(w.optimizer)) continue;
     Workload c = w;
     c.optimizer = o;
-    lighter = a.offer(std::string("optimizer ") + optimizerName(o) + " (" +
-                          std::to_string(optimizerStateCount(o)) + " state tensors per parameter)",
+    const std::string name = optimizerName(o), states = std::to_string(optimizerStateCount(o));
+    lighter = a.offer({"optimizer " + name + " (" + states + " state tensors per parameter)",
+                       "优化器 " + name + "（每个参数 " + states + " 个状态张量）"},
                       c);
   }
 }
+
+const Text kQloraAdvice{"QLoRA (4-bit base weights with LoRA adapters)",
+                        "QLoRA（4 位基础权重加 LoRA 适配器）"};
 
 /// Transformer training: recompute activations, then train adapters instead of every weight
 /// (LoRA, then QLoRA's 4-bit base).
@@ -128,10 +141,12 @@ void transformerTraining(const Advising& a) {
     if (rc <= w.recompute) continue;
     Workload c = w;
     c.recompute = rc;
-    const char* text =
+    const Text text =
         rc == Recompute::kSelective
-            ? "selective activation recomputation (recompute attention scores in backward)"
-            : "full activation recomputation (keep each layer's input, recompute the layer)";
+            ? Text{"selective activation recomputation (recompute attention scores in backward)",
+                   "选择性激活重计算（反向传播时重算注意力分数）"}
+            : Text{"full activation recomputation (keep each layer's input, recompute the layer)",
+                   "完全激活重计算（只保存每层输入，反向时重算该层）"};
     if (a.offer(text, c)) break;
   }
   Workload qlora = w;
@@ -140,12 +155,13 @@ void transformerTraining(const Advising& a) {
   if (w.finetune == Finetune::kNone || w.finetune == Finetune::kFull) {
     Workload c = w;
     c.finetune = Finetune::kLora;
-    if (!a.offer("LoRA fine-tuning (rank " + std::to_string(w.lora_rank) +
-                     " adapters; the base weights frozen)",
+    const std::string rank = std::to_string(w.lora_rank);
+    if (!a.offer({"LoRA fine-tuning (rank " + rank + " adapters; the base weights frozen)",
+                  "LoRA 微调（秩 " + rank + " 的适配器；基础权重冻结）"},
                  c))
-      a.offer("QLoRA (4-bit base weights with LoRA adapters)", qlora);
+      a.offer(kQloraAdvice, qlora);
   } else if (w.finetune == Finetune::kLora) {
-    a.offer("QLoRA (4-bit base weights with LoRA adapters)", qlora);
+    a.offer(kQloraAdvice, qlora);
   }
 }
 
@@ -159,8 +175,9 @@ void transformerInference(const Advising& a) {
     if (dtypeBits(d) >= bits) continue;
     Workload c = w;
     c.weight_dtype = d;
-    if (a.offer(std::string("weights quantized to ") + dtypeName(d) + " (group size " +
-                    std::to_string(w.quant_group_size) + ")",
+    const std::string dtype = dtypeName(d), group = std::to_string(w.quant_group_size);
+    if (a.offer({"weights quantized to " + dtype + " (group size " + group + ")",
+                 "权重量化为 " + dtype + "（分组大小 " + group + "）"},
                 c))
       break;
   }
@@ -169,7 +186,7 @@ void transformerInference(const Advising& a) {
   if (kv_bits > 8) {
     Workload c = w;
     c.kv_dtype = DType::kFp8;
-    a.offer("KV cache in fp8", c);
+    a.offer({"KV cache in fp8", "KV 缓存使用 fp8"}, c);
   }
 }
 
@@ -179,8 +196,9 @@ void higherZeroStage(const Advising& a) {
   for (int s = a.w.hardware.parallel.zero + 1; s <= 3; ++s) {
     Workload c = a.w;
     c.hardware.parallel.zero = s;
-    if (a.offer("ZeRO stage " + std::to_string(s) + " over the " +
-                    std::to_string(a.fit.data_parallel) + " data-parallel GPUs",
+    const std::string stage = std::to_string(s), dp = std::to_string(a.fit.data_parallel);
+    if (a.offer({"ZeRO stage " + stage + " over the " + dp + " data-parallel GPUs",
+                 "在 " + dp + " 个数据并行 GPU 上使用 ZeRO 第 " + stage + " 阶段"},
                 c))
       break;
   }
@@ -195,13 +213,14 @@ void moreGpus(const Advising& a) {
     c.hardware.parallel.gpus = p.gpus * factor;
     const int64_t dp = c.hardware.parallel.dataParallel();
     if (a.w.batch % (dp * p.microbatchCount()) != 0) return;  // the batch no longer splits
-    if (a.offer(std::to_string(c.hardware.parallel.gpus) + " GPUs (data parallel " +
-                    std::to_string(dp) + ")",
+    const std::string gpus = std::to_string(c.hardware.parallel.gpus);
+    if (a.offer({gpus + " GPUs (data parallel " + std::to_string(dp) + ")",
+                 gpus + " 个 GPU（数据并行 " + std::to_string(dp) + "）"},
                 c))
       return;
     if (a.train() && p.zero < 3) {
       c.hardware.parallel.zero = 3;
-      if (a.offer(std::to_string(c.hardware.parallel.gpus) + " GPUs with ZeRO stage 3", c)) return;
+      if (a.offer({gpus + " GPUs with ZeRO stage 3", gpus + " 个 GPU，ZeRO 第 3 阶段"}, c)) return;
     }
   }
 }
@@ -214,7 +233,8 @@ void tensorParallelInference(const Advising& a) {
     Workload c = a.w;
     c.hardware.parallel.gpus = p.gpus * factor;
     c.hardware.parallel.tp = p.tp * factor;
-    if (a.offer("tensor parallel over " + std::to_string(c.hardware.parallel.tp) + " GPUs", c))
+    const std::string tp = std::to_string(c.hardware.parallel.tp);
+    if (a.offer({"tensor parallel over " + tp + " GPUs", "在 " + tp + " 个 GPU 上张量并行"}, c))
       return;
   }
 }

@@ -29,6 +29,9 @@ const char* errorCodeName(ErrorCode code) {
 InputError::InputError(ErrorCode code, std::string path, std::string message)
     : InputError(Error{code, std::move(path), std::move(message)}) {}
 
+InputError::InputError(ErrorCode code, std::string path, Text message)
+    : InputError(Error{code, std::move(path), std::move(message.en), std::move(message.zh)}) {}
+
 InputError::InputError(Error error)
     : std::runtime_error((error.path.empty() ? std::string("/") : error.path) + ": " +
                          error.message),

@@ -481,6 +481,75 @@ void explainLayers(const Model& model, const Report& r, const Writer& t,
   }
 }
 
+/// What an input of a row's formula is (transformer_estimate.cpp's addRows names them).
+Words rowInputLabel(const std::string& figure, const std::string& name) {
+  static const std::map<std::string, Words> labels = {
+      {"batch", {"batch size", "批量大小"}},
+      {"tokens", {"tokens per sequence through the row", "每个序列经过该行的词元数"}},
+      {"macs/per_sequence", {"MACs of one sequence", "单个序列的乘加运算"}},
+      {"activation_bytes/per_sequence",
+       {"bytes one sequence keeps for backward", "单个序列为反向传播保存的字节数"}},
+      {"bytes_per_value", {"bytes per activation value", "每个激活值的字节数"}},
+      {"width", {"width of the tensor the row writes", "该行写出张量的宽度"}},
+      {"kept_per_token",
+       {"bytes kept for backward per token (Korthikanti et al. 2022, measured)",
+        "每个词元为反向传播保存的字节数（Korthikanti 等 2022，实测）"}},
+      {"hidden", {"hidden size", "隐藏维度"}},
+      {"q_width", {"query width (heads × head dimension)", "查询宽度（头数 × 头维度）"}},
+      {"k_width", {"key width (key/value heads × head dimension)", "键宽度（KV 头数 × 头维度）"}},
+      {"v_width", {"value width", "值宽度"}},
+      {"biases", {"biases (and attention sinks)", "偏置（及注意力汇聚参数）"}},
+      {"norms", {"norm parameters of the sublayer", "该子层的归一化参数"}},
+      {"relative_bias", {"relative position bias table (first layer)", "相对位置偏置表（第一层）"}},
+      {"mla_matrices", {"projection matrix elements (MLA)", "投影矩阵元素数（MLA）"}},
+      {"projections",
+       {"MACs per token of the q, k, v, o projections", "每个词元 q、k、v、o 投影的乘加运算"}},
+      {"keys", {"keys each token attends to", "每个词元关注的键数"}},
+      {"core_width", {"QKᵀ and AV MACs per token and key", "每个词元每个键的 QKᵀ 与 AV 乘加运算"}},
+      {"matrices",
+       {"MLP matrices (3 gated: gate, up, down; else 2)",
+        "MLP 矩阵数（门控为 3：gate、up、down；否则为 2）"}},
+      {"ffn", {"MLP intermediate size", "MLP 中间维度"}},
+      {"experts",
+       {"parameters of every expert, shared expert and router",
+        "全部专家、共享专家与路由器的参数"}},
+      {"active",
+       {"MACs per token of the active experts, shared expert and router",
+        "每个词元激活的专家、共享专家与路由器的乘加运算"}},
+      {"embeddings", {"embedding tables (token, position, type)", "嵌入表（词元、位置、类型）"}},
+      {"norm", {"embedding norm", "嵌入归一化"}},
+      {"vocab", {"vocabulary", "词表大小"}},
+  };
+  auto it = labels.find(figure + "/" + name);
+  if (it == labels.end()) it = labels.find(name);
+  return it != labels.end() ? it->second : Words{name.c_str(), name.c_str()};
+}
+
+/// Transformer rows: each figure from the formula the estimator recorded with it.
+void explainRowFormulas(const Report& r, const Writer& t, std::vector<Explanation>& out) {
+  for (size_t i = 0; i < r.layers.size(); ++i) {
+    const LayerReport& row = r.layers[i];
+    for (const RowFormula& f : row.formulas) {
+      std::vector<FormulaTerm> inputs;
+      for (const TermInput& in : f.inputs) {
+        inputs.push_back({in.name, t.w(rowInputLabel(f.figure, in.name)),
+                          Writer::num(in.value) + (in.note.empty() ? "" : " (" + in.note + ")")});
+      }
+      const bool bytes = f.figure == "activation_bytes";
+      const int64_t value = bytes                ? row.activation_bytes
+                            : f.figure == "macs" ? row.macs
+                                                 : row.params;
+      const Words title = bytes                ? Words{"activation memory", "激活内存"}
+                          : f.figure == "macs" ? Words{"MACs", "乘加运算 (MACs)"}
+                                               : Words{"parameters", "参数量"};
+      out.push_back(make("/layers/" + std::to_string(i) + "/" + f.figure,
+                         row.name + ": " + t.w(title), f.formula, std::move(inputs),
+                         substitute(f.formula, f.inputs),
+                         bytes ? t.bytes(value) : Writer::num(value)));
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<Language> parseLanguage(const std::string& name) {
@@ -497,6 +566,7 @@ std::vector<Explanation> explainReport(const Model& model, const Report& report,
   explainMemory(report, t, out);
   explainGpu(report, t, out);
   explainLayers(model, report, t, out);
+  explainRowFormulas(report, t, out);
   return out;
 }
 

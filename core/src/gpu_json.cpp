@@ -233,6 +233,7 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
   json advice = json::array();
   for (const Advice& a : f.advice) {
     advice.push_back({{"change", a.change},
+                      {"change_zh", a.change_zh},
                       {"set", workloadPatch(w, a.workload)},
                       {"grad_accumulation", a.grad_accumulation},
                       {"per_gpu_bytes", a.per_gpu_bytes},

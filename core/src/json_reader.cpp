@@ -55,42 +55,54 @@ const json& ObjectReader::require(const std::string& key) const {
   const json* v = find(key);
   if (!v) {
     throw InputError(ErrorCode::kMissingField, childPath(path_, key),
-                     "required field '" + key + "' is missing");
+                     Text{"required field '" + key + "' is missing", "缺少必填字段 '" + key + "'"});
   }
   return *v;
 }
 
+namespace {
+
+Text mustBe(const std::string& what_en, const std::string& what_zh, const std::string& value) {
+  return {"must be " + what_en + ", not " + value, "必须是" + what_zh + "，而不是 " + value};
+}
+
+Text atLeast(int64_t min, int64_t value) {
+  return {"must be at least " + std::to_string(min) + ", not " + std::to_string(value),
+          "必须至少为 " + std::to_string(min) + "，而不是 " + std::to_string(value)};
+}
+
+Text aboveLargest(const std::string& value, int64_t max) {
+  return {"is " + value + ", above the largest allowed " + std::to_string(max),
+          "为 " + value + "，超过允许的最大值 " + std::to_string(max)};
+}
+
+}  // namespace
+
 int64_t readInt(const json& value, const std::string& path, int64_t min, int64_t max) {
   if (value.is_number_unsigned()) {
     if (value.get<uint64_t>() > static_cast<uint64_t>(max)) {
-      throw InputError(ErrorCode::kTooLarge, path,
-                       "is " + value.dump() + ", above the largest allowed " + std::to_string(max));
+      throw InputError(ErrorCode::kTooLarge, path, aboveLargest(value.dump(), max));
     }
     int64_t v = static_cast<int64_t>(value.get<uint64_t>());
     if (v < min) {
-      throw InputError(ErrorCode::kValue, path,
-                       "must be at least " + std::to_string(min) + ", not " + std::to_string(v));
+      throw InputError(ErrorCode::kValue, path, atLeast(min, v));
     }
     return v;
   }
   if (value.is_number_integer()) {
     int64_t v = value.get<int64_t>();
     if (v < min) {
-      throw InputError(ErrorCode::kValue, path,
-                       "must be at least " + std::to_string(min) + ", not " + std::to_string(v));
+      throw InputError(ErrorCode::kValue, path, atLeast(min, v));
     }
     if (v > max) {
-      throw InputError(
-          ErrorCode::kTooLarge, path,
-          "is " + std::to_string(v) + ", above the largest allowed " + std::to_string(max));
+      throw InputError(ErrorCode::kTooLarge, path, aboveLargest(std::to_string(v), max));
     }
     return v;
   }
   if (value.is_number_float()) {
-    throw InputError(ErrorCode::kType, path, "must be an integer, not " + value.dump());
+    throw InputError(ErrorCode::kType, path, mustBe("an integer", "整数", value.dump()));
   }
-  throw InputError(ErrorCode::kType, path,
-                   std::string("must be an integer, not ") + jsonTypeName(value));
+  throw InputError(ErrorCode::kType, path, mustBe("an integer", "整数", jsonTypeName(value)));
 }
 
 int64_t ObjectReader::requiredInt(const std::string& key, int64_t min, int64_t max) const {
@@ -108,14 +120,15 @@ double ObjectReader::optionalNumber(const std::string& key, double fallback, dou
   const json* v = find(key);
   if (!v) return fallback;
   if (!v->is_number()) {
-    throw InputError(ErrorCode::kType, pathOf(key),
-                     std::string("must be a number, not ") + jsonTypeName(*v));
+    throw InputError(ErrorCode::kType, pathOf(key), mustBe("a number", "数字", jsonTypeName(*v)));
   }
   double d = v->get<double>();
   if (!std::isfinite(d) || d < min || d > max) {
-    throw InputError(
-        ErrorCode::kValue, pathOf(key),
-        "must be between " + json(min).dump() + " and " + json(max).dump() + ", not " + v->dump());
+    throw InputError(ErrorCode::kValue, pathOf(key),
+                     Text{"must be between " + json(min).dump() + " and " + json(max).dump() +
+                              ", not " + v->dump(),
+                          "必须在 " + json(min).dump() + " 到 " + json(max).dump() +
+                              " 之间，而不是 " + v->dump()});
   }
   return d;
 }
@@ -125,7 +138,7 @@ bool ObjectReader::optionalBool(const std::string& key, bool fallback) const {
   if (!v) return fallback;
   if (!v->is_boolean()) {
     throw InputError(ErrorCode::kType, pathOf(key),
-                     std::string("must be true or false, not ") + jsonTypeName(*v));
+                     mustBe("true or false", " true 或 false", jsonTypeName(*v)));
   }
   return v->get<bool>();
 }
@@ -133,8 +146,7 @@ bool ObjectReader::optionalBool(const std::string& key, bool fallback) const {
 std::string ObjectReader::requiredString(const std::string& key) const {
   const json& v = require(key);
   if (!v.is_string()) {
-    throw InputError(ErrorCode::kType, pathOf(key),
-                     std::string("must be a string, not ") + jsonTypeName(v));
+    throw InputError(ErrorCode::kType, pathOf(key), mustBe("a string", "字符串", jsonTypeName(v)));
   }
   return v.get<std::string>();
 }
@@ -151,7 +163,9 @@ Pair2 ObjectReader::requiredPair(const std::string& key, int64_t min, int64_t ma
     if (v.size() != 2) {
       throw InputError(
           ErrorCode::kValue, p,
-          "must be one integer or [height, width], not " + std::to_string(v.size()) + " values");
+          Text{
+              "must be one integer or [height, width], not " + std::to_string(v.size()) + " values",
+              "必须是一个整数或 [高, 宽]，而不是 " + std::to_string(v.size()) + " 个值"});
     }
     return {readInt(v[0], pathOf(key, 0), min, max), readInt(v[1], pathOf(key, 1), min, max)};
   }
@@ -172,7 +186,8 @@ void ObjectReader::rejectUnknown(std::initializer_list<const char*> allowed) con
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
       throw InputError(ErrorCode::kUnknownField, pathOf(it.key()),
-                       "unknown field '" + it.key() + "' (allowed here: " + list + ")");
+                       Text{"unknown field '" + it.key() + "' (allowed here: " + list + ")",
+                            "未知字段 '" + it.key() + "'（此处允许：" + list + "）"});
     }
   }
 }

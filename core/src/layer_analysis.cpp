@@ -19,17 +19,26 @@ constexpr int64_t kStatBytes = 4;   // normalisation statistics are fp32 whateve
 constexpr int64_t kIndexBytes = 8;  // int64 indices (max pooling, embedding ids)
 constexpr int64_t kMaskBytes = 1;   // torch.bool
 
+/// Throws `message` about `layer` (at `field`, or the layer), in both languages where the
+/// message is written in both.
+[[noreturn]] void fail(const Layer& layer, const std::string& field, ErrorCode code,
+                       const Text& message) {
+  throw InputError(code, field.empty() ? layer.path : fieldPath(layer, field),
+                   Text{"layer '" + layer.name + "': " + message.en,
+                        message.zh.empty() ? "" : "层 '" + layer.name + "'：" + message.zh});
+}
+
 [[noreturn]] void fail(const Layer& layer, const std::string& field, ErrorCode code,
                        const std::string& message) {
-  throw InputError(code, field.empty() ? layer.path : fieldPath(layer, field),
-                   "layer '" + layer.name + "': " + message);
+  fail(layer, field, code, Text{message, ""});
 }
 
 void requireRank(const Layer& layer, const Shape& in, size_t rank, const char* layout) {
   if (in.size() != rank) {
+    const std::string r = std::to_string(rank), got = shapeToString(in);
     fail(layer, "", ErrorCode::kShape,
-         std::string(layer.type) + " needs a " + std::to_string(rank) + "-D input " + layout +
-             ", got " + shapeToString(in));
+         Text{layer.type + " needs a " + r + "-D input " + layout + ", got " + got,
+              layer.type + " 需要 " + r + " 维输入 " + layout + "，实际为 " + got});
   }
 }
 
@@ -40,10 +49,14 @@ int64_t windowOutput(const Layer& layer, const char* axis, int64_t size, int64_t
   const int64_t span = checkedAdd(checkedMul(dilation, kernel - 1), 1);
   const int64_t room = checkedSub(checkedAdd(size, checkedMul(2, pad)), span);
   if (room < 0) {
+    const std::string zh_axis = std::string(axis) == "height" ? "高度" : "宽度";
     fail(layer, "kernel", ErrorCode::kShape,
-         std::string("output ") + axis + " would be <= 0: input " + axis + " " +
-             std::to_string(size) + " + 2 x padding " + std::to_string(pad) +
-             " is smaller than the kernel's extent " + std::to_string(span));
+         Text{std::string("output ") + axis + " would be <= 0: input " + axis + " " +
+                  std::to_string(size) + " + 2 x padding " + std::to_string(pad) +
+                  " is smaller than the kernel's extent " + std::to_string(span),
+              "输出" + zh_axis + "将 <= 0：输入" + zh_axis + " " + std::to_string(size) +
+                  " + 2 × padding " + std::to_string(pad) + " 小于卷积核的跨度 " +
+                  std::to_string(span)});
   }
   int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
   if (ceil_mode && (out - 1) * stride >= size + pad) --out;
@@ -64,9 +77,11 @@ Shape broadcast(const Layer& layer, const std::vector<Shape>& inputs) {
         o = d;
         continue;
       }
+      const std::string a = shapeToString(inputs[0]), b = shapeToString(s);
       fail(layer, "inputs", ErrorCode::kShape,
-           layer.type + " of incompatible shapes " + shapeToString(inputs[0]) + " and " +
-               shapeToString(s) + " (dimensions must be equal or 1)");
+           Text{layer.type + " of incompatible shapes " + a + " and " + b +
+                    " (dimensions must be equal or 1)",
+                layer.type + " 的形状 " + a + " 与 " + b + " 不兼容（各维必须相等或为 1）"});
     }
   }
   return out;
@@ -98,14 +113,19 @@ struct Analyzer {
     requireRank(layer, in[0], 3, "[C, H, W]");
     const int64_t cin = in[0][0];
     if (c.in_channels && c.in_channels != cin) {
+      const std::string given = std::to_string(c.in_channels), has = std::to_string(cin);
       fail(layer, "in_channels", ErrorCode::kShape,
-           "in_channels is " + std::to_string(c.in_channels) + " but the input has " +
-               std::to_string(cin) + " channels");
+           Text{"in_channels is " + given + " but the input has " + has + " channels",
+                "in_channels 为 " + given + "，但输入有 " + has + " 个通道"});
     }
     if (cin % c.groups || c.out_channels % c.groups) {
+      const std::string g = std::to_string(c.groups), ci = std::to_string(cin),
+                        co = std::to_string(c.out_channels);
       fail(layer, "groups", ErrorCode::kShape,
-           "groups " + std::to_string(c.groups) + " must divide both in channels (" +
-               std::to_string(cin) + ") and out_channels (" + std::to_string(c.out_channels) + ")");
+           Text{"groups " + g + " must divide both in channels (" + ci + ") and out_channels (" +
+                    co + ")",
+                "groups " + g + " 必须同时整除输入通道数（" + ci + "）和 out_channels（" + co +
+                    "）"});
     }
     Pair2 pad = c.padding;
     if (c.padding_same) {
@@ -133,10 +153,13 @@ struct Analyzer {
     if (in[0].empty()) fail(layer, "", ErrorCode::kShape, "linear needs a non-scalar input");
     const int64_t fin = in[0].back();
     if (l.in_features && l.in_features != fin) {
+      const std::string given = std::to_string(l.in_features), last = std::to_string(fin),
+                        shape = shapeToString(in[0]);
       fail(layer, "in_features", ErrorCode::kShape,
-           "in_features is " + std::to_string(l.in_features) +
-               " but the input's last dimension is " + std::to_string(fin) + " (shape " +
-               shapeToString(in[0]) + "; add a flatten?)");
+           Text{"in_features is " + given + " but the input's last dimension is " + last +
+                    " (shape " + shape + "; add a flatten?)",
+                "in_features 为 " + given + "，但输入的最后一维为 " + last + "（形状 " + shape +
+                    "；需要先加 flatten？）"});
     }
     r.output = in[0];
     r.output.back() = l.out_features;

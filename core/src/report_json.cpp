@@ -146,7 +146,9 @@ std::string dumpJson(const json& value, int indent) {
 }
 
 json errorToJson(const Error& e) {
-  return {{"error", {{"code", errorCodeName(e.code)}, {"path", e.path}, {"message", e.message}}}};
+  json j = {{"code", errorCodeName(e.code)}, {"path", e.path}, {"message", e.message}};
+  if (!e.message_zh.empty()) j["message_zh"] = e.message_zh;
+  return {{"error", std::move(j)}};
 }
 
 }  // namespace dlcost

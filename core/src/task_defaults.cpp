@@ -117,4 +117,23 @@ json taskDefaultsJson() {
   return out;
 }
 
+const TaskDefaults* findTask(const std::string& task, bool transformer) {
+  const char* kind = transformer ? "transformer" : "layer_graph";
+  for (const TaskDefaults& d : taskDefaults())
+    if (d.task == task && d.model_kind == kind) return &d;
+  return nullptr;
+}
+
+json applyTask(const TaskDefaults& task, json workload) {
+  if (!workload.is_object()) workload = json::object();
+  for (auto it = task.set.begin(); it != task.set.end(); ++it) {
+    if (it->is_null()) {
+      workload.erase(it.key());
+    } else {
+      workload[it.key()] = *it;
+    }
+  }
+  return workload;
+}
+
 }  // namespace dlcost

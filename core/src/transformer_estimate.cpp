@@ -947,19 +947,33 @@ LayerParams layerParams(const Transformer& t) {
   return lp;
 }
 
+/// Sets `figure`'s formula of row `l` (replacing the row's plain one).
+void setFormula(LayerReport& l, RowFormula f) {
+  for (RowFormula& have : l.formulas) {
+    if (have.figure == f.figure) {
+      have = std::move(f);
+      return;
+    }
+  }
+  l.formulas.push_back(std::move(f));
+}
+
 /// Appends the report's rows: embeddings, each layer's attention (cross-attention) and MLP,
-/// final norms, pooler, LM head and adapters, at the workload's batch.
+/// final norms, pooler, LM head and adapters, at the workload's batch. Each row carries the
+/// formulas its figures follow from (per sequence times the batch; attention and MLP rows
+/// spelled out), which explain.cpp writes out.
 void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
              const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
   const TransformerParams& tp = r.transformer->params;
   const int64_t b = w.batch, e = s.value_bytes, h = t.hidden;
+  const std::string value_note = dtypeName(s.layout.activations);
   // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
   // in the precision's format) plus their input read and output written.
   const int block_bits = dtypeBits(s.weight_dtype);
   const int other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
   auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
                  int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
-                 int64_t saved_per_seq) {
+                 int64_t saved_per_seq) -> LayerReport& {
     LayerReport l;
     l.name = row_name;
     l.type = type;
@@ -968,14 +982,49 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
     l.macs = mul(macs_per_seq, b);
     l.activation_bytes = s.train ? mul(saved_per_seq, b) : mul(tokens, e, mul(width, b));
     l.bytes_accessed = add(weight_bytes, mul(e, add(h, width), mul(tokens, b)));
+    if (macs_per_seq)
+      l.formulas.push_back(
+          {"macs", "batch × per_sequence", {{"batch", b, ""}, {"per_sequence", macs_per_seq, ""}}});
+    if (s.train) {
+      l.formulas.push_back({"activation_bytes",
+                            "batch × per_sequence",
+                            {{"batch", b, ""}, {"per_sequence", saved_per_seq, ""}}});
+    } else {
+      // Inference rows show the tensor each writes.
+      l.formulas.push_back({"activation_bytes",
+                            "batch × tokens × bytes_per_value × width",
+                            {{"batch", b, ""},
+                             {"tokens", tokens, ""},
+                             {"bytes_per_value", e, value_note},
+                             {"width", width, ""}}});
+    }
     r.layers.push_back(std::move(l));
+    return r.layers.back();
   };
+  // Training rows of a layer keep kept_per_token bytes for each token.
+  auto kept = [&](LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") {
+    if (!s.train) return;
+    setFormula(l,
+               {"activation_bytes",
+                "batch × tokens × kept_per_token",
+                {{"batch", b, ""}, {"tokens", tokens, ""}, {"kept_per_token", per_token, note}}});
+  };
+  const std::string recompute = std::string("recompute ") + recomputeName(w.recompute);
   const LayerParams lp = layerParams(t);
   // An embedding lookup reads one table row per token.
   const int64_t first_tokens = f.stacks.front().tokens;
-  row("embeddings", "embedding", first_tokens, h,
-      add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
-      bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
+  LayerReport& embed = row("embeddings", "embedding", first_tokens, h,
+                           add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
+                           bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
+  setFormula(embed,
+             {"params",
+              "embeddings + norm",
+              {{"embeddings", tp.embeddings, ""}, {"norm", t.embedding_norm ? lp.norm : 0, ""}}});
+  // Attention projections: q and o are hidden x q_width, k and v hidden x their widths
+  // (attentionMatrixElements); MLA's low-rank pairs are summed as one input.
+  const int64_t attn_matrices = attentionMatrixElements(t);
+  const bool mla = t.kv_lora_rank > 0;
+  const int64_t mlp_kinds = t.gated_mlp ? 3 : 2;
   for (size_t si = 0; si < f.stacks.size(); ++si) {
     const Stack& st = f.stacks[si];
     const int64_t cross_macs =
@@ -983,33 +1032,94 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
                        mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
                  : 0;
     for (int64_t i = 0; i < st.layers; ++i) {
+      const int64_t keys = attendedKeys(t, i, st.context);
       const int64_t attn_macs =
-          mul(st.tokens,
-              add(attentionLinearMacs(t), attentionCoreMacs(t, attendedKeys(t, i, st.context))));
+          mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, keys)));
       const bool moe = isMoeLayer(t, i);
       const std::string base = st.prefix + std::to_string(i) + ".";
       int64_t attn_p = add(lp.attention, lp.attention_norms);
-      if (t.positions == PositionKind::kRelativeBias && i == 0)
-        attn_p = add(attn_p, mul(t.relative_buckets, t.heads));
-      row(base + "attention", "attention", st.tokens, h, attn_p, bytesForBits(attn_p, block_bits),
-          attn_macs, mul(st.tokens, attentionKeptPerToken(t, w, s, st, i)));
+      const int64_t relative_bias = t.positions == PositionKind::kRelativeBias && i == 0
+                                        ? mul(t.relative_buckets, t.heads)
+                                        : 0;
+      attn_p = add(attn_p, relative_bias);
+      const int64_t attn_per_token = attentionKeptPerToken(t, w, s, st, i);
+      LayerReport& attn =
+          row(base + "attention", "attention", st.tokens, h, attn_p,
+              bytesForBits(attn_p, block_bits), attn_macs, mul(st.tokens, attn_per_token));
+      const std::string rel = relative_bias ? " + relative_bias" : "";
+      std::vector<TermInput> p_in;
+      if (mla) {
+        p_in = {{"mla_matrices", attn_matrices, ""}};
+      } else {
+        p_in = {{"hidden", h, ""},
+                {"q_width", queryWidth(t), ""},
+                {"k_width", keyWidth(t), ""},
+                {"v_width", valueWidth(t), ""}};
+      }
+      p_in.push_back({"biases", lp.attention - attn_matrices, ""});
+      p_in.push_back({"norms", lp.attention_norms, ""});
+      if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
+      setFormula(attn,
+                 {"params",
+                  (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
+                      std::string(" + biases + norms") + rel,
+                  std::move(p_in)});
+      // The attention core's MACs per token are linear in the keys attended.
+      setFormula(attn, {"macs",
+                        "batch × tokens × (projections + keys × core_width)",
+                        {{"batch", b, ""},
+                         {"tokens", st.tokens, ""},
+                         {"projections", attentionLinearMacs(t), ""},
+                         {"keys", keys, ""},
+                         {"core_width", attentionCoreMacs(t, 1), ""}}});
+      kept(attn, st.tokens, attn_per_token, recompute);
       if (st.cross) {
         const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
-        row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
-            bytesForBits(cross_p, block_bits), cross_macs,
-            mul(st.tokens, crossKeptPerToken(t, w, s, st)));
+        const int64_t cross_per_token = crossKeptPerToken(t, w, s, st);
+        LayerReport& cross =
+            row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+                bytesForBits(cross_p, block_bits), cross_macs, mul(st.tokens, cross_per_token));
+        kept(cross, st.tokens, cross_per_token, recompute);
       }
       const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
-      row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
-          bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
-          mul(st.tokens, mlpKeptPerToken(t, s, i)));
+      const int64_t mlp_per_token = mlpKeptPerToken(t, s, i);
+      LayerReport& mlp = row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
+                             bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
+                             mul(st.tokens, mlp_per_token));
+      if (moe) {
+        setFormula(mlp, {"params",
+                         "experts + norms",
+                         {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
+        setFormula(mlp,
+                   {"macs",
+                    "batch × tokens × active",
+                    {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
+      } else {
+        const int64_t matrices = mul(mlp_kinds, h, t.ffn);
+        setFormula(mlp, {"params",
+                         "matrices × hidden × ffn + biases + norms",
+                         {{"matrices", mlp_kinds, ""},
+                          {"hidden", h, ""},
+                          {"ffn", t.ffn, ""},
+                          {"biases", lp.dense_mlp - matrices, ""},
+                          {"norms", lp.mlp_norms, ""}}});
+        setFormula(mlp, {"macs",
+                         "batch × tokens × matrices × hidden × ffn",
+                         {{"batch", b, ""},
+                          {"tokens", st.tokens, ""},
+                          {"matrices", mlp_kinds, ""},
+                          {"hidden", h, ""},
+                          {"ffn", t.ffn, ""}}});
+      }
+      kept(mlp, st.tokens, mlp_per_token, recompute);
     }
     if (t.final_norm) {
       const std::string norm_name = f.stacks.size() > 1
                                         ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
                                         : "final_norm";
-      row(norm_name, "norm", st.tokens, h, lp.norm, bytesForBits(lp.norm, other_bits), 0,
-          mul(st.tokens, e, h));
+      LayerReport& norm = row(norm_name, "norm", st.tokens, h, lp.norm,
+                              bytesForBits(lp.norm, other_bits), 0, mul(st.tokens, e, h));
+      kept(norm, st.tokens, mul(e, h));
     }
   }
   if (t.pooler)
@@ -1017,9 +1127,16 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
         mem.pooler_saved);
   if (s.decoder_side) {
     // A tied head still reads the whole vocab x hidden matrix.
-    row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
+    LayerReport& head = row(
+        "lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
         tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
         mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
+    setFormula(head, {"macs",
+                      "batch × tokens × hidden × vocab",
+                      {{"batch", b, ""},
+                       {"tokens", f.logit_tokens, ""},
+                       {"hidden", h, ""},
+                       {"vocab", t.vocab, ""}}});
   }
   if (s.lora && s.train) {
     row("lora_adapters", "lora", f.stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),

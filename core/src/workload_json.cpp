@@ -22,69 +22,82 @@ namespace {
 /// exponent may already have been rounded by the JSON reader.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
 
+/// Throws `problem`, followed by what the field accepts, in both languages.
 [[noreturn]] void fail(ErrorCode code, const WorkloadField& f, const std::string& path,
-                       const std::string& problem) {
-  throw InputError(code, path, problem + " (" + f.key + ": " + describeAccepted(f) + ")");
+                       const Text& problem) {
+  const Text accepts = describeAcceptedText(f);
+  throw InputError(code, path,
+                   Text{problem.en + " (" + f.key + ": " + accepts.en + ")",
+                        problem.zh + "（" + f.key + "：" + accepts.zh + "）"});
+}
+
+Text atLeast(const WorkloadField& f, const std::string& value) {
+  return {"must be at least " + formatBound(f.min) + ", not " + value,
+          "必须至少为 " + formatBound(f.min) + "，而不是 " + value};
+}
+
+Text aboveLargest(const std::string& value, const WorkloadField& f) {
+  return {"is " + value + ", above the largest allowed " + formatBound(f.max),
+          "为 " + value + "，超过允许的最大值 " + formatBound(f.max)};
+}
+
+/// "must be <what>, not <value>".
+Text mustBe(const std::string& what_en, const std::string& what_zh, const std::string& value) {
+  return {"must be " + what_en + ", not " + value, "必须是" + what_zh + "，而不是 " + value};
 }
 
 json checkInteger(const WorkloadField& f, const json& v, const std::string& path) {
   int64_t n = 0;
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-    fail(ErrorCode::kTooLarge, f, path,
-         "is " + v.dump() + ", above the largest allowed " + formatBound(f.max));
+    fail(ErrorCode::kTooLarge, f, path, aboveLargest(v.dump(), f));
   } else if (v.is_number_integer()) {
     n = v.get<int64_t>();
   } else if (v.is_number_float()) {
     const double d = v.get<double>();
-    if (std::floor(d) != d) fail(ErrorCode::kType, f, path, "must be an integer, not " + v.dump());
-    if (std::fabs(d) > kExactIntegerLimit) {
-      fail(ErrorCode::kTooLarge, f, path,
-           "is " + v.dump() + ", above the largest allowed " + formatBound(f.max));
-    }
+    if (std::floor(d) != d) fail(ErrorCode::kType, f, path, mustBe("an integer", "整数", v.dump()));
+    if (std::fabs(d) > kExactIntegerLimit)
+      fail(ErrorCode::kTooLarge, f, path, aboveLargest(v.dump(), f));
     n = static_cast<int64_t>(d);
   } else {
-    fail(ErrorCode::kType, f, path, std::string("must be an integer, not ") + jsonTypeName(v));
+    fail(ErrorCode::kType, f, path, mustBe("an integer", "整数", jsonTypeName(v)));
   }
   // Integer bounds are whole and at most 2^60, exact as doubles: compare as integers.
   if (n < static_cast<int64_t>(f.min)) {
-    fail(ErrorCode::kValue, f, path,
-         "must be at least " + formatBound(f.min) + ", not " + std::to_string(n));
+    fail(ErrorCode::kValue, f, path, atLeast(f, std::to_string(n)));
   }
-  if (n > static_cast<int64_t>(f.max)) {
-    fail(ErrorCode::kTooLarge, f, path,
-         "is " + std::to_string(n) + ", above the largest allowed " + formatBound(f.max));
-  }
+  if (n > static_cast<int64_t>(f.max))
+    fail(ErrorCode::kTooLarge, f, path, aboveLargest(std::to_string(n), f));
   return n;
 }
 
 json checkNumber(const WorkloadField& f, const json& v, const std::string& path) {
   if (!v.is_number()) {
-    fail(ErrorCode::kType, f, path, std::string("must be a number, not ") + jsonTypeName(v));
+    fail(ErrorCode::kType, f, path, mustBe("a number", "数字", jsonTypeName(v)));
   }
   const double d = v.get<double>();
-  if (!std::isfinite(d) || d < f.min) {
-    fail(ErrorCode::kValue, f, path,
-         "must be at least " + formatBound(f.min) + ", not " + v.dump());
-  }
+  if (!std::isfinite(d) || d < f.min) fail(ErrorCode::kValue, f, path, atLeast(f, v.dump()));
   if (d > f.max || (f.max_exclusive && d >= f.max)) {
+    const std::string max = formatBound(f.max);
     fail(ErrorCode::kValue, f, path,
-         std::string(f.max_exclusive ? "must be below " : "must be at most ") + formatBound(f.max) +
-             ", not " + v.dump());
+         f.max_exclusive ? mustBe("below " + max, "小于 " + max + " 的数字", v.dump())
+                         : mustBe("at most " + max, "不大于 " + max + " 的数字", v.dump()));
   }
   return d;
 }
 
 json checkEnum(const WorkloadField& f, const json& v, const std::string& path) {
   if (!v.is_string()) {
-    fail(ErrorCode::kType, f, path, std::string("must be a string, not ") + jsonTypeName(v));
+    fail(ErrorCode::kType, f, path, mustBe("a string", "字符串", jsonTypeName(v)));
   }
   const std::string& s = v.get_ref<const std::string&>();
   for (const EnumValue& e : f.values)
     if (e.name == s) return s;
   for (const auto& [other, value] : f.aliases)
     if (other == s) return value;
+  Text accepts = describeAcceptedText(f);
   throw InputError(ErrorCode::kValue, path,
-                   describeAccepted(f).replace(0, 6, "must be one of") + ", not \"" + s + "\"");
+                   Text{accepts.en.replace(0, 6, "must be one of") + ", not \"" + s + "\"",
+                        "必须是" + accepts.zh + "，而不是 \"" + s + "\""});
 }
 
 json checkNameList(const WorkloadField& f, const json& v, const std::string& path) {
@@ -104,18 +117,19 @@ json checkNameList(const WorkloadField& f, const json& v, const std::string& pat
     for (size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) {
         throw InputError(ErrorCode::kType, childPath(path, i),
-                         std::string("must be a module name, not ") + jsonTypeName(v[i]));
+                         mustBe("a module name", "模块名", jsonTypeName(v[i])));
       }
       names.push_back(v[i].get<std::string>());
     }
   } else {
-    fail(ErrorCode::kType, f, path, std::string("must be names, not ") + jsonTypeName(v));
+    fail(ErrorCode::kType, f, path, mustBe("names", "名称", jsonTypeName(v)));
   }
   // Which names exist depends on the architecture: the estimate checks them.
   std::vector<std::string> unique;
   for (const std::string& n : names)
     if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
-  if (unique.empty()) throw InputError(ErrorCode::kValue, path, "names no module");
+  if (unique.empty())
+    throw InputError(ErrorCode::kValue, path, Text{"names no module", "未给出任何模块"});
   return unique;
 }
 
@@ -168,7 +182,7 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
   const double field_unit = sizeUnitBytes(f);
   std::string unit = trim(s.substr(n));
   if (n == 0 || (!unit.empty() && field_unit == 0)) {
-    fail(ErrorCode::kType, f, path, "must be a number, not \"" + text + "\"");
+    fail(ErrorCode::kType, f, path, mustBe("a number", "数字", "\"" + text + "\""));
   }
   const std::string literal = s.substr(0, n);
   double scale = 1;  // from the written (or bare) unit to the field's unit
@@ -177,7 +191,8 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
     const double per = bytesPerUnitName(given);
     if (per == 0) {
       fail(ErrorCode::kValue, f, path,
-           "has an unknown unit \"" + given + "\" (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)");
+           Text{"has an unknown unit \"" + given + "\" (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)",
+                "的单位 \"" + given + "\" 未知（B、kB、MB、GB、TB、KiB、MiB、GiB、TiB）"});
     }
     scale = per / field_unit;
   }
@@ -188,14 +203,10 @@ json numberFromText(const WorkloadField& f, const std::string& text, const std::
     const auto [end, ec] = std::from_chars(begin, literal.data() + literal.size(), v);
     if (ec == std::errc() && end == literal.data() + literal.size())
       return checkFieldValue(f, v, path);
-    fail(ErrorCode::kTooLarge, f, path,
-         "is " + literal + ", above the largest allowed " + formatBound(f.max));
+    fail(ErrorCode::kTooLarge, f, path, aboveLargest(literal, f));
   }
   const double d = std::strtod(literal.c_str(), nullptr) * scale;
-  if (!std::isfinite(d)) {
-    fail(ErrorCode::kTooLarge, f, path,
-         "is " + literal + ", above the largest allowed " + formatBound(f.max));
-  }
+  if (!std::isfinite(d)) fail(ErrorCode::kTooLarge, f, path, aboveLargest(literal, f));
   // A size given in a larger unit is rounded to the nearest byte.
   if (scale != 1 && f.type == FieldType::kInteger && std::fabs(d) < kExactIntegerLimit) {
     return checkFieldValue(f, std::round(d), path);
@@ -226,8 +237,7 @@ json checkFieldValue(const WorkloadField& f, const json& v, const std::string& p
       return checkEnum(f, v, path);
     case FieldType::kBoolean:
       if (!v.is_boolean()) {
-        fail(ErrorCode::kType, f, path,
-             std::string("must be true or false, not ") + jsonTypeName(v));
+        fail(ErrorCode::kType, f, path, mustBe("true or false", " true 或 false", jsonTypeName(v)));
       }
       return v;
     case FieldType::kNameList:
@@ -235,7 +245,7 @@ json checkFieldValue(const WorkloadField& f, const json& v, const std::string& p
     case FieldType::kGpu:
       if (!v.is_string() && !v.is_object()) {
         fail(ErrorCode::kType, f, path,
-             std::string("must be a GPU name or object, not ") + jsonTypeName(v));
+             mustBe("a GPU name or object", " GPU 名称或对象", jsonTypeName(v)));
       }
       return v;  // parseGpu checks the name or the object
   }
@@ -250,11 +260,13 @@ Workload parseWorkload(const json& workload, const std::string& path, const Work
     std::string list;
     for (const WorkloadField& f : workloadFields()) list += (list.empty() ? "" : ", ") + f.key;
     throw InputError(ErrorCode::kUnknownField, r.pathOf(it.key()),
-                     "unknown field '" + it.key() + "' (allowed here: " + list + ", comment)");
+                     Text{"unknown field '" + it.key() + "' (allowed here: " + list + ", comment)",
+                          "未知字段 '" + it.key() + "'（此处允许：" + list + ", comment）"});
   }
   if (r.has("memory_gib") && r.has("memory_bytes")) {
     throw InputError(ErrorCode::kValue, r.pathOf("memory_bytes"),
-                     "give memory_gib or memory_bytes, not both");
+                     Text{"give memory_gib or memory_bytes, not both",
+                          "memory_gib 与 memory_bytes 只能给出一个"});
   }
   Workload w = base;
   for (const WorkloadField& f : workloadFields()) {
@@ -265,15 +277,18 @@ Workload parseWorkload(const json& workload, const std::string& path, const Work
   }
   if (w.finetune != Finetune::kNone && w.mode != Mode::kTrain) {
     throw InputError(ErrorCode::kValue, r.pathOf(r.has("mode") ? "mode" : "finetune"),
-                     "fine-tuning trains: give mode \"train\" with finetune");
+                     Text{"fine-tuning trains: give mode \"train\" with finetune",
+                          "微调需要训练：请与 finetune 一起给出 mode \"train\""});
   }
   const Parallelism& p = w.hardware.parallel;
   const int64_t model_split = p.tp * p.pp;  // both <= 2^20: no overflow
   if (p.gpus % model_split != 0) {
     const char* field = r.has("tp") ? "tp" : r.has("pp") ? "pp" : "gpus";
-    throw InputError(
-        ErrorCode::kValue, r.pathOf(field),
-        "tp x pp = " + std::to_string(model_split) + " must divide gpus " + std::to_string(p.gpus));
+    throw InputError(ErrorCode::kValue, r.pathOf(field),
+                     Text{"tp x pp = " + std::to_string(model_split) + " must divide gpus " +
+                              std::to_string(p.gpus),
+                          "tp × pp = " + std::to_string(model_split) + " 必须整除 gpus " +
+                              std::to_string(p.gpus)});
   }
   return w;
 }
@@ -306,7 +321,8 @@ json fieldFromText(const WorkloadField& f, const std::string& text, const std::s
     case FieldType::kBoolean: {
       const std::string s = trim(text);
       if (s == "true" || s == "false") return s == "true";
-      fail(ErrorCode::kType, f, path, "must be true or false, not \"" + text + "\"");
+      fail(ErrorCode::kType, f, path,
+           mustBe("true or false", " true 或 false", "\"" + text + "\""));
     }
     case FieldType::kEnum:
     case FieldType::kNameList:
@@ -326,7 +342,9 @@ json workloadFromText(const std::map<std::string, std::string>& texts,
     const std::string path = childPath("/workload", key);
     const WorkloadField* f = findWorkloadField(key);
     if (!f)
-      throw InputError(ErrorCode::kUnknownField, path, "unknown workload field '" + key + "'");
+      throw InputError(
+          ErrorCode::kUnknownField, path,
+          Text{"unknown workload field '" + key + "'", "未知的工作负载字段 '" + key + "'"});
     out[key] = fieldFromText(*f, text, path, bare_byte_unit);
   }
   return out;

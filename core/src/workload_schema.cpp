@@ -896,27 +896,60 @@ const WorkloadField* findWorkloadFlag(const std::string& flag) {
   return nullptr;
 }
 
-std::string describeAccepted(const WorkloadField& f) {
+namespace {
+
+/// A field's unit in Chinese (byte units and GB/s read the same).
+std::string unitZh(const std::string& unit) {
+  static const std::pair<const char*, const char*> kUnits[] = {
+      {"bytes", "字节"},
+      {"samples", "个样本"},
+      {"tokens", "个词元"},
+      {"sequences", "个序列"},
+      {"GPUs", "个 GPU"},
+      {"stages", "个阶段"},
+      {"nodes", "个节点"},
+      {"micro-batches", "个微批次"},
+      {"bits", "位"},
+      {"epochs", "轮"},
+      {"USD per GPU-hour", "美元/GPU·小时"}};
+  for (const auto& [en, zh] : kUnits)
+    if (unit == en) return zh;
+  return unit;
+}
+
+}  // namespace
+
+Text describeAcceptedText(const WorkloadField& f) {
   const std::string unit = f.unit.empty() ? "" : " " + f.unit;
+  // Chinese puts no space between the unit's characters and 的; a number or a Latin unit
+  // keeps one.
+  std::string unit_zh = f.unit.empty() ? " " : " " + unitZh(f.unit);
+  if (static_cast<unsigned char>(unit_zh.back()) < 0x80 && unit_zh.back() != ' ') unit_zh += " ";
+  const std::string lo = formatBound(f.min), hi = formatBound(f.max);
   switch (f.type) {
     case FieldType::kInteger:
-      return "an integer from " + formatBound(f.min) + " to " + formatBound(f.max) + unit;
+      return {"an integer from " + lo + " to " + hi + unit, lo + " 到 " + hi + unit_zh + "的整数"};
     case FieldType::kNumber:
-      return "a number from " + formatBound(f.min) + (f.max_exclusive ? " to below " : " to ") +
-             formatBound(f.max) + unit;
+      return {"a number from " + lo + (f.max_exclusive ? " to below " : " to ") + hi + unit,
+              lo + (f.max_exclusive ? " 到小于 " : " 到 ") + hi + unit_zh + "的数字"};
     case FieldType::kEnum: {
       std::string list;
       for (const EnumValue& v : f.values) list += (list.empty() ? "" : ", ") + v.name;
-      return "one of " + list;
+      return {"one of " + list, list + " 之一"};
     }
     case FieldType::kBoolean:
-      return "true or false";
+      return {"true or false", "true 或 false"};
     case FieldType::kNameList:
-      return "module names: an array, or one comma-separated string";
+      return {"module names: an array, or one comma-separated string",
+              "模块名：数组，或一个以逗号分隔的字符串"};
     case FieldType::kGpu:
-      return "a GPU preset name or a custom GPU object";
+      return {"a GPU preset name or a custom GPU object", "GPU 预设名或自定义 GPU 对象"};
   }
-  return "";
+  return {};
+}
+
+std::string describeAccepted(const WorkloadField& f) {
+  return describeAcceptedText(f).en;
 }
 
 double bytesPerUnitName(const std::string& name) {

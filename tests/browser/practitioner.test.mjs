@@ -109,39 +109,57 @@ describe('the question first', () => {
     });
   }
 
-  test("ResNet-50, batch 256, mixed, Adam on a 3090: the CLI's verdict from the first screen", T, async () => {
-    const { page, problems } = await openPage(session, { viewport: LAPTOP });
-    try {
-      await page.selectOption('#preset', 'resnet50');
-      await page.fill('#wl-batch', '256');
-      await page.selectOption('#wl-dtype', 'mixed');
-      await page.selectOption('#wl-optimizer', 'adam');
-      await page.selectOption('#wl-gpu', 'rtx-3090');
-      const ref = cli(
-        '--preset',
-        'resnet50',
-        '--mode',
-        'train',
-        '--batch',
-        '256',
-        '--dtype',
-        'mixed',
-        '--optimizer',
-        'adam',
-        '--gpu',
-        'rtx-3090',
-      );
-      const report = await lastReport(page);
-      assert.equal(report.memory.total, ref.memory.total);
-      assert.equal(await page.getAttribute('.fit-verdict', 'data-fits'), String(ref.gpu_fit.fits));
-      assert.equal(await page.innerText('#max-batch'), groupDigits(ref.gpu_fit.max_batch));
-      assert.ok(await onFirstScreen(page, '.fit-verdict'));
-      await screenshot(page, 'resnet50-3090-laptop');
-      assert.deepEqual(problems, []);
-    } finally {
-      await page.close();
-    }
-  });
+  for (const [name, viewport] of [
+    ['laptop', LAPTOP],
+    ['phone', PHONE],
+  ]) {
+    test(
+      `ResNet-50, batch 256, mixed, Adam on a 3090: the CLI's verdict from the first screen (${name})`,
+      T,
+      async () => {
+        const { page, problems } = await openPage(session, { viewport });
+        try {
+          await page.selectOption('#preset', 'resnet50');
+          await page.fill('#wl-batch', '256');
+          await page.selectOption('#wl-dtype', 'mixed');
+          await page.selectOption('#wl-optimizer', 'adam');
+          await page.selectOption('#wl-gpu', 'rtx-3090');
+          const ref = cli(
+            '--preset',
+            'resnet50',
+            '--mode',
+            'train',
+            '--batch',
+            '256',
+            '--dtype',
+            'mixed',
+            '--optimizer',
+            'adam',
+            '--gpu',
+            'rtx-3090',
+          );
+          const report = await lastReport(page);
+          assert.equal(report.memory.total, ref.memory.total);
+          assert.equal(await page.getAttribute('.fit-verdict', 'data-fits'), String(ref.gpu_fit.fits));
+          assert.equal(await page.innerText('#max-batch'), groupDigits(ref.gpu_fit.max_batch));
+          if (name === 'laptop') {
+            assert.ok(await onFirstScreen(page, '.fit-verdict'));
+          } else {
+            // The phone's pinned one-line verdict: fits or not and the largest batch, the CLI's.
+            assert.ok(await onFirstScreen(page, '#sticky-summary'));
+            const summary = await page.innerText('#sticky-summary');
+            assert.match(summary, ref.gpu_fit.fits ? /^Fits/ : /^Does not fit/);
+            assert.ok(summary.includes(String(ref.gpu_fit.max_batch)), summary);
+          }
+          await page.evaluate(() => scrollTo(0, 0));
+          await screenshot(page, `resnet50-3090-${name}`);
+          assert.deepEqual(problems, []);
+        } finally {
+          await page.close();
+        }
+      },
+    );
+  }
 });
 
 describe('tasks', () => {
@@ -266,7 +284,14 @@ describe('errors name their field', () => {
       await page.fill('#wl-batch', '0');
       assert.match(await page.innerText('#wl-batch-error'), /^Batch size: .*samples/);
       await page.selectOption('#lang', 'zh');
-      assert.match(await page.innerText('#wl-batch-error'), /^批大小: /);
+      // The field's name from the schema, the engine's sentence in Chinese (core writes both).
+      assert.match(
+        await page.innerText('#wl-batch-error'),
+        /^批大小: 必须至少为 1，而不是 0（batch：1 到 \d+ 个样本的整数）$/,
+      );
+      await page.fill('#wl-batch', '4');
+      await page.fill('#wl-memory', '-1');
+      assert.match(await page.innerText('#wl-memory-error'), /必须至少为 0，而不是 -1.*GiB/);
       await screenshot(page, 'error-named-zh');
       assert.deepEqual(problems, []);
     } finally {
@@ -329,6 +354,84 @@ describe('the layer editor', () => {
   });
 });
 
+describe('the layer list is one Tab stop', () => {
+  test('Tab passes the list in one press; arrows move between rows; Enter/F2 edit; Escape leaves', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      await page.selectOption('#preset', 'alexnet');
+      const active = () =>
+        page.evaluate(() => {
+          const el = document.activeElement;
+          const row = el.closest('.layer-row');
+          return {
+            id: el.id,
+            row: row ? row.dataset.index : null,
+            isRow: el.classList.contains('layer-row'),
+            tag: el.tagName,
+          };
+        });
+      const rows = await page.locator('.layer-row').count();
+      assert.ok(rows > 10, `${rows} rows`);
+      // From the last control before the list to the first after it: one press into the list,
+      // one out, whatever the number of rows (AlexNet: 23).
+      await page.focus('#model-input');
+      let presses = 0;
+      while (presses < 40 && (await active()).id !== 'add-type') {
+        await page.keyboard.press('Tab');
+        presses += 1;
+        if (presses === 1) assert.deepEqual(await active(), { id: '', row: '0', isRow: true, tag: 'LI' });
+      }
+      assert.equal(presses, 2, `${presses} Tab presses across a list of ${rows} rows`);
+      await page.keyboard.press('Shift+Tab');
+      assert.equal((await active()).row, '0');
+      // Arrows, Home and End move between rows; the list keeps one tab stop, on the row in focus.
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      assert.deepEqual(await active(), { id: '', row: '2', isRow: true, tag: 'LI' });
+      assert.deepEqual(await page.$$eval('.layer-row[tabindex="0"]', (ls) => ls.map((l) => l.dataset.index)), ['2']);
+      assert.equal(
+        await page.locator('.layer-list [tabindex="0"]:not(.layer-row)').count(),
+        0,
+        'no control in the Tab order',
+      );
+      await page.keyboard.press('End');
+      assert.equal((await active()).row, String(rows - 1));
+      await page.keyboard.press('Home');
+      assert.equal((await active()).row, '0');
+      await page.keyboard.press('ArrowDown');
+      // Enter edits the row: its fields, then Tab through its controls; Escape returns to the row.
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => document.activeElement.className), 'row-fields');
+      assert.equal((await active()).row, '1');
+      await page.keyboard.press('Tab');
+      assert.deepEqual(await active(), { id: '', row: '1', isRow: false, tag: 'BUTTON' });
+      await page.keyboard.press('Escape');
+      assert.deepEqual(await active(), { id: '', row: '1', isRow: true, tag: 'LI' });
+      await page.keyboard.press('F2');
+      assert.equal(await page.evaluate(() => document.activeElement.className), 'row-fields');
+      await page.keyboard.press('Escape');
+      // Alt+↓ on the row moves it and keeps the focus on it.
+      const typeOf = (n) => page.$eval(`.layer-row[data-index="${n}"] .row-type`, (s) => s.value);
+      const moving = await typeOf(1);
+      await page.keyboard.press('Alt+ArrowDown');
+      assert.deepEqual(await active(), { id: '', row: '2', isRow: true, tag: 'LI' });
+      assert.equal(await typeOf(2), moving);
+      // "Add layer" inserts after the row in focus.
+      await page.keyboard.press('Tab');
+      assert.equal((await active()).id, 'add-type');
+      await page.selectOption('#add-type', 'dropout');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      assert.equal(await typeOf(3), 'dropout');
+      assert.equal((await active()).row, '3');
+      await screenshot(page, 'layer-list-keyboard');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('figures open to their formula', () => {
   test('LLM inference: prefill and decode are labelled, and each verdict figure explains itself', T, async () => {
     const { page, problems } = await openPage(session, { viewport: LAPTOP });
@@ -358,6 +461,144 @@ describe('figures open to their formula', () => {
       }
       await page.click('#extras dd[data-key="tokens_per_s"]');
       await screenshot(page, 'explain-decode');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('LLM per-layer cells open to the formula the engine computed them by', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: LAPTOP });
+    try {
+      await page.selectOption('#preset', 'llama-3.2-1b');
+      await page.fill('#wl-seq-len', '512');
+      const report = await lastReport(page);
+      const panel = page.locator('#explain-panel');
+      const row = (name) => report.layers.findIndex((l) => l.name === name);
+      for (const [name, col, formula] of [
+        ['layers.0.attention', 'params', '2 × hidden × q_width + hidden × (k_width + v_width) + biases + norms'],
+        ['layers.0.attention', 'macs', 'batch × tokens × (projections + keys × core_width)'],
+        ['layers.0.mlp', 'macs', 'batch × tokens × matrices × hidden × ffn'],
+        ['layers.0.mlp', 'activation_bytes', 'batch × tokens × kept_per_token'],
+      ]) {
+        const i = row(name);
+        const cell = page.locator(`#layers tr[data-index="${i}"] td[data-col="${col}"]`);
+        await cell.scrollIntoViewIfNeeded();
+        await page.waitForSelector(`#layers tr[data-index="${i}"] td[data-col="${col}"].explainable`, {
+          timeout: 10000,
+        });
+        await cell.click();
+        assert.equal(await panel.getAttribute('data-id'), `/layers/${i}/${col}`);
+        assert.equal(await panel.locator('.explain-formula').innerText(), formula);
+        // The result is the report's own figure.
+        assert.ok(
+          (await panel.locator('.explain-result').innerText()).includes(groupDigits(report.layers[i][col])),
+          `${name} ${col}`,
+        );
+        if (col === 'params') await screenshot(page, 'explain-llm-row');
+        await cell.click(); // closes it
+      }
+      // Llama-3.2-1B (config.json: hidden 2048, 32 heads of 64, 8 KV heads): q_width 2048,
+      // k_width = v_width = 512, no biases; one RMSNorm of 2048 before attention.
+      const i = row('layers.0.attention');
+      await page.locator(`#layers tr[data-index="${i}"] td[data-col="params"]`).click();
+      assert.match(await panel.innerText(), /2 × 2,048 × 2,048 \+ 2,048 × \(512 \+ 512\) \+ 0 \+ 2,048 = 10,487,808/);
+      await page.selectOption('#lang', 'zh');
+      await page.waitForFunction(() =>
+        document.querySelector('#explain-panel .explain-title')?.textContent.includes('参数量'),
+      );
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('headroom and the largest batch explain themselves with a custom memory size', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: LAPTOP });
+    try {
+      await page.selectOption('#preset', 'resnet50');
+      await page.fill('#wl-memory', '24');
+      const report = await lastReport(page);
+      assert.equal(report.gpu_fit, undefined, 'no GPU: a custom size');
+      const panel = page.locator('#explain-panel');
+      for (const [sel, id] of [
+        ['#headroom', '/memory_fit/headroom_bytes'],
+        ['#max-batch', '/memory_fit/max_batch'],
+        ['#totals [data-total="totalFlops"] .card-value', '/flops/total'],
+      ]) {
+        await page.waitForSelector(`${sel}.explainable`, { timeout: 10000 });
+        await page.click(sel);
+        assert.equal(await panel.getAttribute('data-id'), id, sel);
+        await page.click(sel);
+      }
+      // The verdict says the custom size is compared as typed (no reserve subtracted).
+      assert.match(await page.innerText('#reserve-note'), /as typed/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('details (item 9)', () => {
+  test(
+    'the breakdown lists its non-zero lines in distinct colours, in Chinese, with no stretched text',
+    T,
+    async () => {
+      const { page, problems } = await openPage(session, { viewport: LAPTOP });
+      try {
+        await askQlora(page);
+        await page.selectOption('#lang', 'zh');
+        const lines = await page.$$eval('#breakdown .legend li[data-key]:not(.legend-cap):not(.legend-total)', (ls) =>
+          ls.map((l) => ({
+            key: l.dataset.key,
+            label: l.querySelector('.legend-label').textContent,
+            swatch: l.querySelector('.swatch').className,
+          })),
+        );
+        const report = await lastReport(page);
+        // The lines of the peak (the engine's in_peak) that hold memory, and no others.
+        const held = report.memory.terms
+          .filter((term) => term.in_peak !== false && term.bytes > 0)
+          .map((term) => term.key);
+        assert.deepEqual(
+          lines.map((l) => l.key),
+          held,
+        );
+        assert.ok(
+          report.memory.terms.some((term) => term.bytes <= 0),
+          'the report has zero or negative lines, left out',
+        );
+        assert.equal(new Set(lines.map((l) => l.swatch)).size, lines.length, 'one colour per line');
+        // QLoRA's adapter and quantization lines are translated too.
+        for (const l of lines) assert.ok(!/adapter|quantization|weights|optimizer/.test(l.label), l.label);
+        assert.ok(lines.some((l) => l.key === 'adapter_weights'));
+        // The stretched bar holds no text.
+        assert.equal(await page.locator('#breakdown svg.bar-svg text').count(), 0);
+        // A GPU preset says what it subtracts.
+        assert.match(await page.innerText('#reserve-note'), /GiB/);
+        await screenshot(page, 'breakdown-qlora-zh');
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  test('advice reads in Chinese when the page does', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: LAPTOP });
+    try {
+      await askQlora(page);
+      await page.fill('#wl-batch', '16');
+      await page.selectOption('#lang', 'zh');
+      const report = await lastReport(page);
+      const items = await page.$$eval('ol.advice .advice-change', (ss) => ss.map((s) => s.textContent));
+      assert.deepEqual(
+        items,
+        report.gpu_fit.advice.map((a) => a.change_zh),
+      );
+      assert.match(items[0], /梯度累积/);
+      await screenshot(page, 'advice-zh');
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -50,5 +50,26 @@ check "unknown LoRA module names the flag" 2 'error at --lora-targets' \
 check "error JSON with --json" 2 '"code": "missing_field"' \
   "$DLCOST" estimate "$tmp/no_hidden.json" --json
 
+# --task starts from the page's task table (core/src/task_defaults.cpp): the same report as
+# the QLoRA recipe's flags written out (qlora.py: 4-bit base, bf16, full checkpointing,
+# AdamW, rank 64, alpha 16, all linear layers); flags override the task; a CNN gets
+# torchvision's SGD with momentum; a task the model cannot run is a usage error.
+qlora_flags=(--mode train --finetune qlora --weight-dtype int4 --dtype bf16 --optimizer adamw
+  --recompute full --lora-rank 64 --lora-alpha 16 --lora-targets all-linear)
+a="$("$DLCOST" estimate --preset llama-3-8b --task qlora --seq-len 2048 --batch 4 --gpu rtx-4090 --json)"
+b="$("$DLCOST" estimate --preset llama-3-8b "${qlora_flags[@]}" --seq-len 2048 --batch 4 --gpu rtx-4090 --json)"
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1))
+  echo "FAIL: --task qlora differs from the QLoRA flags"
+fi
+check "--task qlora fits Llama-3-8B on a 24 GB card" 0 '"fits": true' \
+  "$DLCOST" estimate --preset llama-3-8b --task qlora --seq-len 2048 --batch 4 --gpu rtx-4090 --json
+check "flags override the task" 0 '"lora_rank": 16' \
+  "$DLCOST" estimate --preset llama-3-8b --task qlora --lora-rank 16 --json
+check "a CNN's training task is torchvision's SGD with momentum" 0 '"optimizer": "momentum"' \
+  "$DLCOST" estimate --preset resnet50 --task train --json
+check "a CNN has no LoRA task" 2 '--task must be train or infer' \
+  "$DLCOST" estimate --preset resnet50 --task lora
+
 echo "cli transformer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -6,7 +6,7 @@
 
 import dlcost from './dlcost.js';
 import { h, replace } from './dom.js';
-import { t } from './i18n.js';
+import { engineText, t } from './i18n.js';
 import { formatBytes } from './units.js';
 
 /** @typedef {import('./types').Report} Report */
@@ -35,7 +35,7 @@ export function createAdvice(root, getState, update) {
     // The engine writes the patch back as the text the form keeps (its own units). The state's
     // parts are never changed in place, so the snapshot is the parts themselves.
     const texts = dlcost.workloadToText(advice.set, s.units);
-    status.textContent = t('applied', { change: advice.change });
+    status.textContent = t('applied', { change: engineText(advice.change, advice.change_zh) });
     update({ workload: texts, undo: [...s.undo, { workload: s.workload, gpu: s.gpu }] });
   }
 
@@ -58,7 +58,7 @@ export function createAdvice(root, getState, update) {
               h(
                 'li',
                 { dataset: { index: String(i) } },
-                h('span', { class: 'advice-change' }, a.change),
+                h('span', { class: 'advice-change' }, engineText(a.change, a.change_zh)),
                 h(
                   'span',
                   { class: 'hint num' },
@@ -69,7 +69,7 @@ export function createAdvice(root, getState, update) {
                   {
                     type: 'button',
                     class: 'apply',
-                    'aria-label': t('applyLabel', { change: a.change }),
+                    'aria-label': t('applyLabel', { change: engineText(a.change, a.change_zh) }),
                     onclick: () => apply(a),
                   },
                   t('apply'),

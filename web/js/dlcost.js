@@ -27,11 +27,12 @@
  *  the document, "" for the whole document) and a message meant for the user. */
 export class DlcostError extends Error {
   /** @param {EngineError} error */
-  constructor({ code, path, message }) {
+  constructor({ code, path, message, message_zh }) {
     super(message);
     this.name = 'DlcostError';
     this.code = code;
     this.path = path;
+    this.message_zh = message_zh;  // the engine's Chinese, where it writes one
   }
 }
 

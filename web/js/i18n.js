@@ -249,6 +249,12 @@ export function getLang() {
   return lang;
 }
 
+/** A sentence the engine writes in both languages (an error's message and message_zh, an
+ *  advice's change and change_zh): the page's language where the engine has it. */
+export function engineText(en, zh) {
+  return lang === 'zh' && zh ? zh : en;
+}
+
 /** The label for `key` with {name} placeholders filled from `vars`. */
 export function t(key, vars = {}, fallback = key) {
   const text = DICTIONARIES[lang][key] ?? en[key] ?? fallback;

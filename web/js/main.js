@@ -8,7 +8,7 @@
 import dlcost, { DlcostError, loadExtra, ready } from './dlcost.js';
 import { byId } from './dom.js';
 import { renderBreakdown, renderSweep } from './charts.js';
-import { applyI18n, setLang, t } from './i18n.js';
+import { applyI18n, engineText, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
 import { createModelIo, splitDocument } from './model_io.js';
 import { inspectFile } from './model_file.js';
@@ -173,7 +173,7 @@ function createPage(presets, gpus) {
       showError(null);
     } catch (e) {
       if (!(e instanceof DlcostError)) throw e;
-      showError({ code: e.code, path: e.path, message: e.message });
+      showError({ code: e.code, path: e.path, message: engineText(e.message, e.message_zh) });
     }
   }
 

@@ -56,6 +56,7 @@ export function createModelEditor(root, onChange, presetDocument) {
   let rows = [];
   let jsonArea = null;
   let selected = null;  // index of the row last focused: "Add layer" inserts after it
+  let stopAt = 0;  // index of the row in the Tab order
 
   function itemName(item, i) {
     return typeof item?.name === 'string' ? item.name : String(i);
@@ -105,7 +106,10 @@ export function createModelEditor(root, onChange, presetDocument) {
     down.disabled = i === doc.layers.length - 1;
     remove.disabled = doc.layers.length === 1;
 
-    const li = h('li', { class: 'layer-row', dataset: { index: String(i) } },
+    const li = h('li', {
+      class: 'layer-row', dataset: { index: String(i) }, tabindex: '-1',
+      'aria-keyshortcuts': 'Enter F2 Escape ArrowUp ArrowDown Home End Alt+ArrowUp Alt+ArrowDown',
+    },
       h('span', { class: 'row-index', 'aria-hidden': 'true' }, String(i)),
       typeSelect, nameInput, fieldsInput,
       h('span', { class: 'row-stats' },
@@ -115,8 +119,14 @@ export function createModelEditor(root, onChange, presetDocument) {
       h('span', { class: 'row-buttons' }, up, down, dup, remove),
       error);
 
+    // What the row says when it has focus: its index, type and name.
+    const label = () => li.setAttribute('aria-label', t('layerRow', {
+      n: i, type: typeSelect.value === GROUP ? t('group') : typeSelect.value, name: nameInput.value.trim(),
+    }));
+    label();
     let localError = '';
     const readRow = () => {
+      label();
       const next = draft();
       try {
         const fields = parseFields(fieldsInput.value);
@@ -141,22 +151,48 @@ export function createModelEditor(root, onChange, presetDocument) {
     });
     nameInput.addEventListener('input', readRow);
     fieldsInput.addEventListener('input', readRow);
-    // The row last worked in is where "Add layer" inserts; Alt+↑/↓ moves it by keyboard.
-    li.addEventListener('focusin', () => {
+    // The row last worked in is where "Add layer" inserts. The list is one Tab stop: the row
+    // itself; Enter or F2 edits it (its controls join the Tab order), Escape returns to it.
+    li.addEventListener('focusin', (e) => {
       selected = i;
-      rove(i);
+      rove(i, e.target !== li);
+    });
+    li.addEventListener('focusout', (e) => {
+      if (!li.contains(/** @type {Node | null} */ (e.relatedTarget))) rove(i, false);
     });
     li.addEventListener('keydown', (e) => {
+      const onRow = e.target === li;
+      if (onRow && (e.key === 'Enter' || e.key === 'F2')) {
+        e.preventDefault();
+        fieldsInput.focus();
+        return;
+      }
+      if (!onRow && e.key === 'Escape') {
+        e.preventDefault();
+        li.focus();
+        return;
+      }
+      if (onRow && (e.key === 'Home' || e.key === 'End')) {
+        e.preventDefault();
+        rows[e.key === 'Home' ? 0 : rows.length - 1]?.li.focus();
+        return;
+      }
       if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
       const delta = e.key === 'ArrowUp' ? -1 : 1;
       if (e.altKey) {
         e.preventDefault();
-        move(i, delta, e.key === 'ArrowUp' ? 'up' : 'down');
+        move(i, delta, onRow ? 'row' : e.key === 'ArrowUp' ? 'up' : 'down');
         return;
       }
-      // Plain arrows go to the same control of the next row (a select keeps its own arrows).
-      if (/** @type {Element} */ (e.target).tagName === 'SELECT') return;
       const next = rows[i + delta];
+      if (onRow) {
+        e.preventDefault();
+        next?.li.focus();
+        return;
+      }
+      // While editing, plain arrows go to the same control of the next row (a select keeps
+      // its own arrows).
+      if (/** @type {Element} */ (e.target).tagName === 'SELECT') return;
       if (!next) return;
       e.preventDefault();
       const k = controlsOf(li).indexOf(e.target);
@@ -188,12 +224,21 @@ export function createModelEditor(root, onChange, presetDocument) {
     return [...li.querySelectorAll('select, input, button')];
   }
 
-  /** One row of the list is in the Tab order (the one last worked in): Tab passes the list
-   *  in one row's controls, the arrow keys move between rows. */
-  function rove(current) {
-    rows.forEach((row, k) => {
-      for (const c of controlsOf(row.li)) c.tabIndex = k === current ? 0 : -1;
-    });
+  /** Puts a row in the Tab order (`stop`) or not, with its controls (`edit`) or not. */
+  function tabStops(row, stop, edit) {
+    if (!row) return;
+    if (row.li.tabIndex !== (stop ? 0 : -1)) row.li.tabIndex = stop ? 0 : -1;
+    for (const c of controlsOf(row.li)) if (c.tabIndex !== (edit ? 0 : -1)) c.tabIndex = edit ? 0 : -1;
+  }
+
+  /** Roving tab stop: the row last worked in is the list's one place in the Tab order; its
+   *  controls join it while it is edited. The arrow keys move between rows. Only the rows
+   *  that change are touched, except after a render (`all`). */
+  function rove(current, edit, all = false) {
+    if (all) rows.forEach((row, k) => tabStops(row, k === current, false));
+    else if (stopAt !== current) tabStops(rows[stopAt], false, false);
+    tabStops(rows[current], true, edit);
+    stopAt = current;
   }
 
   function move(i, delta, which) {
@@ -203,6 +248,10 @@ export function createModelEditor(root, onChange, presetDocument) {
     [next.layers[i], next.layers[j]] = [next.layers[j], next.layers[i]];
     selected = j;
     commit(next, true);
+    if (which === 'row') {
+      rows[j]?.li.focus();
+      return;
+    }
     const button = rows[j]?.li.querySelector(which === 'up' ? '.icon:nth-child(1)' : '.icon:nth-child(2)');
     (button && !button.disabled ? button : rows[j]?.fieldsInput)?.focus();
   }
@@ -263,7 +312,7 @@ export function createModelEditor(root, onChange, presetDocument) {
       rows.push(row);
       list.append(row.li);
     });
-    rove(selected !== null && selected < rows.length ? selected : 0);
+    rove(selected !== null && selected < rows.length ? selected : 0, false, true);
     const addType = h('select', { id: 'add-type', 'aria-label': t('addType') });
     for (const ty of LAYER_TYPES) addType.append(h('option', { value: ty }, ty));
     addType.value = 'linear';

@@ -6,7 +6,8 @@ import { DICTIONARIES } from './i18n.js';
 
 Object.assign(DICTIONARIES.en, {
   layerKeys:
-    'Tab enters one row; ↑/↓ go to the row above or below, Alt+↑/↓ move the row. "Add layer" inserts after the row last worked in.',
+    'The list is one Tab stop: ↑/↓ (Home/End) go to another row, Enter or F2 edits the row (Tab then moves through its controls), Escape returns to the row; Alt+↑/↓ move it. "Add layer" inserts after the row last worked in.',
+  layerRow: 'Layer {n}: {type} {name}',
   x_step_time_s_phase: 'Prefill time (the prompt, one pass)',
   x_samples_per_s_phase: 'Prompts per second (prefill)',
   x_tokens_per_s_phase: 'Decode speed, tokens per second',
@@ -37,7 +38,9 @@ Object.assign(DICTIONARIES.en, {
 });
 
 Object.assign(DICTIONARIES.zh, {
-  layerKeys: 'Tab 进入一行；↑/↓ 到上一行或下一行，Alt+↑/↓ 移动该行。“添加层”插在最近编辑的行之后。',
+  layerKeys:
+    '层列表只占一个 Tab 位置：↑/↓（Home/End）切换到其他行，Enter 或 F2 编辑该行（之后 Tab 在该行的控件间移动），Esc 回到该行；Alt+↑/↓ 移动该行。“添加层”插在最近编辑的行之后。',
+  layerRow: '第 {n} 层：{type} {name}',
   x_step_time_s_phase: '预填充时间（提示词，一次前向）',
   x_samples_per_s_phase: '每秒处理的提示词数（预填充）',
   x_tokens_per_s_phase: '解码速度（每秒 token 数）',

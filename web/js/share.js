@@ -7,7 +7,7 @@
 
 import dlcost, { DlcostError } from './dlcost.js';
 import { byId } from './dom.js';
-import { t } from './i18n.js';
+import { engineText, t } from './i18n.js';
 import './links_i18n.js';
 
 /** A share link's state: the document and how the page shows it. */
@@ -161,7 +161,7 @@ export function createShareLinks(handlers) {
       handlers.open(state);
     } catch (e) {
       if (!(e instanceof DlcostError)) throw e;
-      linkError.textContent = t('linkBroken', { reason: e.message });
+      linkError.textContent = t('linkBroken', { reason: engineText(e.message, e.message_zh) });
       if (!onHashChange) handlers.openDefault();
     }
     return true;

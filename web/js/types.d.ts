@@ -19,6 +19,8 @@ export interface EngineError {
   /** JSON pointer into the document; "" for the whole document. */
   path: string;
   message: string;
+  /** The message in Chinese, where the engine writes it in both languages. */
+  message_zh?: string;
 }
 
 /** The workload as the engine writes it back: only the fields that apply to the model and
@@ -193,6 +195,8 @@ export interface Gpu {
 /** One change the advisor suggests when the model does not fit (core/src/advisor.cpp). */
 export interface Advice {
   change: string;
+  /** The same sentence in Chinese (the advisor writes both). */
+  change_zh: string;
   /** The workload fields the change sets, as workload JSON to merge. */
   set: WorkloadPatch;
   grad_accumulation: number;

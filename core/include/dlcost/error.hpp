@@ -3,6 +3,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "dlcost/text.hpp"
 
 namespace dlcost {
 
@@ -25,9 +28,14 @@ const char* errorCodeName(ErrorCode code);
 /// One input error: which field (RFC 6901 JSON pointer into the input document, "" for the
 /// whole document) and why, in a sentence meant for the user.
 struct Error {
+  Error() = default;
+  Error(ErrorCode c, std::string at, std::string en, std::string zh = "")
+      : code(c), path(std::move(at)), message(std::move(en)), message_zh(std::move(zh)) {}
+
   ErrorCode code = ErrorCode::kValue;
   std::string path;
-  std::string message;
+  std::string message;     ///< English (the CLI's)
+  std::string message_zh;  ///< Chinese, where the sentence is written in both; else empty
 };
 
 /// Thrown inside the engine and caught at its boundaries (CLI, wasm bindings), which turn it
@@ -35,6 +43,8 @@ struct Error {
 class InputError : public std::runtime_error {
  public:
   InputError(ErrorCode code, std::string path, std::string message);
+  /// A message written in both languages.
+  InputError(ErrorCode code, std::string path, Text message);
   explicit InputError(Error error);
   const Error& error() const { return error_; }
 

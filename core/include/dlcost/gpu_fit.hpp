@@ -43,6 +43,7 @@ const char* stepBound(const StepTime& time);
 /// One change that makes the configuration fit, verified by re-estimating it.
 struct Advice {
   std::string change;             ///< what to change, as a sentence
+  std::string change_zh;          ///< the same in Chinese
   Workload workload;              ///< the changed workload (apply it to re-check)
   int64_t grad_accumulation = 1;  ///< micro-steps per optimizer step that keep the batch
   int64_t per_gpu_bytes = 0;      ///< what each GPU would then need

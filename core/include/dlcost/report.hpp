@@ -42,6 +42,14 @@ struct MacCounts {
   int64_t backward = 0;
 };
 
+/// How one figure of a row follows from its inputs, written with their names (as a memory
+/// term's formula is), by the rule that computed the figure.
+struct RowFormula {
+  std::string figure;   ///< the LayerReport field: "params", "macs" or "activation_bytes"
+  std::string formula;  ///< e.g. "batch × tokens × per_token"
+  std::vector<TermInput> inputs;
+};
+
 /// One row of the per-layer table, at the workload's batch.
 struct LayerReport {
   std::string name;
@@ -57,6 +65,9 @@ struct LayerReport {
   /// Forward memory traffic at the workload's batch: weights read + inputs read + output
   /// written, in bytes (for the per-layer roofline).
   int64_t bytes_accessed = 0;
+  /// Transformer rows: the formulas of params, macs and activation_bytes (explain.cpp writes
+  /// them out; layer-graph rows are explained from their layer's spec). Not in the JSON.
+  std::vector<RowFormula> formulas;
 };
 
 /// The work of one phase of a step, for the roofline model:

@@ -31,4 +31,12 @@ const std::vector<TaskDefaults>& taskDefaults();
 /// The table as JSON: [{task, model_kind, label, set, note, sources}].
 nlohmann::json taskDefaultsJson();
 
+/// `task`'s starting point for a transformer (`transformer`) or a layer graph; null when
+/// that kind of model has no such task.
+const TaskDefaults* findTask(const std::string& task, bool transformer);
+
+/// `workload` (a workload JSON object) started from `task`'s settings: the task's fields set,
+/// its null fields removed; fields of `workload` the task does not name are kept.
+nlohmann::json applyTask(const TaskDefaults& task, nlohmann::json workload);
+
 }  // namespace dlcost

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dlcost/text.hpp"
 #include "dlcost/workload.hpp"
 
 namespace dlcost {
@@ -37,12 +38,6 @@ enum Condition : unsigned {
   kWhenLora = 1u << 4,         ///< finetune is lora or qlora
   kWhenQuantized = 1u << 5,    ///< weight_dtype is int8 or int4
   kWhenServing = 1u << 6,      ///< engine is set (not none)
-};
-
-/// Text in the two languages the page and `--explain` speak.
-struct Text {
-  std::string en;
-  std::string zh;
 };
 
 /// One allowed value of an enum field; `label` is empty where the name says it all.
@@ -89,6 +84,8 @@ bool fieldApplies(const WorkloadField& field, const Workload& workload, bool tra
 /// "an integer from 1 to 4294967296 samples", "one of sgd, momentum, ...": what the field
 /// accepts, as error messages and --help say it.
 std::string describeAccepted(const WorkloadField& field);
+/// The same in both languages ("1 到 4294967296 个样本的整数").
+Text describeAcceptedText(const WorkloadField& field);
 
 /// A range bound as text: whole numbers in full ("1152921504606846976"), others as JSON.
 std::string formatBound(double value);
