@@ -243,6 +243,18 @@ void readNumbers(Reader& r, const Field& f, int fixed, std::vector<double>& out,
   }
 }
 
+/// A repeated int64 field (packed or one per field), at most kOnnxMaxValues + 1 values kept.
+void readInts(Reader& r, const Field& f, std::vector<int64_t>& out, const std::string& at) {
+  const auto keep = [&](uint64_t v) {
+    if (static_cast<int64_t>(out.size()) <= kOnnxMaxValues) out.push_back(static_cast<int64_t>(v));
+  };
+  if (f.wire == 0) return keep(f.value);
+  if (f.wire != 2) Reader::wrongType(at);
+  const int64_t end = f.start + f.length;
+  for (int64_t p = f.start; p < end && static_cast<int64_t>(out.size()) <= kOnnxMaxValues;)
+    keep(r.varint(p, end, at));
+}
+
 /// The values of a small numeric tensor, from raw_data or from its typed repeated field.
 void readValues(Reader& r, OnnxTensor& t, const Field* raw, const std::vector<double>& listed) {
   int width = 0;
@@ -372,7 +384,6 @@ OnnxAttribute readAttribute(Reader& r, const Field& at, const std::string& path)
   OnnxAttribute a;
   int64_t p = at.start;
   Field f;
-  std::vector<double> ints;
   while (r.next(p, at.start + at.length, f, path)) {
     if (f.number == 1) {
       a.name = r.text(f, path + "/name");
@@ -397,10 +408,9 @@ OnnxAttribute readAttribute(Reader& r, const Field& at, const std::string& path)
     } else if (f.number == 7) {
       readNumbers(r, f, 4, a.floats, path + "/floats");
     } else if (f.number == 8) {
-      readNumbers(r, f, 0, ints, path + "/ints");
+      readInts(r, f, a.ints, path + "/ints");
     }
   }
-  for (double v : ints) a.ints.push_back(static_cast<int64_t>(v));
   return a;
 }
 

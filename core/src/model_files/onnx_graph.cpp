@@ -77,6 +77,14 @@ json padsAttr(const OnnxNode& n) {
   return json::array({p[0], p[1]});
 }
 
+/// A tensor value read as an integer (shape amounts): whole and within 2^53, else not read.
+int64_t wholeValue(double v, const std::string& op) {
+  if (!(std::abs(v) <= 9007199254740992.0) || v != std::floor(v)) {
+    throw Unmodelled{op + " by a value that is not a whole number"};
+  }
+  return static_cast<int64_t>(v);
+}
+
 /// The operators dispatch() reads (some only in the forms it names when it refuses them).
 bool knownOp(const std::string& op) {
   static const std::set<std::string> kOps = {"Conv",
@@ -228,6 +236,9 @@ class Builder {
 
   void dispatch(const OnnxNode& n) {
     const std::string& op = n.op_type;
+    if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty()) {
+      throw Unmodelled{op + " without an input or an output"};
+    }
     if (op == "Conv") return conv(n);
     if (op == "Gemm") return gemm(n);
     if (op == "MatMul") return matmul(n);
@@ -250,7 +261,7 @@ class Builder {
                   {n.inputs[0]});
     }
     if (op == "Dropout") return dropout(n);
-    if (op == "Identity") return alias(n, n.inputs.at(0));
+    if (op == "Identity") return identity(n);
     if (op == "Add" || op == "Mul") return elementwise(n);
     if (op == "Concat") return concat(n);
     if (op == "Flatten") return flatten(n);
@@ -301,7 +312,7 @@ class Builder {
   /// is folded into the layer, as torch exports nn.Linear over sequences).
   void matmul(const OnnxNode& n) {
     activation(n, 0);
-    if (!isConstant(n.inputs.at(1))) {
+    if (!hasInput(n, 1) || !isConstant(n.inputs[1])) {
       throw Unmodelled{
           "MatMul of two computed tensors (attention scores): no layer of "
           "dlcost's schema computes it"};
@@ -452,7 +463,10 @@ class Builder {
   }
 
   void concat(const OnnxNode& n) {
-    if (n.inputs.size() < 2) return alias(n, n.inputs.at(0));
+    if (n.inputs.size() < 2) {
+      activation(n, 0);
+      return alias(n, n.inputs[0]);
+    }
     const Value& first = activation(n, 0);
     for (size_t k = 1; k < n.inputs.size(); ++k) activation(n, k);
     const int64_t axis = sampleAxis(n, intAttr(n, "axis", 1), first.shape.size());
@@ -475,7 +489,7 @@ class Builder {
     const OnnxTensor& t = constantInput(n, 1);
     if (!t.has_values || t.values.empty()) throw Unmodelled{"Reshape to a computed shape"};
     std::vector<int64_t> to;
-    for (double v : t.values) to.push_back(static_cast<int64_t>(v));
+    for (double v : t.values) to.push_back(wholeValue(v, "Reshape"));
     const int64_t elements = elementCount(x.shape);
     const bool allowzero = intAttr(n, "allowzero", 0) != 0;
     const bool keeps_batch =
@@ -523,7 +537,7 @@ class Builder {
       const OnnxTensor& t = constantInput(n, 1);
       if (!t.has_values) throw Unmodelled{"Pad by computed amounts"};
       p.clear();
-      for (double v : t.values) p.push_back(static_cast<int64_t>(v));
+      for (double v : t.values) p.push_back(wholeValue(v, "Pad"));
     }
     if (hasInput(n, 2)) {
       const OnnxTensor& v = constantInput(n, 2);
@@ -532,7 +546,7 @@ class Builder {
     }
     if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; }))
       return alias(n, n.inputs[0]);
-    const std::string& reader = reader_op_[n.outputs.at(0)];
+    const std::string& reader = reader_op_[n.outputs[0]];
     const bool spatial = p.size() == 8 && p[0] == 0 && p[1] == 0 && p[4] == 0 && p[5] == 0 &&
                          p[2] == p[6] && p[3] == p[7] && p[2] >= 0 && p[3] >= 0;
     if (mode != "constant" || !spatial || consumers_[n.outputs[0]] != 1 ||
@@ -633,6 +647,9 @@ class Builder {
   int64_t sampleAxis(const OnnxNode& n, int64_t axis, size_t sample_rank = 0) {
     if (sample_rank == 0) sample_rank = activation(n, 0).shape.size();
     const int64_t rank = static_cast<int64_t>(sample_rank) + 1;
+    if (axis < -rank || axis >= rank) {
+      throw Unmodelled{n.op_type + " along an axis outside the tensor"};
+    }
     const int64_t a = axis < 0 ? axis + rank : axis;
     if (a <= 0 || a >= rank) {
       throw Unmodelled{n.op_type + " along axis " + std::to_string(axis) +
@@ -642,10 +659,26 @@ class Builder {
   }
 
   // --- layers ---------------------------------------------------------------------------------
+  /// The node's output is the tensor `from` (an activation already looked up).
   void alias(const OnnxNode& n, const std::string& from) {
-    if (n.outputs.empty()) return;
     const Value v = values_.at(from);
     values_[n.outputs[0]] = v;
+  }
+
+  /// Identity of an activation is the activation; of a stored tensor, the tensor (torch.onnx
+  /// stores equal initializers once and makes the others Identity nodes of it).
+  void identity(const OnnxNode& n) {
+    if (auto it = inits_.find(n.inputs[0]); it != inits_.end()) {
+      inits_[n.outputs[0]] = it->second;
+      return;
+    }
+    if (auto it = constants_.find(n.inputs[0]); it != constants_.end()) {
+      const OnnxTensor t = it->second;
+      constants_[n.outputs[0]] = t;
+      return;
+    }
+    activation(n, 0);
+    alias(n, n.inputs[0]);
   }
 
   std::string layerName(const OnnxNode& n) {
@@ -653,9 +686,10 @@ class Builder {
     while (!base.empty() && base[0] == '/') base.erase(0, 1);
     if (base.empty()) base = n.outputs.empty() ? n.op_type : n.outputs[0];
     if (base.empty()) base = n.op_type + "_" + std::to_string(index_);
+    // Each base counts its own suffixes, so a file of a million equal names stays linear.
     std::string name = base;
-    for (int k = 2; name == "input" || names_.count(name); ++k)
-      name = base + "#" + std::to_string(k);
+    int64_t& k = suffixes_[base];
+    while (name == "input" || names_.count(name)) name = base + "#" + std::to_string(++k + 1);
     names_.insert(name);
     return name;
   }
@@ -745,6 +779,7 @@ class Builder {
   std::set<std::string> unknown_;
   std::set<std::string> used_;
   std::set<std::string> names_;
+  std::map<std::string, int64_t> suffixes_;
   std::set<int> matmul_layers_, hardswish_gates_;
   std::vector<std::string> layer_inputs_;
   json layers_ = json::array();
@@ -786,7 +821,11 @@ json onnxGraphJson(const OnnxGraphImport& g) {
 }
 
 json onnxModelOrError(const json& summary) {
-  const json& g = summary.at("layer_graph");
+  if (!summary.is_object() || summary.value("format", "") != "onnx" ||
+      !summary.contains("layer_graph")) {
+    throw InputError(ErrorCode::kValue, "", "not an ONNX file");
+  }
+  const json& g = summary["layer_graph"];
   if (g.contains("model") && g["model"].is_object()) return g["model"];
   if (g.contains("error")) {
     throw InputError(ErrorCode::kValue, g["error"].value("path", ""),
