@@ -201,6 +201,7 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
  *  not model. */
 function renderLayerGraph(name, g, onConfig) {
   if (g.model) {
+    /** @type {HTMLElement[]} */
     const parts = [h('p', { class: 'hint layer-graph', text: t('mf_graph_ok', {
       understood: groupDigits(g.understood_nodes), nodes: groupDigits(g.nodes), layers: groupDigits(g.model.layers.length),
       params: groupDigits(g.parameters), macs: groupDigits(g.macs_per_sample) }) })];
