@@ -135,14 +135,17 @@ describe('model files dropped on the page', () => {
       // resnet18 exported by tests/model_files/make_onnx_graphs.py (weights stripped):
       // torchvision ResNet18_Weights num_params 11,689,512, _ops 1.814 GMACs.
       const file = join(ROOT, 'tests', 'fixtures', 'onnx', 'resnet18.onnx');
-      const cli = runCli(['estimate', '--onnx', file, '--json']).json;
-      const preset = runCli(['estimate', '--preset', 'resnet18', '--json']).json;
       await drop(page, 'resnet18.onnx', readFileSync(file));
       await page.waitForSelector('#model-file .layer-graph');
       assert.match(await panelText(page), /69 of 69 nodes understood, 69 layers, 11,689,512 parameters, 1,814,073,344 MACs/);
       await page.click('#model-file button.use-config');
       await page.waitForFunction(() => globalThis.dlcostPage.lastReport()?.params?.total === 11689512);
       const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+      // The CLI at the page's workload (its batch, mode and precision).
+      const flags = ['--batch', String(report.workload.batch), '--mode', report.workload.mode,
+        '--dtype', report.workload.dtype, '--json'];
+      const cli = runCli(['estimate', '--onnx', file, ...flags]).json;
+      const preset = runCli(['estimate', '--preset', 'resnet18', ...flags]).json;
       assert.equal(report.macs.forward, preset.macs.forward);
       assert.equal(report.params.buffers, preset.params.buffers);
       assert.deepEqual(report.macs, cli.macs);
