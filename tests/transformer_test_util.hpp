@@ -1,6 +1,9 @@
 #pragma once
 // Helpers shared by the transformer tests: run a preset, a config.json or a generic form.
 
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +38,16 @@ inline Report runGeneric(const nlohmann::json& form,
 inline nlohmann::json presetConfig(const std::string& name) {
   const char* text = presetJson(name);
   return text ? nlohmann::json::parse(text) : nlohmann::json();
+}
+
+/// A published config.json from tests/fixtures/hf-configs (SOURCES.md says where each came
+/// from).
+inline nlohmann::json fixtureConfig(const std::string& name) {
+  std::ifstream in(std::string(DLCOST_FIXTURES) + "/hf-configs/" + name + ".json");
+  if (!in) throw std::runtime_error("no fixture " + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
 }
 
 inline const LayerReport& row(const Report& r, const std::string& name) {

@@ -57,4 +57,6 @@ set(DLCOST_PRESET_FILES
   hf/qwen3-30b-a3b.json
   hf/deepseek-v3.json
   hf/gpt-oss-20b.json
+  hf/llama-3.2-3b-instruct.json
+  hf/gemma-3-1b.json
 )

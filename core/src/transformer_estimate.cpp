@@ -15,19 +15,8 @@ namespace dlcost {
 
 namespace {
 
-// Shorthands: every product and sum of sizes goes through checked arithmetic.
-int64_t mul(int64_t a, int64_t b) {
-  return checkedMul(a, b);
-}
-int64_t mul(int64_t a, int64_t b, int64_t c) {
-  return checkedMul(checkedMul(a, b), c);
-}
-int64_t add(int64_t a, int64_t b) {
-  return checkedAdd(a, b);
-}
-int64_t add(int64_t a, int64_t b, int64_t c) {
-  return checkedAdd(checkedAdd(a, b), c);
-}
+// Every product and sum of sizes goes through checked arithmetic.
+using namespace checked;
 
 bool isMoe(const Transformer& t) {
   return t.experts > 0;

@@ -261,5 +261,20 @@ bad "unknown inputs" '{"input": [4], "layers": [{"type": "add", "inputs": ["inpu
 bad "workload in the file" '{"input": [4], "layers": [{"type": "relu"}], "workload": {"batch": -1}}' \
   "/workload/batch"
 
+# --- a config.json whose model_type dlcost does not count exactly (issue 11) ---------------
+# Refused (exit 2, code value, /model_type, the supported list and how to ask for an
+# approximate count); counted as a generic decoder only with --approximate, and marked so.
+unknown='{"model_type": "mamba2", "hidden_size": 768, "num_hidden_layers": 2, "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 1000}'
+bad "unknown model_type" "$unknown" "/model_type"
+if run "unknown model_type --json" 2 estimate "$tmp/bad.json" --json; then
+  check "unknown model_type message" "d['error']['code'] == 'value'" \
+    "'supported: llama, mistral' in d['error']['message']" \
+    "'--approximate' in d['error']['message']"
+fi
+if run "unknown model_type --approximate" 0 estimate "$tmp/bad.json" --approximate --json; then
+  check "approximate report" "d['transformer']['approximate'] is True" \
+    "any('approximate' in w.lower() for w in d['warnings'])"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

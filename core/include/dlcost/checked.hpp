@@ -32,6 +32,23 @@ inline int64_t checkedMul(int64_t a, int64_t b) {
   return r;
 }
 
+/// Short names for formulas that read like the papers they follow
+/// (`add(mul(2, e, hidden), norm)`); a file opts in with `using namespace checked;`.
+namespace checked {
+inline int64_t mul(int64_t a, int64_t b) {
+  return checkedMul(a, b);
+}
+inline int64_t mul(int64_t a, int64_t b, int64_t c) {
+  return checkedMul(checkedMul(a, b), c);
+}
+inline int64_t add(int64_t a, int64_t b) {
+  return checkedAdd(a, b);
+}
+inline int64_t add(int64_t a, int64_t b, int64_t c) {
+  return checkedAdd(checkedAdd(a, b), c);
+}
+}  // namespace checked
+
 /// a / b rounded up, for a >= 0 and b > 0 (blocks, groups and pages holding `a` items).
 inline int64_t ceilDiv(int64_t a, int64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);

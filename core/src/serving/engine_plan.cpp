@@ -20,12 +20,8 @@ namespace dlcost {
 
 namespace {
 
-int64_t mul(int64_t a, int64_t b) {
-  return checkedMul(a, b);
-}
-int64_t add(int64_t a, int64_t b) {
-  return checkedAdd(a, b);
-}
+// Every product and sum of sizes goes through checked arithmetic.
+using namespace checked;
 
 /// vLLM CacheConfig.gpu_memory_utilization's default (vllm/config/cache.py).
 constexpr double kVllmUtilization = 0.9;

@@ -13,12 +13,8 @@ namespace dlcost {
 
 namespace {
 
-int64_t mul(int64_t a, int64_t b) {
-  return checkedMul(a, b);
-}
-int64_t add(int64_t a, int64_t b) {
-  return checkedAdd(a, b);
-}
+// Every product and sum of sizes goes through checked arithmetic.
+using namespace checked;
 
 /// Bytes of one quantized matrix: its packed values and everything stored beside them.
 struct MatrixBytes {
