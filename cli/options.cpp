@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include "dlcost/compare.hpp"
 #include "dlcost/workload_schema.hpp"
 
 namespace dlcost::cli {
@@ -103,6 +104,27 @@ std::string workloadHelp() {
   return out;
 }
 
+/// compareSortFields() as "a, b, c", folded to the help's column.
+static std::string sortFieldList() {
+  std::string out;
+  size_t line = 0;
+  for (const std::string& f : dlcost::compareSortFields()) {
+    if (!out.empty()) {
+      out += ",";
+      if (line + f.size() + 2 > 50) {
+        out += "\n                            ";
+        line = 0;
+      } else {
+        out += " ";
+        ++line;
+      }
+    }
+    out += f;
+    line += f.size() + 1;
+  }
+  return out;
+}
+
 std::string usageText() {
   return R"(dlcost - what a deep-learning model costs: parameters, MACs/FLOPs, memory
 
@@ -157,8 +179,10 @@ separators, inf or nan); integer fields take any exact whole value (2.0 = 2, 1e3
 GiB, TiB). The page reads its fields by the same rule.
 
 output:
-  --sort FIELD              compare: name, year, memory, fits, max_batch, step_time,
-                            samples_per_s (default), tokens_per_s, per_1000usd, per_watt
+  --sort FIELD[:asc|:desc]  compare: )" +
+         sortFieldList() + R"(
+                            (default samples_per_s); FIELD alone puts what fits first, then
+                            the best value; :asc or :desc orders by the value alone
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --approximate             read a config.json of a model_type dlcost does not count
                             exactly as a generic decoder (figures marked approximate)

@@ -28,8 +28,10 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
   }
   memory(out, "on the GPU", p.device, units);
   if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
+    // kv_tokens is vLLM's "GPU KV cache size": with several KV cache groups (sliding-window
+    // models) the blocks are shared among the groups.
     out << "  KV pool: " << p.num_blocks << " blocks of " << p.block_size
-        << " tokens = " << p.kv_tokens << " tokens; max concurrency at " << p.context
+        << " tokens; KV cache size " << p.kv_tokens << " tokens; max concurrency at " << p.context
         << " tokens: " << fixed(p.max_concurrency, 2) << "x";
     if (p.max_num_seqs > 0) out << " (max_num_seqs " << p.max_num_seqs << ")";
     out << "\n";
@@ -40,8 +42,10 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
     memory(out, "in system RAM", p.host, units);
   }
   if (p.speed.itl_s > 0) {
-    out << "  speed: time to first token " << fixed(p.speed.ttft_s * 1e3, 1)
-        << " ms; inter-token latency " << fixed(p.speed.itl_s * 1e3, 2) << " ms; "
+    // ttft_s is 0 only without a published compute rate: the prefill's time is unknown.
+    out << "  speed: time to first token "
+        << (p.speed.ttft_s > 0 ? fixed(p.speed.ttft_s * 1e3, 1) + " ms" : "unavailable")
+        << "; inter-token latency " << fixed(p.speed.itl_s * 1e3, 2) << " ms; "
         << fixed(p.speed.tokens_per_s_per_user, 1) << " tokens/s per user, "
         << fixed(p.speed.tokens_per_s, 1) << " in all (" << p.speed.bound << "-bound)\n";
   }

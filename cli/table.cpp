@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "dlcost/gpu_compute.hpp"
+
 namespace dlcost::cli {
 
 std::string fixed(double v, int digits) {
@@ -88,24 +90,26 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
       << "\n";
   out << "  largest batch that fits: " << f.max_batch << "\n";
-  out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
-      << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
-      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
-      << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
-  if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
-  out << "\n";
-  const StepBreakdown& s = f.step;
-  // The parts a layout has: a single GPU has no communication and no bubble to list.
-  out << "  = compute " << seconds(s.compute_s);
-  const std::pair<const char*, double> parts[] = {{"tp comm", s.tp_comm_s},
-                                                  {"pp comm", s.pp_comm_s},
-                                                  {"dp comm (exposed)", s.dp_comm_s},
-                                                  {"bubble", s.bubble_s},
-                                                  {"optimizer", s.optimizer_s}};
-  for (const auto& [part, time_s] : parts) {
-    if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+  if (!gpuComputePublished(f.gpu)) {
+    out << "  step time unavailable: " << f.gpu.name << " has no published compute rate\n";
+  } else {
+    out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
+        << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
+        << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+        << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
+    if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
+    out << "\n";
+    const StepBreakdown& s = f.step;
+    // The parts a layout has: a single GPU has no communication and no bubble to list.
+    out << "  = compute " << seconds(s.compute_s);
+    const std::pair<const char*, double> parts[] = {
+        {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
+        {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
+    for (const auto& [part, time_s] : parts) {
+      if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+    }
+    out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
   }
-  out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
   if (p.gpus > 1) {
     const Network& n = f.network;
     out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
@@ -127,10 +131,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
   }
   if (f.samples_per_s_per_1000usd) {
     out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
-  } else {
+  } else if (gpuComputePublished(f.gpu)) {
     out << "  ";
   }
-  out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
+  if (gpuComputePublished(f.gpu)) out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
   for (const auto& n : f.notes) out << "  note: " << n << "\n";
   if (!f.advice.empty()) {
     out << "\nto make it fit (each checked by re-estimating):\n";
@@ -321,34 +325,58 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
     out << "left out: " << s["message"].get<std::string>() << "\n";
 }
 
+namespace {
+
+/// "8 x 4 x 2", with "(ep 4)" and "(v 2)" where the layout splits experts or interleaves.
+std::string layoutName(const nlohmann::json& r) {
+  std::string s = std::to_string(r["dp"].get<int64_t>()) + " x " +
+                  std::to_string(r["tp"].get<int64_t>()) + " x " +
+                  std::to_string(r["pp"].get<int64_t>());
+  const int64_t ep = r.value("ep", int64_t{1}), v = r.value("virtual_stages", int64_t{1});
+  if (ep > 1) s += " (ep " + std::to_string(ep) + ")";
+  if (v > 1) s += " (v " + std::to_string(v) + ")";
+  return s;
+}
+
+}  // namespace
+
 void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits units) {
   const nlohmann::json& net = result["network"];
   out << result["model"].get<std::string>() << " on " << result["gpus"].get<int64_t>() << " GPUs ("
       << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
       << ")\n\n";
-  const std::vector<std::string> head = {"dp x tp x pp", "micro",   "fits",    "per GPU",
-                                         "step",         "compute", "tp comm", "pp comm",
-                                         "dp comm",      "bubble",  "MFU",     "cost"};
+  const std::vector<std::string> head = {"dp x tp x pp (ep, v)",
+                                         "micro",
+                                         "fits",
+                                         "per GPU",
+                                         "step",
+                                         "compute",
+                                         "tp comm",
+                                         "pp comm",
+                                         "ep comm",
+                                         "dp comm",
+                                         "bubble",
+                                         "MFU",
+                                         "cost"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : result["rows"]) {
     const auto& s = r["step_time"];
     const auto& run = r["run"];
-    rows.push_back(
-        {std::to_string(r["dp"].get<int64_t>()) + " x " + std::to_string(r["tp"].get<int64_t>()) +
-             " x " + std::to_string(r["pp"].get<int64_t>()),
-         std::to_string(r["microbatches"].get<int64_t>()), r["fits"].get<bool>() ? "yes" : "no",
-         formatBytes(r["per_gpu_bytes"].get<int64_t>(), units), seconds(r["step_s"].get<double>()),
-         seconds(s["compute_s"].get<double>()), seconds(s["tp_comm_s"].get<double>()),
-         seconds(s["pp_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
-         seconds(s["bubble_s"].get<double>()), fixed(100 * r["mfu"].get<double>(), 1) + " %",
-         run.is_null() || run["cost_usd"].is_null()
-             ? "-"
-             : "$" + groupDigits(static_cast<int64_t>(run["cost_usd"].get<double>()))});
+    rows.push_back({layoutName(r), std::to_string(r["microbatches"].get<int64_t>()),
+                    r["fits"].get<bool>() ? "yes" : "no",
+                    formatBytes(r["per_gpu_bytes"].get<int64_t>(), units),
+                    seconds(r["step_s"].get<double>()), seconds(s["compute_s"].get<double>()),
+                    seconds(s["tp_comm_s"].get<double>()), seconds(s["pp_comm_s"].get<double>()),
+                    seconds(s["ep_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
+                    seconds(s["bubble_s"].get<double>()),
+                    fixed(100 * r["mfu"].get<double>(), 1) + " %",
+                    run.is_null() || run["cost_usd"].is_null()
+                        ? "-"
+                        : "$" + groupDigits(static_cast<int64_t>(run["cost_usd"].get<double>()))});
   }
   printTable(out, head, rows, 1);
   for (const auto& r : result["refused"]) {
-    out << "not " << r["dp"].get<int64_t>() << " x " << r["tp"].get<int64_t>() << " x "
-        << r["pp"].get<int64_t>() << ": " << r["error"]["path"].get<std::string>() << ": "
+    out << "not " << layoutName(r) << ": " << r["error"]["path"].get<std::string>() << ": "
         << r["error"]["message"].get<std::string>() << "\n";
   }
   for (const auto& n : result["notes"]) out << "note: " << n.get<std::string>() << "\n";
@@ -359,10 +387,12 @@ void printLinks(std::ostream& out, const nlohmann::json& links, const nlohmann::
   for (const auto& l : links["links"]) {
     rows.push_back({l["id"].get<std::string>(), l["scope"].get<std::string>(),
                     fixed(l["bandwidth_bytes_per_s"].get<double>() / 1e9, 2) + " GB/s",
+                    fixed(l["bus_efficiency"].get<double>() * 100, 0) + " %",
                     fixed(l["step_latency_s"].get<double>() * 1e6, 1) + " us",
                     l["source"].get<std::string>()});
   }
-  printTable(out, {"link", "scope", "per GPU, each way", "per step", "source"}, rows, 0);
+  printTable(out, {"link", "scope", "per GPU, each way", "NCCL reaches", "per step", "source"},
+             rows, 0);
   out << "\n" << links["convention"].get<std::string>() << "\n\nlist prices (defaults):\n";
   rows.clear();
   for (const auto& p : prices["prices"]) {

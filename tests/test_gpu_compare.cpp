@@ -6,6 +6,7 @@
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 
 using Catch::Matchers::WithinRel;
 using nlohmann::json;
@@ -22,8 +23,16 @@ const json kDoc = {{"model", {{"preset", "alexnet"}}},
 TEST_CASE("compare has one row per preset, each equal to estimating on that GPU",
           "[gpu][compare]") {
   const dlcost::Config c = dlcost::parseConfig(kDoc);
-  const auto rows = dlcost::compareGpus(c.model, c.workload);
-  REQUIRE(rows.size() == dlcost::gpuPresets().size());
+  std::vector<dlcost::Error> skipped;
+  const auto rows = dlcost::compareGpus(c.model, c.workload, &skipped);
+  // A preset with no published compute rate (Apple M3/M4) has no speed to rank: skipped, named.
+  size_t unpublished = 0;
+  for (const dlcost::Gpu& g : dlcost::gpuPresets())
+    unpublished += dlcost::gpuComputePublished(g) ? 0 : 1;
+  CHECK(unpublished == 5);
+  CHECK(skipped.size() == unpublished);
+  for (const dlcost::Error& e : skipped) CHECK(e.path == "/workload/gpu");
+  REQUIRE(rows.size() == dlcost::gpuPresets().size() - unpublished);
   for (const auto& row : rows) {
     CAPTURE(row.gpu.id);
     dlcost::Workload w = c.workload;
@@ -80,6 +89,45 @@ TEST_CASE("compare sorts fitting rows first, best first, and refuses unknown fie
     FAIL("an unknown sort field was accepted");
   } catch (const dlcost::InputError& e) {
     CHECK(e.error().path == "/sort");
+  }
+}
+
+TEST_CASE("compare orders by a column's own value with :asc and :desc (the page's column sort)",
+          "[gpu][compare]") {
+  struct Case {
+    const char* spec;
+    const char* column;  // the row field the order follows
+    bool ascending;
+  };
+  const Case c = GENERATE(
+      Case{"step_time:asc", "step_time_s", true}, Case{"step_time:desc", "step_time_s", false},
+      Case{"per_gpu_memory:asc", "per_gpu_bytes", true}, Case{"max_batch:desc", "max_batch", false},
+      Case{"per_1000usd:desc", "samples_per_s_per_1000usd", false},
+      Case{"per_1000usd:asc", "samples_per_s_per_1000usd", true});
+  CAPTURE(c.spec);
+  const json out = dlcost::compareDocument(kDoc, c.spec);
+  CHECK(out["sort"] == c.spec);
+  const json& rows = out["rows"];
+  bool seen_absent = false;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    CAPTURE(i);
+    const json &a = rows[i - 1][c.column], &b = rows[i][c.column];
+    if (a.is_null()) seen_absent = true;
+    if (seen_absent) {
+      CHECK(b.is_null());  // rows without a value (no launch price) stay last
+      continue;
+    }
+    if (b.is_null()) continue;
+    CHECK((c.ascending ? a.get<double>() <= b.get<double>() : a.get<double>() >= b.get<double>()));
+  }
+  SECTION("a bad direction names the field") {
+    try {
+      dlcost::compareDocument(kDoc, "step_time:up");
+      FAIL("an unknown direction was accepted");
+    } catch (const dlcost::InputError& e) {
+      CHECK(e.error().path == "/sort");
+      CHECK(e.error().message.find("asc or desc") != std::string::npos);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dlcost/gpu.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/gpu_json.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -163,7 +164,9 @@ TEST_CASE("every preset follows the hardware generations' format support", "[gpu
     // Dense tensor math is never slower than plain FP32 where it exists.
     if (g.fp16_flops > 0) CHECK(g.fp16_flops >= g.fp32_flops);
     CHECK(g.bandwidth_bytes_per_s > 0);
-    CHECK(g.tdp_watts > 0);
+    // Only a unified-memory part may leave its power unstated (0) or its compute unpublished.
+    CHECK((g.tdp_watts > 0 || g.unified_memory));
+    CHECK((dlcost::gpuComputePublished(g) || g.unified_memory));
     CHECK(g.release_year >= 2014);
     // nvidia-smi's total is at most the marketed GiB and loses at most ECC's 1/16 (K80's
     // GDDR5 with ECC shows 11441 of 12288 MiB).
@@ -222,4 +225,54 @@ TEST_CASE("Apple silicon's GPU gets macOS's default share of the unified memory"
   CHECK(findGpu("apple-m2-ultra-192gb")->unified_memory);
   CHECK(findGpu("nvidia-gb10-128gb")->unified_memory);
   CHECK_FALSE(findGpu("h100-sxm")->unified_memory);
+}
+
+TEST_CASE("Apple M3/M4 and Strix Halo rows carry their datasheet memory and bandwidth",
+          "[gpu][presets]") {
+  struct Row {
+    const char* id;
+    int64_t ram_gib;
+    double bandwidth_gbs;
+    int64_t gpu_share_mib;  ///< the OS's default GPU share
+  };
+  const Row row = GENERATE(
+      // Apple newsroom, M3 family (2023-10-30): M3 Pro 150 GB/s, up to 36 GB; M3 Max 40-core
+      // 400 GB/s, up to 128 GB. macOS's share: 2/3 of the RAM up to 36 GB, 3/4 above.
+      Row{"apple-m3-pro-36gb", 36, 150, 36864 * 2 / 3},
+      Row{"apple-m3-max-128gb", 128, 400, 131072 * 3 / 4},
+      // Apple newsroom, M4 Pro and M4 Max (2024-10-30): 273 GB/s up to 64 GB; 546 GB/s up to
+      // 128 GB.
+      Row{"apple-m4-pro-64gb", 64, 273, 65536 * 3 / 4},
+      Row{"apple-m4-max-128gb", 128, 546, 131072 * 3 / 4},
+      // Apple Mac Studio (2025) specifications: M3 Ultra 819 GB/s, up to 512 GB.
+      Row{"apple-m3-ultra-512gb", 512, 819, 524288 * 3 / 4},
+      // AMD Ryzen AI Max+ 395: LPDDR5x-8000 on 256 bits = 256 GB/s, up to 128 GB; Linux
+      // amdgpu's default GTT is half the RAM (kernel commit f7ba887f).
+      Row{"amd-strix-halo-128gb", 128, 256, 131072 / 2});
+  CAPTURE(row.id);
+  const Gpu* g = findGpu(row.id);
+  REQUIRE(g);
+  CHECK(g->unified_memory);
+  CHECK(g->memory_bytes == row.ram_gib * kGiB);
+  CHECK(g->bandwidth_bytes_per_s == row.bandwidth_gbs * kG);
+  CHECK(dlcost::gpuCapacityBytes(*g) == row.gpu_share_mib * kMiB);
+}
+
+TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived from CUs x clock",
+          "[gpu][presets]") {
+  // Apple publishes no TFLOPS, ALU count or GPU clock for M3 and M4: the rows leave every rate
+  // at 0 rather than guess one.
+  for (const char* id : {"apple-m3-pro-36gb", "apple-m3-max-128gb", "apple-m3-ultra-512gb",
+                         "apple-m4-pro-64gb", "apple-m4-max-128gb"}) {
+    CAPTURE(id);
+    CHECK_FALSE(dlcost::gpuComputePublished(*findGpu(id)));
+  }
+  // AMD counts RDNA 3 at 256 FP32 and 512 FP16 FLOP per CU per clock (Radeon RX 7600: 32 CUs
+  // at 2655 MHz, 21.75 TFLOPS FP32, 43.5 FP16); Radeon 8060S: 40 CUs at 2900 MHz.
+  const Gpu& s = *findGpu("amd-strix-halo-128gb");
+  CHECK_THAT(s.fp32_flops, WithinRel(40 * 256 * 2.9e9, 1e-9));
+  CHECK_THAT(s.fp16_flops, WithinRel(40 * 512 * 2.9e9, 1e-9));
+  CHECK_THAT(21.75 * kT, WithinRel(32 * 256 * 2.655e9, kDatasheetRounding));
+  CHECK_THAT(43.5 * kT, WithinRel(32 * 512 * 2.655e9, kDatasheetRounding));
+  CHECK(s.fp8_flops == 0);
 }

@@ -67,7 +67,8 @@ nlohmann::json sweepToJson(const BatchSweep& s) {
 /// GPUs a comparison left out, and why.
 nlohmann::json skippedJson(const std::vector<Error>& skipped) {
   nlohmann::json list = nlohmann::json::array();
-  for (const Error& e : skipped) list.push_back({{"path", e.path}, {"message", e.message}});
+  for (const Error& e : skipped)
+    list.push_back({{"code", errorCodeName(e.code)}, {"path", e.path}, {"message", e.message}});
   return list;
 }
 

@@ -32,7 +32,7 @@ RingCost ring(Collective c, int64_t k) {
 }
 
 double seconds(double bytes, double share, const Interconnect* link) {
-  return share > 0 ? share * bytes / link->bandwidth_bytes_per_s : 0.0;
+  return share > 0 ? share * bytes / link->achievableBandwidth() : 0.0;
 }
 
 }  // namespace

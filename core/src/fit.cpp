@@ -9,6 +9,7 @@
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/run_cost.hpp"
 
 namespace dlcost {
@@ -37,6 +38,56 @@ MathFormat defaultMath(Precision p) {
       return MathFormat::kBf16;
   }
   return MathFormat::kFp32;
+}
+
+/// Expert parallelism splits each MoE layer's routed experts over ep of the data-parallel
+/// GPUs (Megatron-Core: expert_model_parallel_size divides the data-parallel size and
+/// num_moe_experts).
+void checkExperts(const Transformer& t, const Parallelism& p) {
+  if (p.ep == 1) return;
+  if (t.experts == 0) {
+    throw InputError(ErrorCode::kValue, "/workload/ep",
+                     "expert parallelism (ep " + std::to_string(p.ep) +
+                         ") needs a mixture-of-experts model; this model's MLPs are dense "
+                         "(ep must be 1)");
+  }
+  if (t.experts % p.ep != 0) {
+    throw InputError(ErrorCode::kValue, "/workload/ep",
+                     "expert-parallel degree " + std::to_string(p.ep) +
+                         " does not divide the model's " + std::to_string(t.experts) +
+                         " experts per MoE layer");
+  }
+  if (p.dataParallel() % p.ep != 0) {
+    throw InputError(ErrorCode::kValue, "/workload/ep",
+                     "expert-parallel degree " + std::to_string(p.ep) +
+                         " does not divide the data-parallel degree " +
+                         std::to_string(p.dataParallel()) +
+                         " (gpus / (tp x pp)): experts are split over data-parallel GPUs");
+  }
+}
+
+/// The interleaved schedule gives each GPU virtual_stages chunks of whole layers and, as
+/// Megatron-LM requires, a number of micro-batches that is a multiple of pp.
+void checkInterleaving(int64_t layers, const Parallelism& p) {
+  const int64_t v = p.virtual_stages;
+  if (v == 1) return;
+  if (p.pp == 1) {
+    throw InputError(ErrorCode::kValue, "/workload/virtual_stages",
+                     "an interleaved pipeline needs pipeline stages: set pp > 1 or "
+                     "virtual_stages 1");
+  }
+  if (p.pp * v > layers) {
+    throw InputError(ErrorCode::kValue, "/workload/virtual_stages",
+                     "pp x virtual_stages = " + std::to_string(p.pp * v) +
+                         " model chunks exceed the model's " + std::to_string(layers) +
+                         " layers (each chunk holds at least one)");
+  }
+  if (p.microbatchCount() % p.pp != 0) {
+    throw InputError(
+        ErrorCode::kValue, p.microbatches > 0 ? "/workload/microbatches" : "/workload/pp",
+        "the interleaved schedule needs a multiple of pp = " + std::to_string(p.pp) +
+            " micro-batches, not " + std::to_string(p.microbatchCount()) + " (Megatron-LM)");
+  }
 }
 
 /// Layouts the model cannot take, named by the workload field (or layer field) at fault.
@@ -69,10 +120,22 @@ void checkLayout(const Model& model, const Workload& w) {
                            " does not divide the model's " + std::to_string(t->heads) +
                            " attention heads and MLP width " + std::to_string(t->ffn));
     }
+    checkExperts(*t, p);
+    checkInterleaving(layers, p);
     return;
   }
   const auto* graph = std::get_if<LayerGraph>(&model.body);
   if (!graph) return;
+  if (p.ep > 1) {
+    throw InputError(ErrorCode::kValue, "/workload/ep",
+                     "expert parallelism needs a mixture-of-experts transformer; a layer graph "
+                     "has no experts (ep must be 1)");
+  }
+  if (p.virtual_stages > 1) {
+    throw InputError(ErrorCode::kValue, "/workload/virtual_stages",
+                     "the interleaved pipeline schedule is modelled for transformers only "
+                     "(virtual_stages must be 1 for a layer graph)");
+  }
   if (p.pp > static_cast<int64_t>(graph->layers.size())) {
     throw InputError(ErrorCode::kValue, "/workload/pp",
                      "pipeline of " + std::to_string(p.pp) + " stages exceeds the model's " +
@@ -110,48 +173,116 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   // Pipeline: 1/pp of the layers, min(pp, m) micro-batches of replica/m samples in flight.
   const int64_t mb = p.microbatchCount();
   const int64_t in_flight = std::min(p.pp, mb);
-  const int64_t act_num = checkedMul(tp_num, in_flight);
-  const int64_t act_den = checkedMul(tp_den, p.pp);
+  int64_t act_num = checkedMul(tp_num, in_flight);
+  int64_t act_den = checkedMul(tp_den, p.pp);
+  if (p.virtual_stages > 1) {
+    // Interleaving keeps 1 + (p - 1) / (p v) times the activations of plain 1F1B on the
+    // first stage (Korthikanti et al. 2022, sec. 4.2.3).
+    const int64_t pv = checkedMul(p.pp, p.virtual_stages);
+    act_num = checkedMul(act_num, checkedAdd(pv, p.pp - 1));
+    act_den = checkedMul(act_den, pv);
+  }
+  // Expert parallelism: the routed experts' share E of the P parameters is split ep-fold
+  // more. ZeRO splits a term over the expert group's data-parallel GPUs (dp / ep) instead, so
+  // a ZeRO-split term is split tp x pp x dp either way.
+  int64_t ep_num = 1, ep_den = 1;
+  if (p.ep > 1 && r.transformer && r.transformer->params.total > 0) {
+    const TransformerParams& params = r.transformer->params;
+    ep_den = checkedMul(params.total, p.ep);
+    ep_num = checkedSub(ep_den, checkedMul(params.routed_experts, p.ep - 1));
+  }
 
   // One GPU's share of `fixed` and `per_sample` bytes sharded as `sharding`.
-  const auto share = [&](Sharding sharding, int64_t& fixed, int64_t& per_sample) {
+  const auto share = [&](Sharding sharding, int64_t& fixed, int64_t& per_sample, bool experts) {
     int64_t divisor = 1;
+    int zero_stage = 4;  // the ZeRO stage from which the term splits over dp (4: never)
     switch (sharding) {
       case Sharding::kReplicated:
         return;
       case Sharding::kModelParallel:
-        divisor = split;
         break;
       case Sharding::kZero3:
-        divisor = p.zero >= 3 ? checkedMul(split, dp) : split;
+        zero_stage = 3;
         break;
       case Sharding::kZero2:
-        divisor = p.zero >= 2 ? checkedMul(split, dp) : split;
+        zero_stage = 2;
         break;
       case Sharding::kZero1:
-        divisor = p.zero >= 1 ? checkedMul(split, dp) : split;
+        zero_stage = 1;
         break;
       case Sharding::kActivation:
         fixed = scaleUp(fixed, act_num, act_den);
         per_sample = scaleUp(per_sample, act_num, checkedMul(act_den, mb));
         return;
     }
+    const bool zero = p.zero >= zero_stage;
+    divisor = zero ? checkedMul(split, dp) : split;
     fixed = scaleUp(fixed, 1, divisor);
     per_sample = scaleUp(per_sample, 1, divisor);
+    if (experts && !zero && sharding != Sharding::kModelParallel) {
+      fixed = scaleUp(fixed, ep_num, ep_den);
+      per_sample = scaleUp(per_sample, ep_num, ep_den);
+    }
+  };
+  // Every model-state term but the LoRA adapters' holds the experts' share.
+  const auto holdsExperts = [](MemoryKey k) {
+    return k != MemoryKey::kAdapterWeights && k != MemoryKey::kAdapterGradients &&
+           k != MemoryKey::kAdapterOptimizerStates;
   };
   std::vector<MemoryTerm> terms = r.memory.terms;
-  for (MemoryTerm& t : terms) share(t.sharding, t.fixed, t.per_sample);
+  for (MemoryTerm& t : terms) share(t.sharding, t.fixed, t.per_sample, holdsExperts(t.key));
   // Backward candidates share as the two terms they stand for.
   std::vector<BackwardCandidate> candidates = r.memory.backward_candidates;
   const MemoryTerm* delta = r.memory.find(MemoryKey::kBackwardGradientDelta);
   const MemoryTerm* extra = r.memory.find(MemoryKey::kBackwardPeakExtra);
   for (BackwardCandidate& c : candidates) {
     int64_t none = 0;
-    if (delta) share(delta->sharding, c.gradient_delta, none);
-    if (extra) share(extra->sharding, none, c.extra_per_sample);
+    if (delta) share(delta->sharding, c.gradient_delta, none, true);
+    if (extra) share(extra->sharding, none, c.extra_per_sample, true);
   }
   return sumTerms(std::move(terms), r.workload.batch / dp, std::move(candidates));
 }
+
+namespace {
+
+/// The roofline step time and what follows from it (samples/s, the run's cost, per-dollar and
+/// per-watt rates) for a GPU with a published compute rate.
+void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f) {
+  f.time = rooflineStep(r, w.hardware.parallel, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
+  f.step = stepBreakdown(model, r, w.hardware.parallel, f.network, f.time, f.peak_flops);
+  // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
+  f.time.step_s = f.step.step_s;
+  f.time.samples_per_s =
+      f.step.step_s > 0
+          ? static_cast<double>(w.batch) * static_cast<double>(f.step.micro_steps) / f.step.step_s
+          : 0;
+  const auto* graph = std::get_if<LayerGraph>(&model.body);
+  if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
+      !f.time.tokens_per_s) {
+    // A layer graph reading token ids processes its input's tokens per sample per forward;
+    // with a one-token input that is the decode speed.
+    f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
+  }
+
+  f.run = runCost(r, f);
+
+  const int devices = std::max(1, f.gpu.devices_per_board);
+  const double gpus = static_cast<double>(w.hardware.parallel.gpus);
+  if (f.gpu.price_usd > 0) {
+    const double cost = static_cast<double>(f.gpu.price_usd) / devices * gpus;
+    f.samples_per_s_per_1000usd = f.time.samples_per_s / (cost / 1000.0);
+  }
+  if (f.gpu.tdp_watts > 0) {
+    f.samples_per_s_per_watt =
+        f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
+  }
+  f.notes.push_back("step time is a roofline bound: compute at " +
+                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
+                    " % of the dense peak, traffic at full bandwidth");
+  for (const std::string& n : f.step.notes) f.notes.push_back(n);
+}
+
+}  // namespace
 
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   const HardwareSettings& hw = w.hardware;
@@ -165,7 +296,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   f.utilization = hw.utilization.value_or(kDefaultUtilization);
   f.math = hw.math.value_or(defaultMath(w.precision));
   f.peak_flops = gpuPeak(f.gpu, f.math);
-  if (f.peak_flops <= 0) {
+  if (f.peak_flops <= 0 && gpuComputePublished(f.gpu)) {
     f.notes.push_back(std::string(f.gpu.name) + " has no fast " + mathFormatName(f.math) +
                       " math: the roofline uses its FP32 rate");
     f.peak_flops = f.gpu.fp32_flops;
@@ -191,38 +322,21 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
                      "per-GPU memory overflows 64-bit arithmetic");
   }
   f.network = resolveNetwork(hw.network, p.gpus, f.gpu);
-  f.time = rooflineStep(r, p, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
-  f.step = stepBreakdown(model, r, p, f.network, f.time, f.peak_flops);
-  // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
-  f.time.step_s = f.step.step_s;
-  f.time.samples_per_s =
-      f.step.step_s > 0
-          ? static_cast<double>(w.batch) * static_cast<double>(f.step.micro_steps) / f.step.step_s
-          : 0;
+  if (!gpuComputePublished(f.gpu)) {
+    // No compute rate to put under the roofline: the memory fit stands, the times do not.
+    f.notes.push_back(f.gpu.name +
+                      " has no published compute rate: the step time, samples/s and MFU are "
+                      "unavailable (the memory fit is exact)");
+    if (w.mode == Mode::kTrain && (w.run.tokens || w.run.samples)) {
+      throw InputError(ErrorCode::kValue, "/workload/gpu",
+                       f.gpu.name +
+                           " has no published compute rate: a run's time and cost are "
+                           "unavailable; choose a GPU with one or give a custom fp32_flops");
+    }
+  } else {
+    fillTimes(model, w, r, f);
+  }
   const auto* graph = std::get_if<LayerGraph>(&model.body);
-  if (graph && graph->input_kind == InputKind::kTokenIds && w.mode == Mode::kInfer &&
-      !f.time.tokens_per_s) {
-    // A layer graph reading token ids processes its input's tokens per sample per forward;
-    // with a one-token input that is the decode speed.
-    f.time.tokens_per_s = f.time.samples_per_s * static_cast<double>(elementCount(graph->input));
-  }
-
-  f.run = runCost(r, f);
-
-  const int devices = std::max(1, f.gpu.devices_per_board);
-  const double gpus = static_cast<double>(p.gpus);
-  if (f.gpu.price_usd > 0) {
-    const double cost = static_cast<double>(f.gpu.price_usd) / devices * gpus;
-    f.samples_per_s_per_1000usd = f.time.samples_per_s / (cost / 1000.0);
-  }
-  if (f.gpu.tdp_watts > 0) {
-    f.samples_per_s_per_watt =
-        f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
-  }
-  f.notes.push_back("step time is a roofline bound: compute at " +
-                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
-                    " % of the dense peak, traffic at full bandwidth");
-  for (const std::string& n : f.step.notes) f.notes.push_back(n);
   if (p.tp > 1 && !p.sp) {
     f.notes.push_back(
         "tensor parallelism without sequence parallelism keeps 10/34 of the activations "

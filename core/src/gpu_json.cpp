@@ -12,6 +12,7 @@
 #include "dlcost/interconnect.hpp"
 
 #include "dlcost/error.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "json_reader.hpp"
 
 namespace dlcost {
@@ -57,7 +58,9 @@ Gpu parseGpu(const json& v, const std::string& path) {
                    "price_usd", "devices_per_board", "intra_node_link", "inter_node_link", "notes",
                    "source", "comment",
                    // written by gpuToJson, derived or descriptive: accepted, ignored
-                   "capacity_bytes", "convention", "unified_memory"});
+                   "capacity_bytes", "convention",
+                   // read below
+                   "unified_memory"});
   Gpu g;
   const bool has_base = r.has("base");
   if (has_base) {
@@ -121,7 +124,15 @@ Gpu parseGpu(const json& v, const std::string& path) {
     throw InputError(ErrorCode::kValue, r.pathOf("bandwidth_bytes_per_s"),
                      "a GPU needs bandwidth above 0");
   }
-  if (g.fp32_flops <= 0) {
+  // gpuToJson's "unified_memory" object reads back, so a unified-memory preset's JSON is
+  // the same GPU; such a part may have no published compute rate (fp32 0, gpu.hpp).
+  if (r.has("unified_memory")) {
+    ObjectReader u(r.require("unified_memory"), r.pathOf("unified_memory"));
+    u.rejectUnknown({"gpu_limit"});
+    g.unified_memory = true;
+    g.unified_memory_note = u.optionalString("gpu_limit", g.unified_memory_note);
+  }
+  if (g.fp32_flops <= 0 && !g.unified_memory) {
     throw InputError(ErrorCode::kValue, r.pathOf("fp32_flops"), "a GPU needs an FP32 rate above 0");
   }
   return g;
@@ -257,13 +268,21 @@ json gpuFitToJson(const GpuFit& f, const Workload& w) {
               {"tp", w.hardware.parallel.tp},
               {"pp", w.hardware.parallel.pp},
               {"sp", w.hardware.parallel.sp},
-              {"microbatches", w.hardware.parallel.microbatchCount()}}},
+              {"microbatches", w.hardware.parallel.microbatchCount()},
+              {"ep", w.hardware.parallel.ep},
+              {"virtual_stages", w.hardware.parallel.virtual_stages}}},
             {"network", networkToJson(f.network)},
             {"step_time", stepBreakdownToJson(f.step)},
             {"run", f.run ? runCostToJson(*f.run) : json()},
             {"samples_per_s_per_watt", f.samples_per_s_per_watt},
             {"notes", f.notes}};
   j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);
+  // A GPU with no published compute rate has no step time: null, not a confident 0.
+  j["roofline"]["compute_published"] = gpuComputePublished(f.gpu);
+  if (!gpuComputePublished(f.gpu)) {
+    j["step_time_s"] = nullptr;
+    j["samples_per_s"] = nullptr;
+  }
   j["samples_per_s_per_1000usd"] =
       f.samples_per_s_per_1000usd ? json(*f.samples_per_s_per_1000usd) : json(nullptr);
   return j;

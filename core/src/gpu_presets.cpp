@@ -49,7 +49,8 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   g.bf16_flops = teraRate(rates, "bf16");
   g.fp8_flops = teraRate(rates, "fp8");
   g.int8_ops = teraRate(rates, "int8");
-  g.tdp_watts = static_cast<int>(r.requiredInt("tdp_watts", 1, 1 << 20));
+  // 0: the vendor states no chip power (Apple silicon rows).
+  g.tdp_watts = static_cast<int>(r.requiredInt("tdp_watts", 0, 1 << 20));
   g.price_usd = static_cast<int>(r.requiredInt("price_usd", 0, 1 << 30));
   g.devices_per_board = static_cast<int>(r.requiredInt("devices_per_board", 1, 64));
   g.intra_node_link = r.optionalString("intra_node_link", "");
@@ -64,7 +65,9 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   }
   g.notes = r.requiredString("notes");
   g.source = r.requiredString("source");
-  if (g.bandwidth_bytes_per_s <= 0 || g.fp32_flops <= 0) {
+  // A unified-memory part whose vendor publishes no compute rate keeps fp32 at 0 (not
+  // published): its compute-bound figures are unavailable (dlcost/gpu_compute.hpp).
+  if (g.bandwidth_bytes_per_s <= 0 || (g.fp32_flops <= 0 && !g.unified_memory)) {
     throw InputError(ErrorCode::kValue, path, "a GPU row needs bandwidth and an FP32 rate");
   }
   return g;

@@ -38,8 +38,14 @@ bool ranksBefore(const LayoutOption& a, const LayoutOption& b) {
 
 json optionJson(const LayoutOption& o) {
   const Parallelism& p = o.parallel;
-  json j = {{"dp", p.dataParallel()}, {"tp", p.tp}, {"pp", p.pp},
-            {"zero", p.zero},         {"sp", p.sp}, {"microbatches", p.microbatchCount()}};
+  json j = {{"dp", p.dataParallel()},
+            {"tp", p.tp},
+            {"pp", p.pp},
+            {"ep", p.ep},
+            {"virtual_stages", p.virtual_stages},
+            {"zero", p.zero},
+            {"sp", p.sp},
+            {"microbatches", p.microbatchCount()}};
   if (!o.fit) {
     j["error"] = {{"code", errorCodeName(o.error->code)},
                   {"path", o.error->path},
@@ -70,27 +76,37 @@ std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& work
   const int64_t gpus = workload.hardware.parallel.gpus;
   // Errors of the network apply to every layout: report them once, as they are.
   resolveNetwork(workload.hardware.network, gpus, *workload.hardware.gpu);
+  // Mixture-of-experts models also split their experts: every ep dividing the data-parallel
+  // GPUs and the expert count.
+  const auto* t = std::get_if<Transformer>(&model.body);
+  const int64_t experts = t ? t->experts : 0;
   std::vector<LayoutOption> options;
   for (int64_t tp : divisors(gpus)) {
     for (int64_t pp : divisors(gpus / tp)) {
-      LayoutOption o;
-      Workload w = workload;
-      w.hardware.advise = false;
-      Parallelism& p = w.hardware.parallel;
-      p.tp = tp;
-      p.pp = pp;
-      if (workload.hardware.parallel.microbatches == 0 && pp > 1 &&
-          w.batch % p.dataParallel() == 0) {
-        p.microbatches = w.batch / p.dataParallel();
+      for (int64_t ep : divisors(gpus / tp / pp)) {
+        if (ep > 1 && (experts == 0 || experts % ep != 0)) continue;
+        LayoutOption o;
+        Workload w = workload;
+        w.hardware.advise = false;
+        Parallelism& p = w.hardware.parallel;
+        p.tp = tp;
+        p.pp = pp;
+        p.ep = ep;
+        // The workload's interleaving where there is a pipeline to interleave.
+        if (pp == 1) p.virtual_stages = 1;
+        if (workload.hardware.parallel.microbatches == 0 && pp > 1 &&
+            w.batch % p.dataParallel() == 0) {
+          p.microbatches = w.batch / p.dataParallel();
+        }
+        o.parallel = p;
+        try {
+          Report r = estimate(model, w);
+          o.fit = std::move(r.gpu_fit);
+        } catch (const InputError& e) {
+          o.error = e.error();
+        }
+        options.push_back(std::move(o));
       }
-      o.parallel = p;
-      try {
-        Report r = estimate(model, w);
-        o.fit = std::move(r.gpu_fit);
-      } catch (const InputError& e) {
-        o.error = e.error();
-      }
-      options.push_back(std::move(o));
     }
   }
   std::stable_sort(options.begin(), options.end(), ranksBefore);
@@ -118,6 +134,8 @@ json layoutsDocument(const json& document) {
           {"notes",
            {"ranked: layouts that fit by step time, then the others by memory per GPU",
             "with pp > 1 and no microbatches in the workload, one sample per micro-batch",
+            "mixture-of-experts models: every expert-parallel degree ep dividing the "
+            "data-parallel GPUs and the expert count; the workload's virtual_stages where pp > 1",
             "tensor-parallel ranks are adjacent (inside a node while tp <= GPUs per node), "
             "then data-parallel, then pipeline stages (Megatron-LM's order)"}}};
 }

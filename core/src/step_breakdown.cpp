@@ -32,8 +32,15 @@ constexpr const char* kTpCritical =
     "(Shoeybi et al. 2019, Megatron-LM, sec. 3), one more per decoder layer with "
     "cross-attention, 2 more when full recomputation re-runs the forward";
 constexpr const char* kPpCritical =
-    "one micro-batch's activations forward and their gradients backward per stage boundary, "
-    "not overlapped; split over the tensor-parallel GPUs (Narayanan et al. 2021, sec. 4.1)";
+    "one micro-batch's activations forward and their gradients backward per stage boundary "
+    "(per model chunk with the interleaved schedule), not overlapped; split over the "
+    "tensor-parallel GPUs (Narayanan et al. 2021, sec. 4.1)";
+constexpr const char* kEpCritical =
+    "on the critical path, not overlapped: per MoE layer an all-to-all dispatching each "
+    "token's hidden state to its top-k experts and one combining the results, in the forward "
+    "and again in the backward (GShard, Lepikhin et al. 2020, sec. 3.2; DeepSpeed-MoE, "
+    "Rajbhandari et al. 2022; Megatron-Core's all-to-all token dispatcher), 2 more with full "
+    "recomputation; tokens routed evenly (no capacity overflow)";
 
 /// Collective calls of one kind: `calls` of `bytes` each.
 struct Calls {
@@ -45,8 +52,9 @@ struct Calls {
 /// What one micro-batch of the slowest pipeline stage communicates inside its
 /// tensor-parallel group, and the message a stage sends to the next.
 struct MicroComm {
-  std::vector<Calls> tp;  ///< forward and backward
-  double pp_bytes = 0;    ///< activations crossing one stage boundary
+  std::vector<Calls> tp;                  ///< forward and backward
+  Calls ep{Collective::kAllToAll, 0, 0};  ///< expert all-to-alls, forward and backward
+  double pp_bytes = 0;                    ///< activations crossing one stage boundary
 };
 
 double activationBytes(double elements, const Workload& w) {
@@ -76,6 +84,19 @@ MicroComm transformerComm(const Transformer& t, const Report& r, const Paralleli
     c.tp = {{Collective::kAllReduce, bytes, calls}};
   }
   c.pp_bytes = bytes / static_cast<double>(p.tp);
+  if (p.ep > 1) {
+    // Each GPU sends its tokens' hidden states, top-k copies, to the experts' GPUs: its
+    // 1/tp of the tokens with sequence parallelism (which Megatron-Core requires for MoE
+    // with tp > 1), else the whole micro-batch's.
+    int64_t moe_layers = 0;
+    for (int64_t i = 0; i < t.layers; ++i) moe_layers += isMoeLayer(t, i) ? 1 : 0;
+    const int64_t moe_per_stage = (moe_layers + p.pp - 1) / p.pp;
+    const double k = static_cast<double>(t.experts_per_token);
+    const int64_t fwd_a2a = 2 * moe_per_stage;
+    int64_t a2a = fwd_a2a;
+    if (w.mode == Mode::kTrain) a2a += fwd_a2a + (w.recompute == Recompute::kFull ? fwd_a2a : 0);
+    c.ep = {Collective::kAllToAll, bytes * k / static_cast<double>(p.sp ? p.tp : 1), a2a};
+  }
   return c;
 }
 
@@ -145,12 +166,66 @@ CollectiveCost cost(const char* purpose, Collective c, const char* group, const 
   return k;
 }
 
-/// Exposed seconds of a gradient collective overlapped with a backward of `window` seconds.
-double exposedBehindBackward(const CollectiveCost& k, double window, const Network& net) {
+/// Compute time per micro-batch that communication can still hide behind.
+struct Windows {
+  double forward = 0;
+  double backward = 0;
+};
+
+/// Exposed seconds of a gradient collective overlapped with a backward of `window` seconds
+/// (the last bucket always exposed); uses up the part of the window it hides behind.
+double exposedBehindBackward(const CollectiveCost& k, double& window, const Network& net) {
   const double per_call = k.time_s / static_cast<double>(k.calls);
   const double bucket =
       collectiveTime(k.collective, std::min(k.bytes, kGradientBucketBytes), k.placement, net);
-  return std::max(bucket, per_call - window) * static_cast<double>(k.calls);
+  const double exposed = std::max(bucket, per_call - window);
+  window = std::max(0.0, window - (per_call - exposed));
+  return exposed * static_cast<double>(k.calls);
+}
+
+/// The gradient and ZeRO collectives of one data-parallel group `g` whose GPUs each hold
+/// `grads` bytes of gradients and `weights` of weights before ZeRO's split.
+void addDataParallel(StepBreakdown& b, const char* group, const GroupPlacement& g,
+                     const Network& net, double grads, double weights, int zero,
+                     int64_t micro_calls, Windows& win) {
+  if (g.ranks <= 1 || grads <= 0) return;
+  if (zero == 0) {
+    CollectiveCost k =
+        cost("dp_gradients", Collective::kAllReduce, group, g, net, grads, 1, kDpOverlap);
+    k.exposed_s = exposedBehindBackward(k, win.backward, net);
+    b.collectives.push_back(k);
+    return;
+  }
+  // Stage 1 keeps whole gradients and reduces them once; stages 2 and 3 keep only their
+  // shard, so every micro-batch's gradients are reduce-scattered.
+  CollectiveCost rs = cost("zero_gradients", Collective::kReduceScatter, group, g, net, grads,
+                           zero == 1 ? 1 : micro_calls, kDpOverlap);
+  if (zero < 3) {
+    rs.exposed_s = exposedBehindBackward(rs, win.backward, net);
+    CollectiveCost ag = cost("zero_params", Collective::kAllGather, group, g, net, weights, 1,
+                             kZeroParamsAfterStep);
+    ag.exposed_s = ag.time_s;
+    b.collectives.push_back(rs);
+    b.collectives.push_back(ag);
+    return;
+  }
+  CollectiveCost fwd = cost("zero_params_forward", Collective::kAllGather, group, g, net, weights,
+                            micro_calls, kZero3Prefetch);
+  CollectiveCost bwd = cost("zero_params_backward", Collective::kAllGather, group, g, net, weights,
+                            micro_calls, kZero3Prefetch);
+  const double calls = static_cast<double>(micro_calls);
+  const double fwd_comm = fwd.time_s / calls;
+  fwd.exposed_s = std::max(0.0, fwd_comm - win.forward) * calls;
+  win.forward = std::max(0.0, win.forward - fwd_comm);
+  // The backward's gathers and reduce-scatters share its compute time.
+  const double bwd_comm = (bwd.time_s + rs.time_s) / calls;
+  const double bwd_exposed = std::max(0.0, bwd_comm - win.backward) * calls;
+  win.backward = std::max(0.0, win.backward - bwd_comm);
+  bwd.exposed_s = bwd_comm > 0 ? bwd_exposed * bwd.time_s / (bwd.time_s + rs.time_s) : 0;
+  rs.exposed_s = bwd_exposed - bwd.exposed_s;
+  b.collectives.push_back(fwd);
+  b.collectives.push_back(bwd);
+  b.collectives.push_back(rs);
 }
 
 /// Model FLOPs of one step, recomputation excluded (the MFU numerator of Chowdhery et al.
@@ -183,6 +258,11 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   const GroupPlacement tp_group = placeGroup(p.tp, 1, gpn);
   const GroupPlacement dp_group = placeGroup(dp, p.tp, gpn);
   const GroupPlacement pp_group = placeGroup(p.pp, p.tp * dp, gpn);
+  // Expert-parallel GPUs are adjacent data-parallel ranks; the experts' own data-parallel
+  // group is every ep-th of them (Megatron-Core's expert and expert-data-parallel groups).
+  const GroupPlacement ep_group = placeGroup(p.ep, p.tp, gpn);
+  const GroupPlacement expert_dp_group = placeGroup(dp / p.ep, p.tp * p.ep, gpn);
+  const double v = static_cast<double>(p.virtual_stages);
 
   MicroComm mc;
   if (const auto* tr = std::get_if<Transformer>(&model.body)) {
@@ -191,7 +271,7 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
     mc = graphComm(*g, r, p, micro, tp_group, net);
   }
   const double stage_fwd = t.forward_s / pp, stage_bwd = t.backward_s / pp;
-  double tp_micro = 0, pp_micro = 0;
+  double tp_micro = 0, pp_micro = 0, ep_micro = 0;
   if (p.tp > 1) {
     for (const Calls& k : mc.tp) {
       CollectiveCost c = cost("tp_activations", k.collective, "tensor", tp_group, net, k.bytes,
@@ -201,8 +281,16 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
       b.collectives.push_back(c);
     }
   }
+  if (p.ep > 1 && mc.ep.calls > 0) {
+    CollectiveCost c = cost("ep_tokens", Collective::kAllToAll, "expert", ep_group, net,
+                            mc.ep.bytes, mc.ep.calls * b.micro_steps * b.microbatches, kEpCritical);
+    c.exposed_s = c.time_s;
+    ep_micro = c.time_s / (ga * m);
+    b.collectives.push_back(c);
+  }
   if (p.pp > 1) {
-    const int64_t sends = train ? 2 : 1;
+    // Interleaving: a micro-batch leaves each GPU once per model chunk.
+    const int64_t sends = (train ? 2 : 1) * p.virtual_stages;
     pp_micro = static_cast<double>(sends) *
                collectiveTime(Collective::kSendRecv, mc.pp_bytes, pp_group, net);
     CollectiveCost k = cost("pp_activations", Collective::kSendRecv, "pipeline", pp_group, net,
@@ -210,67 +298,55 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
     k.exposed_s = k.time_s;
     b.collectives.push_back(k);
   }
-  // One stage's slot per micro-batch; 1F1B runs m slots plus pp - 1 of fill and drain.
-  const double slot = stage_fwd + stage_bwd + tp_micro + pp_micro;
+  // One stage's slot per micro-batch; 1F1B runs m slots plus pp - 1 of fill and drain, the
+  // interleaved schedule (pp - 1) / v (Narayanan et al. 2021, sec. 2.2.2: bubble
+  // (p - 1) / (v m) of the ideal time).
+  const double slot = stage_fwd + stage_bwd + tp_micro + pp_micro + ep_micro;
+  const double fill = (pp - 1) / v;
   b.compute_s = ga * m * (stage_fwd + stage_bwd);
   b.tp_comm_s = ga * m * tp_micro;
   b.pp_comm_s = ga * m * pp_micro;
-  b.bubble_s = ga * (pp - 1) * slot;
-  b.bubble_fraction = (pp - 1) / (m + pp - 1);
+  b.ep_comm_s = ga * m * ep_micro;
+  b.bubble_s = ga * fill * slot;
+  b.bubble_fraction = fill / (m + fill);
+  b.virtual_stages = p.virtual_stages;
   b.optimizer_s = t.optimizer_s;
 
   if (train && dp > 1) {
-    // Per GPU, before ZeRO's split: gradients, and the weights ZeRO-3 gathers.
+    // Per GPU, before ZeRO's split: gradients, and the weights ZeRO-3 gathers. Under expert
+    // parallelism the routed experts' share reduces over the expert data-parallel group,
+    // each GPU holding 1/ep of it.
     const double split = static_cast<double>(p.tp * p.pp);
     const double grads = static_cast<double>(r.memory.bytesSharded(Sharding::kZero2)) / split;
     const double weights = static_cast<double>(r.memory.bytesSharded(Sharding::kZero3)) / split;
+    double expert_share = 0;
+    if (p.ep > 1 && r.transformer && r.transformer->params.total > 0) {
+      expert_share = static_cast<double>(r.transformer->params.routed_experts) /
+                     static_cast<double>(r.transformer->params.total);
+    }
+    const double dense = 1 - expert_share, expert = expert_share / static_cast<double>(p.ep);
     const int64_t micro_calls = b.micro_steps * b.microbatches;
-    if (p.zero == 0) {
-      CollectiveCost k =
-          cost("dp_gradients", Collective::kAllReduce, "data", dp_group, net, grads, 1, kDpOverlap);
-      k.exposed_s = exposedBehindBackward(k, stage_bwd, net);
-      b.collectives.push_back(k);
-    } else {
-      // Stage 1 keeps whole gradients and reduces them once; stages 2 and 3 keep only their
-      // shard, so every micro-batch's gradients are reduce-scattered.
-      CollectiveCost rs = cost("zero_gradients", Collective::kReduceScatter, "data", dp_group, net,
-                               grads, p.zero == 1 ? 1 : micro_calls, kDpOverlap);
-      rs.exposed_s = exposedBehindBackward(rs, stage_bwd, net);
-      if (p.zero < 3) {
-        CollectiveCost ag = cost("zero_params", Collective::kAllGather, "data", dp_group, net,
-                                 weights, 1, kZeroParamsAfterStep);
-        ag.exposed_s = ag.time_s;
-        b.collectives.push_back(rs);
-        b.collectives.push_back(ag);
-      } else {
-        CollectiveCost fwd = cost("zero_params_forward", Collective::kAllGather, "data", dp_group,
-                                  net, weights, micro_calls, kZero3Prefetch);
-        CollectiveCost bwd = cost("zero_params_backward", Collective::kAllGather, "data", dp_group,
-                                  net, weights, micro_calls, kZero3Prefetch);
-        const double calls = static_cast<double>(micro_calls);
-        fwd.exposed_s = std::max(0.0, fwd.time_s / calls - stage_fwd) * calls;
-        // The backward's gathers and reduce-scatters share its compute time.
-        const double bwd_comm = (bwd.time_s + rs.time_s) / calls;
-        const double bwd_exposed = std::max(0.0, bwd_comm - stage_bwd) * calls;
-        bwd.exposed_s = bwd_comm > 0 ? bwd_exposed * bwd.time_s / (bwd.time_s + rs.time_s) : 0;
-        rs.exposed_s = bwd_exposed - bwd.exposed_s;
-        b.collectives.push_back(fwd);
-        b.collectives.push_back(bwd);
-        b.collectives.push_back(rs);
-      }
+    Windows win{stage_fwd, stage_bwd};
+    addDataParallel(b, "data", dp_group, net, grads * dense, weights * dense, p.zero, micro_calls,
+                    win);
+    if (expert_share > 0) {
+      addDataParallel(b, "expert_data", expert_dp_group, net, grads * expert, weights * expert,
+                      p.zero, micro_calls, win);
     }
     for (const CollectiveCost& k : b.collectives)
-      if (k.group == "data") b.dp_comm_s += k.exposed_s;
+      if (k.group == "data" || k.group == "expert_data") b.dp_comm_s += k.exposed_s;
   }
-  b.step_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.dp_comm_s + b.bubble_s + b.optimizer_s;
+  b.step_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.ep_comm_s + b.dp_comm_s + b.bubble_s +
+             b.optimizer_s;
   b.model_flops = modelFlops(r);
   const double gpus = static_cast<double>(p.gpus);
   if (b.step_s > 0 && peak_flops > 0) b.mfu = b.model_flops / (b.step_s * gpus * peak_flops);
   if (p.gpus > 1) {
     b.notes.push_back(
-        "communication: NCCL ring collectives at each link's line rate plus NCCL's latency "
-        "(hierarchical across nodes, one network adapter per GPU); a lower bound on what NCCL "
-        "reaches");
+        "communication: NCCL ring collectives at the bus bandwidth NCCL reaches on each link "
+        "(the line rate x its bus_efficiency, from NCCL's maintainers' figures; PCIe and "
+        "Infinity Fabric at the line rate) plus NCCL's latency (hierarchical across nodes, one "
+        "network adapter per GPU)");
   }
   return b;
 }

@@ -12,7 +12,9 @@ json interconnectToJson(const Interconnect& l) {
           {"scope", linkScopeName(l.scope)},
           {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
           {"step_latency_s", l.step_latency_s},
-          {"source", l.source}};
+          {"source", l.source},
+          {"bus_efficiency", l.bus_efficiency},
+          {"efficiency_source", l.efficiency_source}};
 }
 
 json interconnectTableJson() {
@@ -21,7 +23,8 @@ json interconnectTableJson() {
   return {{"links", list},
           {"base_latency_s", kCollectiveBaseLatency},
           {"convention",
-           "bandwidth per GPU and per direction at the line rate (decimal bytes/s); latency per "
+           "bandwidth per GPU and per direction at the line rate (decimal bytes/s); collectives "
+           "run at bandwidth x bus_efficiency (the bus bandwidth NCCL reaches); latency per "
            "ring step, plus base_latency_s once per collective (NCCL src/graph/tuning.cc, "
            "Ring/Simple)"}};
 }
@@ -95,8 +98,9 @@ json stepBreakdownToJson(const StepBreakdown& b) {
   double offset = 0;  // share of the step before this part, where a stacked bar starts it
   for (const auto& [key, seconds] :
        {std::pair{"compute", b.compute_s}, std::pair{"tp_comm", b.tp_comm_s},
-        std::pair{"pp_comm", b.pp_comm_s}, std::pair{"dp_comm", b.dp_comm_s},
-        std::pair{"bubble", b.bubble_s}, std::pair{"optimizer", b.optimizer_s}}) {
+        std::pair{"pp_comm", b.pp_comm_s}, std::pair{"ep_comm", b.ep_comm_s},
+        std::pair{"dp_comm", b.dp_comm_s}, std::pair{"bubble", b.bubble_s},
+        std::pair{"optimizer", b.optimizer_s}}) {
     const double share = b.step_s > 0 ? seconds / b.step_s : 0.0;
     parts.push_back({{"key", key}, {"seconds", seconds}, {"share", share}, {"offset", offset}});
     offset += share;
@@ -106,17 +110,20 @@ json stepBreakdownToJson(const StepBreakdown& b) {
           {"compute_s", b.compute_s},
           {"tp_comm_s", b.tp_comm_s},
           {"pp_comm_s", b.pp_comm_s},
+          {"ep_comm_s", b.ep_comm_s},
           {"dp_comm_s", b.dp_comm_s},
           {"bubble_s", b.bubble_s},
           {"optimizer_s", b.optimizer_s},
           {"bubble_fraction", b.bubble_fraction},
+          {"virtual_stages", b.virtual_stages},
           {"micro_steps", b.micro_steps},
           {"microbatches", b.microbatches},
           {"model_flops", b.model_flops},
           {"mfu", b.mfu},
           {"collectives", collectives},
           {"convention",
-           "step_s = compute_s + tp_comm_s + pp_comm_s + dp_comm_s (exposed) + bubble_s + "
+           "step_s = compute_s + tp_comm_s + pp_comm_s + ep_comm_s + dp_comm_s (exposed) + "
+           "bubble_s + "
            "optimizer_s, for one optimizer step (micro_steps gradient-accumulation steps of "
            "microbatches pipeline micro-batches); bytes per call and per GPU; mfu = "
            "model_flops / (step_s x gpus x dense peak), recomputation excluded"}};

@@ -8,6 +8,7 @@
 #include "dlcost/engine_limits.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
+#include "dlcost/gpu_compute.hpp"
 
 namespace dlcost {
 
@@ -134,7 +135,7 @@ void addThroughput(BatchSweep& sweep, const Model& model, const Workload& w) {
     at.hardware.advise = false;
     try {
       const Report r = estimate(model, at);
-      if (!r.gpu_fit) continue;
+      if (!r.gpu_fit || !gpuComputePublished(r.gpu_fit->gpu)) continue;
       point.samples_per_s = r.gpu_fit->time.samples_per_s;
       point.step_time_s = r.gpu_fit->time.step_s;
     } catch (const InputError&) {

@@ -101,6 +101,7 @@ TransformerParams countParams(const Transformer& t) {
     moe_active = checkedAdd(checkedMul(t.experts_per_token, expertParams(t)), moeSharedParams(t));
   }
   p.mlp = checkedAdd(checkedMul(dense_layers, dense_mlp), checkedMul(moe_layers, moe_mlp));
+  if (isMoe(t)) p.routed_experts = checkedMul(moe_layers, checkedMul(t.experts, expertParams(t)));
 
   int64_t norm_count = checkedMul(t.layers, t.norms_per_layer + (enc_dec ? 1 : 0));
   if (enc_dec) norm_count = checkedAdd(norm_count, checkedMul(t.encoder_layers, t.norms_per_layer));

@@ -491,6 +491,28 @@ void addParallelFields(std::vector<Row>& rows) {
                 const int64_t m = w.hardware.parallel.microbatches;
                 return m > 0 ? json(m) : json();
               }));
+  rows.push_back(
+      Row("virtual_stages", FieldType::kInteger, "--virtual-stages")
+          .range(1, kMaxGpus, "model chunks per GPU")
+          .byDefault(1)
+          .when(kWhenGpu | kWhenTrain | kWhenTransformer, "parallel")
+          .text({"Interleaved pipeline chunks", "交错流水线分块数"},
+                {"virtual pipeline stages per GPU (interleaved 1F1B; 1 = plain 1F1B)",
+                 "每 GPU 的虚拟流水线阶段数（交错 1F1B；1 为普通 1F1B）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.virtual_stages = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.hardware.parallel.virtual_stages); }));
+  rows.push_back(Row("ep", FieldType::kInteger, "--ep")
+                     .range(1, kMaxGpus, "GPUs")
+                     .byDefault(1)
+                     .when(kWhenGpu | kWhenTransformer, "parallel")
+                     .text({"Expert parallel (MoE)", "专家并行度（MoE）"},
+                           {"expert-parallel degree: each MoE layer's experts split over ep of the "
+                            "data-parallel GPUs",
+                            "专家并行度：每个 MoE 层的专家切分到 ep 块数据并行 GPU 上"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.parallel.ep = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.hardware.parallel.ep); }));
   addNetworkFields(rows);
   rows.push_back(Row("utilization", FieldType::kNumber, "--utilization")
                      .range(kMinUtilization, 1, "")

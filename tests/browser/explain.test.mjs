@@ -50,6 +50,8 @@ describe('explanations and comparisons', () => {
       assert.equal(await params.getAttribute('aria-expanded'), 'true');
       const panel = page.locator('#explain-panel');
       assert.equal(await panel.getAttribute('data-id'), '/params/total');
+      // The open explanation is the store's.
+      assert.equal(await page.evaluate(() => globalThis.dlcostPage.getState().explain), '/params/total');
       assert.ok((await panel.innerText()).includes(groupDigits(report.params.total)));
 
       // A memory line, by keyboard (focus + Enter): its result is the report's byte count.
@@ -157,6 +159,9 @@ describe('explanations and comparisons', () => {
       await page.locator('#compare-gpus button[data-key="step_time_s"]').focus();
       await page.keyboard.press('Enter');
       assert.equal(await page.locator('#compare-gpus th[aria-sort="descending"] button').getAttribute('data-key'), 'step_time_s');
+      // The sort is the store's (one update, one render), and the redrawn header keeps the focus.
+      assert.deepEqual(await page.evaluate(() => globalThis.dlcostPage.getState().gpuSort), { key: 'step_time_s', dir: -1 });
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.key), 'step_time_s');
       const down = (await column('step_time_s')).map(seconds).filter(Number.isFinite);
       for (let i = 1; i < down.length; i += 1) assert.ok(down[i - 1] >= down[i], `descending at ${i}: ${down}`);
       assert.ok((await page.locator('#compare-gpus .best-buy').innerText()).length > 0);

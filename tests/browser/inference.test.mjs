@@ -51,7 +51,17 @@ describe('the Inference panel', () => {
       await page.locator('#inference summary').click();
       const rows = await page.locator('#inference table.inference-sweep tbody tr').count();
       assert.ok(rows >= 2, `sweep rows: ${rows}`);
+      // Tokens/s and memory against users and against context: four charts, the context
+      // points the engine's own (powers of two up to Llama 3.1's 131072).
+      assert.equal(await page.locator('#inference svg.inference-chart').count(), 4);
+      const byContext = await page.evaluate(() =>
+        globalThis.dlcostPage.lastReport() && document.querySelectorAll('#inference table.inference-sweep')[1].innerText);
+      assert.ok(byContext.includes('131072'), byContext);
       await screenshot(page, 'inference-vllm-h100');
+      // The panel in Chinese.
+      await page.selectOption('#lang', 'zh');
+      const zh = await page.locator('#inference').innerText();
+      assert.ok(zh.includes('推理') && zh.includes('首 token 时间'), zh);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

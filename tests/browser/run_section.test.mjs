@@ -40,3 +40,28 @@ test("the Run section shows the CLI's step time, MFU and run cost for a share li
     await page.close();
   }
 });
+
+test('the Run section names expert parallelism and the interleaved schedule when a layout has them', T, async () => {
+  const moe = 'tests/fixtures/hf-configs/qwen3-30b-a3b.json';
+  const flags = [moe, '--batch', '32', '--seq-len', '4096', '--dtype', 'bf16', '--gpu', 'h100-sxm'];
+  flags.push('--gpus', '16', '--pp', '2', '--ep', '8', '--virtual-stages', '2', '--microbatches', '4');
+  const link = spawnSync(CLI, ['link', ...flags], { encoding: 'utf8' });
+  assert.equal(link.status, 0, link.stderr);
+  const fragment = link.stdout.trim();
+  const { page, problems } = await openPage(session, { path: fragment });
+  try {
+    await page.waitForFunction(() => globalThis.dlcostPage.lastReport()?.gpu_fit?.step_time);
+    const cli = runCli(['estimate', '--link', fragment, '--json']).json;
+    const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+    assert.deepEqual(report.gpu_fit.step_time, cli.gpu_fit.step_time);
+    assert.equal(report.gpu_fit.parallel.ep, 8);
+    const layout = await page.locator('#run-layout').textContent();
+    assert.match(layout, /expert parallel 8/);
+    assert.match(layout, /interleaved pipeline, chunks per GPU 2/);
+    const keys = await page.locator('#run .legend li').evaluateAll((items) => items.map((li) => li.dataset.key));
+    assert.equal(keys.includes('ep_comm'), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

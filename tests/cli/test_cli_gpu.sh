@@ -83,7 +83,7 @@ rm -f /tmp/dlcost_gpu_err.$$
 # Multi-GPU step, run cost and layouts (issue 18).
 check "step breakdown and run" 0 "$DLCOST" estimate --preset llama-2-7b --batch 32 --dtype bf16 --gpu h100-sxm --gpus 16 --nodes 2 --tp 2 --tokens 1e12 --price 2.5 --json
 json_true "step_time and run in gpu_fit" \
-  "d.gpu_fit.step_time.parts.length === 6 && d.gpu_fit.run.steps > 0 && d.gpu_fit.run.price_source.kind === 'user' && d.gpu_fit.network.nodes === 2"
+  "d.gpu_fit.step_time.parts.length === 7 && d.gpu_fit.run.steps > 0 && d.gpu_fit.run.price_source.kind === 'user' && d.gpu_fit.network.nodes === 2"
 check "layouts ranks splits" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8 --json
 json_true "layouts rows and refused" "d.schema === 'dlcost.layouts/1' && d.rows.length + d.refused.length === 10"
 check "layouts prints a table" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8
@@ -97,6 +97,23 @@ check "zero price" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --price 0
 contains "names --price" "--price" "$err"
 check "no split suits the model" 2 "$DLCOST" layouts --preset gpt2 --gpu h100-sxm --gpus 13 --gpus-per-node 13 --batch 4
 contains "names --gpus" "--gpus" "$err"
+# Expert parallelism and the interleaved schedule (issue 18, session 4).
+MOE="$(dirname "$0")/../fixtures/hf-configs/qwen3-30b-a3b.json"
+check "expert parallelism" 0 "$DLCOST" estimate "$MOE" --batch 8 --seq-len 4096 --dtype bf16 --gpu h100-sxm --gpus 8 --ep 8 --json
+json_true "expert all-to-alls in the step" \
+  "d.gpu_fit.step_time.ep_comm_s > 0 && d.gpu_fit.step_time.collectives.some(c => c.purpose === 'ep_tokens' && c.collective === 'all-to-all' && c.ranks === 8) && d.gpu_fit.parallel.ep === 8"
+check "layouts split experts" 0 "$DLCOST" layouts "$MOE" --batch 8 --seq-len 4096 --dtype bf16 --gpu h100-sxm --gpus 8 --json
+json_true "layouts rows with ep" "d.rows.some(r => r.ep === 8) && d.rows.every(r => r.dp % r.ep === 0)"
+check "ep not dividing the experts" 2 "$DLCOST" estimate "$MOE" --gpu h100-sxm --gpus 6 --ep 3 --batch 6
+contains "names --ep" "--ep" "$err"
+check "ep on a dense model" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 2 --ep 2 --batch 2
+contains "names --ep (dense)" "--ep" "$err"
+check "interleaving without pp" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 2 --virtual-stages 2 --batch 2
+contains "names --virtual-stages" "--virtual-stages" "$err"
+check "interleaved pipeline" 0 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 4 --pp 4 --virtual-stages 3 --microbatches 8 --batch 8 --json
+json_true "interleaved bubble" "Math.abs(d.gpu_fit.step_time.bubble_fraction - 1 / 9) < 1e-12 && d.gpu_fit.step_time.virtual_stages === 3"
+check "links state NCCL's efficiency" 0 "$DLCOST" links --json
+json_true "links carry bus efficiency" "d.links.links.every(l => l.bus_efficiency > 0 && l.bus_efficiency <= 1 && l.efficiency_source)"
 
 echo "cli gpu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

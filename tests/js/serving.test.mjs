@@ -47,6 +47,15 @@ describe('serving plans', () => {
     assert.ok(at8k[2].speed.tokens_per_s > at8k[0].speed.tokens_per_s);
   });
 
+  test('servingSweep "auto" contexts: powers of two up to the model\'s context', () => {
+    const out = JSON.parse(engine.servingSweep(JSON.stringify(doc(VLLM)), '[1]', '"auto"'));
+    // Llama 3.1's max_position_embeddings is 131072: 1024, 2048, ..., 65536, 131072.
+    assert.deepEqual(
+      out.points.map((p) => p.context),
+      [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
+    );
+  });
+
   test('bad input comes back as an error naming the field', () => {
     const bad = JSON.parse(engine.estimate(JSON.stringify(doc({ ...VLLM, context: 10000000 }))));
     assert.equal(bad.error.path, '/workload/context');

@@ -1,6 +1,6 @@
 // "To make it fit": the engine's advice (report.gpu_fit.advice), each with an Apply button that
 // merges the advice's workload patch ("set", written by core/src/gpu_json.cpp) into the form,
-// and an Undo that restores the workload as it was. The page decides nothing: the changes,
+// and an Undo that restores the workload as it was (the store keeps the snapshots: state.undo). The page decides nothing: the changes,
 // their order and their memory are the advisor's (core/src/advisor.cpp).
 // @ts-check
 
@@ -15,32 +15,28 @@ import { formatBytes } from './units.js';
 
 /**
  * @param {Element} root the list's container
- * @param {() => PageState} getState
+ * @param {() => Readonly<PageState>} getState
  * @param {typeof import('./state.js').update} update
- * @param {() => void} onApplied after the state changed (the form re-syncs its controls)
  */
-export function createAdvice(root, getState, update, onApplied) {
-  /** @type {{workload: PageState['workload'], gpu: PageState['gpu']}[]} */
-  const undo = []; // snapshots of {workload, gpu} before each Apply
+export function createAdvice(root, getState, update) {
   const status = h('p', { class: 'hint', role: 'status', id: 'advice-status' });
 
   function restore() {
-    const snap = undo.pop();
+    const { undo } = getState();
+    const snap = undo[undo.length - 1];
     if (!snap) return;
-    update({ workload: snap.workload, gpu: snap.gpu }, { silent: true, replace: true });
     status.textContent = '';
-    onApplied();
+    update({ workload: snap.workload, gpu: snap.gpu, undo: undo.slice(0, -1) }, { replace: true });
   }
 
   /** @param {Advice} advice */
   function apply(advice) {
     const s = getState();
-    undo.push({ workload: { ...s.workload }, gpu: { ...s.gpu } });
-    // The engine writes the patch back as the text the form keeps (its own units).
+    // The engine writes the patch back as the text the form keeps (its own units). The state's
+    // parts are never changed in place, so the snapshot is the parts themselves.
     const texts = dlcost.workloadToText(advice.set, s.units);
-    update({ workload: texts }, { silent: true });
     status.textContent = t('applied', { change: advice.change });
-    onApplied();
+    update({ workload: texts, undo: [...s.undo, { workload: s.workload, gpu: s.gpu }] });
   }
 
   /** Draws the list for `report` (empty when it fits or no GPU is chosen).
@@ -84,7 +80,7 @@ export function createAdvice(root, getState, update, onApplied) {
         );
       }
     }
-    if (undo.length) {
+    if (getState().undo.length) {
       parts.push(
         h(
           'button',
@@ -97,5 +93,5 @@ export function createAdvice(root, getState, update, onApplied) {
     replace(root, ...parts);
   }
 
-  return { render, undoDepth: () => undo.length };
+  return { render };
 }

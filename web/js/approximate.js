@@ -2,6 +2,7 @@
 // request, says so ("transformer": {"approximate": true}); then the parameter count and every
 // figure derived from it are approximate, and each one carries this badge. The engine decides;
 // this module only reads the flag.
+// @ts-check
 
 import { h } from './dom.js';
 import { t } from './i18n.js';

@@ -1,6 +1,7 @@
 // Two small SVG charts drawn by hand (see docs/web.md for why no library): the memory
 // breakdown as one stacked bar against the GPU's capacity, and total memory versus batch size
 // (fixed + batch x per_sample) with the capacity line and the largest batch that fits.
+// @ts-check
 
 import { h, replace, s } from './dom.js';
 import { formatPercent } from './units.js';
@@ -19,12 +20,16 @@ export function niceTicks(max, count = 5) {
   return ticks;
 }
 
+/** A memory line of the breakdown (results.js memorySegments). */
+/** @typedef {{key: string, label: string, bytes: number, share: number, pointer: string}} Segment */
+
 /**
- * @param root      container
- * @param segments  [{key, label, bytes}] in drawing order (zero lines already left out)
- * @param capacity  bytes or null
- * @param fmt       bytes -> text
- * @param labels    {capacity, total, summary(total, capacity)}
+ * @param {Element} root  container
+ * @param {Segment[]} segments  in drawing order (zero lines already left out)
+ * @param {number} total  bytes
+ * @param {number | null} capacity  bytes or null
+ * @param {(bytes: number) => string} fmt  bytes -> text
+ * @param {{capacity: string, total: string, summary: string}} labels
  */
 export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
   const scaleMax = Math.max(total, capacity || 0) * 1.04 || 1;
@@ -74,24 +79,28 @@ const W = 640;
 const H = 260;
 const M = { l: 72, r: 16, t: 14, b: 40 };
 
-/**
- * @param sweep   the engine's sweep {fixed, per_sample, points, memory_bytes?, max_batch?}
- * @param batch   the workload's batch (marked)
- * @param fmt     bytes -> text
- * @param labels  {batch, memory, capacity, maxBatch, current, fixed, summary}
- */
-/** Ticks at round values of the unit the labels use (…, MiB, GiB or MB, GB, …). */
+/** Ticks at round values of the unit the labels use (…, MiB, GiB or MB, GB, …).
+ *  @param {number} max @param {number} base */
 function byteTicks(max, base) {
   const scale = max >= 1 ? base ** Math.floor(Math.log(max) / Math.log(base)) : 1;
   return niceTicks(max / scale, 5).map((v) => v * scale);
 }
 
+/**
+ * @param {Element} root  container
+ * @param {import('./types').Sweep} sweep  the engine's sweep
+ * @param {number} batch  the workload's batch (marked)
+ * @param {(bytes: number) => string} fmt  bytes -> text
+ * @param {{[key: string]: string}} labels  {batch, capacity, maxBatch, current, fixed, formula, summary}
+ * @param {number} [base]  1024 (GiB) or 1000 (GB): the unit the ticks are round in
+ */
 export function renderSweep(root, sweep, batch, fmt, labels, base = 1024) {
   const pts = sweep.points;
-  const xMax = pts.at(-1).batch;
-  const yTop = Math.max(pts.at(-1).total, sweep.memory_bytes || 0) * 1.06;
+  const last = pts[pts.length - 1];
+  const xMax = last.batch;
+  const yTop = Math.max(last.total, sweep.memory_bytes || 0) * 1.06;
   const yTicks = byteTicks(yTop, base);
-  const yMax = yTicks.at(-1);
+  const yMax = yTicks[yTicks.length - 1];
   const xTicks = niceTicks(xMax, 6).filter((v) => v <= xMax);
   const px = (b) => M.l + (b / xMax) * (W - M.l - M.r);
   const py = (v) => H - M.b - (v / yMax) * (H - M.t - M.b);

@@ -7,7 +7,7 @@
 
 import { h, replace, s } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes, formatCount, formatPercent } from './units.js';
+import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from './units.js';
 
 const W = 640;
 const H = 300;
@@ -157,21 +157,19 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
 const GPU_COLUMNS = [
   // The table's point first (what fits, how fast, per dollar and per watt), so a narrow box
   // shows it; the rest scrolls beside the sticky name column.
-  { key: 'name', label: 'col_gpu_name', num: false },
-  { key: 'fits', label: 'col_fits', num: false },
-  { key: 'samples_per_s', label: 'col_samples_per_s', num: true },
-  { key: 'samples_per_s_per_1000usd', label: 'col_per_1000usd', num: true },
-  { key: 'samples_per_s_per_watt', label: 'col_per_watt', num: true },
-  { key: 'max_batch', label: 'col_max_batch', num: true },
-  { key: 'step_time_s', label: 'col_step_time_s', num: true, asc: true },
-  { key: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
-  { key: 'per_gpu_bytes', label: 'col_memory', num: true },
+  { key: 'name', sort: 'name', label: 'col_gpu_name', num: false },
+  { key: 'fits', sort: 'fits', label: 'col_fits', num: false },
+  { key: 'samples_per_s', sort: 'samples_per_s', label: 'col_samples_per_s', num: true },
+  { key: 'samples_per_s_per_1000usd', sort: 'per_1000usd', label: 'col_per_1000usd', num: true },
+  { key: 'samples_per_s_per_watt', sort: 'per_watt', label: 'col_per_watt', num: true },
+  { key: 'max_batch', sort: 'max_batch', label: 'col_max_batch', num: true },
+  { key: 'step_time_s', sort: 'step_time', label: 'col_step_time_s', num: true, asc: true },
+  { key: 'tokens_per_s', sort: 'tokens_per_s', label: 'col_tokens_per_s', num: true, optional: true },
+  { key: 'per_gpu_bytes', sort: 'per_gpu_memory', label: 'col_memory', num: true },
 ];
 
-let gpuSort = { key: 'samples_per_s_per_1000usd', dir: -1 };
-
-const fmtNum = (v) => (typeof v !== 'number' ? '—' : v >= 1000 ? Math.round(v).toLocaleString('en-US') : v.toPrecision(3));
-const fmtTime = (v) => (typeof v !== 'number' ? '—' : v < 1 ? `${(v * 1000).toPrecision(3)} ms` : `${v.toPrecision(3)} s`);
+const fmtNum = (v) => (typeof v !== 'number' ? '—' : formatRate(v));
+const fmtTime = (v) => (typeof v !== 'number' ? '—' : formatSeconds(v));
 
 function gpuCell(col, r, units) {
   const v = r[col.key];
@@ -184,40 +182,35 @@ function gpuCell(col, r, units) {
   return fmtNum(v);
 }
 
-/** The GPU table and chart for one compareDocument result. */
-export function renderGpuCompare(tableRoot, chartRoot, result, units) {
+/** The engine's sort spec for the state's GPU-table sort: the column's engine field and the
+ *  direction (`dlcost.compare(doc, spec)` sorts; the page does not). */
+export function gpuSortSpec(gpuSort) {
+  const col = GPU_COLUMNS.find((c) => c.key === gpuSort.key) || GPU_COLUMNS[0];
+  return `${col.sort}:${gpuSort.dir > 0 ? 'asc' : 'desc'}`;
+}
+
+/** The GPU table and chart for one compareDocument result, as sorted by the engine by `gpuSort`;
+ *  a column's button calls onSort with the new sort (the store's update redraws the table). */
+export function renderGpuCompare(tableRoot, chartRoot, result, units, gpuSort, onSort) {
   const hasTokens = result.rows.some((r) => typeof r.tokens_per_s === 'number');
   const cols = GPU_COLUMNS.filter((c) => !c.optional || hasTokens);
-  const draw = () => {
-    const rows = [...result.rows];
-    const col = cols.find((c) => c.key === gpuSort.key) || cols[0];
-    const val = (r) => (col.key === 'name' ? r.name : col.key === 'fits' ? Number(r.fits) : r[col.key]);
-    rows.sort((a, b) => {
-      const va = val(a);
-      const vb = val(b);
-      if (va === null || va === undefined) return 1;
-      if (vb === null || vb === undefined) return -1;
-      return (va < vb ? -1 : va > vb ? 1 : 0) * gpuSort.dir;
+  const rows = result.rows; // in the order the engine sorted them (gpuSortSpec)
+  const head = h('tr', {}, cols.map((c) => {
+    const active = c.key === gpuSort.key;
+    const b = h('button', { type: 'button', class: 'sort', dataset: { key: c.key } }, t(c.label),
+      h('span', { 'aria-hidden': 'true' }, active ? (gpuSort.dir > 0 ? ' ▲' : ' ▼') : ''));
+    b.addEventListener('click', () => {
+      onSort({ key: c.key, dir: active ? -gpuSort.dir : (c.num && !c.asc ? -1 : 1) });
+      tableRoot.querySelector(`button[data-key="${c.key}"]`)?.focus();
     });
-    const head = h('tr', {}, cols.map((c) => {
-      const active = c.key === gpuSort.key;
-      const b = h('button', { type: 'button', class: 'sort', dataset: { key: c.key } }, t(c.label),
-        h('span', { 'aria-hidden': 'true' }, active ? (gpuSort.dir > 0 ? ' ▲' : ' ▼') : ''));
-      b.addEventListener('click', () => {
-        gpuSort = { key: c.key, dir: active ? -gpuSort.dir : (c.num && !c.asc ? -1 : 1) };
-        draw();
-        tableRoot.querySelector(`button[data-key="${c.key}"]`).focus();
-      });
-      return h('th', { scope: 'col', class: `${c.num ? 'num ' : ''}col-${c.key}`, 'aria-sort': active ? (gpuSort.dir > 0 ? 'ascending' : 'descending') : 'none' }, b);
-    }));
-    const body = h('tbody', {}, rows.map((r) => h('tr', { dataset: { gpu: r.gpu, fits: String(r.fits) } },
-      cols.map((c) => h(c.key === 'name' ? 'th' : 'td', c.key === 'name' ? { scope: 'row', class: 'col-name' } : { class: `${c.num ? 'num ' : ''}col-${c.key}` }, gpuCell(c, r, units))))));
-    const best = result.rows.find((r) => r.gpu === result.best_buy);
-    replace(tableRoot,
-      best ? h('p', { class: 'best-buy' }, t('bestBuy', { name: best.name, value: fmtNum(best.samples_per_s_per_1000usd) })) : null,
-      h('div', { class: 'table-scroll' }, h('table', { class: 'gpu-table' }, h('caption', {}, t('gpuTableCaption')), h('thead', {}, head), body)));
-  };
-  draw();
+    return h('th', { scope: 'col', class: `${c.num ? 'num ' : ''}col-${c.key}`, 'aria-sort': active ? (gpuSort.dir > 0 ? 'ascending' : 'descending') : 'none' }, b);
+  }));
+  const body = h('tbody', {}, rows.map((r) => h('tr', { dataset: { gpu: r.gpu, fits: String(r.fits) } },
+    cols.map((c) => h(c.key === 'name' ? 'th' : 'td', c.key === 'name' ? { scope: 'row', class: 'col-name' } : { class: `${c.num ? 'num ' : ''}col-${c.key}` }, gpuCell(c, r, units))))));
+  const best = result.rows.find((r) => r.gpu === result.best_buy);
+  replace(tableRoot,
+    best ? h('p', { class: 'best-buy' }, t('bestBuy', { name: best.name, value: fmtNum(best.samples_per_s_per_1000usd) })) : null,
+    h('div', { class: 'table-scroll' }, h('table', { class: 'gpu-table' }, h('caption', {}, t('gpuTableCaption')), h('thead', {}, head), body)));
   renderGpuChart(chartRoot, result.rows);
 }
 
@@ -259,10 +252,11 @@ export function renderBatchChart(root, sweep, units) {
     replace(root, h('p', { class: 'hint' }, t('noGpuForBatch')));
     return;
   }
-  const xMax = pts.at(-1).batch;
+  const last = pts[pts.length - 1];
+  const xMax = last.batch;
   const xMin = pts[0].batch;
   const tMax = Math.max(...pts.map((p) => p.samples_per_s)) * 1.1;
-  const mMax = Math.max(pts.at(-1).total, sweep.memory_bytes || 0) * 1.08;
+  const mMax = Math.max(last.total, sweep.memory_bytes || 0) * 1.08;
   // Log batch axis: the speed-up happens at small batches, memory runs out at large ones.
   const px = (b) => M.l + (xMax > xMin ? Math.log(b / xMin) / Math.log(xMax / xMin) : 0) * (W - M.l - M.r);
   const pyT = (v) => H - M.b - (v / tMax) * (H - M.t - M.b);

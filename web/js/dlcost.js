@@ -136,7 +136,8 @@ const api = {
     call('workloadToText', JSON.stringify({ workload, byte_unit: byteUnit })),
   /** The serving plan at each (users, context): {engine, points: [{users, context, fits,
    *  max_users, device_bytes, host_bytes, speed?}]}; null keeps the workload's own.
-   *  @param {Doc} doc @param {number[] | null} [users] @param {number[] | null} [contexts]
+   *  "auto" contexts: the engine's powers of two up to the model's context.
+   *  @param {Doc} doc @param {number[] | null} [users] @param {number[] | 'auto' | null} [contexts]
    *  @returns {any} */
   servingSweep: (doc, users = null, contexts = null) =>
     call('servingSweep', toText(doc), JSON.stringify(users), JSON.stringify(contexts)),

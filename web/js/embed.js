@@ -11,17 +11,13 @@ import { byId, h, replace } from './dom.js';
 import { applyI18n, setLang, t } from './i18n.js';
 import './links_i18n.js';
 import { capacityOf, fitOf, memorySegments } from './results.js';
-import { formatBytes, formatCount, groupDigits } from './units.js';
+import { formatBytes, formatCount, formatSeconds, groupDigits } from './units.js';
 
 function postHeight() {
   if (window.parent === window) return;
   const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
   // The height is no secret and the host's origin is unknown here: any origin may read it.
   window.parent.postMessage({ type: 'dlcost:height', height }, '*');
-}
-
-function formatTime(s) {
-  return s < 1 ? `${(s * 1000).toPrecision(3)} ms` : `${s.toPrecision(3)} s`;
 }
 
 function total(key, label, value, detail) {
@@ -40,7 +36,7 @@ function render(report, units) {
     total('flops', t('totalFlops'), formatCount(report.flops.total), t('flopsConvention')),
     total('memory', t('totalMemory'), formatBytes(report.memory.total, units),
       `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`),
-    typeof report.gpu_fit?.step_time_s === 'number' ? total('step_time', t('stepTime'), formatTime(report.gpu_fit.step_time_s)) : null);
+    typeof report.gpu_fit?.step_time_s === 'number' ? total('step_time', t('stepTime'), formatSeconds(report.gpu_fit.step_time_s)) : null);
   const fmt = (b) => formatBytes(b, units);
   const cap = capacityOf(report);
   renderBreakdown(byId('w-breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
@@ -93,7 +89,7 @@ async function start() {
   try {
     await ready();
   } catch (e) {
-    byId('w-error').textContent = `${t('engineFailed')}: ${e.message}`;
+    byId('w-error').textContent = `${t('engineFailed')}: ${/** @type {Error} */ (e).message}`;
     return;
   }
   show();

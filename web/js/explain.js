@@ -2,10 +2,13 @@
 // it (title, formula, inputs with values, result), matched by id = the JSON pointer of the
 // figure in the report. The engine writes the texts (one source with the CLI's --explain);
 // this module only finds the figures, renders with textContent and marks what dominates.
+// Which explanation is open is the store's (state.explain): a click updates it and the
+// page's render shows it (showExplanation).
 // @ts-check
 
 import { byId, h, replace } from './dom.js';
 import { t } from './i18n.js';
+import { getState, update } from './state.js';
 
 /** JSON pointer of each total card (results.js renders them with data-total). */
 const CARD_IDS = {
@@ -23,9 +26,11 @@ const EXTRA_IDS = {
   bound: '/gpu_fit/roofline/bound',
 };
 
+/** The engine's explanations of the report on the page, by id (the last explain() result). */
 let byIdMap = new Map();
-let openId = null;
 let panel = null;
+/** @returns {string | null} */
+const openId = () => getState().explain;
 
 /** The figure elements on the page, each with the id of its explanation. */
 function figures(root) {
@@ -58,7 +63,7 @@ function arm(el, id) {
   el.setAttribute('role', 'button');
   el.setAttribute('tabindex', '0');
   el.setAttribute('aria-controls', 'explain-panel');
-  el.setAttribute('aria-expanded', String(openId === id));
+  el.setAttribute('aria-expanded', String(openId() === id));
   el.title = t('explainOpen');
 }
 
@@ -71,7 +76,8 @@ function cellId(td) {
 
 function renderPanel() {
   if (!panel) return;
-  const e = openId ? byIdMap.get(openId) : null;
+  const id = openId();
+  const e = id ? byIdMap.get(id) : null;
   if (!e) {
     panel.hidden = true;
     replace(panel);
@@ -98,20 +104,22 @@ function renderPanel() {
 
 function syncExpanded() {
   for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-explain]'))) {
-    el.setAttribute('aria-expanded', String(el.dataset.explain === openId));
+    el.setAttribute('aria-expanded', String(el.dataset.explain === openId()));
   }
 }
 
 /** Opens explanation `id` (null closes); the same id again closes it. */
 export function toggle(id) {
-  openId = id && id !== openId ? id : null;
-  renderPanel();
-  syncExpanded();
+  update({ explain: id && id !== openId() ? id : null });
 }
 
 /** Opens explanation `id` (kept open if it already is). */
 export function openExplanation(id) {
-  openId = byIdMap.has(id) ? id : null;
+  update({ explain: byIdMap.has(id) ? id : null });
+}
+
+/** Draws the state's open explanation (the page's render calls this when it changes). */
+export function showExplanation() {
   renderPanel();
   syncExpanded();
 }
@@ -139,7 +147,7 @@ export function initExplain(resultsRoot) {
     activate(ev.target);
   });
   resultsRoot.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape' && openId) {
+    if (ev.key === 'Escape' && openId()) {
       toggle(null);
       return;
     }
@@ -158,7 +166,7 @@ function armLayerCells(layers) {
     if (id && byIdMap.has(id)) {
       if (td.dataset.explain !== id) {
         td.dataset.explain = id;
-        td.setAttribute('aria-expanded', String(id === openId));
+        td.setAttribute('aria-expanded', String(id === openId()));
       }
       if (td.getAttribute('tabindex') !== '0') {
         td.setAttribute('tabindex', '0');
@@ -196,7 +204,8 @@ export function applyExplanations(result) {
   byIdMap = new Map(result.explanations.map((e) => [e.id, e]));
   const root = byId('results-body');
   for (const [el, id] of figures(root)) arm(el, id);
-  if (openId && !byIdMap.has(openId)) openId = null;
+  // An explanation the new report has not (a figure that went away) closes.
+  if (openId() && !byIdMap.has(openId())) update({ explain: null });
   renderPanel();
 
   dominantNames = { params: new Set(), macs: new Set(), activation_bytes: new Set() };

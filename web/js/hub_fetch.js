@@ -4,6 +4,7 @@
 // is flagged). The CSP's connect-src allows that origin and no other. Gated or private
 // repositories, a missing id, no network and a non-JSON answer each get their own message and
 // point back to paste/drop. Text from the Hub only ever becomes text nodes.
+// @ts-check
 
 import { h } from './dom.js';
 import { DICTIONARIES, t } from './i18n.js';
@@ -141,8 +142,9 @@ export function mountHubFetch(anchor, onDocument, engineTotal, fetchImpl) {
       const engine = engineTotal();
       if (engine !== null) status.append(totalCheck(id, total, engine));
     } catch (e) {
+      const err = /** @type {{key?: string, message: string}} */ (e); // a HubError, or fetch's TypeError
       status.replaceChildren(
-        h('p', { class: 'field-error', role: 'alert', dataset: { error: e.key ?? 'other' }, text: e.message }),
+        h('p', { class: 'field-error', role: 'alert', dataset: { error: err.key ?? 'other' }, text: err.message }),
       );
     } finally {
       button.disabled = false;

@@ -1,11 +1,12 @@
 // The "Inference" panel: the serving engine's plan as the engine computed it (report.serving):
 // fits / how many users / how fast first, then where each byte goes and the launch command.
 // Renders only; every figure comes from the engine.
+// @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes } from './units.js';
-
-const num = (v, digits = 3) => Number(v).toPrecision(digits);
+import { formatBytes, formatContext, formatRate, formatSignificant as num } from './units.js';
+import { lineChart } from './inference_chart.js';
+import './inference_i18n.js';
 
 function memoryList(title, memory, units) {
   if (!memory || !memory.terms) return null;
@@ -25,7 +26,10 @@ function memoryList(title, memory, units) {
 
 /** The sweep's points as a table: context, users, fits, GPU memory, speeds (engine figures). */
 function sweepTable(sweep, units) {
-  const head = ['context', 'users', 'fits', 'GPU memory', 'tokens/s per user', 'tokens/s', 'latency (s)'];
+  const head = [
+    t('inferenceColContext'), t('inferenceColUsers'), t('inferenceColFits'), t('inferenceColMemory'),
+    t('inferencePerUser'), t('inferenceTotal'), t('inferenceColLatency'),
+  ];
   return h(
     'table',
     { class: 'inference-sweep' },
@@ -49,8 +53,8 @@ function sweepTable(sweep, units) {
           h('td', { text: p.users }),
           h('td', { text: p.fits ? '✓' : '✗' }),
           h('td', { text: formatBytes(p.device_bytes, units) }),
-          h('td', { text: p.speed ? num(p.speed.tokens_per_s_per_user) : '' }),
-          h('td', { text: p.speed ? num(p.speed.tokens_per_s) : '' }),
+          h('td', { text: p.speed ? formatRate(p.speed.tokens_per_s_per_user) : '' }),
+          h('td', { text: p.speed ? formatRate(p.speed.tokens_per_s) : '' }),
           h('td', { text: p.speed ? num(p.speed.itl_s) : '' }),
         ),
       ),
@@ -58,8 +62,20 @@ function sweepTable(sweep, units) {
   );
 }
 
-/** A folded "users and speed" table, computed (one engine call) when opened. */
-function sweepDetails(loadSweep, units) {
+/** Tokens/s in all and GPU memory against the sweep's x (users or context): two charts.
+ *  @param {Array<any>} points @param {(p: any) => string} xOf @param {string} units */
+function sweepCharts(points, xOf, units) {
+  return h(
+    'div',
+    { class: 'inference-charts' },
+    lineChart(points, xOf, (p) => (p.speed ? p.speed.tokens_per_s : null), formatRate, t('inferenceChartTokens')),
+    lineChart(points, xOf, (p) => p.device_bytes, (v) => formatBytes(v, units), t('inferenceChartMemory')),
+  );
+}
+
+/** A folded "users and speed" section, computed when opened: charts and the table against
+ *  users (at the plan's context) and against context (at the plan's users). */
+function sweepDetails(plan, loadSweep, units) {
   const body = h('div', {});
   const details = h(
     'details',
@@ -70,16 +86,28 @@ function sweepDetails(loadSweep, units) {
   details.addEventListener('toggle', () => {
     if (!details.open || body.childElementCount > 0) return;
     try {
-      replace(body, sweepTable(loadSweep(), units));
+      const byUsers = loadSweep(null, null);
+      const byContext = loadSweep([plan.users], 'auto');
+      replace(
+        body,
+        h('h4', { text: t('inferenceByUsers', { context: plan.context }) }),
+        sweepCharts(byUsers.points, (p) => formatContext(p.users), units),
+        sweepTable(byUsers, units),
+        h('h4', { text: t('inferenceByContext', { users: plan.users }) }),
+        sweepCharts(byContext.points, (p) => formatContext(p.context), units),
+        sweepTable(byContext, units),
+      );
     } catch (e) {
-      replace(body, h('p', { class: 'field-error', text: e.message }));
+      replace(body, h('p', { class: 'field-error', text: /** @type {Error} */ (e).message }));
     }
   });
   return details;
 }
 
 /** Fills `node` with report.serving, or empties and hides it when the report has none.
- *  `loadSweep` () => the engine's servingSweep for the same document (called when opened). */
+ *  `loadSweep` (users, contexts) => the engine's servingSweep for the same document (called
+ *  when opened; null: the engine's choice of users or the workload's context, 'auto': the
+ *  engine's contexts up to the model's). */
 export function renderInference(node, report, units, loadSweep) {
   if (!node) return;
   const plan = report && report.serving;
@@ -95,6 +123,7 @@ export function renderInference(node, report, units, loadSweep) {
         { users: plan.users, context: plan.context },
         `${plan.users} × ${plan.context} tokens do not fit`,
       );
+  /** @type {(HTMLElement | null)[]} */
   const rows = [
     h('p', { class: plan.fits ? 'inference-verdict ok' : 'inference-verdict bad', text: verdict }),
     h('p', { text: `${t('inferenceMaxUsers', {}, 'Most users at this context')}: ${plan.max_users}` }),
@@ -104,7 +133,8 @@ export function renderInference(node, report, units, loadSweep) {
       h('p', {
         class: 'inference-speed',
         text:
-          `${t('inferenceTtft', {}, 'Time to first token')}: ${num(plan.speed.ttft_s)} s · ` +
+          `${t('inferenceTtft', {}, 'Time to first token')}: ` +
+          `${plan.speed.ttft_s === null ? t('inferenceTtftUnavailable') : `${num(plan.speed.ttft_s)} s`} · ` +
           `${t('inferenceItl', {}, 'Inter-token latency')}: ${num(plan.speed.itl_s)} s · ` +
           `${num(plan.speed.tokens_per_s_per_user)} ${t('inferencePerUser', {}, 'tokens/s per user')} · ` +
           `${num(plan.speed.tokens_per_s)} ${t('inferenceTotal', {}, 'tokens/s in all')} (${plan.speed.bound})`,
@@ -131,6 +161,6 @@ export function renderInference(node, report, units, loadSweep) {
     rows.push(memoryList(t('inferenceHost', {}, 'In system RAM'), plan.host, units));
   rows.push(h('pre', { class: 'inference-command', text: plan.command }));
   for (const note of plan.notes || []) rows.push(h('p', { class: 'note', text: note }));
-  if (loadSweep) rows.push(sweepDetails(loadSweep, units));
+  if (loadSweep) rows.push(sweepDetails(plan, loadSweep, units));
   replace(node, h('h3', { text: `${t('inference', {}, 'Inference')} (${plan.engine})` }), ...rows);
 }

@@ -12,7 +12,8 @@ import { getLang } from './i18n.js';
 import './insights_i18n.js';
 import { applyExplanations, initExplain } from './explain.js';
 import { renderLearn } from './learn.js';
-import { renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
+import { gpuSortSpec, renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
+import { getState, update } from './state.js';
 
 const DELAY_MS = 250;
 
@@ -21,8 +22,6 @@ let presets = [];
 /** @type {(name: string) => void} */
 let loadPreset = () => {};
 let timer = null;
-let cnnRows = null;  // independent of the workload: computed once
-let llmRows = null;  // {key, rows} for the last workload
 let generation = 0;
 let last = null;  // {doc, report, units, presetName} of the report on the page
 
@@ -64,15 +63,23 @@ function renderBatch(doc, report, units) {
 
 function renderModels(doc, report, units, presetName) {
   const family = familyOf(presetName, report);
+  // The engine's rows are kept in the store's cache: the CNN rows do not depend on the
+  // workload (computed once), the transformer rows are kept for the last family and workload.
+  const { cache } = getState();
   try {
     if (family === 'cnn') {
       // batch 1: the engine's forward MACs are per step (B x per sample).
-      if (!cnnRows) cnnRows = dlcost.comparePresets('cnn', { batch: 1 }).rows;
-      renderModelChart(byId('compare-models'), cnnRows, 'cnn', presetName, units, loadPreset);
+      const rows = cache.cnnRows ?? dlcost.comparePresets('cnn', { batch: 1 }).rows;
+      if (rows !== cache.cnnRows) update({ cache: { cnnRows: rows } });
+      renderModelChart(byId('compare-models'), rows, 'cnn', presetName, units, loadPreset);
     } else {
       const key = JSON.stringify([family, doc.workload || {}]);
-      if (!llmRows || llmRows.key !== key) llmRows = { key, rows: dlcost.comparePresets(family, doc.workload || {}).rows };
-      renderModelChart(byId('compare-models'), llmRows.rows, 'llm', presetName, units, loadPreset);
+      let llm = cache.llmRows;
+      if (!llm || llm.key !== key) {
+        llm = { key, rows: dlcost.comparePresets(family, doc.workload || {}).rows };
+        update({ cache: { llmRows: llm } });
+      }
+      renderModelChart(byId('compare-models'), llm.rows, 'llm', presetName, units, loadPreset);
     }
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
@@ -81,7 +88,8 @@ function renderModels(doc, report, units, presetName) {
 
 function renderGpus(doc, units) {
   try {
-    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc), units);
+    renderGpuCompare(byId('compare-gpus'), byId('gpu-chart'), dlcost.compare(doc, gpuSortSpec(getState().gpuSort)), units, getState().gpuSort,
+      (gpuSort) => update({ gpuSort }));
   } catch (e) {
     if (!(e instanceof DlcostError)) throw e;
     byId('compare-gpus').replaceChildren();
@@ -113,6 +121,11 @@ function run() {
   renderViews();
   renderLearn();
   finished();
+}
+
+/** Draws the GPU table again in the state's sort (the page's render calls this when it changes). */
+export function redrawGpus() {
+  if (last) renderViews('gpus');
 }
 
 /** Schedules the explanations and comparisons for the report just drawn. */

@@ -1,5 +1,9 @@
-// Wires the page: loads the engine, builds the document from the state on every input
-// change, estimates, and hands the report (or the error) to the modules that show it.
+// Wires the page: loads the engine, creates the controls and draws the page from the store's
+// state (state.js) in one render, run after every update. A user action is one update; the
+// render asks the engine for a report when what it estimates (model, workload, GPU, units)
+// or how it is shown (language, the layer table's sort) changed, and redraws only the part
+// an other change touches (the open explanation, the GPU table's sort).
+// @ts-check
 
 import dlcost, { DlcostError, ready } from './dlcost.js';
 import { byId } from './dom.js';
@@ -13,76 +17,255 @@ import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
 import { formatBytes } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
-import { createWorkloadForm } from './workload_form.js';
-import { initInsights, updateInsights } from './insights.js';
+import { createWorkloadForm, taskPatch, unitsPatch, workloadPatch } from './workload_form.js';
+import { initInsights, redrawGpus, updateInsights } from './insights.js';
+import { showExplanation } from './explain.js';
 import { registerOffline } from './offline.js';
 import { createAdvice } from './advice.js';
-import { modelKind, setTasks } from './tasks.js';
+import { currentTask, modelKind, setTasks } from './tasks.js';
 import './page_i18n.js';
 import { renderInference } from './inference_section.js';
 import { renderRun } from './run_section.js';
 
-let editor;
-let io;
-let form;
-let advice;
-let lastReport = null;
-let lastError = null;
+/** @typedef {import('./state.js').PageState} PageState */
+/** @typedef {import('./state.js').StatePatch} StatePatch */
+/** @typedef {import('./types').Report} Report */
+/** @typedef {import('./types').Sweep} Sweep */
+/** @typedef {import('./types').EngineError} EngineError */
+/** @typedef {import('./types').Gpu} Gpu */
 
-function showError(error) {
-  lastError = error;
-  const onWorkload = form.showError(error);
-  const onModel = editor.showError(error);
-  const global = byId('global-error');
-  global.textContent = error && !onWorkload && !onModel
-    ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
-    : '';
-  byId('results-body').classList.toggle('stale', Boolean(error) || editor.hasLocalError());
+/** The engine's workload defaults: a link's document that leaves a field out means these. */
+const ENGINE_WORKLOAD = { mode: 'train', batch: '1', dtype: 'fp32', optimizer: 'adam', overhead_bytes: '0' };
+
+/** What the estimate reads (the document), or how its report is drawn: a change redraws all. */
+const REPORT_KEYS = /** @type {const} */ (['model', 'workload', 'gpu', 'units', 'lang', 'sort']);
+
+/** The workload patch that starts the task again from the settings of the new model's kind
+ *  when `model` is of another kind than the state's (a transformer after a CNN).
+ *  @param {PageState} s @param {PageState['model']} model @returns {StatePatch} */
+function taskForModel(s, model) {
+  const next = { ...s, model };
+  return modelKind(next) === modelKind(s) ? {} : taskPatch(currentTask(next), next);
 }
 
-function renderReport(report, sweep) {
-  const { units } = getState();
-  const fmt = (b) => formatBytes(b, units);
-  renderTotals(byId('totals'), report, units);
-  renderFit(byId('fit'), report, units);
-  renderInference(byId('inference'), report, units, () => dlcost.servingSweep(buildDocument(getState())));
-  const cap = capacityOf(report);
-  // The lines that hold memory, each its own colour (a zero line draws nothing).
-  renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
-    capacity: t('capacity'),
-    total: t('total'),
-    summary: cap === null
-      ? t('breakdownSummaryNoCap', { total: fmt(report.memory.total) })
-      : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
-  });
-  const pts = sweep.points;
-  // The engine's sweep carries its capacity (a GPU's usable memory, per GPU, when one is
-  // chosen) and the largest batch that fits.
-  renderSweep(byId('sweep'), sweep, report.workload.batch, fmt, {
-    batch: t('batchAxis'),
-    capacity: t('capacity'),
-    maxBatch: t('maxBatch'),
-    current: t('current'),
-    fixed: t('fixed'),
-    formula: t('formula', { fixed: fmt(sweep.fixed), perSample: fmt(sweep.per_sample) }),
-    summary: t('sweepSummary', {
-      first: fmt(pts[0].total), last: fmt(pts.at(-1).total), lastBatch: pts.at(-1).batch,
-      perSample: fmt(sweep.per_sample),
-    }),
-  }, units === 'GB' ? 1000 : 1024);
-  renderExtras(byId('extras'), report, units);
-  renderRun(byId('run'), report, getState().lang);
-  renderLayerTable(byId('layers'), report, units, getState().sort, (key) => {
-    const { sort } = getState();
-    const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
-    update({ sort: { key, dir } });
-  });
-  editor.showReport(report);
-  advice.render(report);
-  renderStickySummary(report, units);
+/** Merges two state patches (the later's nested fields win). @param {StatePatch[]} patches */
+function mergePatches(...patches) {
+  /** @type {{[key: string]: any}} */
+  const out = {};
+  for (const p of patches) {
+    for (const [key, value] of Object.entries(p)) {
+      const both = value && typeof value === 'object' && out[key] && typeof out[key] === 'object' && key !== 'model';
+      out[key] = both ? { ...out[key], ...value } : value;
+    }
+  }
+  return /** @type {StatePatch} */ (out);
 }
 
-/** The phone's one-line verdict: the fit's own figures (or the total without a capacity). */
+/** The page, once the engine has loaded: its parts and the one render.
+ *  @param {import('./types').PresetEntry[]} presets @param {Gpu[]} gpus */
+function createPage(presets, gpus) {
+  /** @type {Report | null} */
+  let lastReport = null;
+  /** @type {EngineError | null} */
+  let lastError = null;
+  /** The state the page shows (top-level parts, compared by identity), null before the first. */
+  /** @type {PageState | null} */
+  let shown = null;
+
+  const editor = createModelEditor(
+    byId('editor'),
+    (doc) => update({ model: { preset: null, doc } }),
+    (name) => dlcost.preset(name),
+  );
+  const form = createWorkloadForm(gpus, getState, update);
+  const advice = createAdvice(byId('advice'), getState, update);
+
+  /** Opens preset `name`; `keepWorkload` (a link's own workload) skips the task's settings.
+   *  @param {string} name @param {{keepWorkload?: boolean}} [opts] */
+  function loadPreset(name, { keepWorkload = false } = {}) {
+    const model = { preset: name, doc: null };
+    update({ model, ...(keepWorkload ? {} : taskForModel(getState(), model)) });
+  }
+
+  const io = createModelIo(presets, {
+    onPreset: loadPreset,
+    onModel(doc, workload) {
+      const s = getState();
+      const model = { preset: null, doc };
+      update(mergePatches({ model }, taskForModel(s, model), workloadPatch(workload, s.units)));
+    },
+    // The engine's count of the model just loaded, null when it was refused.
+    engineTotal: () => (lastError ? null : lastReport?.params?.total ?? null),
+    getExport() {
+      const s = getState();
+      return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
+    },
+  });
+
+  /** @param {EngineError | null} error */
+  function showError(error) {
+    lastError = error;
+    const onWorkload = form.showError(error);
+    const onModel = editor.showError(error);
+    const global = byId('global-error');
+    global.textContent = error && !onWorkload && !onModel
+      ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
+      : '';
+    byId('results-body').classList.toggle('stale', Boolean(error) || editor.hasLocalError());
+  }
+
+  /** @param {PageState} s @param {Report} report @param {Sweep} sweep */
+  function renderReport(s, report, sweep) {
+    const { units } = s;
+    /** @param {number} b */
+    const fmt = (b) => formatBytes(b, units);
+    renderTotals(byId('totals'), report, units);
+    renderFit(byId('fit'), report, units);
+    renderInference(byId('inference'), report, units, (users, contexts) =>
+      dlcost.servingSweep(buildDocument(getState()), users, contexts));
+    const cap = capacityOf(report);
+    // The lines that hold memory, each its own colour (a zero line draws nothing).
+    renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
+      capacity: t('capacity'),
+      total: t('total'),
+      summary: cap === null
+        ? t('breakdownSummaryNoCap', { total: fmt(report.memory.total) })
+        : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
+    });
+    const pts = sweep.points;
+    const last = pts[pts.length - 1];
+    // The engine's sweep carries its capacity (a GPU's usable memory, per GPU, when one is
+    // chosen) and the largest batch that fits.
+    renderSweep(byId('sweep'), sweep, report.workload.batch, fmt, {
+      batch: t('batchAxis'),
+      capacity: t('capacity'),
+      maxBatch: t('maxBatch'),
+      current: t('current'),
+      fixed: t('fixed'),
+      formula: t('formula', { fixed: fmt(sweep.fixed), perSample: fmt(sweep.per_sample) }),
+      summary: t('sweepSummary', {
+        first: fmt(pts[0].total), last: fmt(last.total), lastBatch: last.batch,
+        perSample: fmt(sweep.per_sample),
+      }),
+    }, units === 'GB' ? 1000 : 1024);
+    renderExtras(byId('extras'), report, units);
+    renderRun(byId('run'), report, s.lang);
+    renderLayerTable(byId('layers'), report, units, s.sort, (key) => {
+      const { sort } = getState();
+      const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
+      update({ sort: { key, dir } });
+    });
+    editor.showReport(report);
+    advice.render(report);
+    renderStickySummary(report, units);
+  }
+
+  /** Estimates the state's document and draws the results: one engine call.
+   *  @param {PageState} s */
+  function estimate(s) {
+    try {
+      // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
+      const doc = buildDocument(s, { strict: true });
+      const { report, sweep } = dlcost.estimateWithSweep(doc);
+      lastReport = report;
+      renderReport(s, report, sweep);
+      updateInsights(doc, report, s.units, s.model.preset);
+      showError(null);
+    } catch (e) {
+      if (!(e instanceof DlcostError)) throw e;
+      showError({ code: e.code, path: e.path, message: e.message });
+    }
+  }
+
+  /** The one render: draws the page from `s`, each part when what it shows changed.
+   *  @param {PageState} s */
+  function render(s) {
+    const prev = shown;
+    shown = { ...s };
+    /** @param {keyof PageState} key */
+    const changed = (key) => prev === null || prev[key] !== s[key];
+    if (changed('lang')) {
+      setLang(s.lang);
+      applyI18n();
+      /** @type {HTMLSelectElement} */ (byId('lang')).value = s.lang;
+    }
+    if (changed('units')) {
+      byId('units-gib').setAttribute('aria-pressed', String(s.units === 'GiB'));
+      byId('units-gb').setAttribute('aria-pressed', String(s.units === 'GB'));
+    }
+    form.render(s);
+    io.render(s);
+    editor.render(s);
+    if (REPORT_KEYS.some(changed)) estimate(s);
+    if (changed('explain')) showExplanation();
+    if (changed('gpuSort')) redrawGpus();
+  }
+
+  /** Opens a share link's state in one update: its units and language, its workload (GPU
+   *  included, the rest the engine's defaults) and its model as a preset (by name) or as a
+   *  custom document. @param {{doc: any, ui: any}} link */
+  function openLinkState({ doc, ui }) {
+    const s = getState();
+    const units = ui?.units === 'decimal' ? 'GB' : ui?.units === 'binary' ? 'GiB' : s.units;
+    const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
+    const { model, workload } = splitDocument(doc);
+    const fromLink = workloadPatch(workload, units);
+    /** @type {PageState['gpu']} */
+    const gpu = { name: '', memory: '', ...fromLink.gpu };
+    const w = /** @type {{gpu?: unknown}} */ (workload && typeof workload === 'object' ? workload : {});
+    if (typeof w.gpu === 'string') {
+      // The engine writes the sizes back as text that reads back to the link's exact bytes.
+      const g = gpus.find((x) => (x.id ?? x.name) === w.gpu);
+      const memory = g && Number.isFinite(g.memory_bytes)
+        ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
+      Object.assign(gpu, { name: w.gpu, memory });
+    }
+    const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
+    const byName = keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string';
+    update({
+      units,
+      lang,
+      workload: { ...ENGINE_WORKLOAD, ...fromLink.workload },
+      gpu,
+      model: byName ? { preset: model.preset, doc: null } : { preset: null, doc: model },
+    }, { replace: true });
+  }
+
+  /** The first preset with the training task's settings for its kind (a first visit, or a
+   *  link that cannot be read). @param {string} name */
+  function openDefault(name) {
+    const s = getState();
+    const model = { preset: name, doc: null };
+    const next = { ...s, model };
+    update(mergePatches(
+      { model, workload: { batch: '32', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } },
+      taskPatch('train', next),
+    ));
+  }
+
+  byId('lang').addEventListener('change', (e) => update({ lang: /** @type {HTMLSelectElement} */ (e.target).value }));
+  /** @param {string} units */
+  const setUnits = (units) => {
+    const s = getState();
+    if (s.units !== units) update(unitsPatch(s, units));
+  };
+  byId('units-gib').addEventListener('click', () => setUnits('GiB'));
+  byId('units-gb').addEventListener('click', () => setUnits('GB'));
+  initInsights({ presets, loadPreset });
+
+  return {
+    render,
+    openLinkState,
+    openDefault,
+    /** Estimates the state's document again and redraws (for tests and benchmarks). */
+    recompute: () => estimate(getState()),
+    lastReport: () => lastReport,
+    lastError: () => lastError,
+  };
+}
+
+/** The phone's one-line verdict: the fit's own figures (or the total without a capacity).
+ *  @param {Report} report @param {string} units */
 function renderStickySummary(report, units) {
   const bar = byId('sticky-summary');
   const fit = report.gpu_fit ?? report.memory_fit ?? null;
@@ -96,92 +279,13 @@ function renderStickySummary(report, units) {
   bar.hidden = false;
 }
 
-/** After a model of another kind (a transformer after a CNN) is loaded, the task starts
- *  again from that kind's settings. */
-function keepTaskForKind(kindBefore) {
-  if (modelKind(getState()) !== kindBefore) form.applyTask(form.currentTask(), { silent: true });
-}
-
-/** Estimates the current document and redraws everything: one engine call per update. */
-export function recompute() {
-  form.refresh();  // which transformer / multi-GPU fields apply to this model and GPU
-  try {
-    // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
-    const doc = buildDocument(getState(), { strict: true });
-    const { report, sweep } = dlcost.estimateWithSweep(doc);
-    lastReport = report;
-    renderReport(report, sweep);
-    updateInsights(doc, report, getState().units, getState().model.preset);
-    showError(null);
-  } catch (e) {
-    if (!(e instanceof DlcostError)) throw e;
-    showError({ code: e.code, path: e.path, message: e.message });
-  }
-}
-
-function syncStatic() {
-  const s = getState();
-  setLang(s.lang);
-  applyI18n();
-  byId('lang').value = s.lang;
-  byId('units-gib').setAttribute('aria-pressed', String(s.units === 'GiB'));
-  byId('units-gb').setAttribute('aria-pressed', String(s.units === 'GB'));
-  form.sync();
-}
-
-/** Opens preset `name`; `keepWorkload` (a link's own workload) skips the task's settings. */
-function loadPreset(name, { keepWorkload = false } = {}) {
-  const doc = dlcost.preset(name);
-  const kind = modelKind(getState());
-  update({ model: { preset: name, doc: null } }, { silent: true });
-  if (!keepWorkload) keepTaskForKind(kind);
-  form.syncValues();
-  editor.setModel(doc);
-  recompute();
-}
-
-/** The engine's workload defaults: a link's document that leaves a field out means these. */
-const ENGINE_WORKLOAD = { mode: 'train', batch: '1', dtype: 'fp32', optimizer: 'adam', overhead_bytes: '0' };
-
-/** Opens a share link's state: its units and language, its workload (GPU included) in the
- *  form, and its model as a preset (by name) or as a custom document. */
-function openLinkState({ doc, ui }, gpus) {
-  const s = getState();
-  const units = ui?.units === 'decimal' ? 'GB' : ui?.units === 'binary' ? 'GiB' : s.units;
-  const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
-  const { model, workload } = splitDocument(doc);
-  update({ units, lang, workload: { ...ENGINE_WORKLOAD }, gpu: { name: '', memory: '' } }, { silent: true });
-  // The engine writes the sizes back as text that reads back to the link's exact bytes.
-  form.applyWorkload(workload);
-  const w = workload && typeof workload === 'object' ? workload : {};
-  if (typeof w.gpu === 'string') {
-    const g = gpus.find((x) => (x.id ?? x.name) === w.gpu);
-    const memory = g && Number.isFinite(g.memory_bytes)
-      ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
-    update({ gpu: { name: w.gpu, memory } }, { silent: true });
-  }
-  setLang(lang);
-  syncStatic();
-  form.fillGpus();
-  const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
-  if (keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string') {
-    io.fillPresets(model.preset);
-    loadPreset(model.preset, { keepWorkload: true });
-  } else {
-    io.fillPresets('');
-    update({ model: { preset: null, doc: model } }, { silent: true });
-    editor.setModel(model && typeof model === 'object' ? model : null);
-    recompute();
-  }
-}
-
 async function start() {
   const status = byId('global-error');
   status.textContent = t('engineLoading');
   try {
     await ready();
   } catch (e) {
-    status.textContent = `${t('engineFailed')}: ${e.message}`;
+    status.textContent = `${t('engineFailed')}: ${/** @type {Error} */ (e).message}`;
     return;
   }
   status.textContent = '';
@@ -189,91 +293,32 @@ async function start() {
   const presets = dlcost.presets();
   const gpus = dlcost.gpus();
   setPresetFamilies(presets);
-
-  editor = createModelEditor(byId('editor'), (doc) => {
-    io.setPreset('');
-    update({ model: { preset: null, doc: structuredClone(doc) } });
-  });
-  io = createModelIo(presets, {
-    onPreset: loadPreset,
-    onModel(model, workload) {
-      const kind = modelKind(getState());
-      update({ model: { preset: null, doc: model } }, { silent: true });
-      keepTaskForKind(kind);
-      form.applyWorkload(workload);
-      form.sync();
-      editor.setModel(model && typeof model === 'object' ? model : null);
-      recompute();
-    },
-    // The engine's count of the model just loaded, null when it was refused.
-    engineTotal: () => (lastError ? null : lastReport?.params?.total ?? null),
-    getExport() {
-      const s = getState();
-      return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
-    },
-  });
   const schema = dlcost.workloadSchema();
   setSchema(schema);
   setTasks(schema.tasks);
-  form = createWorkloadForm(gpus, getState, update);
-  advice = createAdvice(byId('advice'), getState, update, () => {
-    form.syncValues();
-    recompute();
-  });
-  initInsights({ presets, loadPreset: (name) => { io.setPreset(name); loadPreset(name); } });
 
-  byId('lang').addEventListener('change', (e) => {
-    update({ lang: e.target.value }, { silent: true });
-    syncStatic();
-    io.fillPresets(getState().model.preset);
-    form.fillGpus();
-    editor.rerender();
-    recompute();
-  });
-  const setUnits = (units) => {
-    const from = getState().units;
-    if (from === units) return;
-    form.convertUnits(from, units);
-    update({ units }, { silent: true });
-    syncStatic();
-    recompute();
-  };
-  byId('units-gib').addEventListener('click', () => setUnits('GiB'));
-  byId('units-gb').addEventListener('click', () => setUnits('GB'));
-
-  subscribe(() => recompute());
-
-  syncStatic();
-  io.fillPresets(getState().model.preset);
-  form.fillGpus();
+  const page = createPage(presets, gpus);
+  subscribe(page.render);
   const first = getState().model.preset || presets[0]?.name;
   const links = createShareLinks({
     currentState: () => linkState(buildDocument(), getState()),
-    open: (state) => openLinkState(state, gpus),
-    openDefault() {
-      update({ workload: { batch: '32', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } }, { silent: true });
-      form.applyTask('train', { silent: true });
-      syncStatic();
-      form.fillGpus();
-      io.fillPresets(first);
-      loadPreset(first);
-    },
-    modelName: () => lastReport?.model?.name ?? getState().model.preset ?? 'model',
+    open: page.openLinkState,
+    openDefault: () => page.openDefault(first),
+    modelName: () => page.lastReport()?.model?.name ?? getState().model.preset ?? 'model',
   });
-  if (!links.openFromHash() && first) {
-    // A first visit starts from the training task's settings for the first preset's kind.
-    form.applyTask('train', { silent: true });
-    form.syncValues();
-    loadPreset(first);
+  // A first visit starts from the training task's settings for the first preset's kind.
+  if (!links.openFromHash()) {
+    if (first) page.openDefault(first);
+    else page.render(getState());
   }
   document.body.dataset.ready = 'true';
-  // For tests and benchmarks: the same entry points the page itself uses.
-  // For tests: the page's own state and file reader (dist/js holds bundles, not modules).
+  // For tests and benchmarks: the page's own state, report and file reader (dist/js holds
+  // bundles, not modules).
   globalThis.dlcostPage = {
-    recompute,
+    recompute: page.recompute,
     getState,
-    lastReport: () => lastReport,
-    lastError: () => lastError,
+    lastReport: page.lastReport,
+    lastError: page.lastError,
     inspectFile,
   };
 }

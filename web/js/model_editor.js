@@ -2,6 +2,10 @@
 // its output shape, parameters and MACs filled from the last report, and the engine's error
 // shown on the row its JSON path names. Models without a `layers` list (e.g. a transformer
 // config) are edited as JSON text.
+// The editor keeps no model of its own: it draws the state's document (or the untouched
+// preset's, from the engine), and an edit makes a new document from it and hands it to
+// onChange (the store). The rows are drawn again only when the document changes from
+// elsewhere or the list's structure changes, so typing in a row keeps its focus and caret.
 // @ts-check
 
 import { h, replace } from './dom.js';
@@ -34,12 +38,21 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** @typedef {import('./state.js').PageState} PageState */
+
 /**
- * @param root      container element
- * @param onChange  called with the edited model document after every edit
+ * @param {HTMLElement} root  container element
+ * @param {(doc: any) => void} onChange  called with the new model document after every edit
+ * @param {(name: string) => any} presetDocument  the engine's document of a preset
  */
-export function createModelEditor(root, onChange) {
+export function createModelEditor(root, onChange, presetDocument) {
+  /** The document on display: the state's, or the untouched preset's (read, never written). */
   let doc = null;
+  /** What the rows were drawn for: the state's document (or "preset:NAME") and language. */
+  let shownKey = null;
+  let shownLang = '';
+  /** The document this editor handed to the store last: its rows are already on the page. */
+  let ownDoc = null;
   let rows = [];
   let jsonArea = null;
   let selected = null;  // index of the row last focused: "Add layer" inserts after it
@@ -48,8 +61,16 @@ export function createModelEditor(root, onChange) {
     return typeof item?.name === 'string' ? item.name : String(i);
   }
 
-  function changed() {
-    onChange(doc);
+  /** A copy of the document on display, to edit. */
+  const draft = () => structuredClone(doc);
+
+  /** Hands `next` to the store. `redraw`: the list's structure changed (rows added, removed
+   *  or moved), so the render draws the rows again; otherwise they already show `next`. */
+  function commit(next, redraw = false) {
+    ownDoc = next;
+    doc = next;
+    if (!redraw) shownKey = next;
+    onChange(next);
   }
 
   function rowFor(item, i) {
@@ -96,20 +117,20 @@ export function createModelEditor(root, onChange) {
 
     let localError = '';
     const readRow = () => {
-      const current = doc.layers[i];
+      const next = draft();
       try {
         const fields = parseFields(fieldsInput.value);
-        const next = {};
-        if (typeSelect.value !== GROUP) next.type = typeSelect.value;
-        if (nameInput.value.trim() !== '') next.name = nameInput.value.trim();
-        Object.assign(next, fields);
-        doc.layers[i] = next;
+        const item = {};
+        if (typeSelect.value !== GROUP) item.type = typeSelect.value;
+        if (nameInput.value.trim() !== '') item.name = nameInput.value.trim();
+        Object.assign(item, fields);
+        next.layers[i] = item;
         localError = '';
       } catch (e) {
-        doc.layers[i] = current;
-        localError = `${t('cannotRead')}: ${e.message}`;
+        // The row keeps its last readable item; the estimate runs again to show the error.
+        localError = `${t('cannotRead')}: ${/** @type {Error} */ (e).message}`;
       }
-      changed();
+      commit(next);
     };
     typeSelect.addEventListener('change', () => {
       const keep = {};
@@ -143,22 +164,21 @@ export function createModelEditor(root, onChange) {
       (target && !target.disabled ? target : next.fieldsInput).focus();
     });
     dup.addEventListener('click', () => {
-      const copy = structuredClone(doc.layers[i]);
+      const next = draft();
+      const copy = structuredClone(next.layers[i]);
       if (copy && typeof copy === 'object') delete copy.name;  // names must stay unique
-      doc.layers.splice(i + 1, 0, copy);
+      next.layers.splice(i + 1, 0, copy);
       selected = i + 1;
-      render();
-      changed();
+      commit(next, true);
       rows[i + 1]?.fieldsInput.focus();
     });
     up.addEventListener('click', () => move(i, -1, 'up'));
     down.addEventListener('click', () => move(i, 1, 'down'));
     remove.addEventListener('click', () => {
-      doc.layers.splice(i, 1);
-      render();
-      changed();
-      const next = rows[Math.min(i, rows.length - 1)];
-      next?.fieldsInput.focus();
+      const next = draft();
+      next.layers.splice(i, 1);
+      commit(next, true);
+      rows[Math.min(i, rows.length - 1)]?.fieldsInput.focus();
     });
     return { li, shape, params, macs, error, fieldsInput, getLocalError: () => localError };
   }
@@ -179,10 +199,10 @@ export function createModelEditor(root, onChange) {
   function move(i, delta, which) {
     const j = i + delta;
     if (j < 0 || j >= doc.layers.length) return;
-    [doc.layers[i], doc.layers[j]] = [doc.layers[j], doc.layers[i]];
+    const next = draft();
+    [next.layers[i], next.layers[j]] = [next.layers[j], next.layers[i]];
     selected = j;
-    render();
-    changed();
+    commit(next, true);
     const button = rows[j]?.li.querySelector(which === 'up' ? '.icon:nth-child(1)' : '.icon:nth-child(2)');
     (button && !button.disabled ? button : rows[j]?.fieldsInput)?.focus();
   }
@@ -194,13 +214,15 @@ export function createModelEditor(root, onChange) {
       autocomplete: 'off', 'aria-describedby': 'model-input-error', spellcheck: 'false',
     });
     name.addEventListener('input', () => {
-      doc.name = name.value;
-      changed();
+      const next = draft();
+      next.name = name.value;
+      commit(next);
     });
     input.addEventListener('input', () => {
       const parts = input.value.split(/[\s,×x]+/).filter((p) => p !== '');
-      doc.input = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-      changed();
+      const next = draft();
+      next.input = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+      commit(next);
     });
     return h('div', { class: 'grid2' },
       h('div', { class: 'field' }, h('label', { for: 'model-name' }, t('modelName')), name),
@@ -214,11 +236,11 @@ export function createModelEditor(root, onChange) {
     const err = h('p', { class: 'field-error', id: 'model-json-error', role: 'alert' });
     jsonArea.addEventListener('input', () => {
       try {
-        doc = JSON.parse(jsonArea.value);
+        const next = JSON.parse(jsonArea.value);
         err.textContent = '';
-        changed();
+        commit(next);
       } catch (e) {
-        err.textContent = `${t('cannotRead')}: ${e.message}`;
+        err.textContent = `${t('cannotRead')}: ${/** @type {Error} */ (e).message}`;
       }
     });
     replace(root, h('div', { class: 'field' }, h('label', { for: 'model-json' }, t('modelJson')), jsonArea, err));
@@ -249,10 +271,10 @@ export function createModelEditor(root, onChange) {
     add.addEventListener('click', () => {
       // After the selected row (a conv after the final linear would break every shape).
       const at = selected !== null && selected < doc.layers.length ? selected + 1 : doc.layers.length;
-      doc.layers.splice(at, 0, { type: addType.value, ...(DEFAULT_FIELDS[addType.value] || {}) });
+      const next = draft();
+      next.layers.splice(at, 0, { type: addType.value, ...(DEFAULT_FIELDS[addType.value] || {}) });
       selected = at;
-      render();
-      changed();
+      commit(next, true);
       rows[at]?.fieldsInput.focus();
     });
     const hasBlocks = doc.blocks && typeof doc.blocks === 'object';
@@ -267,13 +289,22 @@ export function createModelEditor(root, onChange) {
   }
 
   return {
-    /** Shows `model` (a model document, copied) for editing. */
-    setModel(model) {
-      doc = model ? structuredClone(model) : null;
-      selected = null;
+    /** Draws the model `s` names: the rows again when its document is not the one on display
+     *  (a preset, an import, a link, a structural edit) or the language changed.
+     *  @param {PageState} s */
+    render(s) {
+      const key = s.model.doc ?? `preset:${s.model.preset}`;
+      if (key === shownKey && s.lang === shownLang) return;
+      if (key !== shownKey) {
+        // A model from elsewhere starts without a selected row; an edit here keeps its own.
+        if (s.model.doc === null || s.model.doc !== ownDoc) selected = null;
+        const model = s.model.doc ?? (s.model.preset ? presetDocument(s.model.preset) : null);
+        doc = model && typeof model === 'object' ? model : null;
+      }
+      shownKey = key;
+      shownLang = s.lang;
       render();
     },
-    getModel: () => doc,
     /** Fills each row's shape, params and MACs from a report. */
     showReport(report) {
       if (!rows.length) return;
@@ -331,6 +362,5 @@ export function createModelEditor(root, onChange) {
       return shown;
     },
     hasLocalError: () => rows.some((r) => r.getLocalError() !== ''),
-    rerender: render,
   };
 }

@@ -254,7 +254,7 @@ export async function showModelFiles(container, files, options = {}) {
     return summary;
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
-      text: t('mf_failed', { name: index.name, message: e.message }) }));
+      text: t('mf_failed', { name: index.name, message: /** @type {Error} */ (e).message }) }));
     return null;
   }
 }
@@ -270,7 +270,7 @@ export async function showModelFile(container, file, { units = BINARY, onConfig 
     return summary;
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
-      text: t('mf_failed', { name: file.name, message: e.message }) }));
+      text: t('mf_failed', { name: file.name, message: /** @type {Error} */ (e).message }) }));
     return null;
   }
 }

@@ -1,6 +1,7 @@
 // Where a model comes from and goes to: the preset picker (grouped by family, listed from the
 // engine so new families appear by themselves), a new custom model, paste or drop of a
 // Hugging Face config.json or a dlcost document, file import, and export as JSON.
+// @ts-check
 
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
@@ -20,7 +21,10 @@ export const STARTER_MODEL = {
   ],
 };
 
-/** Splits a pasted document into the model and an optional workload. */
+/** @typedef {import('./state.js').PageState} PageState */
+
+/** Splits a pasted document into the model and an optional workload.
+ *  @param {any} doc @returns {{model: any, workload: unknown}} */
 export function splitDocument(doc) {
   if (doc && typeof doc === 'object' && !Array.isArray(doc) && doc.model && typeof doc.model === 'object') {
     return { model: doc.model, workload: doc.workload };
@@ -33,17 +37,19 @@ export function splitDocument(doc) {
 }
 
 /**
- * @param presets    [{name, family, source}] from the engine
- * @param handlers   {onPreset(name), onModel(model, workload), getExport() -> document,
- *                   engineTotal() -> the engine's parameter count of the model, or null}
+ * @param {import('./types').PresetEntry[]} presets  from the engine
+ * @param {{onPreset: (name: string) => void, onModel: (model: any, workload: unknown) => void,
+ *   getExport: () => {model: any, workload: unknown}, engineTotal?: () => number | null}} handlers
+ *   engineTotal: the engine's parameter count of the model just loaded, or null
  */
 export function createModelIo(presets, handlers) {
-  const select = byId('preset');
+  const select = /** @type {HTMLSelectElement} */ (byId('preset'));
   const source = byId('preset-source');
-  const paste = byId('paste');
+  const paste = /** @type {HTMLTextAreaElement} */ (byId('paste'));
   const pasteError = byId('paste-error');
 
-  function fillPresets(current) {
+  /** The picker's options, grouped by family, in the page's language. */
+  function fillPresets() {
     select.replaceChildren();
     select.append(h('option', { value: '' }, t('customModel')));
     const families = new Map();
@@ -56,8 +62,6 @@ export function createModelIo(presets, handlers) {
       for (const p of list) group.append(h('option', { value: p.name }, p.name));
       select.append(group);
     }
-    select.value = current ?? '';
-    showSource();
   }
 
   function showSource() {
@@ -76,6 +80,7 @@ export function createModelIo(presets, handlers) {
     handlers.onModel(structuredClone(STARTER_MODEL), undefined);
   });
 
+  /** @param {string} text */
   function loadText(text) {
     pasteError.textContent = '';
     paste.removeAttribute('aria-invalid');
@@ -84,7 +89,7 @@ export function createModelIo(presets, handlers) {
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      pasteError.textContent = `${t('notJson')}: ${e.message}`;
+      pasteError.textContent = `${t('notJson')}: ${/** @type {Error} */ (e).message}`;
       paste.setAttribute('aria-invalid', 'true');
       return;
     }
@@ -96,6 +101,7 @@ export function createModelIo(presets, handlers) {
 
   /** A GGUF's architecture as its config.json, with the file's weights, becomes the model,
    *  like a pasted document. */
+  /** @param {unknown} doc */
   function useConfig(doc) {
     paste.value = JSON.stringify(doc, null, 2);
     loadText(paste.value);
@@ -125,7 +131,7 @@ export function createModelIo(presets, handlers) {
     }
   });
 
-  const fileInput = byId('import-file');
+  const fileInput = /** @type {HTMLInputElement} */ (byId('import-file'));
   fileInput.accept = `${fileInput.accept},${MODEL_FILE_ACCEPT}`;
   fileInput.multiple = true;  // an index with its shards
   byId('import-json').addEventListener('click', () => fileInput.click());
@@ -155,15 +161,22 @@ export function createModelIo(presets, handlers) {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   });
 
+  let shownLang = '';
   return {
-    fillPresets,
-    /** The pasted text's error line also shows engine errors about the whole document. */
+    /** Shows the state's preset (none once the model is edited or custom), with its source.
+     *  @param {PageState} s */
+    render(s) {
+      if (shownLang !== s.lang) {
+        fillPresets();
+        shownLang = s.lang;
+      }
+      if (select.value !== (s.model.preset ?? '')) select.value = s.model.preset ?? '';
+      showSource();
+    },
+    /** The pasted text's error line also shows engine errors about the whole document.
+     *  @param {string} message */
     showPasteError(message) {
       pasteError.textContent = message;
-    },
-    setPreset(name) {
-      select.value = name ?? '';
-      showSource();
     },
   };
 }

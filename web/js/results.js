@@ -5,7 +5,7 @@
 // @ts-check
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes, formatCount, formatShape, groupDigits } from './units.js';
+import { formatBytes, formatCount, formatRate, formatSeconds, formatShape, formatSignificant, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
 
 /** @typedef {import('./types').Report} Report */
@@ -126,9 +126,9 @@ export function isPhased(report) {
 function formatExtra(key, value, units) {
   if (typeof value === 'number') {
     if (key.endsWith('_bytes')) return formatBytes(value, units);
-    if (key.endsWith('_per_s')) return `${value >= 100 ? groupDigits(value) : value.toPrecision(3)} /s`;
-    if (key.endsWith('_s')) return value < 1 ? `${(value * 1000).toPrecision(3)} ms` : `${value.toPrecision(3)} s`;
-    return Number.isInteger(value) ? groupDigits(value) : value.toPrecision(4);
+    if (key.endsWith('_per_s')) return `${formatRate(value)} /s`;
+    if (key.endsWith('_s')) return formatSeconds(value);
+    return Number.isInteger(value) ? groupDigits(value) : formatSignificant(value, 4);
   }
   if (typeof value === 'string' || typeof value === 'boolean') return String(value);
   return null;

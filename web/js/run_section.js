@@ -2,9 +2,10 @@
 // pipeline bubble, optimizer) as a stacked bar with its parts, the links it uses, and the
 // time, GPU-hours, cost and energy of the whole run. Every figure is read from the report
 // (gpu_fit.step_time, gpu_fit.network, gpu_fit.run); this module only formats and draws.
+// @ts-check
 
 import { h, replace, s } from './dom.js';
-import { formatPercent, groupDigits } from './units.js';
+import { formatPercent, formatSeconds, formatSignificant, groupDigits } from './units.js';
 
 const TEXT = {
   en: {
@@ -24,15 +25,24 @@ const TEXT = {
     listPrice: 'list price, edit it',
     perGpuHour: '/GPU-hour',
     noRun: "Give training tokens or samples (Run fields) for the run's time and cost.",
+    layout: 'Layout',
+    experts: 'expert parallel',
+    interleaved: 'interleaved pipeline, chunks per GPU',
+    bubbleShare: 'bubble',
     compute: 'compute',
     tp_comm: 'tensor-parallel comm',
     pp_comm: 'pipeline sends',
+    ep_comm: 'expert all-to-all',
     dp_comm: 'data-parallel comm (exposed)',
     bubble: 'pipeline bubble',
     optimizer: 'optimizer',
   },
   zh: {
     title: '整体训练',
+    layout: '并行布局',
+    experts: '专家并行',
+    interleaved: '交错流水线，每 GPU 分块',
+    bubbleShare: '气泡占比',
     step: '单步时间',
     mfu: 'MFU',
     network: '网络',
@@ -51,17 +61,12 @@ const TEXT = {
     compute: '计算',
     tp_comm: '张量并行通信',
     pp_comm: '流水线传输',
+    ep_comm: '专家 all-to-all',
     dp_comm: '数据并行通信（未被掩盖）',
     bubble: '流水线气泡',
     optimizer: '优化器',
   },
 };
-
-/** Seconds as text: ms below one second. */
-function formatTime(seconds) {
-  if (seconds < 1) return `${(seconds * 1000).toPrecision(3)} ms`;
-  return `${seconds.toPrecision(3)} s`;
-}
 
 function partsBar(parts, text) {
   // SVG attributes, not inline styles: the page's CSP allows no inline style.
@@ -81,7 +86,7 @@ function partsBar(parts, text) {
           height: 24,
           class: `seg seg-${i % 10}`,
         },
-        s('title', {}, `${label}: ${formatTime(part.seconds)}`),
+        s('title', {}, `${label}: ${formatSeconds(part.seconds)}`),
       ),
     );
     legend.append(
@@ -90,12 +95,21 @@ function partsBar(parts, text) {
         { dataset: { key: part.key } },
         h('span', { class: `swatch seg-${i % 10}`, 'aria-hidden': 'true' }),
         h('span', { class: 'legend-label' }, label),
-        h('span', { class: 'legend-value num' }, formatTime(part.seconds)),
+        h('span', { class: 'legend-value num' }, formatSeconds(part.seconds)),
         h('span', { class: 'legend-pct num' }, `${pct} %`),
       ),
     );
   });
   return [bar, legend];
+}
+
+/** The engine's layout: dp x tp x pp, and expert parallelism and interleaving where set. */
+function layoutLine(parallel, step, text) {
+  const bits = [`dp ${parallel.data_parallel} × tp ${parallel.tp} × pp ${parallel.pp}`];
+  if (parallel.ep > 1) bits.push(`${text.experts} ${parallel.ep}`);
+  if (step.virtual_stages > 1) bits.push(`${text.interleaved} ${step.virtual_stages}`);
+  if (parallel.pp > 1) bits.push(`${text.bubbleShare} ${formatPercent(step.bubble_fraction)} %`);
+  return h('p', { class: 'run-layout', id: 'run-layout' }, `${text.layout}: ${bits.join(' · ')}`);
 }
 
 function networkLine(network, text) {
@@ -109,7 +123,7 @@ function runLine(run, text) {
   if (!run) return h('p', { class: 'hint' }, text.noRun);
   const items = [
     `${groupDigits(run.steps)} ${text.steps}`,
-    `${run.wall_days.toPrecision(3)} ${text.days}`,
+    `${formatSignificant(run.wall_days)} ${text.days}`,
     `${groupDigits(run.gpu_hours)} ${text.gpuHours}`,
   ];
   if (run.cost_usd !== null) {
@@ -137,11 +151,12 @@ export function renderRun(root, report, lang = 'en') {
       'p',
       { class: 'run-step' },
       `${text.step}: `,
-      h('span', { class: 'num', id: 'run-step' }, formatTime(step.step_s)),
+      h('span', { class: 'num', id: 'run-step' }, formatSeconds(step.step_s)),
       ` · ${text.mfu}: `,
       h('span', { class: 'num', id: 'run-mfu' }, `${formatPercent(step.mfu)} %`),
     ),
     ...partsBar(step.parts, text),
+    layoutLine(fit.parallel, step, text),
     networkLine(fit.network, text),
     runLine(fit.run, text),
   );

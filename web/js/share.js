@@ -3,33 +3,42 @@
 // #d1. fragment at load or on hashchange reopens it. A link that cannot be read shows why
 // (as text) and the page falls back to the default model; nothing from a link is ever
 // inserted as HTML or evaluated: it is decoded by the engine and only read as JSON values.
+// @ts-check
 
 import dlcost, { DlcostError } from './dlcost.js';
 import { byId } from './dom.js';
 import { t } from './i18n.js';
 import './links_i18n.js';
 
-/** The page state as a share-link state: {doc, ui: {units, lang}}. */
+/** A share link's state: the document and how the page shows it. */
+/** @typedef {{doc: any, ui: {units?: string, lang?: string}}} LinkState */
+
+/** The page state as a share-link state: {doc, ui: {units, lang}}.
+ *  @param {unknown} doc @param {{units: string, lang: string}} s @returns {LinkState} */
 export function linkState(doc, s) {
   return { doc, ui: { units: s.units === 'GB' ? 'decimal' : 'binary', lang: s.lang } };
 }
 
-/** Whether a fragment is meant as a link (not an in-page anchor such as #results). */
+/** Whether a fragment is meant as a link (not an in-page anchor such as #results).
+ *  @param {string} hash */
 function isLinkFragment(hash) {
   if (!hash || hash === '#') return false;
   const id = hash.slice(1);
   return !(/^[\w-]+$/.test(id) && document.getElementById(id));
 }
 
+/** @param {unknown} v */
 const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-/** The iframe for a host page, as plain text: works alone, under any host CSP. */
+/** The iframe for a host page, as plain text: works alone, under any host CSP.
+ *  @param {string} embedUrl @param {string} title */
 export function embedIframe(embedUrl, title) {
   return `<iframe class="dlcost-embed" src="${attr(embedUrl)}" title="${attr(title)}" width="100%" height="420" loading="lazy"></iframe>`;
 }
 
 /** The optional resize listener, as JavaScript for the host's own script file (not HTML:
- *  pasted into a page's HTML a script shows as text, or its CSP refuses it). */
+ *  pasted into a page's HTML a script shows as text, or its CSP refuses it).
+ *  @param {string} embedUrl */
 export function embedScript(embedUrl) {
   const origin = new URL(embedUrl).origin;
   return `// dlcost embed (optional): the widget posts its height, this sets the iframe's.
@@ -43,19 +52,22 @@ addEventListener('message', (e) => {
 `;
 }
 
-/** Both, the iframe then the script, as one text. */
+/** Both, the iframe then the script, as one text. @param {string} embedUrl @param {string} title */
 export function embedSnippet(embedUrl, title) {
   return `${embedIframe(embedUrl, title)}\n\n${embedScript(embedUrl)}`;
 }
 
 /**
- * @param handlers {currentState() -> {doc, ui}, open(state), openDefault(), modelName() -> text}
- * @returns {openFromHash() -> whether a link was opened (or failed: the default is then open)}
+ * @param {{currentState: () => LinkState, open: (state: LinkState) => void, openDefault: () => void,
+ *   modelName: () => string}} handlers
+ * @returns {{openFromHash: (onHashChange?: boolean) => boolean}} openFromHash: whether a link
+ *   was opened (or failed: the default is then open)
  */
 export function createShareLinks(handlers) {
   const panel = byId('share-panel');
-  const urlField = byId('share-url');
-  const snippet = byId('embed-snippet');
+  const urlField = /** @type {HTMLInputElement} */ (byId('share-url'));
+  const snippet = /** @type {HTMLTextAreaElement} */ (byId('embed-snippet'));
+  const script = /** @type {HTMLTextAreaElement} */ (byId('embed-script'));
   const status = byId('share-status');
   const linkError = byId('link-error');
   let written = null;  // the fragment this page wrote itself, not to be reopened
@@ -98,7 +110,7 @@ export function createShareLinks(handlers) {
     byId('embed-box').hidden = false;
     const title = t('embedTitle', { name: handlers.modelName() });
     snippet.value = embedIframe(embedUrl, title);
-    byId('embed-script').value = embedScript(embedUrl);
+    script.value = embedScript(embedUrl);
     // The live preview: the widget itself (the page's CSP allows frames of its own origin).
     const frame = document.createElement('iframe');
     frame.className = 'dlcost-embed';
@@ -112,7 +124,8 @@ export function createShareLinks(handlers) {
     snippet.select();
   });
 
-  /** Copies a read-only field's text, or selects it for the user to copy. */
+  /** Copies a read-only field's text, or selects it for the user to copy.
+   *  @param {HTMLInputElement | HTMLTextAreaElement} field */
   async function copyField(field) {
     let copied = false;
     try {
@@ -130,7 +143,7 @@ export function createShareLinks(handlers) {
     }
   }
   byId('copy-iframe').addEventListener('click', () => copyField(snippet));
-  byId('copy-script').addEventListener('click', () => copyField(byId('embed-script')));
+  byId('copy-script').addEventListener('click', () => copyField(script));
 
   /** `onHashChange`: a link followed from the open page; when it cannot be read the page keeps
    *  the user's model and shows why (only a first visit falls back to the default). */

@@ -52,6 +52,8 @@ export interface Workload {
   pp?: number;
   sp?: boolean;
   microbatches?: number;
+  virtual_stages?: number;
+  ep?: number;
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
@@ -204,8 +206,9 @@ export interface GpuFit {
   fits: boolean;
   headroom_bytes: number;
   max_batch: number;
-  step_time_s: number;
-  samples_per_s: number;
+  /** null on a GPU with no published compute rate (roofline.compute_published false). */
+  step_time_s: number | null;
+  samples_per_s: number | null;
   tokens_per_s: number | null;
   per_gpu: Memory;
   advice: Advice[];
@@ -225,6 +228,8 @@ export interface GpuFit {
     optimizer_s: number;
     /** "compute" or "memory". */
     bound: string;
+    /** false: the GPU has no published compute rate; step times are then null. */
+    compute_published: boolean;
   };
   parallel: {
     gpus: number;
@@ -235,6 +240,8 @@ export interface GpuFit {
     pp: number;
     sp: boolean;
     microbatches: number;
+    ep: number;
+    virtual_stages: number;
   };
   samples_per_s_per_watt: number;
   samples_per_s_per_1000usd: number | null;
@@ -257,6 +264,9 @@ export interface Interconnect {
   bandwidth_bytes_per_s: number;
   step_latency_s: number;
   source: string;
+  /** Share of the line rate NCCL reaches (the collectives use bandwidth x this). */
+  bus_efficiency: number;
+  efficiency_source: string;
 }
 
 export interface Network {
@@ -295,9 +305,11 @@ export interface StepTime {
   compute_s: number;
   tp_comm_s: number;
   pp_comm_s: number;
+  ep_comm_s: number;
   dp_comm_s: number;
   bubble_s: number;
   bubble_fraction: number;
+  virtual_stages: number;
   optimizer_s: number;
   micro_steps: number;
   microbatches: number;
@@ -392,7 +404,9 @@ export interface Report {
 export interface ServingSpeed {
   users: number;
   context: number;
-  ttft_s: number;
+  /** null on a GPU with no published compute rate (compute_known false). */
+  ttft_s: number | null;
+  compute_known: boolean;
   itl_s: number;
   tokens_per_s_per_user: number;
   tokens_per_s: number;

@@ -1,5 +1,7 @@
-// Number formatting. Counts use decimal prefixes (G = 10^9, as GMACs are published); bytes are
-// shown in binary (GiB = 2^30) or decimal (GB = 10^9) units, always labelled.
+// Number formatting, the page's only one (tests/js/page_design.test.mjs keeps it so): counts
+// use decimal prefixes (G = 10^9, as GMACs are published); bytes are shown in binary
+// (GiB = 2^30) or decimal (GB = 10^9) units, always labelled; times in s or ms; rates and
+// other engine figures to three significant digits.
 // @ts-check
 
 export const BINARY = 'GiB';
@@ -59,8 +61,32 @@ export function formatShape(shape) {
   return Array.isArray(shape) ? shape.join('×') : '';
 }
 
+/** Three significant digits ("0.0123", "45.6", "1.23e+4"). @param {number} value
+ *  @param {number} [digits] @returns {string} */
+export function formatSignificant(value, digits = 3) {
+  return Number(value).toPrecision(digits);
+}
+
+/** A time in seconds: "412 ms" below one second, else "1.23 s". @param {number} seconds
+ *  @returns {string} */
+export function formatSeconds(seconds) {
+  return seconds < 1 ? `${formatSignificant(seconds * 1000)} ms` : `${formatSignificant(seconds)} s`;
+}
+
+/** A rate or another figure with a fraction: digits grouped from 100 up ("1,234"), three
+ *  significant digits below ("45.6"). @param {number} value @returns {string} */
+export function formatRate(value) {
+  return value >= 100 ? groupDigits(value) : formatSignificant(value);
+}
+
 /** A share in [0, 1] as a percentage, one decimal by default: 0.4213 -> "42.1".
  *  @param {unknown} share @param {number} [digits] @returns {string} */
 export function formatPercent(share, digits = 1) {
   return typeof share === 'number' ? (share * 100).toFixed(digits) : '0';
+}
+
+/** A context length or a count of users as people write them: whole multiples of 1024 in k
+ *  (131072 -> "128k"), others as they are. @param {number} n @returns {string} */
+export function formatContext(n) {
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n);
 }

@@ -2,6 +2,8 @@
 // control, its values, default and help in the page's language. Plus the GPU picker, which
 // lists the engine's GPU presets (dlcost.gpus()) and a custom memory size.
 // The form keeps the text the user typed; the engine reads it (state.js buildDocument).
+// Every control writes to the store (update); render(state) writes the state back into the
+// controls, so the form never holds a value of its own.
 // @ts-check
 
 import dlcost from './dlcost.js';
@@ -75,29 +77,85 @@ function renderField(f, lang, onChange) {
   return h('div', { class: 'field', 'data-field': f.key }, ...parts, error);
 }
 
+/** The workload patch that sets the fields of `task` (the engine's starting point for this
+ *  kind of model) on the model `s` names; empty when the engine has no such task.
+ *  @param {string} task @param {PageState} s @returns {{workload?: PageState['workload']}} */
+export function taskPatch(task, s) {
+  const entry = taskEntry(task, modelKind(s));
+  return entry ? { workload: taskTexts(entry, s.units) } : {};
+}
+
+/** The workload texts and memory size of a workload object (an imported document's or a
+ *  link's), written back by the engine in `units`: the form's fields keep text.
+ *  @param {WorkloadPatch} workload @param {string} units
+ *  @returns {{patch: PageState['workload'], memory: string | undefined}} */
+function textsOf(workload, units) {
+  const texts = dlcost.workloadToText(workload, units);
+  /** @type {PageState['workload']} */
+  const patch = {};
+  for (const f of formFields()) {
+    if (!(f.key in texts)) continue;
+    patch[f.key] = controlKind(f) === 'checkbox' ? texts[f.key] === 'true' : texts[f.key];
+  }
+  const mem = texts.memory_bytes ?? texts.memory_gib;
+  return { patch, memory: mem };
+}
+
+/** The state patch that applies a document's (or a link's) workload object in `units`: its
+ *  fields as text, its memory size in the memory box. Empty for anything but an object.
+ *  @param {unknown} w @param {string} units
+ *  @returns {{workload?: PageState['workload'], gpu?: Partial<PageState['gpu']>}} */
+export function workloadPatch(w, units) {
+  if (!w || typeof w !== 'object' || Array.isArray(w)) return {};
+  const { patch, memory: mem } = textsOf(/** @type {WorkloadPatch} */ (w), units);
+  return { workload: patch, gpu: mem === undefined ? {} : { memory: mem } };
+}
+
+/** The state patch that converts the memory box and the size fields of `s` from its units
+ *  to `to`, keeping the bytes (the units themselves included).
+ *  @param {PageState} s @param {string} to
+ *  @returns {{units: string, workload: PageState['workload'], gpu: Partial<PageState['gpu']>}} */
+export function unitsPatch(s, to) {
+  /** @type {{[key: string]: string}} */
+  const sizes = {};
+  for (const f of formFields()) {
+    const v = s.workload[f.key];
+    if (f.unit === 'bytes' && typeof v === 'string' && v.trim() !== '') sizes[f.key] = v;
+  }
+  // The memory box converts as a size in bytes (its bare number is in the page's unit).
+  if (String(s.gpu.memory ?? '').trim() !== '') sizes.memory_bytes = s.gpu.memory;
+  /** @type {{units: string, workload: PageState['workload'], gpu: Partial<PageState['gpu']>}} */
+  const patch = { units: to, workload: {}, gpu: {} };
+  for (const [key, text] of Object.entries(sizes)) {
+    try {
+      const out = textsOf(dlcost.workloadFromText({ [key]: text }, s.units), to);
+      if (key.startsWith('memory_')) patch.gpu.memory = out.memory;
+      else patch.workload[key] = out.patch[key];
+    } catch {
+      // Text the engine cannot read stays as typed; its error shows next to the field.
+    }
+  }
+  return patch;
+}
+
 /**
  * @param {Gpu[]} gpus from the engine (may be empty)
- * @param {() => PageState} getState
+ * @param {() => Readonly<PageState>} getState
  * @param {typeof import('./state.js').update} update
  */
 export function createWorkloadForm(gpus, getState, update) {
   const gpuSelect = /** @type {HTMLSelectElement} */ (byId('wl-gpu'));
   const memory = /** @type {HTMLInputElement} */ (byId('wl-memory'));
-  /** Sets the fields of `task` (the engine's starting point for this kind of model).
-   *  @param {string} task @param {{silent?: boolean}} [opts] */
-  function applyTask(task, { silent = false } = {}) {
-    const s = getState();
-    const entry = taskEntry(task, modelKind(s));
-    if (!entry) return;
-    update({ workload: taskTexts(entry, s.units) }, { silent });
-    if (!silent) syncValues();
-  }
+  /** @param {string} task */
+  const applyTask = (task) => update(taskPatch(task, getState()));
   // Switching between training and inference starts from that task's settings.
   /** @param {string} key @param {string | boolean} value */
   const onChange = (key, value) => {
     if (key === 'mode' && value !== getState().workload.mode) applyTask(value === 'infer' ? 'infer' : 'train');
     else update({ workload: { [key]: value } });
   };
+  /** What the fields were last built for: rebuilt when the language changes. */
+  let builtLang = '';
 
   /** The task menu: the engine's tasks for this kind of model, with the recipe's note. */
   function renderTask() {
@@ -108,9 +166,8 @@ export function createWorkloadForm(gpus, getState, update) {
       h('p', { class: 'hint', id: 'wl-task-note' }));
   }
 
-  /** Fills the task menu and its note for the current model and workload. */
-  function refreshTask() {
-    const s = getState();
+  /** Fills the task menu and its note for the current model and workload. @param {PageState} s */
+  function refreshTask(s) {
     const select = /** @type {HTMLSelectElement | null} */ (byId('wl-task'));
     if (!select) return;
     const kind = modelKind(s);
@@ -129,43 +186,48 @@ export function createWorkloadForm(gpus, getState, update) {
     byId('wl-task-note').title = entry ? entry.sources.join('\n') : '';
   }
 
-  /** Writes the state's values into the controls (after a task or an advice is applied). */
-  function syncValues() {
-    const s = getState();
+  /** Writes the state's values into the controls; a control that already shows its value is
+   *  not written (writing would move the caret of the field being typed in).
+   *  @param {PageState} s */
+  function syncValues(s) {
     for (const f of formFields()) {
       const el = controlById(fieldId(f.key));
-      if (controlKind(f) === 'checkbox') /** @type {HTMLInputElement} */ (el).checked = s.workload[f.key] === true;
-      else el.value = String(s.workload[f.key] ?? '');
+      if (controlKind(f) === 'checkbox') {
+        const box = /** @type {HTMLInputElement} */ (el);
+        if (box.checked !== (s.workload[f.key] === true)) box.checked = s.workload[f.key] === true;
+      } else if (el.value !== String(s.workload[f.key] ?? '')) {
+        el.value = String(s.workload[f.key] ?? '');
+      }
     }
   }
 
-  /** Builds every schema field in the page's language (again after a language change). */
-  function render() {
-    const { lang } = getState();
+  /** Builds every schema field in the page's language (again after a language change).
+   *  @param {string} lang */
+  function build(lang) {
     const groups = Object.fromEntries(Object.keys(GROUP_CONTAINERS).map((g) => [g, []]));
     groups.workload.push(renderTask());
     for (const f of formFields()) (groups[f.group] ?? groups.workload).push(renderField(f, lang, onChange));
     for (const [group, id] of Object.entries(GROUP_CONTAINERS)) byId(id).replaceChildren(...groups[group]);
   }
 
-  /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest. */
-  function refresh() {
-    const ctx = fieldContext(getState());
+  /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest.
+   *  @param {PageState} s */
+  function refresh(s) {
+    const ctx = fieldContext(s);
     for (const f of formFields()) {
       /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field')).hidden = !applies(f, ctx);
     }
-    refreshTask();
+    refreshTask(s);
   }
 
   /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it).
    *  @param {number} bytes @returns {string} */
   const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
 
+  /** The GPU picker's options (its first, "custom", in the page's language). */
   function fillGpus() {
-    const current = getState().gpu.name;
     gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
     for (const g of gpus) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
-    gpuSelect.value = gpus.some((g) => (g.id ?? g.name) === current) ? current : '';
   }
 
   gpuSelect.addEventListener('change', () => {
@@ -174,71 +236,30 @@ export function createWorkloadForm(gpus, getState, update) {
       // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
       // memory field shows its marketed size until the user types a custom one.
       const text = Number.isFinite(g.memory_bytes) ? sizeText(g.memory_bytes) : '';
-      memory.value = text;
       update({ gpu: { name: g.id ?? g.name, memory: text } });
     } else {
       update({ gpu: { name: '' } });
     }
   });
-  memory.addEventListener('input', () => {
-    update({ gpu: { memory: memory.value, name: '' } });
-    gpuSelect.value = '';
-  });
-
-  /** Sets the memory box and every size field from a workload object, in the page's unit.
-   *  @param {WorkloadPatch} workload @param {string} units
-   *  @returns {{patch: PageState['workload'], memory: string | undefined}} */
-  function textsOf(workload, units) {
-    const texts = dlcost.workloadToText(workload, units);
-    /** @type {PageState['workload']} */
-    const patch = {};
-    for (const f of formFields()) {
-      if (!(f.key in texts)) continue;
-      patch[f.key] = controlKind(f) === 'checkbox' ? texts[f.key] === 'true' : texts[f.key];
-    }
-    const mem = texts.memory_bytes ?? texts.memory_gib;
-    return { patch, memory: mem };
-  }
+  memory.addEventListener('input', () => update({ gpu: { memory: memory.value, name: '' } }));
 
   return {
-    fillGpus,
-    refresh,
-    applyTask,
-    syncValues,
-    currentTask: () => currentTask(getState()),
-    /** Writes the state into the fields (after a language/units change or an import). */
-    sync() {
-      render();
-      const s = getState();
-      syncValues();
-      refresh();
-      memory.value = s.gpu.memory;
-      for (const el of document.querySelectorAll('[data-unit-label]')) el.textContent = s.units;
-    },
-    /** Converts the memory and size fields when the units change, keeping the bytes.
-     *  @param {string} from @param {string} to */
-    convertUnits(from, to) {
-      const s = getState();
-      /** @type {{[key: string]: string}} */
-      const sizes = {};
-      for (const f of formFields()) {
-        const v = s.workload[f.key];
-        if (f.unit === 'bytes' && typeof v === 'string' && v.trim() !== '') sizes[f.key] = v;
+    /** Draws the form from `s`: the fields (built again in a new language), their values,
+     *  which of them apply, the task, the GPU picker and the memory box. @param {PageState} s */
+    render(s) {
+      if (builtLang !== s.lang) {
+        build(s.lang);
+        fillGpus();
+        builtLang = s.lang;
       }
-      // The memory box converts as a size in bytes (its bare number is in the page's unit).
-      if (String(s.gpu.memory ?? '').trim() !== '') sizes.memory_bytes = s.gpu.memory;
-      /** @type {{workload: PageState['workload'], gpu: Partial<PageState['gpu']>}} */
-      const patch = { workload: {}, gpu: {} };
-      for (const [key, text] of Object.entries(sizes)) {
-        try {
-          const out = textsOf(dlcost.workloadFromText({ [key]: text }, from), to);
-          if (key.startsWith('memory_')) patch.gpu.memory = out.memory;
-          else patch.workload[key] = out.patch[key];
-        } catch {
-          // Text the engine cannot read stays as typed; its error shows next to the field.
-        }
+      syncValues(s);
+      refresh(s);
+      const gpu = gpus.some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
+      if (gpuSelect.value !== gpu) gpuSelect.value = gpu;
+      if (memory.value !== String(s.gpu.memory ?? '')) memory.value = String(s.gpu.memory ?? '');
+      for (const el of document.querySelectorAll('[data-unit-label]')) {
+        if (el.textContent !== s.units) el.textContent = s.units;
       }
-      update(patch, { silent: true });
     },
     /** Shows `error` next to the field its path names; returns whether one did.
      *  @param {EngineError | null} error @returns {boolean} */
@@ -256,16 +277,6 @@ export function createWorkloadForm(gpus, getState, update) {
         byId(id).setAttribute('aria-invalid', id === target ? 'true' : 'false');
       }
       return target !== null;
-    },
-    /** Applies an imported document's (or a link's) workload to the fields.
-     *  @param {unknown} w */
-    applyWorkload(w) {
-      if (!w || typeof w !== 'object' || Array.isArray(w)) return;
-      const { patch, memory: mem } = textsOf(/** @type {WorkloadPatch} */ (w), getState().units);
-      /** @type {Partial<PageState['gpu']>} */
-      const gpu = {};
-      if (mem !== undefined) gpu.memory = mem;
-      update({ workload: patch, gpu }, { silent: true });
     },
   };
 }

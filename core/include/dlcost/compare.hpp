@@ -26,9 +26,22 @@ struct CompareRow {
   double samples_per_s_per_watt = 0;
 };
 
-/// Fields rows can be sorted by: "name", "year", "memory", "fits", "max_batch",
-/// "step_time", "samples_per_s", "tokens_per_s", "per_1000usd", "per_watt".
+/// Fields rows can be sorted by: "name", "year", "memory" (what the GPU offers),
+/// "per_gpu_memory" (what the run needs on each GPU), "fits", "max_batch", "step_time",
+/// "samples_per_s", "tokens_per_s", "per_1000usd", "per_watt".
 const std::vector<std::string>& compareSortFields();
+
+/// A parsed sort: a field and an order. Best first (the spec "FIELD") puts configurations
+/// that fit first, then the best value first (largest; smallest for step_time and
+/// per_gpu_memory; alphabetical for name). "FIELD:asc" and "FIELD:desc" order by the
+/// field's own value alone, as a clicked table column does. Rows without a value (no launch
+/// price) come last in every order.
+struct CompareSort {
+  enum class Order { kBestFirst, kAscending, kDescending };
+  std::string field;
+  Order order = Order::kBestFirst;
+  std::string spec() const;  ///< back to "FIELD" or "FIELD:asc"/"FIELD:desc"
+};
 
 /// Estimates `w` (its own "gpu" replaced) on every preset GPU, advisor off. Throws InputError
 /// for a workload that no GPU can take (e.g. a batch that does not split over its GPUs).
@@ -37,10 +50,9 @@ const std::vector<std::string>& compareSortFields();
 std::vector<CompareRow> compareGpus(const Model& model, const Workload& w,
                                     std::vector<Error>* skipped = nullptr);
 
-/// Sorts rows by `field`: configurations that fit first, then best first (largest value;
-/// smallest for step_time; alphabetical for name); rows without a value (no price) last.
-/// Throws InputError with path `path` for an unknown field.
-void sortCompareRows(std::vector<CompareRow>& rows, const std::string& field,
-                     const std::string& path);
+/// Sorts rows by a spec ("FIELD", "FIELD:asc" or "FIELD:desc"; see CompareSort) and returns
+/// it parsed. Throws InputError with path `path` for an unknown field or direction.
+CompareSort sortCompareRows(std::vector<CompareRow>& rows, const std::string& spec,
+                            const std::string& path);
 
 }  // namespace dlcost

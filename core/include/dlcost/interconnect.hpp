@@ -9,6 +9,8 @@
 //   "900 GB/s" is 450 GB/s each way). Decimal: 1 GB/s = 10^9 B/s.
 // - An inter-node link is one network adapter per GPU, as in NVIDIA's DGX A100/H100/B200
 //   (eight adapters for eight GPUs); its bandwidth is that adapter's line rate.
+// - bus_efficiency scales the line rate to what NCCL reaches (nccl-tests' bus bandwidth, as
+//   NCCL's maintainers state it for each link class); the collectives run at that rate.
 // - step_latency_s is NCCL's per-step latency of its ring algorithm with the Simple protocol
 //   (src/graph/tuning.cc, hwLat: NVLink 3.4 us, PCI 5.7 us, network 9.6 us per step), added
 //   to its base latency kCollectiveBaseLatency once per collective.
@@ -34,6 +36,15 @@ struct Interconnect {
   double bandwidth_bytes_per_s = 0;  ///< per GPU, per direction, at the line rate
   double step_latency_s = 0;         ///< per ring step (NCCL's hwLat, Simple protocol)
   std::string source;                ///< the specification or datasheet of the figure
+  /// Share of the line rate NCCL's ring reaches on this link ("bus bandwidth" of nccl-tests
+  /// at large sizes over the line rate): NVLink loses about 20 % to its protocol, a network
+  /// adapter a few per cent. 1 where no published figure exists (then the link's collectives
+  /// stay a lower bound).
+  double bus_efficiency = 1;
+  std::string efficiency_source;  ///< the published measurement behind bus_efficiency
+
+  /// What the collectives use: bandwidth_bytes_per_s x bus_efficiency.
+  double achievableBandwidth() const { return bandwidth_bytes_per_s * bus_efficiency; }
 };
 
 /// NCCL's base latency of one ring collective with the Simple protocol (tuning.cc baseLat,

@@ -26,6 +26,16 @@ struct Parallelism {
   bool sp = false;
   /// Micro-batches per step in the pipeline; 0 = pp (the smallest count that fills 1F1B).
   int64_t microbatches = 0;
+  /// Expert parallelism (mixture-of-experts transformers): each MoE layer's routed experts
+  /// split over ep GPUs of the data-parallel group, tokens sent to their experts and back by
+  /// all-to-all (GShard, Lepikhin et al. 2020; DeepSpeed-MoE, Rajbhandari et al. 2022;
+  /// Megatron-Core's expert_model_parallel_size). ep divides gpus / (tp x pp) and the expert
+  /// count; 1 = experts replicated like every other weight.
+  int64_t ep = 1;
+  /// Interleaved 1F1B (Narayanan et al. 2021, sec. 2.2.2): each GPU runs v model chunks of
+  /// layers / (pp x v) layers, shrinking the bubble v-fold for v times the pipeline sends;
+  /// 1 = plain 1F1B.
+  int64_t virtual_stages = 1;
 
   int64_t dataParallel() const { return gpus / (tp * pp); }
   int64_t microbatchCount() const { return microbatches > 0 ? microbatches : pp; }

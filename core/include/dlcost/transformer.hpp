@@ -136,9 +136,12 @@ struct TransformerParams {
   int64_t embeddings = 0;  ///< token, position and token-type tables
   int64_t attention = 0;   ///< q, k, v, o projections (and cross-attention), biases
   int64_t mlp = 0;         ///< MLPs, or all experts plus their routers under MoE
-  int64_t norms = 0;       ///< every norm, including the final one
-  int64_t lm_head = 0;     ///< 0 when tied to the embeddings or absent
-  int64_t other = 0;       ///< BERT pooler, T5 relative position biases
+  /// Of mlp, the routed experts of every MoE layer (what expert parallelism splits; routers
+  /// and shared experts stay replicated). 0 for dense models.
+  int64_t routed_experts = 0;
+  int64_t norms = 0;    ///< every norm, including the final one
+  int64_t lm_head = 0;  ///< 0 when tied to the embeddings or absent
+  int64_t other = 0;    ///< BERT pooler, T5 relative position biases
   int64_t total = 0;
   /// Parameters one token uses (MoE: only its experts_per_token experts); equals total
   /// for dense models.

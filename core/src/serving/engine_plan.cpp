@@ -13,6 +13,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/ggml_types.hpp"
+#include "dlcost/gpu_compute.hpp"
 #include "dlcost/quant_formats.hpp"
 #include "dlcost/serving.hpp"
 
@@ -129,6 +130,41 @@ std::string modelArg(const Report& r) {
 
 // --- vLLM and SGLang ------------------------------------------------------------------------
 
+/// vLLM V1's KV cache groups (vllm/v1/core/kv_cache_utils.py): layers of one attention type
+/// share a block table. A model with full and sliding-window layers
+/// (_get_kv_cache_config_uniform_page_size) cuts each type into groups of group_size = the
+/// smaller type's layer count (the last one padded) and lays out group_size pools, each shared
+/// by one layer of every group: a block id costs group_size pages. A model of one type is one
+/// group of all its layers (_get_kv_cache_config_uniform_type).
+struct VllmKvGroups {
+  int64_t group_size = 0;      ///< layers per group: pages per block id
+  int64_t full_groups = 0;     ///< FullAttentionSpec groups
+  int64_t sliding_groups = 0;  ///< SlidingWindowSpec groups
+};
+
+VllmKvGroups vllmKvGroups(const Transformer& t) {
+  int64_t sliding = 0;
+  for (int64_t i = 0; i < t.layers; ++i) sliding += isLocalLayer(t, i) ? 1 : 0;
+  const int64_t full = t.layers - sliding;
+  if (sliding == 0) return {t.layers, 1, 0};
+  if (full == 0) return {t.layers, 0, 1};
+  const int64_t g = std::min(full, sliding);
+  return {g, ceilDiv(full, g), ceilDiv(sliding, g)};
+}
+
+/// Blocks one request of max_model_len tokens takes from the shared pool, summed over groups
+/// (get_max_concurrency_for_kv_cache_config): a full-attention group cdiv(max_model_len,
+/// block_size); a sliding-window group (SlidingWindowSpec.max_memory_usage_bytes)
+/// cdiv(min(sliding_window - 1 + max_num_batched_tokens, max_model_len), block_size) + 1,
+/// the +1 for a window that does not start at a block boundary.
+int64_t vllmBlocksPerRequest(const Transformer& t, const VllmKvGroups& g, const ServingPlan& p) {
+  const int64_t full = ceilDiv(p.context, p.block_size);
+  const int64_t window_tokens =
+      std::min(add(t.sliding_window - 1, p.max_num_batched_tokens), p.context);
+  const int64_t sliding = ceilDiv(window_tokens, p.block_size) + 1;
+  return add(mul(g.full_groups, full), mul(g.sliding_groups, sliding));
+}
+
 void planPaged(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p) {
   const ServingSettings& s = w.serving;
   const bool vllm = s.engine == Engine::kVllm;
@@ -192,27 +228,41 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
   // (FullAttentionSpec.page_size_bytes); num_blocks = available // page // layers
   // (kv_cache_utils.get_num_blocks). SGLang: max_total_num_tokens = rest // cell_size.
   p.kv_bytes_per_token = kvBytes(t, w, 1);
-  p.block_bytes = mul(p.block_size, p.kv_bytes_per_token);
+  // vLLM: a block id is one page in each of group_size layers (every layer when all share one
+  // attention type); SGLang: one token in every layer.
+  const VllmKvGroups groups = vllm ? vllmKvGroups(t) : VllmKvGroups{t.layers, 1, 0};
+  const int64_t layer_page =
+      mul(p.block_size, p.kv_bytes_per_token / std::max<int64_t>(1, t.layers));
+  p.block_bytes =
+      vllm ? mul(layer_page, groups.group_size) : mul(p.block_size, p.kv_bytes_per_token);
   p.num_blocks = pool / p.block_bytes;
-  p.kv_tokens = mul(p.num_blocks, p.block_size);
-  // get_max_concurrency_for_kv_cache_config: num_blocks / cdiv(max_model_len, block_size).
-  p.max_concurrency =
-      static_cast<double>(p.num_blocks) / static_cast<double>(ceilDiv(p.context, p.block_size));
+  // "GPU KV cache size": num_blocks // groups x block_size tokens.
+  p.kv_tokens = mul(p.num_blocks / add(groups.full_groups, groups.sliding_groups), p.block_size);
+  // get_max_concurrency_for_kv_cache_config: num_blocks / the blocks one request takes.
+  p.max_concurrency = static_cast<double>(p.num_blocks) /
+                      static_cast<double>(vllm ? vllmBlocksPerRequest(t, groups, p)
+                                               : ceilDiv(p.context, p.block_size));
   const int64_t by_pool = static_cast<int64_t>(std::floor(p.max_concurrency));
   p.max_users = p.max_num_seqs > 0 ? std::min(p.max_num_seqs, by_pool) : by_pool;
   terms.push_back(fixedTerm(MemoryKey::kKvCache, mul(p.num_blocks, p.block_bytes),
-                            "num_blocks × block_size × kv_bytes_per_token",
+                            "num_blocks × block_bytes",
                             {{"num_blocks", p.num_blocks, "budget - weights - activations"},
                              {"block_size", p.block_size, "tokens"},
+                             {"block_bytes", p.block_bytes, "one block id, every layer it spans"},
                              {"kv_bytes_per_token", p.kv_bytes_per_token, "all layers"}}));
   p.device = sumTerms(std::move(terms), 1);
   p.fits = p.users <= p.max_users && p.max_concurrency >= 1;
-  if (std::any_of(t.local_layers.begin(), t.local_layers.end(), [](bool b) { return b; }) ||
-      (t.sliding_window > 0 && t.local_layers.empty()))
+  if (vllm && groups.sliding_groups > 0) {
+    p.notes.push_back("vLLM's hybrid KV cache manager: " + std::to_string(groups.full_groups) +
+                      " full-attention and " + std::to_string(groups.sliding_groups) +
+                      " sliding-window group(s) of " + std::to_string(groups.group_size) +
+                      " layers; a sliding-window group keeps at most sliding_window - 1 + "
+                      "max_num_batched_tokens tokens per request (+1 block)");
+  } else if (!vllm && t.sliding_window > 0) {
     p.notes.push_back(
-        "sliding-window layers are counted as full attention in the pool's "
-        "concurrency (vLLM's hybrid allocator frees blocks outside the window): "
-        "a lower bound");
+        "sliding-window layers are counted as full attention in SGLang's pool (its SWA pool "
+        "is not modelled): a lower bound on concurrency");
+  }
 
   std::ostringstream cmd;
   const std::string pct = [&] {
@@ -368,9 +418,17 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
     return gpuBytes(planned, ctx) <= usable;
   });
-  if (p.gpu_layers <= t.layers)
+  if (p.gpu_layers <= t.layers) {
     p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
-                      " layers and the output layer run on the CPU from system RAM");
+                      " layers and the output layer run on the CPU from system RAM: each decode "
+                      "step reads them at host_bandwidth_gb_s");
+    // ggml-backend's scheduler runs a batch of 32+ tokens on the GPU even for weights held in
+    // system RAM (the CUDA backend's offload_op), copying them over PCIe per micro-batch.
+    p.notes.push_back(
+        "time to first token leaves out the copy of the CPU-held weights to the GPU for each "
+        "512-token micro-batch of the prompt (llama.cpp offloads batches of 32+ tokens): a "
+        "lower bound");
+  }
   p.notes.push_back(
       "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
       "estimated from the largest tensors (approximate)");
@@ -412,16 +470,23 @@ bool engineLoads(Engine e, QuantFormat q) {
 }  // namespace
 
 double engineEfficiency(Engine e) {
-  // Calibrated in docs/accuracy.md ("Serving"): measured decode tokens/s over the bandwidth
-  // roofline. llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and
-  // 98.13 t/s at Q8_0, 0.80 and 0.69 of dlcost's 1008 GB/s roofline (weights and KV read per
-  // token); 0.74 leaves -8 % and +7 %. No engine has measurements of its own yet: all use it.
+  // Each is measured decode tokens/s over dlcost's bandwidth roofline (weights and KV read per
+  // step), docs/accuracy.md ("Serving") lists every point and its error.
   switch (e) {
-    case Engine::kLlamaCpp:
     case Engine::kVllm:
     case Engine::kSglang:
+      // vLLM, Llama-3.1-8B BF16, one request: TPOT 6.48 ms on an H100 SXM (InferenceBench
+      // concurrency sweep, vLLM 0.21) and about 75 tokens/s on an A100 40GB (J. Musgrave's
+      // sweep, 1024-token prompts), 0.74 and 0.78 of the roofline; 0.76 (their geometric
+      // mean) leaves each within 3 %. SGLang has no clean single-sequence measurement
+      // published that we found: it uses vLLM's factor (both run CUDA graphs over paged KV).
+      return 0.76;
+    case Engine::kLlamaCpp:
+      // llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and 98.13 t/s
+      // at Q8_0, 0.80 and 0.69 of the 1008 GB/s roofline; 0.74 leaves -8 % and +7 %.
     case Engine::kHf:
     case Engine::kNone:
+      // HF transformers generate(): no measurement of its own yet, llama.cpp's factor.
       return 0.74;
   }
   return 0.74;
@@ -459,6 +524,12 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
   }
   if (w.hardware.gpu && w.hardware.gpu->unified_memory) {
     p.notes.push_back("unified memory: " + w.hardware.gpu->unified_memory_note);
+  }
+  if (w.hardware.gpu && !gpuComputePublished(*w.hardware.gpu)) {
+    p.notes.push_back(w.hardware.gpu->name +
+                      " has no published compute rate: compute-bound speeds (time to first "
+                      "token, decode once many users make it compute-bound) are unavailable; "
+                      "decode tokens/s are the memory-bandwidth bound, an upper bound on speed");
   }
   if (!engineLoads(s.engine, s.quant)) {
     throw InputError(ErrorCode::kValue, "/workload/quant",

@@ -10,7 +10,10 @@ using nlohmann::json;
 json servingSpeedToJson(const ServingSpeed& s) {
   return {{"users", s.users},
           {"context", s.context},
-          {"ttft_s", s.ttft_s},
+          // ttft_s is 0 only without a published compute rate (a prefill always takes time):
+          // unknown, so null, not 0.
+          {"ttft_s", s.ttft_s > 0 ? json(s.ttft_s) : json(nullptr)},
+          {"compute_known", s.ttft_s > 0},
           {"itl_s", s.itl_s},
           {"tokens_per_s_per_user", s.tokens_per_s_per_user},
           {"tokens_per_s", s.tokens_per_s},

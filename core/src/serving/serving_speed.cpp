@@ -97,7 +97,10 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
           : 1.0;
   const double kv_read = d(users) * d(kv_one);
   const double flops = d(users) * decodeFlopsPerToken(t, context) / tp;
-  const double compute_s = flops * gpu_layer_share / flops_rate;
+  // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
+  // prefill's time unknown (ttft_s stays 0).
+  const bool compute_known = flops_rate > 0;
+  const double compute_s = compute_known ? flops * gpu_layer_share / flops_rate : 0.0;
   const double memory_s = (weights_read + kv_read * gpu_layer_share) / bw;
   const double host_s = (host_read + kv_read * (1 - gpu_layer_share)) / host_bw;
   s.bound = compute_s > memory_s ? "compute" : "memory";
@@ -111,7 +114,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
 
   // Time to first token: one user's prompt (the report's prefill at batch 1).
   for (const PhaseWork& ph : r.phases) {
-    if (ph.name != "prefill") continue;
+    if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
     const double c = d(ph.flops) / b / tp / flops_rate;
     const double m = (weights_read + d(planKvBytes(t, plan, r.transformer->seq_len))) / bw;

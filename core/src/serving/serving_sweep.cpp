@@ -15,10 +15,11 @@ using nlohmann::json;
 
 namespace {
 
-/// The list's integers, or {0} (the workload's own value) for null.
+/// The list's integers, {0} (the workload's own value) for null, {-1} for "auto".
 std::vector<int64_t> readList(const std::string& text, const std::string& path) {
   const json list = parseDocumentText(text);
   if (list.is_null()) return {0};
+  if (list.is_string() && list.get<std::string>() == "auto") return {-1};
   if (!list.is_array() || list.empty()) {
     throw InputError(ErrorCode::kType, path, "must be a non-empty array of integers >= 1");
   }
@@ -40,7 +41,7 @@ std::string servingSweepText(const std::string& document_text, const std::string
   try {
     const json doc = parseDocumentText(document_text);
     std::vector<int64_t> users = readList(users_json_text, "/users");
-    const std::vector<int64_t> contexts = readList(contexts_json_text, "/contexts");
+    std::vector<int64_t> contexts = readList(contexts_json_text, "/contexts");
     if (users.size() * contexts.size() > static_cast<size_t>(kMaxServingSweepPoints)) {
       throw InputError(ErrorCode::kTooLarge, "/users",
                        "at most " + std::to_string(kMaxServingSweepPoints) + " points per sweep");
@@ -58,6 +59,20 @@ std::string servingSweepText(const std::string& document_text, const std::string
       for (int64_t u = 1; users.size() < 24; u *= 2) {
         users.push_back(u);
         if (u >= top) break;
+      }
+    }
+    if (contexts == std::vector<int64_t>{-1}) {
+      // The context chart's points: powers of two from 1024 up to the model's context
+      // (max_position_embeddings; without one, 8 times the workload's context).
+      const ServingPlan first = *estimate(base.model, base.workload).serving;
+      const auto* t = std::get_if<Transformer>(&base.model.body);
+      const int64_t top = t && t->max_positions > 0 ? t->max_positions : 8 * first.context;
+      contexts.clear();
+      for (int64_t c = 1024; c < top && contexts.size() < 16; c *= 2) contexts.push_back(c);
+      contexts.push_back(top);
+      if (users.size() * contexts.size() > static_cast<size_t>(kMaxServingSweepPoints)) {
+        throw InputError(ErrorCode::kTooLarge, "/users",
+                         "at most " + std::to_string(kMaxServingSweepPoints) + " points per sweep");
       }
     }
     json points = json::array();
