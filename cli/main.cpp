@@ -1,6 +1,7 @@
 // dlcost: the command-line front end. Reads files and flags, prints reports; all figures
 // come from the core engine.
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/estimate.hpp"
 #include "dlcost/layouts.hpp"
+#include "dlcost/onnx_graph.hpp"
 #include "dlcost/presets.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/serving_sweep.hpp"
@@ -47,15 +49,20 @@ bool isHfConfig(const json& doc) {
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
-  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) +
+  if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) + (o.onnx ? 1 : 0) +
               (o.positional.empty() ? 0 : 1) !=
           1 ||
       o.positional.size() > 1) {
     throw dlcost::cli::UsageError{
-        "give one MODEL.json, --preset NAME, --hf ORG/NAME, --gguf FILE or --link FRAGMENT"};
+        "give one MODEL.json, --preset NAME, --hf ORG/NAME, --gguf FILE, --onnx FILE or --link "
+        "FRAGMENT"};
   }
   if (o.gguf) {
     doc = dlcost::cli::ggufConfig(dlcost::cli::inspectFile(*o.gguf));
+  } else if (o.onnx) {
+    doc = json{{"model", dlcost::onnxModelOrError(dlcost::cli::inspectFile(*o.onnx))}};
+    // The graph's own name is torch's "torch_jit" more often than not: the file names it.
+    doc["model"]["name"] = std::filesystem::path(*o.onnx).stem().string();
   } else if (o.hf) {
     doc = dlcost::parseDocumentText(readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
   } else if (o.preset) {

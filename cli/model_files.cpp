@@ -11,6 +11,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/onnx.hpp"
+#include "dlcost/onnx_graph.hpp"
 #include "dlcost/report_json.hpp"
 #include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
@@ -121,6 +122,34 @@ std::string text(const json& v) {
   return v.dump();
 }
 
+/// What the ONNX graph import understood: the engine's counts of the layer graph, or the
+/// operators it does not model.
+void printLayerGraph(std::ostream& out, const json& g) {
+  out << "layer graph   " << groupDigits(g["understood_nodes"]) << " of " << groupDigits(g["nodes"])
+      << " nodes understood";
+  if (g["model"].is_object()) {
+    out << ": " << g["model"]["layers"].size() << " layers, " << groupDigits(g["parameters"])
+        << " parameters, " << groupDigits(g["macs_per_sample"])
+        << " MACs per sample (`estimate --onnx`; `inspect --config` prints it)\n";
+    if (g["unused_initializers"]["count"] != 0) {
+      out << "  not read    " << g["unused_initializers"]["count"].dump()
+          << " weight initializers no layer reads ("
+          << groupDigits(g["unused_initializers"]["parameters"]) << " values)\n";
+    }
+    return;
+  }
+  out << "; no layer graph\n";
+  if (g.contains("error")) out << "  " << g["error"]["message"].get<std::string>() << "\n";
+  for (const auto& u : g["unmodelled"]) {
+    out << "  not modelled " << u["op_type"].get<std::string>() << " x" << u["count"].dump() << ": "
+        << u["reason"].get<std::string>() << "\n";
+  }
+  if (g["after_unmodelled_nodes"] != 0) {
+    out << "  " << g["after_unmodelled_nodes"].dump()
+        << " more nodes read their outputs (shapes unknown)\n";
+  }
+}
+
 void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensors) {
   const std::string format = s["format"];
   out << "format        " << format;
@@ -181,6 +210,7 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
       out << "not weights   " << o["other_initializers"].size()
           << " int/bool initializers (shape constants, indices)\n";
     }
+    printLayerGraph(out, s["layer_graph"]);
   }
   if (format == "gguf" && s["gguf"].contains("config_check")) {
     const json& c = s["gguf"]["config_check"];
@@ -275,9 +305,11 @@ int runInspect(const std::vector<std::string>& args) {
     }
   }
   if (files.size() != 1)
-    throw UsageError{"inspect needs one FILE (.gguf, .safetensors or index.json)"};
+    throw UsageError{"inspect needs one FILE (.gguf, .safetensors, index.json or .onnx)"};
   const json summary = inspectFile(files[0]);
-  if (config) {
+  if (config && summary["format"] == "onnx") {
+    std::cout << dumpJson(onnxModelOrError(summary), 2) << "\n";
+  } else if (config) {
     std::cout << dumpJson(ggufConfig(summary), 2) << "\n";
   } else if (as_json) {
     std::cout << dumpJson(summary, 2) << "\n";

@@ -136,14 +136,17 @@ usage:
   dlcost estimate --gguf FILE [options]    estimate the architecture a GGUF file stands for
                                            (its config.json: `inspect --config`); the weights
                                            line is the file's exact tensor bytes
+  dlcost estimate --onnx FILE [options]    estimate an ONNX graph as the engine's layer graph
+                                           (`inspect --config` prints it); refused, naming
+                                           them, when it has operators dlcost does not model
   dlcost estimate CONFIG|--hf ORG/NAME --weights FILE [options]
                                            the weights line from a .gguf, .safetensors,
                                            model.safetensors.index.json or .onnx file's
                                            tensors instead of parameters x dtype
   dlcost inspect FILE [--json] [--tensors] [--config]
                                            parameters and exact bytes by type of a .gguf,
-                                           .safetensors or model.safetensors.index.json,
-                                           from its header only
+                                           .safetensors, model.safetensors.index.json or .onnx,
+                                           from its header only (an ONNX's layer graph too)
   dlcost link MODEL.json|--preset NAME [options] [--lang en|zh]
                                            print a share-link fragment (#d1....) for the page
   dlcost link --decode FRAGMENT            print the state a share link carries
@@ -241,6 +244,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.hf = value(a);
     } else if (a == "--gguf") {
       o.gguf = value(a);
+    } else if (a == "--onnx") {
+      o.onnx = value(a);
     } else if (a == "--weights") {
       o.weights = value(a);
     } else if (a == "--task") {

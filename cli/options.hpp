@@ -16,6 +16,7 @@ struct Options {
   std::optional<std::string> preset;    ///< --preset NAME
   std::optional<std::string> hf;        ///< --hf ORG/NAME: config.json from the local HF cache
   std::optional<std::string> gguf;      ///< --gguf FILE: the architecture a GGUF stands for
+  std::optional<std::string> onnx;      ///< --onnx FILE: the ONNX graph as a layer graph
   /// --weights FILE: a model file whose tensors' bytes are the weights term (with a config)
   std::optional<std::string> weights;
   /// --task NAME: start the workload from the page's task table (core/src/task_defaults.cpp)

@@ -129,6 +129,54 @@ describe('model files dropped on the page', () => {
     }
   });
 
+  test('an ONNX export becomes the same report as its preset', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      // resnet18 exported by tests/model_files/make_onnx_graphs.py (weights stripped):
+      // torchvision ResNet18_Weights num_params 11,689,512, _ops 1.814 GMACs.
+      const file = join(ROOT, 'tests', 'fixtures', 'onnx', 'resnet18.onnx');
+      await drop(page, 'resnet18.onnx', readFileSync(file));
+      await page.waitForSelector('#model-file .layer-graph');
+      assert.match(await panelText(page), /69 of 69 nodes understood, 69 layers, 11,689,512 parameters, 1,814,073,344 MACs/);
+      await page.click('#model-file button.use-config');
+      await page.waitForFunction(() => globalThis.dlcostPage.lastReport()?.params?.total === 11689512);
+      const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+      // The CLI at the page's workload (its batch, mode and precision).
+      const flags = ['--batch', String(report.workload.batch), '--mode', report.workload.mode,
+        '--dtype', report.workload.dtype, '--json'];
+      const cli = runCli(['estimate', '--onnx', file, ...flags]).json;
+      const preset = runCli(['estimate', '--preset', 'resnet18', ...flags]).json;
+      assert.equal(report.macs.forward, preset.macs.forward);
+      assert.equal(report.params.buffers, preset.params.buffers);
+      assert.deepEqual(report.macs, cli.macs);
+      assert.deepEqual(report.layers.map((l) => l.output_shape), cli.layers.map((l) => l.output_shape));
+      assert.match(await page.inputValue('#paste'), /"type": "conv2d"/);
+      await screenshot(page, 'model-file-onnx-graph');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('an ONNX graph with operators dlcost does not model lists them and estimates nothing', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      const file = join(ROOT, 'tests', 'fixtures', 'onnx', 'tiny_unet.onnx');
+      await drop(page, 'tiny_unet.onnx', readFileSync(file));
+      await page.waitForSelector('#model-file ul.unmodelled');
+      const items = await page.$$eval('#model-file ul.unmodelled li', (lis) => lis.map((li) => li.textContent));
+      assert.ok(items.some((x) => /^ConvTranspose ×1/.test(x)), items.join('|'));
+      assert.ok(items.some((x) => /^LeakyRelu ×1/.test(x)), items.join('|'));
+      assert.ok(items.some((x) => /^Resize ×1/.test(x)), items.join('|'));
+      assert.match(await panelText(page), /No layer graph: dlcost understands 2 of 7 nodes/);
+      assert.equal(await page.$('#model-file button.use-config'), null);
+      await screenshot(page, 'model-file-onnx-unmodelled');
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a 20 GiB GGUF is summarised from its first megabyte', T, async () => {
     const { page, problems } = await openPage(session);
     try {

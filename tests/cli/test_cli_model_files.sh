@@ -98,6 +98,18 @@ check "inspect onnx: bytes" 0 '"weight_bytes": 3412' "$DLCOST" inspect "$onnx" -
 check "inspect onnx: operators" 0 'BatchNormalization 1 Conv 1 Flatten 1 Gemm 1 Relu 1' "$DLCOST" inspect "$onnx"
 head -c 2000 "$onnx" >"$tmp/cut.onnx"
 check "truncated onnx" 2 'truncated or not an ONNX file' "$DLCOST" inspect "$tmp/cut.onnx"
+# estimate --onnx: the graph as a layer graph gives the preset's report (resnet18 exported by
+# make_onnx_graphs.py; torchvision ResNet18_Weights num_params 11,689,512, _ops 1.814).
+tv="$here/../fixtures/onnx"
+check "estimate --onnx params" 0 '"total": 11689512' "$DLCOST" estimate --onnx "$tv/resnet18.onnx" --json
+check "estimate --onnx MACs = the preset's" 0 \
+  "$("$DLCOST" estimate --preset resnet18 --json | grep -m1 '"forward"')" \
+  "$DLCOST" estimate --onnx "$tv/resnet18.onnx" --json
+check "estimate --onnx with flags" 0 '"batch": 8' "$DLCOST" estimate --onnx "$tv/resnet18.onnx" --batch 8 --json
+check "inspect onnx: layer graph" 0 '69 of 69 nodes understood' "$DLCOST" inspect "$tv/resnet18.onnx"
+check "inspect onnx --config: the layer graph" 0 '"type": "conv2d"' "$DLCOST" inspect "$tv/resnet18.onnx" --config
+check "estimate --onnx and --preset" 2 'give one MODEL.json' \
+  "$DLCOST" estimate --onnx "$tv/resnet18.onnx" --preset resnet18
 # torchvision models exported with random weights count torchvision's published num_params
 # (torchvision 0.14 models/squeezenet.py and alexnet.py, weights meta "num_params"); alexnet's
 # 244 MB file is read by skipping its weights.
@@ -108,6 +120,10 @@ if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
     "$DLCOST" inspect "$tmp/tv/squeezenet1_1.onnx" --json
   check "alexnet.onnx = torchvision num_params" 0 '"parameters": 61100840' \
     "$DLCOST" inspect "$tmp/tv/alexnet.onnx" --json
+  # The full 244 MB export (weights inside) as a layer graph: the preset's MACs
+  # (torchvision AlexNet_Weights _ops 0.714 GMACs; test_presets_cnn.cpp).
+  check "estimate --onnx alexnet with its weights" 0 '"forward": 714188480' \
+    "$DLCOST" estimate --onnx "$tmp/tv/alexnet.onnx" --json
 else
   echo "cli model files: python3-torch missing, torchvision ONNX cross-check skipped"
 fi

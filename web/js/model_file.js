@@ -46,6 +46,11 @@ Object.assign(DICTIONARIES.en, {
   mf_use_config: 'Estimate this architecture',
   mf_config_check: 'The engine counts {engine} parameters for this architecture (difference {difference}).',
   mf_estimate_note: 'The estimate\u2019s weights line is this file\u2019s {bytes}, each tensor in its stored type, whatever the weight precision says.',
+  mf_graph_ok: 'Layer graph: {understood} of {nodes} nodes understood, {layers} layers, {params} parameters, {macs} MACs per sample.',
+  mf_graph_partial: 'No layer graph: dlcost understands {understood} of {nodes} nodes and gives no estimate that leaves the others out.',
+  mf_graph_unmodelled: '{op} ×{count}: {reason}',
+  mf_graph_after: '{count} more nodes read their outputs.',
+  mf_use_graph: 'Estimate this model',
 });
 
 Object.assign(DICTIONARIES.zh, {
@@ -84,6 +89,11 @@ Object.assign(DICTIONARIES.zh, {
   mf_use_config: '估算此架构',
   mf_config_check: '引擎按此架构计得 {engine} 个参数（差值 {difference}）。',
   mf_estimate_note: '估算中的权重一项即此文件的 {bytes}（各张量按其存储类型），不随权重精度设置而变。',
+  mf_graph_ok: '层图：理解 {nodes} 个节点中的 {understood} 个，{layers} 层，{params} 个参数，每样本 {macs} 次乘加。',
+  mf_graph_partial: '无层图：dlcost 理解 {nodes} 个节点中的 {understood} 个，不给出遗漏其余节点的估算。',
+  mf_graph_unmodelled: '{op} ×{count}：{reason}',
+  mf_graph_after: '另有 {count} 个节点读取其输出。',
+  mf_use_graph: '估算此模型',
 });
 
 /** File-input `accept` entries for model files. */
@@ -179,11 +189,35 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
   if (s.onnx) {
     parts.push(h('p', { class: 'hint', text: `${t('mf_operators')}: ${s.onnx.operators.map((o) => `${o.op_type} ${o.count}`).join(', ')}` }));
   }
+  if (s.layer_graph) parts.push(...renderLayerGraph(name, s.layer_graph, onConfig));
   if (s.shards) {
     if (s.parameters === null) parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
     parts.push(h('ul', { class: 'shards' }, s.shards.map((x) => h('li', { text: `${x.file} (${x.tensors})` }))));
   }
   return h('div', { class: 'model-file-summary' }, parts);
+}
+
+/** What the engine understood of an ONNX graph: its layer graph's counts and a button that
+ *  hands `{model: layer graph}` (named after the file) to `onConfig`, or the operators it does
+ *  not model. */
+function renderLayerGraph(name, g, onConfig) {
+  if (g.model) {
+    /** @type {HTMLElement[]} */
+    const parts = [h('p', { class: 'hint layer-graph', text: t('mf_graph_ok', {
+      understood: groupDigits(g.understood_nodes), nodes: groupDigits(g.nodes), layers: groupDigits(g.model.layers.length),
+      params: groupDigits(g.parameters), macs: groupDigits(g.macs_per_sample) }) })];
+    if (onConfig) {
+      parts.push(h('button', { type: 'button', class: 'use-config', onclick: () => onConfig({ model: { ...g.model, name } }) },
+        t('mf_use_graph')));
+    }
+    return parts;
+  }
+  const items = g.unmodelled.map((u) => h('li', { text: t('mf_graph_unmodelled', { op: u.op_type, count: groupDigits(u.count), reason: u.reason }) }));
+  if (g.error) items.push(h('li', { text: g.error.message }));
+  if (g.after_unmodelled_nodes > 0) items.push(h('li', { text: t('mf_graph_after', { count: groupDigits(g.after_unmodelled_nodes) }) }));
+  return [h('p', { class: 'hint layer-graph', text: t('mf_graph_partial', {
+    understood: groupDigits(g.understood_nodes), nodes: groupDigits(g.nodes) }) }),
+  h('ul', { class: 'unmodelled' }, items)];
 }
 
 /**

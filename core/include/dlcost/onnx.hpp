@@ -39,6 +39,9 @@ class MemorySource : public ByteSource {
   int64_t size_;
 };
 
+/// Elements up to which a tensor's values are read (shape and axis constants, clip bounds).
+constexpr int64_t kOnnxMaxValues = 64;
+
 struct OnnxTensor {
   std::string name;
   int32_t data_type = 0;  ///< TensorProto.DataType: 1 FLOAT, 10 FLOAT16, 16 BFLOAT16, ...
@@ -47,6 +50,42 @@ struct OnnxTensor {
   int64_t bytes = 0;      ///< elements x the type's size (4-bit types: two per byte)
   bool external = false;  ///< data_location EXTERNAL: the values live in another file
   bool sparse = false;    ///< from sparse_initializer (dims of the dense tensor)
+  /// The values of a FLOAT, DOUBLE, INT32 or INT64 tensor of at most kOnnxMaxValues elements
+  /// stored in the file (empty otherwise; has_values says which).
+  std::vector<double> values;
+  bool has_values = false;
+};
+
+/// AttributeProto: the fields the graph builder reads (one of them set, per `type`).
+struct OnnxAttribute {
+  std::string name;
+  int32_t type = 0;  ///< AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR, 6 FLOATS, 7 INTS
+  double f = 0;
+  int64_t i = 0;  ///< int64 on the wire, kept as written (negative axes are common)
+  std::string s;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  bool has_tensor = false;
+  OnnxTensor t;  ///< a Constant node's value
+};
+
+/// NodeProto. Empty input names mean an omitted optional input.
+struct OnnxNode {
+  std::string name;
+  std::string op_type;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<OnnxAttribute> attributes;
+};
+
+/// ValueInfoProto of a graph input or output: a tensor's element type and shape, where each
+/// dimension is a number or a name (dim_param, e.g. a symbolic batch: stored as -1).
+struct OnnxValueInfo {
+  std::string name;
+  int32_t elem_type = 0;
+  bool has_shape = false;
+  std::vector<int64_t> dims;  ///< -1 for a symbolic or unknown dimension
 };
 
 struct OnnxModel {
@@ -55,6 +94,10 @@ struct OnnxModel {
   std::vector<OnnxTensor> initializers;
   std::map<std::string, int64_t> op_counts;  ///< NodeProto.op_type -> nodes
   int64_t nodes = 0;
+  std::string graph_name;
+  std::vector<OnnxNode> graph_nodes;  ///< in the file's order (a topological order)
+  std::vector<OnnxValueInfo> inputs;  ///< graph inputs (initializers may be listed too)
+  std::vector<OnnxValueInfo> outputs;
 };
 
 /// Reads `src` as an ONNX ModelProto. Throws InputError (path names the protobuf field, e.g.

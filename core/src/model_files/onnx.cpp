@@ -8,6 +8,7 @@
 
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
+#include "dlcost/onnx_graph.hpp"
 #include "tensor_summary.hpp"
 
 namespace dlcost {
@@ -135,6 +136,13 @@ class Reader {
     }
   }
 
+  /// `n` (4 or 8) little-endian bytes at `pos`, within a field already checked to hold them.
+  uint64_t little(int64_t pos, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(w_.at(pos + i)) << (8 * i);
+    return v;
+  }
+
   std::string text(const Field& f, const std::string& path) {
     if (f.wire != 2) wrongType(path);
     if (f.length > kMaxNameBytes) {
@@ -183,22 +191,116 @@ void addDim(OnnxTensor& t, uint64_t v, const std::string& path) {
   t.dims.push_back(static_cast<int64_t>(v));
 }
 
-/// TensorProto's dims, data_type, name and data_location; its data is skipped.
+void readDims(Reader& r, const Field& f, OnnxTensor& t, const std::string& at) {
+  if (f.wire == 0) {
+    addDim(t, f.value, at);
+  } else if (f.wire == 2) {
+    int64_t p = f.start;
+    while (p < f.start + f.length) addDim(t, r.varint(p, f.start + f.length, at), at);
+  } else {
+    Reader::wrongType(at);
+  }
+}
+
+/// Appends the values of a repeated numeric field (packed or one per field) to `out`, at most
+/// kOnnxMaxValues + 1 of them (one more than is ever used: enough to see a list is too long).
+/// `fixed` is 4 (float), 8 (double) or 0 (varint); An int32 is a
+/// sign-extended varint, so one cast reads both.
+void readNumbers(Reader& r, const Field& f, int fixed, std::vector<double>& out,
+                 const std::string& at) {
+  const auto keep = [&](double v) {
+    if (static_cast<int64_t>(out.size()) <= kOnnxMaxValues) out.push_back(v);
+  };
+  const auto fromBits = [&](uint64_t bits) {
+    if (fixed == 4) {
+      const auto b32 = static_cast<uint32_t>(bits);
+      float v;
+      std::memcpy(&v, &b32, 4);
+      return static_cast<double>(v);
+    }
+    if (fixed == 8) {
+      double v;
+      std::memcpy(&v, &bits, 8);
+      return v;
+    }
+    return static_cast<double>(static_cast<int64_t>(bits));
+  };
+  const int want_wire = fixed == 4 ? 5 : fixed == 8 ? 1 : 0;
+  if (f.wire == want_wire) {
+    keep(fromBits(f.value));
+    return;
+  }
+  if (f.wire != 2) Reader::wrongType(at);
+  const int64_t end = f.start + f.length;
+  if (fixed != 0 && f.length % fixed != 0) Reader::truncated(at);
+  for (int64_t p = f.start; p < end && static_cast<int64_t>(out.size()) <= kOnnxMaxValues;) {
+    if (fixed == 0) {
+      keep(fromBits(r.varint(p, end, at)));
+    } else {
+      keep(fromBits(r.little(p, fixed)));
+      p += fixed;
+    }
+  }
+}
+
+/// A repeated int64 field (packed or one per field), at most kOnnxMaxValues + 1 values kept.
+void readInts(Reader& r, const Field& f, std::vector<int64_t>& out, const std::string& at) {
+  const auto keep = [&](uint64_t v) {
+    if (static_cast<int64_t>(out.size()) <= kOnnxMaxValues) out.push_back(static_cast<int64_t>(v));
+  };
+  if (f.wire == 0) return keep(f.value);
+  if (f.wire != 2) Reader::wrongType(at);
+  const int64_t end = f.start + f.length;
+  for (int64_t p = f.start; p < end && static_cast<int64_t>(out.size()) <= kOnnxMaxValues;)
+    keep(r.varint(p, end, at));
+}
+
+/// The values of a small numeric tensor, from raw_data or from its typed repeated field.
+void readValues(Reader& r, OnnxTensor& t, const Field* raw, const std::vector<double>& listed) {
+  int width = 0;
+  if (t.data_type == 1 || t.data_type == 6) width = 4;
+  if (t.data_type == 7 || t.data_type == 11) width = 8;
+  if (width == 0 || t.external || t.elements > kOnnxMaxValues) return;
+  if (!raw) {
+    if (static_cast<int64_t>(listed.size()) != t.elements) return;
+    t.values = listed;
+    t.has_values = true;
+    return;
+  }
+  // Values that do not fill the tensor are not read (the summary never needed them; the
+  // graph import then sees a constant it cannot read and says so).
+  if (raw->length != t.elements * width) return;
+  for (int64_t k = 0; k < t.elements; ++k) {
+    const uint64_t bits = r.little(raw->start + k * width, width);
+    double v = 0;
+    if (t.data_type == 1) {
+      float x;
+      const auto b32 = static_cast<uint32_t>(bits);
+      std::memcpy(&x, &b32, 4);
+      v = x;
+    } else if (t.data_type == 11) {
+      std::memcpy(&v, &bits, 8);
+    } else if (t.data_type == 6) {
+      v = static_cast<int32_t>(static_cast<uint32_t>(bits));
+    } else {
+      v = static_cast<double>(static_cast<int64_t>(bits));
+    }
+    t.values.push_back(v);
+  }
+  t.has_values = true;
+}
+
+/// TensorProto's dims, data_type, name and data_location, and the values of a small numeric
+/// tensor; a large tensor's data is skipped.
 OnnxTensor readTensor(Reader& r, int64_t pos, int64_t end, const std::string& path) {
   OnnxTensor t;
   bool typed = false;
-  Field f;
+  Field f, raw;
+  bool has_raw = false;
+  std::vector<double> listed;
   while (r.next(pos, end, f, path)) {
     if (f.number == 1) {  // dims: repeated int64, packed or one per field
-      const std::string at = path + "/dims";
-      if (f.wire == 0) {
-        addDim(t, f.value, at);
-      } else if (f.wire == 2) {
-        int64_t p = f.start;
-        while (p < f.start + f.length) addDim(t, r.varint(p, f.start + f.length, at), at);
-      } else {
-        Reader::wrongType(at);
-      }
+      readDims(r, f, t, path + "/dims");
     } else if (f.number == 2) {
       t.data_type =
           static_cast<int32_t>(std::min<int64_t>(varintField(f, path + "/data_type"), 1 << 30));
@@ -207,6 +309,16 @@ OnnxTensor readTensor(Reader& r, int64_t pos, int64_t end, const std::string& pa
       t.name = r.text(f, path + "/name");
     } else if (f.number == 14) {
       t.external = varintField(f, path + "/data_location") == 1;
+    } else if (f.number == 9) {
+      if (f.wire != 2) Reader::wrongType(path + "/raw_data");
+      raw = f;
+      has_raw = true;
+    } else if (f.number == 4) {
+      readNumbers(r, f, 4, listed, path + "/float_data");
+    } else if (f.number == 5 || f.number == 7) {
+      readNumbers(r, f, 0, listed, path + (f.number == 5 ? "/int32_data" : "/int64_data"));
+    } else if (f.number == 10) {
+      readNumbers(r, f, 8, listed, path + "/double_data");
     }
   }
   if (!typed) throw InputError(ErrorCode::kMissingField, path + "/data_type", "is missing");
@@ -226,6 +338,7 @@ OnnxTensor readTensor(Reader& r, int64_t pos, int64_t end, const std::string& pa
   if (t.elements > kMaxCount) {
     throw InputError(ErrorCode::kTooLarge, path + "/dims", "more than 2^62 elements");
   }
+  readValues(r, t, has_raw ? &raw : nullptr, listed);
   return t;
 }
 
@@ -243,15 +356,7 @@ OnnxTensor readSparse(Reader& r, int64_t pos, int64_t end, const std::string& pa
       (f.number == 1 ? values : indices) = std::move(t);
       has_values = has_values || f.number == 1;
     } else if (f.number == 3) {
-      const std::string at = path + "/dims";
-      if (f.wire == 0) {
-        addDim(dense, f.value, at);
-      } else if (f.wire == 2) {
-        int64_t p = f.start;
-        while (p < f.start + f.length) addDim(dense, r.varint(p, f.start + f.length, at), at);
-      } else {
-        Reader::wrongType(at);
-      }
+      readDims(r, f, dense, path + "/dims");
     }
   }
   if (!has_values) throw InputError(ErrorCode::kMissingField, path + "/values", "is missing");
@@ -270,11 +375,135 @@ OnnxTensor readSparse(Reader& r, int64_t pos, int64_t end, const std::string& pa
   return dense;
 }
 
+constexpr size_t kMaxNodes = size_t{1} << 20;
+constexpr size_t kMaxNodeValues = 4096;  // inputs, outputs or attributes of one node
+
+/// AttributeProto: name, type and the value the builder may read (float, int, string, tensor,
+/// floats, ints). Lists longer than kOnnxMaxValues keep their first kOnnxMaxValues + 1.
+OnnxAttribute readAttribute(Reader& r, const Field& at, const std::string& path) {
+  OnnxAttribute a;
+  int64_t p = at.start;
+  Field f;
+  while (r.next(p, at.start + at.length, f, path)) {
+    if (f.number == 1) {
+      a.name = r.text(f, path + "/name");
+    } else if (f.number == 20) {
+      a.type = static_cast<int32_t>(std::min<int64_t>(varintField(f, path + "/type"), 1 << 30));
+    } else if (f.number == 2) {
+      if (f.wire != 5) Reader::wrongType(path + "/f");
+      const auto b32 = static_cast<uint32_t>(f.value);
+      float v;
+      std::memcpy(&v, &b32, 4);
+      a.f = v;
+    } else if (f.number == 3) {
+      if (f.wire != 0) Reader::wrongType(path + "/i");
+      a.i = static_cast<int64_t>(f.value);
+    } else if (f.number == 4) {
+      if (f.wire != 2) Reader::wrongType(path + "/s");
+      if (f.length <= kMaxNameBytes) a.s = r.text(f, path + "/s");
+    } else if (f.number == 5) {
+      if (f.wire != 2) Reader::wrongType(path + "/t");
+      a.t = readTensor(r, f.start, f.start + f.length, path + "/t");
+      a.has_tensor = true;
+    } else if (f.number == 7) {
+      readNumbers(r, f, 4, a.floats, path + "/floats");
+    } else if (f.number == 8) {
+      readInts(r, f, a.ints, path + "/ints");
+    }
+  }
+  return a;
+}
+
+template <typename T>
+void pushBounded(std::vector<T>& list, T value, const std::string& path, const char* what) {
+  if (list.size() == kMaxNodeValues) {
+    throw InputError(ErrorCode::kTooLarge, path,
+                     "more than " + std::to_string(kMaxNodeValues) + " " + what);
+  }
+  list.push_back(std::move(value));
+}
+
+OnnxNode readNode(Reader& r, const Field& at, const std::string& path) {
+  OnnxNode n;
+  int64_t p = at.start;
+  Field g;
+  while (r.next(p, at.start + at.length, g, path)) {
+    if (g.number == 1) {
+      pushBounded(n.inputs, r.text(g, path + "/input"), path + "/input", "inputs");
+    } else if (g.number == 2) {
+      pushBounded(n.outputs, r.text(g, path + "/output"), path + "/output", "outputs");
+    } else if (g.number == 3) {
+      n.name = r.text(g, path + "/name");
+    } else if (g.number == 4) {
+      n.op_type = r.text(g, path + "/op_type");
+    } else if (g.number == 7) {
+      n.domain = r.text(g, path + "/domain");
+    } else if (g.number == 5) {
+      if (g.wire != 2) Reader::wrongType(path + "/attribute");
+      const std::string ap = path + "/attribute/" + std::to_string(n.attributes.size());
+      pushBounded(n.attributes, readAttribute(r, g, ap), path + "/attribute", "attributes");
+    }
+  }
+  return n;
+}
+
+/// ValueInfoProto -> TypeProto.tensor_type (1) -> elem_type (1), shape (2) -> dim (1) ->
+/// dim_value (1) or dim_param (2).
+OnnxValueInfo readValueInfo(Reader& r, const Field& at, const std::string& path) {
+  OnnxValueInfo v;
+  int64_t p = at.start;
+  Field f;
+  const auto sub = [&](const Field& outer, uint64_t number, const auto& each) {
+    int64_t q = outer.start;
+    Field g;
+    while (r.next(q, outer.start + outer.length, g, path)) {
+      if (g.number == number) {
+        if (g.wire != 2) Reader::wrongType(path + "/type");
+        each(g);
+      }
+    }
+  };
+  while (r.next(p, at.start + at.length, f, path)) {
+    if (f.number == 1) {
+      v.name = r.text(f, path + "/name");
+    } else if (f.number == 2) {
+      if (f.wire != 2) Reader::wrongType(path + "/type");
+      sub(f, 1, [&](const Field& tensor) {
+        int64_t q = tensor.start;
+        Field g;
+        while (r.next(q, tensor.start + tensor.length, g, path)) {
+          if (g.number == 1) {
+            v.elem_type =
+                static_cast<int32_t>(std::min<int64_t>(varintField(g, path + "/type"), 1 << 30));
+          } else if (g.number == 2) {
+            if (g.wire != 2) Reader::wrongType(path + "/type/shape");
+            v.has_shape = true;
+            sub(g, 1, [&](const Field& dim) {
+              if (v.dims.size() == kMaxDims) {
+                throw InputError(ErrorCode::kTooLarge, path + "/type/shape",
+                                 "more than " + std::to_string(kMaxDims) + " dimensions");
+              }
+              int64_t d = -1, s = dim.start;
+              Field h;
+              while (r.next(s, dim.start + dim.length, h, path)) {
+                if (h.number == 1 && h.wire == 0 && h.value <= static_cast<uint64_t>(kMaxCount))
+                  d = static_cast<int64_t>(h.value);
+              }
+              v.dims.push_back(d);
+            });
+          }
+        }
+      });
+    }
+  }
+  return v;
+}
+
 void readGraph(Reader& r, int64_t pos, int64_t end, OnnxModel& m) {
   Field f;
-  int64_t inits = 0, sparse = 0, nodes = 0;
+  int64_t inits = 0, sparse = 0;
   while (r.next(pos, end, f, "/graph")) {
-    if (f.number == 5 || f.number == 15 || f.number == 1) {
+    if (f.number == 5 || f.number == 15 || f.number == 1 || f.number == 11 || f.number == 12) {
       if (f.wire != 2) Reader::wrongType("/graph");
     }
     if ((f.number == 5 || f.number == 15) && m.initializers.size() == kMaxInitializers) {
@@ -287,20 +516,30 @@ void readGraph(Reader& r, int64_t pos, int64_t end, OnnxModel& m) {
     } else if (f.number == 15) {
       m.initializers.push_back(readSparse(r, f.start, f.start + f.length,
                                           "/graph/sparse_initializer/" + std::to_string(sparse++)));
-    } else if (f.number == 1) {
-      const std::string path = "/graph/node/" + std::to_string(nodes++);
-      int64_t p = f.start;
-      Field g;
-      std::string op;
-      while (r.next(p, f.start + f.length, g, path)) {
-        if (g.number == 4) op = r.text(g, path + "/op_type");
+    } else if (f.number == 2) {
+      m.graph_name = r.text(f, "/graph/name");
+    } else if (f.number == 11 || f.number == 12) {
+      auto& list = f.number == 11 ? m.inputs : m.outputs;
+      const std::string path = std::string(f.number == 11 ? "/graph/input/" : "/graph/output/") +
+                               std::to_string(list.size());
+      if (list.size() == kMaxInitializers) {
+        throw InputError(ErrorCode::kTooLarge, path, "too many graph inputs or outputs");
       }
-      if (!m.op_counts.count(op) && m.op_counts.size() == kMaxOperatorTypes) {
+      list.push_back(readValueInfo(r, f, path));
+    } else if (f.number == 1) {
+      const std::string path = "/graph/node/" + std::to_string(m.nodes);
+      if (m.graph_nodes.size() == kMaxNodes) {
+        throw InputError(ErrorCode::kTooLarge, path,
+                         "more than " + std::to_string(kMaxNodes) + " nodes");
+      }
+      OnnxNode node = readNode(r, f, path);
+      if (!m.op_counts.count(node.op_type) && m.op_counts.size() == kMaxOperatorTypes) {
         throw InputError(ErrorCode::kTooLarge, path + "/op_type",
                          "more than " + std::to_string(kMaxOperatorTypes) + " operator types");
       }
-      ++m.op_counts[op];
+      ++m.op_counts[node.op_type];
       ++m.nodes;
+      m.graph_nodes.push_back(std::move(node));
     }
   }
 }
@@ -366,6 +605,7 @@ nlohmann::json onnxSummaryJson(const OnnxModel& m, int64_t file_size) {
                      {"operators", std::move(ops)},
                      {"external_initializers", external},
                      {"other_initializers", std::move(other)}};
+  summary["layer_graph"] = onnxGraphJson(onnxLayerGraph(m));
   return summary;
 }
 

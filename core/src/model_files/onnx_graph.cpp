@@ -1,0 +1,846 @@
+// ONNX nodes -> layer objects of schema version 1 (see onnx_graph.hpp). Each layer is read back
+// with the schema's own reader and analysed with the engine's layer rules as it is emitted, so
+// the shapes that later nodes see are the engine's: no shape formula is written twice.
+#include "dlcost/onnx_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "../block_expander.hpp"
+#include "../layer_analysis.hpp"
+#include "../layer_json.hpp"
+#include "dlcost/checked.hpp"
+#include "dlcost/error.hpp"
+
+namespace dlcost {
+
+namespace {
+
+using nlohmann::json;
+
+/// A node the engine does not model, with the reason.
+struct Unmodelled {
+  std::string reason;
+};
+
+/// A tensor the layers compute: the layer that writes it (or the model input) and its shape
+/// per sample.
+struct Value {
+  int layer = kModelInput;
+  Shape shape;
+};
+
+const OnnxAttribute* findAttr(const OnnxNode& n, const char* name) {
+  for (const OnnxAttribute& a : n.attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+int64_t intAttr(const OnnxNode& n, const char* name, int64_t fallback) {
+  const OnnxAttribute* a = findAttr(n, name);
+  return a ? a->i : fallback;
+}
+
+double floatAttr(const OnnxNode& n, const char* name, double fallback) {
+  const OnnxAttribute* a = findAttr(n, name);
+  return a ? a->f : fallback;
+}
+
+std::vector<int64_t> intsAttr(const OnnxNode& n, const char* name) {
+  const OnnxAttribute* a = findAttr(n, name);
+  return a ? a->ints : std::vector<int64_t>{};
+}
+
+/// A 2-D attribute ([h, w]); `fallback` when absent.
+json pairAttr(const OnnxNode& n, const char* name, int64_t fallback) {
+  const std::vector<int64_t> v = intsAttr(n, name);
+  if (v.empty()) return json::array({fallback, fallback});
+  if (v.size() != 2) throw Unmodelled{std::string(name) + " is not 2-D: only 2-D windows"};
+  return json::array({v[0], v[1]});
+}
+
+/// ONNX pads [top, left, bottom, right] as the schema's symmetric [h, w].
+json padsAttr(const OnnxNode& n) {
+  const std::string auto_pad = findAttr(n, "auto_pad") ? findAttr(n, "auto_pad")->s : "NOTSET";
+  if (auto_pad == "VALID") return json::array({0, 0});
+  if (auto_pad != "NOTSET" && !auto_pad.empty()) {
+    throw Unmodelled{"auto_pad " + auto_pad + " (export with explicit pads)"};
+  }
+  const std::vector<int64_t> p = intsAttr(n, "pads");
+  if (p.empty()) return json::array({0, 0});
+  if (p.size() != 4) throw Unmodelled{"pads are not 2-D: only 2-D windows"};
+  if (p[0] != p[2] || p[1] != p[3]) {
+    throw Unmodelled{"asymmetric padding [" + std::to_string(p[0]) + ", " + std::to_string(p[1]) +
+                     ", " + std::to_string(p[2]) + ", " + std::to_string(p[3]) + "]"};
+  }
+  return json::array({p[0], p[1]});
+}
+
+/// A tensor value read as an integer (shape amounts): whole and within 2^53, else not read.
+int64_t wholeValue(double v, const std::string& op) {
+  if (!(std::abs(v) <= 9007199254740992.0) || v != std::floor(v)) {
+    throw Unmodelled{op + " by a value that is not a whole number"};
+  }
+  return static_cast<int64_t>(v);
+}
+
+/// The operators dispatch() reads (some only in the forms it names when it refuses them).
+bool knownOp(const std::string& op) {
+  static const std::set<std::string> kOps = {"Conv",
+                                             "Gemm",
+                                             "MatMul",
+                                             "BatchNormalization",
+                                             "LayerNormalization",
+                                             "MaxPool",
+                                             "AveragePool",
+                                             "GlobalAveragePool",
+                                             "GlobalMaxPool",
+                                             "Relu",
+                                             "Sigmoid",
+                                             "Tanh",
+                                             "HardSwish",
+                                             "HardSigmoid",
+                                             "Gelu",
+                                             "Clip",
+                                             "Softmax",
+                                             "Dropout",
+                                             "Identity",
+                                             "Add",
+                                             "Mul",
+                                             "Concat",
+                                             "Flatten",
+                                             "Reshape",
+                                             "Pad"};
+  return kOps.count(op) > 0;
+}
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  return shapeToString(s);
+}
+
+class Builder {
+ public:
+  explicit Builder(const OnnxModel& m) : m_(m) {
+    for (const OnnxTensor& t : m.initializers) inits_[t.name] = &t;
+    for (const OnnxNode& n : m.graph_nodes) {
+      for (const std::string& in : n.inputs) {
+        ++consumers_[in];
+        reader_op_[in] = n.op_type;
+      }
+    }
+    for (const OnnxValueInfo& o : m.outputs) ++consumers_[o.name];
+  }
+
+  OnnxGraphImport run() {
+    OnnxGraphImport r;
+    r.nodes = static_cast<int64_t>(m_.graph_nodes.size());
+    try {
+      readInput();
+      for (size_t i = 0; i < m_.graph_nodes.size(); ++i) node(i, r);
+      if (r.unmodelled.empty() && r.after_unmodelled == 0) {
+        checkOutputs();
+        r.model = json{{"name", m_.graph_name.empty() ? "onnx model" : m_.graph_name},
+                       {"source", "ONNX file" + (m_.producer.empty() ? std::string()
+                                                                     : " (" + m_.producer + ")")},
+                       {"input", input_},
+                       {"layers", layers_}};
+        totals(r);
+      }
+    } catch (const InputError& e) {
+      r.model = nullptr;
+      r.error = e.error().message;
+      r.error_path = e.error().path;
+    } catch (const ArithmeticOverflow&) {
+      r.model = nullptr;
+      r.error = "sizes overflow 64-bit arithmetic";
+    }
+    return r;
+  }
+
+ private:
+  // --- the graph input ---------------------------------------------------------------------
+  void readInput() {
+    std::vector<const OnnxValueInfo*> data;
+    for (const OnnxValueInfo& v : m_.inputs)
+      if (!inits_.count(v.name)) data.push_back(&v);
+    if (data.size() != 1) {
+      std::string names;
+      for (const auto* v : data) names += (names.empty() ? "" : ", ") + v->name;
+      throw InputError(ErrorCode::kValue, "/graph/input",
+                       "dlcost models graphs of one input; this one has " +
+                           std::to_string(data.size()) + (names.empty() ? "" : ": " + names));
+    }
+    const OnnxValueInfo& in = *data[0];
+    if (!in.has_shape || in.dims.size() < 2) {
+      throw InputError(
+          ErrorCode::kShape, "/graph/input",
+          "input '" + in.name + "' has no shape of a batch and at least one more dimension");
+    }
+    batch_ = in.dims[0];
+    Shape sample(in.dims.begin() + 1, in.dims.end());
+    for (size_t k = 0; k < sample.size(); ++k) {
+      if (sample[k] <= 0) {
+        throw InputError(ErrorCode::kShape, "/graph/input",
+                         "dimension " + std::to_string(k + 1) + " of input '" + in.name +
+                             "' is symbolic: export with a fixed size (only the batch, "
+                             "dimension 0, may be symbolic)");
+      }
+    }
+    // Token ids (int64/int32) are the input of an embedding; everything else is values.
+    if (in.elem_type == 7 || in.elem_type == 6) {
+      throw InputError(ErrorCode::kValue, "/graph/input",
+                       "input '" + in.name +
+                           "' holds integers (token ids): dlcost models ONNX "
+                           "graphs of floating-point inputs");
+    }
+    input_ = sample;
+    values_[in.name] = Value{kModelInput, sample};
+  }
+
+  // --- one node ------------------------------------------------------------------------------
+  void node(size_t i, OnnxGraphImport& r) {
+    const OnnxNode& n = m_.graph_nodes[i];
+    path_ = "/graph/node/" + std::to_string(i);
+    index_ = i;
+    if (n.op_type == "Constant" && n.domain.empty()) {
+      constant(n);
+      ++r.understood;
+      return;
+    }
+    try {
+      if (!n.domain.empty() && n.domain != "ai.onnx") {
+        throw Unmodelled{"operator of domain '" + n.domain + "'"};
+      }
+      if (!knownOp(n.op_type))
+        throw Unmodelled{"no layer of dlcost's schema computes " + n.op_type};
+      for (const std::string& in : n.inputs) {
+        if (unknown_.count(in)) {
+          // An operator dlcost reads, after one it does not: its input's shape is unknown.
+          for (const std::string& out : n.outputs) unknown_.insert(out);
+          ++r.after_unmodelled;
+          return;
+        }
+      }
+      dispatch(n);
+      ++r.understood;
+    } catch (const Unmodelled& u) {
+      auto& entry = r.unmodelled[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
+      if (entry.count++ == 0) {
+        entry.reason = u.reason;
+        entry.node = n.name;
+      }
+      for (const std::string& out : n.outputs) unknown_.insert(out);
+    }
+  }
+
+  void dispatch(const OnnxNode& n) {
+    const std::string& op = n.op_type;
+    if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty()) {
+      throw Unmodelled{op + " without an input or an output"};
+    }
+    if (op == "Conv") return conv(n);
+    if (op == "Gemm") return gemm(n);
+    if (op == "MatMul") return matmul(n);
+    if (op == "BatchNormalization") return batchnorm(n);
+    if (op == "LayerNormalization") return layernorm(n);
+    if (op == "MaxPool" || op == "AveragePool") return pool(n);
+    if (op == "GlobalAveragePool") return emit(n, {{"type", "global_avgpool2d"}}, {n.inputs[0]});
+    if (op == "GlobalMaxPool") {
+      return emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
+    }
+    if (op == "Relu") return emit(n, {{"type", "relu"}}, {n.inputs[0]});
+    if (op == "Sigmoid") return emit(n, {{"type", "sigmoid"}}, {n.inputs[0]});
+    if (op == "Tanh") return emit(n, {{"type", "tanh"}}, {n.inputs[0]});
+    if (op == "HardSwish") return emit(n, {{"type", "hardswish"}}, {n.inputs[0]});
+    if (op == "HardSigmoid") return emit(n, {{"type", "hardsigmoid"}}, {n.inputs[0]});
+    if (op == "Gelu") return emit(n, {{"type", "gelu"}}, {n.inputs[0]});
+    if (op == "Clip") return clip(n);
+    if (op == "Softmax") {
+      return emit(n, {{"type", "softmax"}, {"dim", sampleAxis(n, intAttr(n, "axis", -1))}},
+                  {n.inputs[0]});
+    }
+    if (op == "Dropout") return dropout(n);
+    if (op == "Identity") return identity(n);
+    if (op == "Add" || op == "Mul") return elementwise(n);
+    if (op == "Concat") return concat(n);
+    if (op == "Flatten") return flatten(n);
+    if (op == "Reshape") return reshape(n);
+    if (op == "Pad") return pad(n);
+    throw Unmodelled{"no layer of dlcost's schema computes " + op};
+  }
+
+  // --- operators -----------------------------------------------------------------------------
+  void conv(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const OnnxTensor& w = weight(n, 1, "W");
+    if (w.dims.size() != 4 || x.shape.size() != 3) {
+      throw Unmodelled{"a " + std::to_string(w.dims.size() - 2) +
+                       "-D convolution: only 2-D (Conv2d)"};
+    }
+    const int64_t groups = intAttr(n, "group", 1);
+    const bool bias = hasInput(n, 2);
+    if (bias) useWeight(n, 2, "B", w.dims[0]);
+    emit(n,
+         {{"type", "conv2d"},
+          {"out_channels", w.dims[0]},
+          {"in_channels", checkedMul(w.dims[1], groups)},
+          {"kernel", json::array({w.dims[2], w.dims[3]})},
+          {"stride", pairAttr(n, "strides", 1)},
+          {"padding", padsWithFolded(n)},
+          {"dilation", pairAttr(n, "dilations", 1)},
+          {"groups", groups},
+          {"bias", bias}},
+         {n.inputs[0]});
+  }
+
+  /// Gemm: Y = A B' + C with B a [K, N] (or transposed [N, K]) weight: nn.Linear.
+  void gemm(const OnnxNode& n) {
+    activation(n, 0);
+    if (intAttr(n, "transA", 0) != 0) throw Unmodelled{"Gemm with transA: the batch transposed"};
+    const OnnxTensor& b = weight(n, 1, "B");
+    if (b.dims.size() != 2) throw Unmodelled{"Gemm whose B is not a matrix"};
+    const bool trans = intAttr(n, "transB", 0) != 0;
+    const int64_t in = trans ? b.dims[1] : b.dims[0], out = trans ? b.dims[0] : b.dims[1];
+    const bool bias = hasInput(n, 2);
+    if (bias) useWeight(n, 2, "C", out);
+    emit(n, {{"type", "linear"}, {"out_features", out}, {"in_features", in}, {"bias", bias}},
+         {n.inputs[0]});
+  }
+
+  /// MatMul by a [K, N] weight: nn.Linear without bias (an Add of a [N] bias right after it
+  /// is folded into the layer, as torch exports nn.Linear over sequences).
+  void matmul(const OnnxNode& n) {
+    activation(n, 0);
+    if (!hasInput(n, 1) || !isConstant(n.inputs[1])) {
+      throw Unmodelled{
+          "MatMul of two computed tensors (attention scores): no layer of "
+          "dlcost's schema computes it"};
+    }
+    const OnnxTensor& b = weight(n, 1, "B");
+    if (b.dims.size() != 2) throw Unmodelled{"MatMul by a weight that is not a matrix"};
+    emit(n,
+         {{"type", "linear"},
+          {"out_features", b.dims[1]},
+          {"in_features", b.dims[0]},
+          {"bias", false}},
+         {n.inputs[0]});
+    matmul_layers_.insert(static_cast<int>(layers_.size()) - 1);
+  }
+
+  void batchnorm(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const int64_t c = x.shape.empty() ? 0 : x.shape[0];
+    for (size_t k = 1; k <= 4; ++k) {
+      static const char* const kNames[] = {"", "scale", "B", "input_mean", "input_var"};
+      useWeight(n, k, kNames[k], c);
+    }
+    for (size_t k = 1; k < n.outputs.size(); ++k) {
+      // Training-mode exports add the updated running statistics as outputs; a graph that
+      // reads them computes something no layer models.
+      if (!n.outputs[k].empty() && consumers_[n.outputs[k]] > 0)
+        throw Unmodelled{"BatchNormalization whose running statistics are read"};
+    }
+    const double eps = floatAttr(n, "epsilon", 1e-5);
+    emit(n, {{"type", "batchnorm2d"}, {"eps", eps >= 0 && eps <= 1 ? eps : 1e-5}}, {n.inputs[0]});
+  }
+
+  void layernorm(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = sampleAxis(n, intAttr(n, "axis", -1));
+    int64_t d = 1;
+    for (int64_t k = axis; k < rank; ++k) d = checkedMul(d, x.shape[static_cast<size_t>(k)]);
+    useWeight(n, 1, "Scale", d);
+    const bool bias = hasInput(n, 2);
+    if (bias) useWeight(n, 2, "B", d);
+    const double eps = floatAttr(n, "epsilon", 1e-5);
+    emit(n,
+         {{"type", "layernorm"},
+          {"normalized_dims", rank - axis},
+          {"bias", bias},
+          {"eps", eps >= 0 && eps <= 1 ? eps : 1e-5}},
+         {n.inputs[0]});
+  }
+
+  void pool(const OnnxNode& n) {
+    const bool max = n.op_type == "MaxPool";
+    if (n.outputs.size() > 1 && !n.outputs[1].empty() && consumers_[n.outputs[1]] > 0) {
+      throw Unmodelled{"MaxPool whose indices are read"};
+    }
+    json layer = {{"type", max ? "maxpool2d" : "avgpool2d"},
+                  {"kernel", pairAttr(n, "kernel_shape", 0)},
+                  {"stride", pairAttr(n, "strides", 1)},  // ONNX's default stride is 1
+                  {"padding", max ? padsAttr(n) : padsWithFolded(n)},
+                  {"ceil_mode", intAttr(n, "ceil_mode", 0) != 0}};
+    if (intsAttr(n, "kernel_shape").empty()) throw Unmodelled{"a pool without kernel_shape"};
+    if (max) layer["dilation"] = pairAttr(n, "dilations", 1);
+    if (!max) {
+      layer["count_include_pad"] =
+          intAttr(n, "count_include_pad", 0) != 0 || extra_pad_.count(n.inputs.at(0)) > 0;
+    }
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// Clip(0, 6) is ReLU6, Clip(0, none) ReLU; bounds are inputs (opset 11) or attributes.
+  void clip(const OnnxNode& n) {
+    const auto bound = [&](size_t k, const char* attr, double none) {
+      if (hasInput(n, k)) {
+        const OnnxTensor& t = constantInput(n, k);
+        if (!t.has_values || t.values.size() != 1)
+          throw Unmodelled{"Clip with a bound that is not a constant scalar"};
+        return t.values[0];
+      }
+      return floatAttr(n, attr, none);
+    };
+    const double lo = bound(1, "min", -INFINITY), hi = bound(2, "max", INFINITY);
+    if (lo == 0 && hi == 6) return emit(n, {{"type", "relu6"}}, {n.inputs[0]});
+    if (lo == 0 && std::isinf(hi)) return emit(n, {{"type", "relu"}}, {n.inputs[0]});
+    throw Unmodelled{"Clip to [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "]: only [0, 6] (ReLU6) and [0, inf) (ReLU)"};
+  }
+
+  void dropout(const OnnxNode& n) {
+    if (n.outputs.size() > 1 && !n.outputs[1].empty() && consumers_[n.outputs[1]] > 0) {
+      throw Unmodelled{"Dropout whose mask is read"};
+    }
+    double p = floatAttr(n, "ratio", 0.5);
+    if (hasInput(n, 1)) {
+      const OnnxTensor& t = constantInput(n, 1);
+      if (!t.has_values || t.values.size() != 1) throw Unmodelled{"Dropout with a computed ratio"};
+      p = t.values[0];
+    }
+    emit(n, {{"type", "dropout"}, {"p", p >= 0 && p <= 1 ? p : 0.5}}, {n.inputs[0]});
+  }
+
+  void elementwise(const OnnxNode& n) {
+    const bool add = n.op_type == "Add";
+    if (n.inputs.size() != 2)
+      throw Unmodelled{n.op_type + " of " + std::to_string(n.inputs.size())};
+    const bool c0 = isConstant(n.inputs[0]), c1 = isConstant(n.inputs[1]);
+    if (add && (c0 != c1) && foldBias(n, c0 ? 1 : 0, c0 ? 0 : 1)) return;
+    if (c0 || c1) {
+      throw Unmodelled{n.op_type + " by a constant: no layer of dlcost's schema computes it"};
+    }
+    if (!add && foldGate(n)) return;
+    emit(n, {{"type", add ? "add" : "multiply"}}, {n.inputs[0], n.inputs[1]});
+  }
+
+  /// x W + b after a MatMul: the MatMul's layer gets its bias.
+  bool foldBias(const OnnxNode& n, size_t x, size_t b) {
+    const Value& v = activation(n, x);
+    if (v.layer < 0 || !matmul_layers_.count(v.layer) || consumers_[n.inputs[x]] != 1) return false;
+    json& layer = layers_[static_cast<size_t>(v.layer)];
+    const OnnxTensor& t = constantInput(n, b);
+    if (t.elements != layer["out_features"].get<int64_t>() || !inits_.count(t.name)) return false;
+    useWeight(n, b, "B", t.elements);
+    layer["bias"] = true;
+    matmul_layers_.erase(v.layer);
+    alias(n, n.inputs[x]);
+    return true;
+  }
+
+  /// x * sigmoid(x) is SiLU, x * hardsigmoid(x) (alpha 1/6, beta 1/2) is Hardswish: the
+  /// patterns torch exports nn.SiLU and (before opset 14) nn.Hardswish as.
+  bool foldGate(const OnnxNode& n) {
+    for (size_t g = 0; g < 2; ++g) {
+      const Value& gate = activation(n, g);
+      if (gate.layer < 0 || consumers_[n.inputs[g]] != 1) continue;
+      json& layer = layers_[static_cast<size_t>(gate.layer)];
+      const std::string& read = layer_inputs_[static_cast<size_t>(gate.layer)];
+      if (read != n.inputs[1 - g]) continue;
+      if (layer["type"] == "sigmoid") {
+        layer["type"] = "silu";
+      } else if (layer["type"] == "hardsigmoid" && hardswish_gates_.count(gate.layer)) {
+        layer["type"] = "hardswish";
+      } else {
+        continue;
+      }
+      alias(n, n.inputs[g]);
+      return true;
+    }
+    return false;
+  }
+
+  void concat(const OnnxNode& n) {
+    if (n.inputs.size() < 2) {
+      activation(n, 0);
+      return alias(n, n.inputs[0]);
+    }
+    const Value& first = activation(n, 0);
+    for (size_t k = 1; k < n.inputs.size(); ++k) activation(n, k);
+    const int64_t axis = sampleAxis(n, intAttr(n, "axis", 1), first.shape.size());
+    emit(n, {{"type", "concat"}, {"axis", axis}}, n.inputs);
+  }
+
+  void flatten(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const int64_t axis = intAttr(n, "axis", 1);
+    const int64_t rank = static_cast<int64_t>(x.shape.size()) + 1;
+    if (axis != 1 && axis != 1 - rank) {
+      throw Unmodelled{"Flatten at axis " + std::to_string(axis) + " merges the batch"};
+    }
+    emit(n, {{"type", "flatten"}}, {n.inputs[0]});
+  }
+
+  /// Reshape keeping the batch: to one dimension per sample (a flatten) or to the same shape.
+  void reshape(const OnnxNode& n) {
+    const Value x = activation(n, 0);
+    const OnnxTensor& t = constantInput(n, 1);
+    if (!t.has_values || t.values.empty()) throw Unmodelled{"Reshape to a computed shape"};
+    std::vector<int64_t> to;
+    for (double v : t.values) to.push_back(wholeValue(v, "Reshape"));
+    const int64_t elements = elementCount(x.shape);
+    const bool allowzero = intAttr(n, "allowzero", 0) != 0;
+    const bool keeps_batch =
+        (to[0] == 0 && !allowzero) || (batch_ > 0 && to[0] == batch_) ||
+        (to[0] == -1 && std::count(to.begin(), to.end(), -1) == 1 && to.size() > 1);
+    Shape sample;
+    int64_t known = 1, infer = -1;
+    for (size_t k = 1; k < to.size(); ++k) {
+      int64_t d = to[k];
+      if (d == 0 && !allowzero) {
+        if (k - 1 >= x.shape.size()) throw Unmodelled{"Reshape copying a missing dimension"};
+        d = x.shape[k - 1];
+      }
+      if (d == -1 && to[0] != -1 && infer < 0) {
+        infer = static_cast<int64_t>(sample.size());
+        sample.push_back(1);
+        continue;
+      }
+      if (d <= 0) throw Unmodelled{"Reshape to " + shapeText(to)};
+      known = checkedMul(known, d);
+      sample.push_back(d);
+    }
+    if (infer >= 0) {
+      if (known == 0 || elements % known != 0) throw Unmodelled{"Reshape to " + shapeText(to)};
+      sample[static_cast<size_t>(infer)] = elements / known;
+    }
+    if (!keeps_batch || sample.empty() || elementCount(sample) != elements) {
+      throw Unmodelled{"Reshape to " + shapeText(to) +
+                       " (dlcost models a reshape that keeps "
+                       "the batch and flattens or keeps the rest)"};
+    }
+    if (sample == x.shape) return alias(n, n.inputs[0]);
+    if (sample.size() == 1) return emit(n, {{"type", "flatten"}}, {n.inputs[0]});
+    throw Unmodelled{"Reshape " + shapeText(x.shape) + " -> " + shapeText(sample) +
+                     " per sample: no layer of dlcost's schema computes it"};
+  }
+
+  /// A zero padding of H and W is folded into the Conv or AveragePool that alone reads it (torch
+  /// exports nn.AvgPool2d with count_include_pad as Pad + AveragePool); a zero Pad is nothing.
+  void pad(const OnnxNode& n) {
+    activation(n, 0);
+    const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "constant";
+    std::vector<int64_t> p = intsAttr(n, "pads");
+    if (hasInput(n, 1)) {
+      const OnnxTensor& t = constantInput(n, 1);
+      if (!t.has_values) throw Unmodelled{"Pad by computed amounts"};
+      p.clear();
+      for (double v : t.values) p.push_back(wholeValue(v, "Pad"));
+    }
+    if (hasInput(n, 2)) {
+      const OnnxTensor& v = constantInput(n, 2);
+      if (!v.has_values || v.values.size() != 1 || v.values[0] != 0)
+        throw Unmodelled{"Pad with a value other than 0"};
+    }
+    if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; }))
+      return alias(n, n.inputs[0]);
+    const std::string& reader = reader_op_[n.outputs[0]];
+    const bool spatial = p.size() == 8 && p[0] == 0 && p[1] == 0 && p[4] == 0 && p[5] == 0 &&
+                         p[2] == p[6] && p[3] == p[7] && p[2] >= 0 && p[3] >= 0;
+    if (mode != "constant" || !spatial || consumers_[n.outputs[0]] != 1 ||
+        (reader != "Conv" && reader != "AveragePool")) {
+      throw Unmodelled{
+          "Pad other than a zero padding of H and W read by one Conv or "
+          "AveragePool"};
+    }
+    alias(n, n.inputs[0]);
+    extra_pad_[n.outputs[0]] = {p[2], p[3]};
+  }
+
+  /// A node's pads with a folded Pad's added.
+  json padsWithFolded(const OnnxNode& n) {
+    json p = padsAttr(n);
+    if (auto it = extra_pad_.find(n.inputs.at(0)); it != extra_pad_.end()) {
+      p[0] = checkedAdd(p[0].get<int64_t>(), it->second.first);
+      p[1] = checkedAdd(p[1].get<int64_t>(), it->second.second);
+    }
+    return p;
+  }
+
+  // --- constants, activations and weights ----------------------------------------------------
+  void constant(const OnnxNode& n) {
+    if (n.outputs.empty()) return;
+    OnnxTensor t;
+    if (const OnnxAttribute* a = findAttr(n, "value"); a && a->has_tensor) {
+      t = a->t;
+    } else if (const OnnxAttribute* f = findAttr(n, "value_float")) {
+      t.data_type = 1;
+      t.values = {f->f};
+    } else if (const OnnxAttribute* i = findAttr(n, "value_int")) {
+      t.data_type = 7;
+      t.values = {static_cast<double>(i->i)};
+    } else if (const OnnxAttribute* is = findAttr(n, "value_ints")) {
+      t.data_type = 7;
+      for (int64_t v : is->ints) t.values.push_back(static_cast<double>(v));
+      t.dims = {static_cast<int64_t>(t.values.size())};
+    }
+    t.has_values = t.has_values || !t.values.empty();
+    t.elements =
+        t.has_values && t.elements == 0 ? static_cast<int64_t>(t.values.size()) : t.elements;
+    t.name = n.outputs[0];
+    constants_[n.outputs[0]] = std::move(t);
+  }
+
+  bool isConstant(const std::string& name) const {
+    return inits_.count(name) || constants_.count(name);
+  }
+
+  bool hasInput(const OnnxNode& n, size_t k) const {
+    return n.inputs.size() > k && !n.inputs[k].empty();
+  }
+
+  const OnnxTensor& constantInput(const OnnxNode& n, size_t k) {
+    if (!hasInput(n, k)) throw Unmodelled{n.op_type + " without its input " + std::to_string(k)};
+    const std::string& name = n.inputs[k];
+    if (auto it = inits_.find(name); it != inits_.end()) return *it->second;
+    if (auto it = constants_.find(name); it != constants_.end()) return it->second;
+    throw Unmodelled{n.op_type + " whose input '" + name +
+                     "' is computed in the graph, not a stored constant"};
+  }
+
+  /// A stored weight (an initializer) the layer owns.
+  const OnnxTensor& weight(const OnnxNode& n, size_t k, const char* what) {
+    const OnnxTensor& t = constantInput(n, k);
+    if (!inits_.count(t.name)) {
+      throw Unmodelled{n.op_type + " whose " + what + " is not an initializer"};
+    }
+    used_.insert(t.name);
+    return t;
+  }
+
+  /// A weight that must hold `elements` values (a bias, batchnorm's per-channel tensors).
+  void useWeight(const OnnxNode& n, size_t k, const char* what, int64_t elements) {
+    const OnnxTensor& t = weight(n, k, what);
+    if (t.elements != elements) {
+      throw InputError(ErrorCode::kShape, path_,
+                       "node '" + n.name + "' (" + n.op_type + "): " + what + " '" + t.name +
+                           "' holds " + std::to_string(t.elements) + " values, not " +
+                           std::to_string(elements));
+    }
+  }
+
+  const Value& activation(const OnnxNode& n, size_t k) {
+    if (!hasInput(n, k)) throw Unmodelled{n.op_type + " without its input " + std::to_string(k)};
+    auto it = values_.find(n.inputs[k]);
+    if (it != values_.end()) return it->second;
+    if (isConstant(n.inputs[k])) {
+      throw Unmodelled{n.op_type + " of a constant where dlcost models a computed tensor"};
+    }
+    throw InputError(ErrorCode::kGraph, path_,
+                     "node '" + n.name + "' reads '" + n.inputs[k] +
+                         "', which no earlier node computes (nodes must be in topological order)");
+  }
+
+  /// An ONNX axis (the batch is axis 0) as the schema's sample axis.
+  int64_t sampleAxis(const OnnxNode& n, int64_t axis, size_t sample_rank = 0) {
+    if (sample_rank == 0) sample_rank = activation(n, 0).shape.size();
+    const int64_t rank = static_cast<int64_t>(sample_rank) + 1;
+    if (axis < -rank || axis >= rank) {
+      throw Unmodelled{n.op_type + " along an axis outside the tensor"};
+    }
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    if (a <= 0 || a >= rank) {
+      throw Unmodelled{n.op_type + " along axis " + std::to_string(axis) +
+                       (a == 0 ? ", the batch" : ", outside the tensor")};
+    }
+    return a - 1;
+  }
+
+  // --- layers ---------------------------------------------------------------------------------
+  /// The node's output is the tensor `from` (an activation already looked up).
+  void alias(const OnnxNode& n, const std::string& from) {
+    const Value v = values_.at(from);
+    values_[n.outputs[0]] = v;
+  }
+
+  /// Identity of an activation is the activation; of a stored tensor, the tensor (torch.onnx
+  /// stores equal initializers once and makes the others Identity nodes of it).
+  void identity(const OnnxNode& n) {
+    if (auto it = inits_.find(n.inputs[0]); it != inits_.end()) {
+      inits_[n.outputs[0]] = it->second;
+      return;
+    }
+    if (auto it = constants_.find(n.inputs[0]); it != constants_.end()) {
+      const OnnxTensor t = it->second;
+      constants_[n.outputs[0]] = t;
+      return;
+    }
+    activation(n, 0);
+    alias(n, n.inputs[0]);
+  }
+
+  std::string layerName(const OnnxNode& n) {
+    std::string base = n.name;
+    while (!base.empty() && base[0] == '/') base.erase(0, 1);
+    if (base.empty()) base = n.outputs.empty() ? n.op_type : n.outputs[0];
+    if (base.empty()) base = n.op_type + "_" + std::to_string(index_);
+    // Each base counts its own suffixes, so a file of a million equal names stays linear.
+    std::string name = base;
+    int64_t& k = suffixes_[base];
+    while (name == "input" || names_.count(name)) name = base + "#" + std::to_string(++k + 1);
+    names_.insert(name);
+    return name;
+  }
+
+  /// Adds the layer `layer` reading the tensors `inputs`: read back by the schema's reader and
+  /// analysed by the engine's rules for its output shape.
+  void emit(const OnnxNode& n, json layer, const std::vector<std::string>& inputs) {
+    if (n.outputs.empty() || n.outputs[0].empty()) throw Unmodelled{n.op_type + " without output"};
+    Layer l;
+    l.name = layerName(n);
+    l.type = layer["type"].get<std::string>();
+    l.path = "/layers/" + std::to_string(layers_.size());
+    std::vector<Shape> shapes;
+    json names = json::array();
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const Value& v = activation(n, k);
+      l.inputs.push_back(v.layer);
+      shapes.push_back(v.shape);
+      names.push_back(v.layer == kModelInput ? json("input")
+                                             : layers_[static_cast<size_t>(v.layer)]["name"]);
+    }
+    layer["name"] = l.name;
+    layer["inputs"] = names;
+    LayerAnalysis a;
+    try {
+      l.spec = parseLayerSpec(l.type, ObjectReader(layer, l.path));
+      a = analyzeLayer(l, shapes, Mode::kTrain, DType::kFp32);
+    } catch (const InputError& e) {
+      throw InputError(e.error().code, path_,
+                       "node '" + n.name + "' (" + n.op_type + "): " + e.error().message);
+    }
+    if (l.type == "hardsigmoid" && std::abs(floatAttr(n, "alpha", 0.2) - 1.0 / 6) < 1e-6 &&
+        std::abs(floatAttr(n, "beta", 0.5) - 0.5) < 1e-6) {
+      hardswish_gates_.insert(static_cast<int>(layers_.size()));
+    }
+    layers_.push_back(std::move(layer));
+    layer_inputs_.push_back(inputs[0]);
+    values_[n.outputs[0]] = Value{static_cast<int>(layers_.size()) - 1, a.output};
+  }
+
+  /// The graph's declared output shapes, where it declares them, against the layers'.
+  void checkOutputs() {
+    for (size_t k = 0; k < m_.outputs.size(); ++k) {
+      const OnnxValueInfo& o = m_.outputs[k];
+      auto it = values_.find(o.name);
+      if (it == values_.end() || !o.has_shape || o.dims.size() < 2) continue;
+      Shape declared(o.dims.begin() + 1, o.dims.end());
+      bool known = true;
+      for (int64_t d : declared) known = known && d > 0;
+      if (known && declared != it->second.shape) {
+        throw InputError(ErrorCode::kShape, "/graph/output/" + std::to_string(k),
+                         "the graph declares output '" + o.name + "' as " + shapeText(declared) +
+                             " per sample; dlcost's layers give " + shapeText(it->second.shape));
+      }
+    }
+  }
+
+  /// Parameters, buffers and MACs of the finished model, by the engine's rules.
+  void totals(OnnxGraphImport& r) {
+    const LayerGraph g = expandLayerGraph(r.model, "");
+    std::vector<Shape> out;
+    for (const Layer& l : g.layers) {
+      std::vector<Shape> in;
+      for (int i : l.inputs) in.push_back(i == kModelInput ? g.input : out[static_cast<size_t>(i)]);
+      const LayerAnalysis a = analyzeLayer(l, in, Mode::kTrain, DType::kFp32);
+      r.parameters = checkedAdd(r.parameters, a.params);
+      r.buffer_values = checkedAdd(r.buffer_values, a.buffer_values);
+      r.macs_per_sample = checkedAdd(r.macs_per_sample, a.macs_per_sample);
+      out.push_back(a.output);
+    }
+    for (const OnnxTensor& t : m_.initializers) {
+      const bool weights = t.data_type != 6 && t.data_type != 7 && t.data_type != 8 &&
+                           t.data_type != 9 && t.data_type != 12 && t.data_type != 13;
+      if (!weights || used_.count(t.name)) continue;
+      if (r.unused_initializers.size() < 16) r.unused_initializers.push_back(t.name);
+      r.unused_parameters = checkedAdd(r.unused_parameters, t.elements);
+    }
+  }
+
+  const OnnxModel& m_;
+  std::map<std::string, const OnnxTensor*> inits_;
+  std::map<std::string, OnnxTensor> constants_;
+  std::map<std::string, int64_t> consumers_;
+  std::map<std::string, std::string> reader_op_;  ///< tensor -> the op type of a node reading it
+  std::map<std::string, std::pair<int64_t, int64_t>> extra_pad_;  ///< folded Pad: [h, w]
+  std::map<std::string, Value> values_;
+  std::set<std::string> unknown_;
+  std::set<std::string> used_;
+  std::set<std::string> names_;
+  std::map<std::string, int64_t> suffixes_;
+  std::set<int> matmul_layers_, hardswish_gates_;
+  std::vector<std::string> layer_inputs_;
+  json layers_ = json::array();
+  Shape input_;
+  int64_t batch_ = -1;
+  std::string path_;
+  size_t index_ = 0;
+};
+
+}  // namespace
+
+OnnxGraphImport onnxLayerGraph(const OnnxModel& model) {
+  return Builder(model).run();
+}
+
+json onnxGraphJson(const OnnxGraphImport& g) {
+  json unmodelled = json::array();
+  for (const auto& [op, u] : g.unmodelled) {
+    unmodelled.push_back(
+        {{"op_type", op}, {"count", u.count}, {"reason", u.reason}, {"first_node", u.node}});
+  }
+  json j = {{"model", g.model},
+            {"nodes", g.nodes},
+            {"understood_nodes", g.understood},
+            {"share_understood",
+             g.nodes > 0 ? static_cast<double>(g.understood) / static_cast<double>(g.nodes) : 1.0},
+            {"after_unmodelled_nodes", g.after_unmodelled},
+            {"unmodelled", std::move(unmodelled)}};
+  if (!g.error.empty()) j["error"] = {{"path", g.error_path}, {"message", g.error}};
+  if (!g.model.is_null()) {
+    j["parameters"] = g.parameters;
+    j["buffer_values"] = g.buffer_values;
+    j["macs_per_sample"] = g.macs_per_sample;
+    j["unused_initializers"] = {{"count", g.unused_initializers.size()},
+                                {"parameters", g.unused_parameters},
+                                {"names", g.unused_initializers}};
+  }
+  return j;
+}
+
+json onnxModelOrError(const json& summary) {
+  if (!summary.is_object() || summary.value("format", "") != "onnx" ||
+      !summary.contains("layer_graph")) {
+    throw InputError(ErrorCode::kValue, "", "not an ONNX file");
+  }
+  const json& g = summary["layer_graph"];
+  if (g.contains("model") && g["model"].is_object()) return g["model"];
+  if (g.contains("error")) {
+    throw InputError(ErrorCode::kValue, g["error"].value("path", ""),
+                     g["error"].value("message", ""));
+  }
+  std::string ops;
+  for (const json& u : g["unmodelled"]) {
+    ops += (ops.empty() ? "" : "; ") + u["op_type"].get<std::string>() + " x" +
+           std::to_string(u["count"].get<int64_t>()) + " (" + u["reason"].get<std::string>() + ")";
+  }
+  throw InputError(ErrorCode::kValue, "/graph/node",
+                   "dlcost models " + std::to_string(g["understood_nodes"].get<int64_t>()) +
+                       " of the graph's " + std::to_string(g["nodes"].get<int64_t>()) +
+                       " nodes; it does not model " + ops +
+                       ". It gives no estimate rather than one that leaves them out.");
+}
+
+}  // namespace dlcost

@@ -1,0 +1,275 @@
+// ONNX graphs as the engine's layer graph: torchvision models exported by Debian's
+// python3-torch 1.13 (tests/model_files/make_onnx_graphs.py: training mode, weights stripped to
+// external tensors of the same dims) give the presets' parameters and MACs exactly, and
+// hand-made graphs with operators the engine does not model are refused with the operators
+// listed by name and count.
+//
+// Figures: torchvision's weight metadata (pytorch/vision torchvision/models/*.py, `num_params`
+// and `_ops` of each weights enum; `_ops` counts one conv/linear multiply-add as one, so it is
+// GMACs, rounded). The presets are checked against the same metadata in test_presets_cnn.cpp.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "dlcost/config_json.hpp"
+#include "dlcost/error.hpp"
+#include "dlcost/estimate.hpp"
+#include "dlcost/model_file.hpp"
+#include "dlcost/onnx.hpp"
+#include "dlcost/onnx_graph.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(DLCOST_FIXTURES) + "/onnx/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+dlcost::OnnxModel read(const std::string& bytes) {
+  const dlcost::MemorySource src(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                 static_cast<int64_t>(bytes.size()));
+  return dlcost::readOnnx(src);
+}
+
+dlcost::Report estimateModel(const json& model, dlcost::Mode mode) {
+  dlcost::Workload w;
+  w.mode = mode;
+  return dlcost::estimate(dlcost::parseModel(model, ""), w);
+}
+
+struct Published {
+  const char* name;
+  int64_t params;  ///< torchvision num_params
+  double gmacs;    ///< torchvision _ops (GMACs, rounded)
+};
+
+// clang-format off
+const Published kModels[] = {
+    // torchvision/models/resnet.py, ResNet18_Weights.IMAGENET1K_V1: 11,689,512 params, _ops 1.814
+    {"resnet18", 11689512, 1.814},
+    // torchvision/models/mobilenetv2.py, MobileNet_V2_Weights.IMAGENET1K_V1: 3,504,872, _ops 0.301
+    {"mobilenet_v2", 3504872, 0.301},
+    // torchvision/models/squeezenet.py, SqueezeNet1_1_Weights.IMAGENET1K_V1: 1,235,496, _ops 0.349
+    {"squeezenet1_1", 1235496, 0.349},
+    // torchvision/models/alexnet.py, AlexNet_Weights.IMAGENET1K_V1: 61,100,840, _ops 0.714
+    {"alexnet", 61100840, 0.714},
+    // torchvision/models/vgg.py, VGG11_Weights.IMAGENET1K_V1: 132,863,336, _ops 7.609
+    {"vgg11", 132863336, 7.609},
+    // torchvision/models/mobilenetv3.py, MobileNet_V3_Small_Weights.IMAGENET1K_V1: 2,542,856,
+    // _ops 0.057
+    {"mobilenet_v3_small", 2542856, 0.057},
+    // torchvision/models/efficientnet.py, EfficientNet_B0_Weights.IMAGENET1K_V1: 5,288,548,
+    // _ops 0.386
+    {"efficientnet_b0", 5288548, 0.386},
+    // torchvision/models/densenet.py, DenseNet121_Weights.IMAGENET1K_V1: 7,978,856, _ops 2.834
+    {"densenet121", 7978856, 2.834},
+};
+// clang-format on
+
+}  // namespace
+
+TEST_CASE("torchvision ONNX exports give the presets' parameters and MACs", "[onnx][graph]") {
+  for (const Published& p : kModels) {
+    DYNAMIC_SECTION(p.name) {
+      const dlcost::OnnxModel m = read(fixture(std::string(p.name) + ".onnx"));
+      const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(m);
+      INFO(g.error);
+      for (const auto& [op, u] : g.unmodelled) INFO(op + ": " + u.reason);
+      REQUIRE(g.model.is_object());
+      CHECK(g.understood == g.nodes);
+      CHECK(g.unused_initializers.empty());
+      CHECK(g.parameters == p.params);
+
+      const dlcost::Report onnx = estimateModel(g.model, dlcost::Mode::kTrain);
+      const dlcost::Report preset = estimateModel(json{{"preset", p.name}}, dlcost::Mode::kTrain);
+      CHECK(onnx.params.total == p.params);
+      CHECK(onnx.params.total == preset.params.total);
+      CHECK(onnx.params.buffers == preset.params.buffers);
+      CHECK(onnx.macs.forward == preset.macs.forward);
+      CHECK(onnx.macs.backward == preset.macs.backward);
+      CHECK(onnx.macs.forward == g.macs_per_sample);
+      CHECK(static_cast<double>(onnx.macs.forward) / 1e9 == Approx(p.gmacs).epsilon(0.01));
+      // Training memory, term by term as simulated (weights, gradients, Adam states, saved
+      // activations, the backward peak): the preset's exactly. Inference peaks may differ:
+      // an ONNX graph does not say which ReLUs torch ran in place (docs/model-files.md).
+      CHECK(onnx.memory.total == preset.memory.total);
+
+      // The file's weight initializers are the parameters plus batchnorm's running mean and
+      // variance (ONNX has no buffers); num_batches_tracked is an int64 constant, not a weight.
+      int64_t file_weights = 0;
+      for (const dlcost::OnnxTensor& t : m.initializers)
+        if (t.data_type == 1) file_weights += t.elements;
+      CHECK(file_weights == g.parameters + g.buffer_values);
+    }
+  }
+}
+
+TEST_CASE("an ONNX graph's layers have the preset's shapes", "[onnx][graph]") {
+  const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(read(fixture("resnet18.onnx")));
+  REQUIRE(g.model.is_object());
+  const dlcost::Report onnx = estimateModel(g.model, dlcost::Mode::kInfer);
+  const dlcost::Report preset = estimateModel(json{{"preset", "resnet18"}}, dlcost::Mode::kInfer);
+  // torchvision's resnet18 in eval: Conv, BN, ReLU, MaxPool, 8 blocks, pool, flatten, fc.
+  std::vector<std::pair<std::string, dlcost::Shape>> onnx_convs, preset_convs;
+  for (const auto& l : onnx.layers)
+    if (l.type == "conv2d" || l.type == "linear") onnx_convs.push_back({l.type, l.output_shape});
+  for (const auto& l : preset.layers)
+    if (l.type == "conv2d" || l.type == "linear") preset_convs.push_back({l.type, l.output_shape});
+  CHECK(onnx_convs == preset_convs);
+  CHECK(onnx.layers.back().output_shape == dlcost::Shape{1000});
+}
+
+TEST_CASE("the summary of an ONNX file carries its layer graph", "[onnx][graph]") {
+  const std::string bytes = fixture("squeezenet1_1.onnx");
+  const json s = dlcost::inspectModelFile(bytes, static_cast<int64_t>(bytes.size()));
+  const json& g = s["layer_graph"];
+  CHECK(g["model"]["input"] == json::array({3, 224, 224}));
+  // torchvision/models/squeezenet.py, SqueezeNet1_1_Weights: num_params 1,235,496
+  CHECK(g["parameters"] == 1235496);
+  CHECK(g["share_understood"] == 1.0);
+  CHECK(g["unmodelled"].empty());
+  CHECK(dlcost::onnxModelOrError(s) == g["model"]);
+}
+
+namespace {
+
+// Protobuf by hand (the encoding docs): a graph of one input and the nodes given.
+std::string varint(uint64_t v) {
+  std::string s;
+  do {
+    s += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return s;
+}
+std::string tag(int field, int wire) {
+  return varint(static_cast<uint64_t>(field) << 3 | wire);
+}
+std::string bytesField(int field, const std::string& body) {
+  return tag(field, 2) + varint(body.size()) + body;
+}
+std::string node(const std::string& op, const std::vector<std::string>& in,
+                 const std::vector<std::string>& out, const std::string& attrs = "") {
+  std::string n;
+  for (const auto& i : in) n += bytesField(1, i);
+  for (const auto& o : out) n += bytesField(2, o);
+  return bytesField(1, n + bytesField(3, op + "_" + out[0]) + bytesField(4, op) + attrs);
+}
+std::string intsAttr(const std::string& name, const std::vector<uint64_t>& v) {
+  std::string packed;
+  for (uint64_t x : v) packed += varint(x);
+  return bytesField(5, bytesField(1, name) + bytesField(8, packed) + tag(20, 0) + varint(7));
+}
+std::string valueInfo(int field, const std::string& name, const std::vector<uint64_t>& dims) {
+  std::string shape;
+  for (uint64_t d : dims) shape += bytesField(1, tag(1, 0) + varint(d));
+  const std::string tensor = tag(1, 0) + varint(1) + bytesField(2, shape);
+  return bytesField(field, bytesField(1, name) + bytesField(2, bytesField(1, tensor)));
+}
+std::string initializer(const std::string& name, const std::vector<uint64_t>& dims) {
+  std::string packed;
+  for (uint64_t d : dims) packed += varint(d);
+  return bytesField(5, bytesField(1, packed) + tag(2, 0) + varint(1) + bytesField(8, name) +
+                           tag(14, 0) + varint(1));
+}
+std::string model(const std::string& graph) {
+  return tag(1, 0) + varint(8) + bytesField(7, graph);
+}
+
+}  // namespace
+
+TEST_CASE("operators the engine does not model are listed, and nothing is estimated",
+          "[onnx][graph]") {
+  // x -> Conv(4, 3x3), then Resize -> Relu and two LeakyRelu of the conv: Resize and LeakyRelu
+  // have no layer in the schema; the Relu after Resize cannot be shaped.
+  const std::string graph = node("Conv", {"x", "w"}, {"c"}, intsAttr("kernel_shape", {3, 3})) +
+                            node("Resize", {"c"}, {"r"}) + node("Relu", {"r"}, {"a"}) +
+                            node("LeakyRelu", {"c"}, {"l1"}) + node("LeakyRelu", {"c"}, {"l2"}) +
+                            initializer("w", {4, 3, 3, 3}) + valueInfo(11, "x", {1, 3, 8, 8}) +
+                            valueInfo(12, "l2", {1, 4, 6, 6});
+  const std::string bytes = model(graph);
+  const json s = dlcost::inspectModelFile(bytes, static_cast<int64_t>(bytes.size()));
+  const json& g = s["layer_graph"];
+  CHECK(g["model"].is_null());
+  CHECK(g["nodes"] == 5);
+  CHECK(g["understood_nodes"] == 1);
+  CHECK(g["after_unmodelled_nodes"] == 1);
+  CHECK(g["share_understood"] == Approx(0.2));
+  REQUIRE(g["unmodelled"].size() == 2);
+  CHECK(g["unmodelled"][0]["op_type"] == "LeakyRelu");
+  CHECK(g["unmodelled"][0]["count"] == 2);
+  CHECK(g["unmodelled"][1]["op_type"] == "Resize");
+  try {
+    (void)dlcost::onnxModelOrError(s);
+    FAIL("no error");
+  } catch (const dlcost::InputError& e) {
+    CHECK_THAT(e.error().message, Catch::Contains("LeakyRelu x2") && Catch::Contains("Resize x1") &&
+                                      Catch::Contains("1 of the graph's 5 nodes"));
+  }
+}
+
+TEST_CASE("ONNX graphs dlcost cannot shape are refused with the reason", "[onnx][graph]") {
+  SECTION("a symbolic spatial dimension") {
+    std::string shape = bytesField(1, bytesField(2, "batch")) + bytesField(1, bytesField(2, "c"));
+    const std::string vi = bytesField(
+        11, bytesField(1, "x") +
+                bytesField(2, bytesField(1, tag(1, 0) + varint(1) + bytesField(2, shape))));
+    const auto g = dlcost::onnxLayerGraph(read(model(node("Relu", {"x"}, {"y"}) + vi)));
+    CHECK(g.model.is_null());
+    CHECK_THAT(g.error, Catch::Contains("symbolic"));
+  }
+  SECTION("a declared output shape the layers contradict") {
+    const std::string graph = node("Conv", {"x", "w"}, {"c"}, intsAttr("kernel_shape", {3, 3})) +
+                              initializer("w", {4, 3, 3, 3}) + valueInfo(11, "x", {1, 3, 8, 8}) +
+                              valueInfo(12, "c", {1, 4, 8, 8});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK(g.model.is_null());
+    CHECK(g.error_path == "/graph/output/0");
+    CHECK_THAT(g.error, Catch::Contains("[4, 6, 6]"));
+  }
+  SECTION("asymmetric padding") {
+    const std::string graph =
+        node("Conv", {"x", "w"}, {"c"},
+             intsAttr("kernel_shape", {3, 3}) + intsAttr("pads", {0, 0, 1, 1})) +
+        initializer("w", {4, 3, 3, 3}) + valueInfo(11, "x", {1, 3, 8, 8});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK(g.model.is_null());
+    CHECK_THAT(g.unmodelled.at("Conv").reason, Catch::Contains("asymmetric"));
+  }
+  SECTION("two graph inputs") {
+    const std::string graph =
+        node("Add", {"x", "y"}, {"s"}) + valueInfo(11, "x", {1, 4}) + valueInfo(11, "y", {1, 4});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK_THAT(g.error, Catch::Contains("one input"));
+  }
+}
+
+TEST_CASE("the SiLU, bias and symbolic-batch patterns", "[onnx][graph]") {
+  // x[batch, 8] -> MatMul(W 8x16) -> Add(b 16) -> Sigmoid, Mul(h, sigmoid) -> Softmax.
+  std::string shape = bytesField(1, bytesField(2, "batch")) + bytesField(1, tag(1, 0) + varint(8));
+  const std::string vi = bytesField(
+      11, bytesField(1, "x") +
+              bytesField(2, bytesField(1, tag(1, 0) + varint(1) + bytesField(2, shape))));
+  const std::string graph = node("MatMul", {"x", "w"}, {"m"}) + node("Add", {"m", "b"}, {"h"}) +
+                            node("Sigmoid", {"h"}, {"s"}) + node("Mul", {"h", "s"}, {"y"}) +
+                            node("Softmax", {"y"}, {"p"}) + initializer("w", {8, 16}) +
+                            initializer("b", {16}) + vi;
+  const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+  INFO(g.error);
+  REQUIRE(g.model.is_object());
+  const json& layers = g.model["layers"];
+  REQUIRE(layers.size() == 3);
+  CHECK(layers[0]["type"] == "linear");
+  CHECK(layers[0]["bias"] == true);
+  CHECK(layers[1]["type"] == "silu");
+  CHECK(layers[2]["type"] == "softmax");
+  CHECK(layers[2]["inputs"] == json::array({layers[1]["name"]}));
+  CHECK(g.parameters == 8 * 16 + 16);
+  CHECK(g.understood == 5);
+}
