@@ -54,8 +54,11 @@ describe('the Inference panel', () => {
       // Tokens/s and memory against users and against context: four charts, the context
       // points the engine's own (powers of two up to Llama 3.1's 131072).
       assert.equal(await page.locator('#inference svg.inference-chart').count(), 4);
-      const byContext = await page.evaluate(() =>
-        globalThis.dlcostPage.lastReport() && document.querySelectorAll('#inference table.inference-sweep')[1].innerText);
+      const byContext = await page.evaluate(
+        () =>
+          globalThis.dlcostPage.lastReport() &&
+          document.querySelectorAll('#inference table.inference-sweep')[1].innerText,
+      );
       assert.ok(byContext.includes('131072'), byContext);
       await screenshot(page, 'inference-vllm-h100');
       // The panel in Chinese.

@@ -25,9 +25,12 @@ export function lineChart(points, xOf, yOf, fmt, title) {
   const step = points.length > 1 ? (W - M.l - M.r) / (points.length - 1) : 0;
   const px = (i) => M.l + i * step;
   const py = (v) => H - M.b - (v / yMax) * (H - M.t - M.b);
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'inference-chart', role: 'img', 'aria-label': title },
+  const svg = s(
+    'svg',
+    { viewBox: `0 0 ${W} ${H}`, class: 'inference-chart', role: 'img', 'aria-label': title },
     s('title', {}, title),
-    s('text', { x: M.l, y: 14, class: 'axis-label' }, title));
+    s('text', { x: M.l, y: 14, class: 'axis-label' }, title),
+  );
   for (const v of ticks) {
     svg.append(s('line', { x1: M.l, x2: W - M.r, y1: py(v), y2: py(v), class: 'grid' }));
     svg.append(s('text', { x: M.l - 4, y: py(v) + 4, 'text-anchor': 'end', class: 'tick' }, fmt(v)));
@@ -44,8 +47,13 @@ export function lineChart(points, xOf, yOf, fmt, title) {
   points.forEach((p, i) => {
     const v = yOf(p);
     if (typeof v !== 'number') return;
-    svg.append(s('circle', { cx: px(i), cy: py(v), r: 3, class: p.fits ? 'tput-dot' : 'max-dot' },
-      s('title', {}, `${xOf(p)}: ${fmt(v)}`)));
+    svg.append(
+      s(
+        'circle',
+        { cx: px(i), cy: py(v), r: 3, class: p.fits ? 'tput-dot' : 'max-dot' },
+        s('title', {}, `${xOf(p)}: ${fmt(v)}`),
+      ),
+    );
   });
   return h('figure', { class: 'inference-chart-box' }, svg);
 }
