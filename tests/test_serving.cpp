@@ -386,6 +386,23 @@ TEST_CASE("vLLM's batch-8 latency test on an H200 takes longer than the roofline
   CHECK(estimate / kMeasured - 1 >= -kTolerance);
 }
 
+namespace {
+
+/// llama-bench's decode test ("tg 128") of Llama 2 7B in a GGUF type on one device: one
+/// sequence, 128 tokens of context.
+Report llamaCppDecode(const char* gpu, const char* gguf_type) {
+  return runPreset("llama-2-7b", {{"mode", "infer"},
+                                  {"dtype", "fp16"},
+                                  {"engine", "llamacpp"},
+                                  {"quant", "gguf"},
+                                  {"gguf_type", gguf_type},
+                                  {"prompt_tokens", 1},
+                                  {"context", 128},
+                                  {"gpu", gpu}});
+}
+
+}  // namespace
+
 TEST_CASE("llama.cpp on Apple silicon: F16 and Q8_0 decode within 16 % of llama-bench",
           "[serving][speed][apple]") {
   // llama.cpp discussion #4167 ("Performance of llama.cpp on Apple Silicon M-series"), build
@@ -405,14 +422,7 @@ TEST_CASE("llama.cpp on Apple silicon: F16 and Q8_0 decode within 16 % of llama-
                Case{"apple-m4-max-128gb", "F16", 31.64}, Case{"apple-m4-max-128gb", "Q8_0", 54.05},
                Case{"apple-m2-ultra-192gb", "F16", 41.02});
   CAPTURE(c.gpu, c.type);
-  const Report r = runPreset("llama-2-7b", {{"mode", "infer"},
-                                            {"dtype", "fp16"},
-                                            {"engine", "llamacpp"},
-                                            {"quant", "gguf"},
-                                            {"gguf_type", c.type},
-                                            {"prompt_tokens", 1},
-                                            {"context", 128},
-                                            {"gpu", c.gpu}});
+  const Report r = llamaCppDecode(c.gpu, c.type);
   CHECK(std::abs(r.serving->speed.tokens_per_s / c.measured - 1) <= kTolerance);
 }
 
@@ -434,14 +444,7 @@ TEST_CASE("llama.cpp Q4_0 and the two-die Ultras decode slower than the bandwidt
       Case{"apple-m2-ultra-192gb", "Q4_0", 94.27}, Case{"apple-m3-ultra-512gb", "Q8_0", 63.93},
       Case{"apple-m3-ultra-512gb", "Q4_0", 92.14});
   CAPTURE(c.gpu, c.type);
-  const Report r = runPreset("llama-2-7b", {{"mode", "infer"},
-                                            {"dtype", "fp16"},
-                                            {"engine", "llamacpp"},
-                                            {"quant", "gguf"},
-                                            {"gguf_type", c.type},
-                                            {"prompt_tokens", 1},
-                                            {"context", 128},
-                                            {"gpu", c.gpu}});
+  const Report r = llamaCppDecode(c.gpu, c.type);
   const double over = r.serving->speed.tokens_per_s / c.measured - 1;
   CHECK(over > 0);
   CHECK(over <= kMostOver);

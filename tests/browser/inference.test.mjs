@@ -49,6 +49,9 @@ describe('the Inference panel', () => {
       assert.ok(text.includes(cli.json.serving.command), `command in ${text}`);
       assert.ok(text.includes(String(cli.json.serving.paged.num_blocks)), `blocks in ${text}`);
       await page.locator('#inference summary').click();
+      // The sweep is computed when the section opens, by the engine's second module (loaded
+      // on demand): wait for its table rather than reading it at once.
+      await page.locator('#inference table.inference-sweep tbody tr').nth(1).waitFor();
       const rows = await page.locator('#inference table.inference-sweep tbody tr').count();
       assert.ok(rows >= 2, `sweep rows: ${rows}`);
       // Tokens/s and memory against users and against context: four charts, the context
