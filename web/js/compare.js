@@ -7,7 +7,7 @@
 
 import { h, replace, s } from './dom.js';
 import { t } from './i18n.js';
-import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds } from './units.js';
+import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds, unitStep } from './units.js';
 
 const W = 640;
 const H = 300;
@@ -95,7 +95,7 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
     const yhi = Math.max(...ys) * 1.6;
     py = (v) => H - M.b - ((Math.log10(v) - Math.log10(ylo)) / (Math.log10(yhi) - Math.log10(ylo))) * (H - M.t - M.b);
     // Round values of the unit shown (1, 10, 100 MiB, GiB, ... or MB, GB, ...).
-    const base = units === 'GB' ? 1000 : 1024;
+    const base = unitStep(units);
     yTicks = [];
     for (let e = 0; e <= 6; e += 1) {
       for (const m of [1, 10, 100]) {
@@ -275,7 +275,7 @@ export function renderBatchChart(root, sweep, units) {
     `${t('batchAxis')} (log)`, t('axisSamplesPerS'));
   // Right axis: memory.
   const right = s('g', { class: 'grid right' });
-  const base = units === 'GB' ? 1000 : 1024;
+  const base = unitStep(units);
   const scale = base ** Math.max(0, Math.floor(Math.log(mMax) / Math.log(base)));
   for (const v of linTicks(0, mMax / scale, 4).map((x) => x * scale)) {
     right.append(s('text', { x: W - M.r + 6, y: pyM(v) + 4, class: 'tick' }, formatBytes(v, units)));

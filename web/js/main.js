@@ -15,7 +15,7 @@ import { inspectFile } from './model_file.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
-import { formatBytes } from './units.js';
+import { formatBytes, unitStep } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm, taskPatch, unitsPatch, workloadPatch } from './workload_form.js';
 import { initInsights, redrawGpus, updateInsights } from './insights.js';
@@ -147,7 +147,7 @@ function createPage(presets, gpus) {
         first: fmt(pts[0].total), last: fmt(last.total), lastBatch: last.batch,
         perSample: fmt(sweep.per_sample),
       }),
-    }, units === 'GB' ? 1000 : 1024);
+    }, unitStep(units));
     renderExtras(byId('extras'), report, units);
     renderRun(byId('run'), report, s.lang);
     renderLayerTable(byId('layers'), report, units, s.sort, (key) => {

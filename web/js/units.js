@@ -15,6 +15,12 @@ export function bytesPerUnit(units) {
   return units === DECIMAL ? 1e9 : 1073741824;
 }
 
+/** The step between prefixes of the byte units shown: 1000 (kB, MB, GB) or 1024 (KiB, MiB,
+ *  GiB); chart ticks are round in it. @param {string} units @returns {number} */
+export function unitStep(units) {
+  return units === DECIMAL ? 1000 : 1024;
+}
+
 /** @param {number} value */
 function threeDigits(value) {
   if (value >= 100) return value.toFixed(1);
@@ -24,7 +30,7 @@ function threeDigits(value) {
 
 /** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} units @returns {string} */
 export function formatBytes(bytes, units) {
-  const base = units === DECIMAL ? 1000 : 1024;
+  const base = unitStep(units);
   const names = units === DECIMAL ? DECIMAL_UNITS : BINARY_UNITS;
   let value = Math.abs(bytes);
   let i = 0;
