@@ -92,4 +92,23 @@ inline std::string safetensorsFile(const std::string& header, size_t data_bytes)
   return s;
 }
 
+/// Protobuf's wire format by hand (protobuf.dev "Encoding"), for the ONNX reader tests:
+/// varints, tags, length-delimited fields.
+namespace protobuf {
+inline std::string varint(uint64_t v) {
+  std::string s;
+  do {
+    s += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return s;
+}
+inline std::string tag(int field, int wire) {
+  return varint(static_cast<uint64_t>(field) << 3 | wire);
+}
+inline std::string bytesField(int field, const std::string& body) {
+  return tag(field, 2) + varint(body.size()) + body;
+}
+}  // namespace protobuf
+
 }  // namespace dlcost::test

@@ -9,6 +9,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/model_file.hpp"
 #include "dlcost/onnx.hpp"
+#include "model_file_writer.hpp"
 
 using nlohmann::json;
 
@@ -38,21 +39,9 @@ dlcost::Error readError(const std::string& bytes) {
   return {};
 }
 
-/// Protobuf wire format by hand (protobuf encoding docs): varints, tags, length-delimited.
-std::string varint(uint64_t v) {
-  std::string s;
-  do {
-    s += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-    v >>= 7;
-  } while (v);
-  return s;
-}
-std::string tag(int field, int wire) {
-  return varint(static_cast<uint64_t>(field) << 3 | wire);
-}
-std::string bytesField(int field, const std::string& body) {
-  return tag(field, 2) + varint(body.size()) + body;
-}
+using dlcost::test::protobuf::bytesField;
+using dlcost::test::protobuf::tag;
+using dlcost::test::protobuf::varint;
 std::string tensor(const std::vector<uint64_t>& dims, int type, const std::string& name,
                    const std::string& raw) {
   std::string packed;

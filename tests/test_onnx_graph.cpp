@@ -18,6 +18,7 @@
 #include "dlcost/model_file.hpp"
 #include "dlcost/onnx.hpp"
 #include "dlcost/onnx_graph.hpp"
+#include "model_file_writer.hpp"
 
 using nlohmann::json;
 
@@ -139,21 +140,10 @@ TEST_CASE("the summary of an ONNX file carries its layer graph", "[onnx][graph]"
 
 namespace {
 
-// Protobuf by hand (the encoding docs): a graph of one input and the nodes given.
-std::string varint(uint64_t v) {
-  std::string s;
-  do {
-    s += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-    v >>= 7;
-  } while (v);
-  return s;
-}
-std::string tag(int field, int wire) {
-  return varint(static_cast<uint64_t>(field) << 3 | wire);
-}
-std::string bytesField(int field, const std::string& body) {
-  return tag(field, 2) + varint(body.size()) + body;
-}
+// A graph of one input and the nodes given, in protobuf by hand (model_file_writer.hpp).
+using dlcost::test::protobuf::bytesField;
+using dlcost::test::protobuf::tag;
+using dlcost::test::protobuf::varint;
 std::string node(const std::string& op, const std::vector<std::string>& in,
                  const std::vector<std::string>& out, const std::string& attrs = "") {
   std::string n;
