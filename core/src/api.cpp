@@ -126,7 +126,7 @@ nlohmann::json gpuTable() {
 std::string estimateText(const std::string& document_text) {
   try {
     const Config config = parseConfigText(document_text);
-    return dumpJson(reportToJson(estimate(config.model, config.workload)));
+    return reportJsonText(estimate(config.model, config.workload));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
@@ -150,9 +150,10 @@ std::string estimateWithSweepText(const std::string& document_text, int points) 
   try {
     const Config config = parseConfigText(document_text);
     const Report report = estimate(config.model, config.workload);
-    nlohmann::json out = {{"report", reportToJson(report)},
-                          {"sweep", sweepToJson(sweepBatch(report, chartBatches(report, points)))}};
-    return dumpJson(out);
+    // {"report": R, "sweep": S}, R written directly as estimateText writes it.
+    return "{\"report\":" + reportJsonText(report) +
+           ",\"sweep\":" + dumpJson(sweepToJson(sweepBatch(report, chartBatches(report, points)))) +
+           "}";
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {

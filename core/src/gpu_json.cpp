@@ -3,9 +3,6 @@
 
 #include "dlcost/gpu_json.hpp"
 
-#include "dlcost/report_json.hpp"
-#include "dlcost/step_json.hpp"
-
 #include <cmath>
 #include <tuple>
 
@@ -14,6 +11,7 @@
 #include "dlcost/error.hpp"
 #include "dlcost/gpu_compute.hpp"
 #include "json_reader.hpp"
+#include "report_writers.hpp"
 
 namespace dlcost {
 
@@ -229,63 +227,62 @@ json workloadPatch(const Workload& from, const Workload& to) {
 
 }  // namespace
 
-json gpuFitToJson(const GpuFit& f, const Workload& w) {
-  json advice = json::array();
+JsonObject gpuFitObject(const GpuFit& f, const Workload& w) {
+  JsonArray advice;
   for (const Advice& a : f.advice) {
-    advice.push_back({{"change", a.change},
-                      {"change_zh", a.change_zh},
-                      {"set", workloadPatch(w, a.workload)},
-                      {"grad_accumulation", a.grad_accumulation},
-                      {"per_gpu_bytes", a.per_gpu_bytes},
-                      {"usable_bytes", f.usable_bytes}});
+    advice.push(JsonObject()
+                    .add("change", a.change)
+                    .add("change_zh", a.change_zh)
+                    .add("set", workloadPatch(w, a.workload))
+                    .add("grad_accumulation", a.grad_accumulation)
+                    .add("per_gpu_bytes", a.per_gpu_bytes)
+                    .add("usable_bytes", f.usable_bytes));
   }
-  json j = {{"gpu", gpuToJson(f.gpu)},
-            {"fits", f.fits},
-            {"headroom_bytes", f.headroom_bytes},
-            {"max_batch", f.max_batch},
-            {"step_time_s", f.time.step_s},
-            {"samples_per_s", f.time.samples_per_s},
-            {"per_gpu", memoryToJson(f.per_gpu, "bytes per GPU")},
-            {"advice", std::move(advice)},
-            {"gpu_memory",
-             {{"capacity_bytes", f.capacity_bytes},
-              {"reserve_bytes", f.reserve_bytes},
-              {"fragmentation_bytes", f.fragmentation_bytes},
-              {"usable_bytes", f.usable_bytes}}},
-            {"roofline",
-             {{"math", mathFormatName(f.math)},
-              {"peak_flops", f.peak_flops},
-              {"utilization", f.utilization},
-              {"bandwidth_bytes_per_s", f.gpu.bandwidth_bytes_per_s},
-              {"compute_s", f.time.compute_s},
-              {"memory_s", f.time.memory_s},
-              {"optimizer_s", f.time.optimizer_s},
-              {"bound", stepBound(f.time)}}},
-            {"parallel",
-             {{"gpus", w.hardware.parallel.gpus},
-              {"data_parallel", f.data_parallel},
-              {"replica_batch", f.replica_batch},
-              {"zero", w.hardware.parallel.zero},
-              {"tp", w.hardware.parallel.tp},
-              {"pp", w.hardware.parallel.pp},
-              {"sp", w.hardware.parallel.sp},
-              {"microbatches", w.hardware.parallel.microbatchCount()},
-              {"ep", w.hardware.parallel.ep},
-              {"virtual_stages", w.hardware.parallel.virtual_stages}}},
-            {"network", networkToJson(f.network)},
-            {"step_time", stepBreakdownToJson(f.step)},
-            {"run", f.run ? runCostToJson(*f.run) : json()},
-            {"samples_per_s_per_watt", f.samples_per_s_per_watt},
-            {"notes", f.notes}};
-  j["tokens_per_s"] = f.time.tokens_per_s ? json(*f.time.tokens_per_s) : json(nullptr);
   // A GPU with no published compute rate has no step time: null, not a confident 0.
-  j["roofline"]["compute_published"] = gpuComputePublished(f.gpu);
-  if (!gpuComputePublished(f.gpu)) {
-    j["step_time_s"] = nullptr;
-    j["samples_per_s"] = nullptr;
-  }
-  j["samples_per_s_per_1000usd"] =
-      f.samples_per_s_per_1000usd ? json(*f.samples_per_s_per_1000usd) : json(nullptr);
+  const bool compute_published = gpuComputePublished(f.gpu);
+  const Parallelism& p = w.hardware.parallel;
+  JsonObject j;
+  j.add("gpu", gpuToJson(f.gpu))
+      .add("fits", f.fits)
+      .add("headroom_bytes", f.headroom_bytes)
+      .add("max_batch", f.max_batch)
+      .add("step_time_s", compute_published ? std::optional(f.time.step_s) : std::nullopt)
+      .add("samples_per_s", compute_published ? std::optional(f.time.samples_per_s) : std::nullopt)
+      .add("tokens_per_s", f.time.tokens_per_s)
+      .add("per_gpu", memoryObject(f.per_gpu, "bytes per GPU"))
+      .add("advice", advice)
+      .add("gpu_memory", JsonObject()
+                             .add("capacity_bytes", f.capacity_bytes)
+                             .add("reserve_bytes", f.reserve_bytes)
+                             .add("fragmentation_bytes", f.fragmentation_bytes)
+                             .add("usable_bytes", f.usable_bytes))
+      .add("roofline", JsonObject()
+                           .add("math", mathFormatName(f.math))
+                           .add("peak_flops", f.peak_flops)
+                           .add("utilization", f.utilization)
+                           .add("bandwidth_bytes_per_s", f.gpu.bandwidth_bytes_per_s)
+                           .add("compute_s", f.time.compute_s)
+                           .add("memory_s", f.time.memory_s)
+                           .add("optimizer_s", f.time.optimizer_s)
+                           .add("bound", stepBound(f.time))
+                           .add("compute_published", compute_published))
+      .add("parallel", JsonObject()
+                           .add("gpus", p.gpus)
+                           .add("data_parallel", f.data_parallel)
+                           .add("replica_batch", f.replica_batch)
+                           .add("zero", p.zero)
+                           .add("tp", p.tp)
+                           .add("pp", p.pp)
+                           .add("sp", p.sp)
+                           .add("microbatches", p.microbatchCount())
+                           .add("ep", p.ep)
+                           .add("virtual_stages", p.virtual_stages))
+      .add("network", networkObject(f.network))
+      .add("step_time", stepBreakdownObject(f.step))
+      .add("run", f.run ? std::optional(runCostObject(*f.run)) : std::nullopt)
+      .add("samples_per_s_per_watt", f.samples_per_s_per_watt)
+      .add("samples_per_s_per_1000usd", f.samples_per_s_per_1000usd)
+      .add("notes", f.notes);
   return j;
 }
 

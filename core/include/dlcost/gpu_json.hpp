@@ -1,5 +1,5 @@
 #pragma once
-// GPUs, hardware settings and GPU fits in JSON.
+// GPUs and hardware settings in JSON (the report's GPU fit: core/src/report_writers.hpp).
 
 #include <string>
 
@@ -24,9 +24,5 @@ nlohmann::json gpuTableJson();
 
 /// The hardware fields of a workload, as the workload reader reads them (only those set).
 nlohmann::json hardwareToJson(const HardwareSettings& hw);
-
-/// The fit part of a report: "gpu", "fits", "headroom_bytes", "max_batch", "step_time_s",
-/// "tokens_per_s", "per_gpu", "advice", ...
-nlohmann::json gpuFitToJson(const GpuFit& fit, const Workload& workload);
 
 }  // namespace dlcost

@@ -3,6 +3,7 @@
 // and the page share.
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "dlcost/error.hpp"
 #include "dlcost/report.hpp"
@@ -18,7 +19,11 @@ constexpr const char* kReportSchema = "dlcost.report/2";
 /// A term list (whole model or one GPU) as JSON; `units` says which ("bytes", "bytes per GPU").
 nlohmann::json memoryToJson(const MemoryBreakdown& memory, const char* units);
 
-/// The `--json` report. Bytes and counts are exact integers.
+/// The `--json` report as JSON text. Bytes and counts are exact integers. Written directly
+/// (core/src/json_writer.hpp), byte for byte what dumpJson would print for reportToJson.
+std::string reportJsonText(const Report& report);
+
+/// The same report as a document, for callers that read it (the CLI, comparisons, tests).
 nlohmann::json reportToJson(const Report& report);
 
 /// `{"error": {"code": ..., "path": ..., "message": ...}}`

@@ -1,54 +1,66 @@
-// The serving plan as the report's "serving" object.
+// The serving plan as the report's "serving" object, written once as JsonObject
+// (report_writers.hpp).
 #include "dlcost/serving_json.hpp"
 
-#include "dlcost/report_json.hpp"
+#include "report_writers.hpp"
 
 namespace dlcost {
 
 using nlohmann::json;
 
-json servingSpeedToJson(const ServingSpeed& s) {
-  return {{"users", s.users},
-          {"context", s.context},
-          // ttft_s is 0 only without a published compute rate (a prefill always takes time):
-          // unknown, so null, not 0.
-          {"ttft_s", s.ttft_s > 0 ? json(s.ttft_s) : json(nullptr)},
-          {"compute_known", s.ttft_s > 0},
-          {"itl_s", s.itl_s},
-          {"tokens_per_s_per_user", s.tokens_per_s_per_user},
-          {"tokens_per_s", s.tokens_per_s},
-          {"bound", s.bound},
-          {"step_bytes", s.step_bytes},
-          {"step_flops", s.step_flops}};
+JsonObject servingSpeedObject(const ServingSpeed& s) {
+  JsonObject j;
+  j.add("users", s.users)
+      .add("context", s.context)
+      // ttft_s is 0 only without a published compute rate (a prefill always takes time):
+      // unknown, so null, not 0.
+      .add("ttft_s", s.ttft_s > 0 ? std::optional(s.ttft_s) : std::nullopt)
+      .add("compute_known", s.ttft_s > 0)
+      .add("itl_s", s.itl_s)
+      .add("tokens_per_s_per_user", s.tokens_per_s_per_user)
+      .add("tokens_per_s", s.tokens_per_s)
+      .add("bound", s.bound)
+      .add("step_bytes", s.step_bytes)
+      .add("step_flops", s.step_flops);
+  return j;
 }
 
-json servingPlanToJson(const ServingPlan& p) {
-  json j = {{"engine", engineName(p.engine)},
-            {"context", p.context},
-            {"users", p.users},
-            {"fits", p.fits},
-            {"max_users", p.max_users},
-            {"capacity_bytes", p.capacity_bytes},
-            {"budget_bytes", p.budget_bytes},
-            {"kv_bytes_per_token", p.kv_bytes_per_token},
-            {"device", memoryToJson(p.device, "bytes")},
-            {"command", p.command},
-            {"notes", p.notes}};
+json servingSpeedToJson(const ServingSpeed& s) {
+  return toDocument(servingSpeedObject(s));
+}
+
+JsonObject servingPlanObject(const ServingPlan& p) {
+  JsonObject j;
+  j.add("engine", engineName(p.engine))
+      .add("context", p.context)
+      .add("users", p.users)
+      .add("fits", p.fits)
+      .add("max_users", p.max_users)
+      .add("capacity_bytes", p.capacity_bytes)
+      .add("budget_bytes", p.budget_bytes)
+      .add("kv_bytes_per_token", p.kv_bytes_per_token)
+      .add("device", memoryObject(p.device, "bytes"))
+      .add("command", p.command)
+      .add("notes", p.notes);
   if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
-    j["paged"] = {{"memory_fraction", p.memory_fraction.value_or(0.0)},
-                  {"block_size", p.block_size},
-                  {"block_bytes", p.block_bytes},
-                  {"num_blocks", p.num_blocks},
-                  {"kv_tokens", p.kv_tokens},
-                  {"max_concurrency", p.max_concurrency},
-                  {"max_num_seqs", p.max_num_seqs},
-                  {"max_num_batched_tokens", p.max_num_batched_tokens}};
+    j.add("paged", JsonObject()
+                       .add("memory_fraction", p.memory_fraction.value_or(0.0))
+                       .add("block_size", p.block_size)
+                       .add("block_bytes", p.block_bytes)
+                       .add("num_blocks", p.num_blocks)
+                       .add("kv_tokens", p.kv_tokens)
+                       .add("max_concurrency", p.max_concurrency)
+                       .add("max_num_seqs", p.max_num_seqs)
+                       .add("max_num_batched_tokens", p.max_num_batched_tokens));
   }
   if (p.engine == Engine::kLlamaCpp) {
-    j["host"] = memoryToJson(p.host, "bytes");
-    j["llamacpp"] = {{"layers", p.layers}, {"gpu_layers", p.gpu_layers}, {"n_ctx", p.n_ctx}};
+    j.add("host", memoryObject(p.host, "bytes"))
+        .add("llamacpp", JsonObject()
+                             .add("layers", p.layers)
+                             .add("gpu_layers", p.gpu_layers)
+                             .add("n_ctx", p.n_ctx));
   }
-  if (p.speed.itl_s > 0) j["speed"] = servingSpeedToJson(p.speed);
+  if (p.speed.itl_s > 0) j.add("speed", servingSpeedObject(p.speed));
   return j;
 }
 
