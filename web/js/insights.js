@@ -11,7 +11,7 @@ import dlcost, { DlcostError, extraLoaded, loadExtra } from './dlcost.js';
 import { byId } from './dom.js';
 import { getLang } from './i18n.js';
 import './insights_i18n.js';
-import { applyExplanations, initExplain } from './explain.js';
+import { applyExplanations, initExplain, showExplanation } from './explain.js';
 import { renderLearn } from './learn.js';
 import { gpuSortSpec, renderBatchChart, renderGpuCompare, renderModelChart } from './compare.js';
 import { getState, update } from './state.js';
@@ -129,6 +129,10 @@ function run() {
   renderLearn();
   finished();
 }
+
+// The page's render reaches the explanation panel through this module (a chunk loaded after
+// the first result).
+export { showExplanation };
 
 /** Draws the GPU table again in the state's sort (the page's render calls this when it changes). */
 export function redrawGpus() {

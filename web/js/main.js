@@ -18,8 +18,6 @@ import { createShareLinks, linkState } from './share.js';
 import { formatBytes, unitStep } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm, taskPatch, unitsPatch, workloadPatch } from './workload_form.js';
-import { initInsights, redrawGpus, updateInsights } from './insights.js';
-import { showExplanation } from './explain.js';
 import { registerOffline } from './offline.js';
 import { createAdvice } from './advice.js';
 import { currentTask, modelKind, setTasks } from './tasks.js';
@@ -102,6 +100,28 @@ function createPage(presets, gpus) {
     },
   });
 
+  /** The explanations and comparisons (insights.js with explain.js, compare.js, learn.js): a
+   *  chunk of their own, requested after the first result is drawn (docs/benchmarks.md,
+   *  "Session 5"), so the first result does not wait for it.
+   *  @type {Promise<typeof import('./insights.js')> | null} */
+  let insights = null;
+  /** The insights module once loaded: the render calls it directly (a sorted GPU table is
+   *  redrawn before the click handler moves the focus to its new header).
+   *  @type {typeof import('./insights.js') | null} */
+  let insightsLoaded = null;
+  /** Runs `use` with the insights module, loading it the first time.
+   *  @param {(m: typeof import('./insights.js')) => void} use */
+  function withInsights(use) {
+    insights ??= new Promise((loaded) => requestAnimationFrame(() => setTimeout(loaded, 0)))
+      .then(() => import('./insights.js'))
+      .then((m) => {
+        m.initInsights({ presets, loadPreset });
+        insightsLoaded = m;
+        return m;
+      });
+    insights.then(use, () => {});  // offline before the first visit: no explanations
+  }
+
   /** @param {EngineError | null} error */
   function showError(error) {
     lastError = error;
@@ -169,7 +189,7 @@ function createPage(presets, gpus) {
       const { report, sweep } = dlcost.estimateWithSweep(doc);
       lastReport = report;
       renderReport(s, report, sweep);
-      updateInsights(doc, report, s.units, s.model.preset);
+      withInsights((m) => m.updateInsights(doc, report, s.units, s.model.preset));
       showError(null);
     } catch (e) {
       if (!(e instanceof DlcostError)) throw e;
@@ -197,8 +217,9 @@ function createPage(presets, gpus) {
     io.render(s);
     editor.render(s);
     if (REPORT_KEYS.some(changed)) estimate(s);
-    if (changed('explain')) showExplanation();
-    if (changed('gpuSort')) redrawGpus();
+    // Before the insights load there is no explanation to show and no GPU table to sort.
+    if (insightsLoaded && changed('explain')) insightsLoaded.showExplanation();
+    if (insightsLoaded && changed('gpuSort')) insightsLoaded.redrawGpus();
   }
 
   /** Opens a share link's state in one update: its units and language, its workload (GPU
@@ -251,7 +272,6 @@ function createPage(presets, gpus) {
   };
   byId('units-gib').addEventListener('click', () => setUnits('GiB'));
   byId('units-gb').addEventListener('click', () => setUnits('GB'));
-  initInsights({ presets, loadPreset });
 
   return {
     render,
