@@ -11,7 +11,6 @@ import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, engineText, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
 import { createModelIo, splitDocument } from './model_io.js';
-import { inspectFile } from './model_file.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
@@ -340,7 +339,8 @@ async function start() {
     lastReport: page.lastReport,
     lastError: page.lastError,
     document: () => buildDocument(getState()), // the document the last estimate read
-    inspectFile,
+    /** @param {Blob} file @param {(bytesRead: number) => void} [onRead] */
+    inspectFile: async (file, onRead) => (await import('./model_file.js')).inspectFile(file, onRead),
   };
 }
 

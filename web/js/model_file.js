@@ -11,7 +11,6 @@ import { DICTIONARIES, t } from './i18n.js';
 import { BINARY, formatBytes, formatCount, groupDigits } from './units.js';
 
 Object.assign(DICTIONARIES.en, {
-  mf_hint: 'Or drop a .gguf, .safetensors, model.safetensors.index.json or .onnx: only its header is read, in this browser.',
   mf_reading: 'Reading the header of {name}…',
   mf_title: '{name}: {format}',
   mf_format_gguf: 'GGUF v{version}',
@@ -54,7 +53,6 @@ Object.assign(DICTIONARIES.en, {
 });
 
 Object.assign(DICTIONARIES.zh, {
-  mf_hint: '也可拖入 .gguf、.safetensors、model.safetensors.index.json 或 .onnx：只在本浏览器中读取文件头。',
   mf_reading: '正在读取 {name} 的文件头…',
   mf_title: '{name}：{format}',
   mf_format_gguf: 'GGUF v{version}',
@@ -95,15 +93,6 @@ Object.assign(DICTIONARIES.zh, {
   mf_graph_after: '另有 {count} 个节点读取其输出。',
   mf_use_graph: '估算此模型',
 });
-
-/** File-input `accept` entries for model files. */
-export const MODEL_FILE_ACCEPT = '.gguf,.safetensors,.onnx';
-
-/** Files this module reads by their header (a config.json stays with the paste box).
- *  @param {{name: string}} file */
-export function isModelFile(file) {
-  return /\.(gguf|safetensors|onnx)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
-}
 
 /**
  * The engine's summary of `file` (a File or Blob), reading only the first bytes it asks for.

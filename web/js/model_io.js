@@ -6,7 +6,22 @@
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
 import { mountHubFetch } from './hub_fetch.js';
-import { MODEL_FILE_ACCEPT, isModelFile, showModelFiles } from './model_file.js';
+
+/** File-input `accept` entries for model files. */
+const MODEL_FILE_ACCEPT = '.gguf,.safetensors,.onnx';
+
+/** Files model_file.js reads by their header (a config.json stays with the paste box).
+ *  @param {{name: string}} file */
+function isModelFile(file) {
+  return /\.(gguf|safetensors|onnx)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
+}
+
+/** Shows the model files dropped or chosen; model_file.js is a chunk loaded on the first
+ *  (docs/benchmarks.md, "Session 5"). @param {File[]} files @param {{onConfig: (doc: unknown) => void}} options */
+async function showModelFiles(files, options) {
+  const { showModelFiles: show } = await import('./model_file.js');
+  await show(byId('model-file'), files, options);
+}
 
 export const STARTER_MODEL = {
   schema: 1,
@@ -124,7 +139,7 @@ export function createModelIo(presets, handlers) {
     const files = [...(e.dataTransfer?.files ?? [])];
     const file = files[0];
     if (file && (files.length > 1 || isModelFile(file))) {
-      showModelFiles(byId('model-file'), files, { onConfig: useConfig });
+      showModelFiles(files, { onConfig: useConfig });
     } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
@@ -141,7 +156,7 @@ export function createModelIo(presets, handlers) {
     if (!file) return;
     if (files.length > 1 || isModelFile(file)) {
       fileInput.value = '';
-      await showModelFiles(byId('model-file'), files, { onConfig: useConfig });
+      await showModelFiles(files, { onConfig: useConfig });
       return;
     }
     paste.value = await file.text();

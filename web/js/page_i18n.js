@@ -5,6 +5,9 @@
 import { DICTIONARIES } from './i18n.js';
 
 Object.assign(DICTIONARIES.en, {
+  // The drop hint of index.html, shown before model_file.js (a chunk loaded on a drop) is.
+  mf_hint:
+    'Or drop a .gguf, .safetensors, model.safetensors.index.json or .onnx: only its header is read, in this browser.',
   layerKeys:
     'The list is one Tab stop: ↑/↓ (Home/End) go to another row, Enter or F2 edits the row (Tab then moves through its controls), Escape returns to the row; Alt+↑/↓ move it. "Add layer" inserts after the row last worked in.',
   layerRow: 'Layer {n}: {type} {name}',
@@ -38,6 +41,7 @@ Object.assign(DICTIONARIES.en, {
 });
 
 Object.assign(DICTIONARIES.zh, {
+  mf_hint: '也可拖入 .gguf、.safetensors、model.safetensors.index.json 或 .onnx：只在本浏览器中读取文件头。',
   layerKeys:
     '层列表只占一个 Tab 位置：↑/↓（Home/End）切换到其他行，Enter 或 F2 编辑该行（之后 Tab 在该行的控件间移动），Esc 回到该行；Alt+↑/↓ 移动该行。“添加层”插在最近编辑的行之后。',
   layerRow: '第 {n} 层：{type} {name}',
