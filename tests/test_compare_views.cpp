@@ -44,6 +44,19 @@ TEST_CASE("the preset list carries each CNN's ImageNet top-1 with its source",
   CHECK_FALSE((*p)["metrics"]["source"].get<std::string>().empty());
 }
 
+TEST_CASE("the preset list's metrics, cut out at build time, are the documents' own",
+          "[presets][metrics]") {
+  const json list = dlcost::presetListJson();
+  for (const dlcost::PresetInfo& info : dlcost::presetList()) {
+    CAPTURE(info.name);
+    const json doc = json::parse(dlcost::presetText(info.name));
+    const json* p = rowNamed(list, info.name);
+    REQUIRE(p);
+    CHECK(p->contains("metrics") == doc.contains("metrics"));
+    if (doc.contains("metrics")) CHECK((*p)["metrics"] == doc["metrics"]);
+  }
+}
+
 TEST_CASE("a model's metrics do not change its estimate", "[presets][metrics]") {
   json model = json::parse(dlcost::presetText("resnet18"));
   REQUIRE(model.contains("metrics"));

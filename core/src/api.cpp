@@ -1,6 +1,7 @@
 #include "dlcost/api.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 #include "dlcost/compare.hpp"
 #include "dlcost/config_json.hpp"
@@ -17,6 +18,23 @@
 namespace dlcost {
 
 namespace {
+
+/// A preset's top-level "metrics" (null without), read from that member alone: the preset
+/// list is the page's first engine call, and parsing every preset document (226 KB) for it
+/// took 10 to 40 ms in the page's engine (docs/benchmarks.md, "Session 5"). The presets are
+/// the engine's own files, "metrics" a top-level member named nowhere else in them
+/// (tests/test_compare_views.cpp checks every preset against its whole parsed document).
+nlohmann::json presetMetrics(const char* text) {
+  const char* key = std::strstr(text, "\"metrics\"");
+  const char* colon = key ? std::strchr(key, ':') : nullptr;
+  if (!colon) return nullptr;
+  nlohmann::json value;
+  nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom(value);
+  // Not strict: the value ends where the rest of the document begins.
+  nlohmann::json::sax_parse(colon + 1, text + std::strlen(text), &dom,
+                            nlohmann::json::input_format_t::json, false);
+  return value;
+}
 
 std::string internalError(const std::exception& e) {
   return dumpJson(
@@ -166,8 +184,8 @@ nlohmann::json presetListJson() {
   for (const PresetInfo& p : presetList()) {
     nlohmann::json entry = {{"name", p.name}, {"family", p.family}, {"source", p.source}};
     // Published facts stored with the preset (e.g. ImageNet top-1 with its source).
-    const nlohmann::json doc = nlohmann::json::parse(presetJson(p.name));
-    if (doc.is_object() && doc.contains("metrics")) entry["metrics"] = doc["metrics"];
+    nlohmann::json metrics = presetMetrics(presetJson(p.name));
+    if (!metrics.is_null()) entry["metrics"] = std::move(metrics);
     list.push_back(std::move(entry));
   }
   return list;
