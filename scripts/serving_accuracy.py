@@ -24,6 +24,15 @@ DISC4167 = "llama.cpp discussion #4167 (build 8e672ef, Llama 2 7B, tg 128)"
 INFERENCEBENCH = "InferenceBench concurrency-sweep recipe (vLLM 0.21, H100 80GB HBM3, TPOT p50 6.48 ms)"
 MUSGRAVE = "J. Musgrave, vLLM throughput-latency sweep on NVIDIA A100 (vLLM 0.23, 1024 in / 128 out)"
 VLLM_CI = "vLLM performance benchmark, buildkite #9515 (latency_llama8B_tp1, H200, batch 8, 32 in / 128 out)"
+EPYC9554 = ("ahelpme.com, CPU-only inference with AMD Epyc 9554, Phi-4 14B (llama-bench, one socket, "
+            "12-channel DDR5 at 4800 MT/s)")
+# microsoft/phi-4 config.json: the model of the EPYC measurements.
+PHI4 = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 5120,
+        "intermediate_size": 17920, "num_hidden_layers": 40, "num_attention_heads": 40,
+        "num_key_value_heads": 10, "vocab_size": 100352, "max_position_embeddings": 16384,
+        "tie_word_embeddings": False, "rms_norm_eps": 1e-5}
+# (GGUF type, llama-bench size GiB, tg tokens/s) from the EPYC 9554 article.
+EPYC = [("Q4_K_M", 8.43, 28.74), ("Q6_K", 11.20, 23.246), ("Q8_0", 14.51, 19.194)]
 # (preset GPU, GGUF type, measured tokens/s) from discussion #4167's summary table.
 APPLE = [("apple-m1-max-32gb", "Q8_0", 40.20), ("apple-m1-max-32gb", "Q4_0", 61.19),
          ("apple-m3-pro-36gb", "F16", 9.89), ("apple-m3-pro-36gb", "Q8_0", 17.53),
@@ -81,6 +90,20 @@ def rows():
                  "--gpu", gpu])
         out.append(row(f"llama.cpp {t} decode, {gpu}", DISC4167, r["serving"]["speed"]["tokens_per_s"],
                        tps, "tokens/s"))
+    path = "/tmp/dlcost-phi-4.json"
+    with open(path, "w") as f:
+        json.dump(PHI4, f)
+    for t, gib, tps in EPYC:
+        # The EPYC 9654 row has the 9554's memory system (12 channels of DDR5-4800); decode is
+        # memory-bound, so its core count does not enter.
+        r = run([path, "--mode", "infer", "--dtype", "fp16", "--engine", "llamacpp", "--quant", "gguf",
+                 "--gguf-type", t, "--prompt-tokens", "1", "--context", "128", "--gpu", "amd-epyc-9654",
+                 "--system-ram-gib", "192"])
+        dev = r["serving"]["device"]["terms"]
+        size = sum(x["bytes"] for x in dev if x["key"] == "weights") / GIB
+        out.append(row(f"Phi-4 GGUF {t} tensors", EPYC9554, size, gib, "GiB"))
+        out.append(row(f"llama.cpp {t} decode on a CPU, EPYC 9554 (Phi-4)", EPYC9554,
+                       r["serving"]["speed"]["tokens_per_s"], tps, "tokens/s"))
     vllm = ["--preset", "llama-3.1-8b", "--mode", "infer", "--dtype", "bf16", "--engine", "vllm"]
     r = run(vllm + ["--gpu", "h100-sxm", "--context", "512", "--users", "1"])
     out.append(row("vLLM decode, Llama-3.1-8B, 1 request, H100 SXM", INFERENCEBENCH,
@@ -123,6 +146,11 @@ def section():
               "(dequantization costs ALU time) and the two-die Ultras 0.43-0.59 at Q8_0 and Q4_0, "
               "so the estimate is too fast there, by up to 72 %: read it as an upper bound. Apple "
               "publishes no compute rate for M3/M4; decode is memory-bound, so these rows need none.",
+              "- CPU (llama.cpp, `-ngl 0`): llama.cpp's CPU factor is 0.59, calibrated on the three "
+              "EPYC 9554 points, which reach 0.55 (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of the "
+              "460.8 GB/s roofline; each is within 8 %. The estimate uses the EPYC 9654 row, whose "
+              "memory system is the 9554's (decode is memory-bound, so the core count does not enter). "
+              "The Phi-4 sizes (llama-quantize's per-tensor rules) match llama-bench's to its 0.01 GiB.",
               "- vLLM's own latency test on an H200 is 31 % slower than the estimate: each step also "
               "spends CPU time (scheduling, sampling, detokenizing) that the roofline omits, and at "
               "4.8 TB/s the GPU's part of a Llama-3.1-8B step is only 3.4 ms.",
