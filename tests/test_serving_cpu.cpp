@@ -7,6 +7,7 @@
 
 #include "dlcost/error.hpp"
 #include "dlcost/gpu.hpp"
+#include "dlcost/gpu_json.hpp"
 #include "dlcost/interconnect.hpp"
 #include "dlcost/quant_formats.hpp"
 #include "dlcost/serving.hpp"
