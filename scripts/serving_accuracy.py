@@ -128,7 +128,7 @@ def rows():
 def section():
     lines = [BEGIN, "## Serving (engines, quantization formats, speed)", "",
              "Written by `scripts/serving_accuracy.py` from `build/dlcost`; the same cases are tests "
-             "in `tests/test_serving.cpp` with their tolerances (docs/serving.md explains the model). "
+             "in `tests/test_serving.cpp` and `tests/test_serving_cpu.cpp` with their tolerances (docs/serving.md explains the model). "
              "Error = (estimate − measured) / measured.", "",
              "| figure | estimate | measured | error | source |", "|---|---:|---:|---:|---|"]
     lines += rows()
