@@ -137,9 +137,11 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const double compute_s =
       compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) / flops_rate : 0.0;
   const double memory_s = (weights_read + kv_read * gpu_layer_share) / bw;
-  const double host_kv_s = kv_read * (1 - gpu_layer_share) / host_bw;
-  const double cpu_pass_s = host_read / host_bw + host_kv_s;  // the CPU runs its layers
-  const double host_s = offload_decode ? d(host_weights) / link_bw + host_kv_s : cpu_pass_s;
+  const double host_kv = kv_read * (1 - gpu_layer_share);
+  const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers
+  // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
+  // layers' KV cache crosses the link with their weights.
+  const double host_s = offload_decode ? (d(host_weights) + host_kv) / link_bw : cpu_pass_s;
   s.bound = compute_s > memory_s ? "compute" : "memory";
   s.itl_s = (std::max(compute_s, memory_s) + host_s) / eff;
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
