@@ -24,6 +24,8 @@ DISC4167 = "llama.cpp discussion #4167 (build 8e672ef, Llama 2 7B, tg 128)"
 INFERENCEBENCH = "InferenceBench concurrency-sweep recipe (vLLM 0.21, H100 80GB HBM3, TPOT p50 6.48 ms)"
 MUSGRAVE = "J. Musgrave, vLLM throughput-latency sweep on NVIDIA A100 (vLLM 0.23, 1024 in / 128 out)"
 VLLM_CI = "vLLM performance benchmark, buildkite #9515 (latency_llama8B_tp1, H200, batch 8, 32 in / 128 out)"
+HF_A10G = ("fxmarty/accelerated-pytorch-transformers-generation README (A10G, default transformers "
+           "generate(), LLaMA 7B fp16, 1000 in / 200 out)")
 EPYC9554 = ("ahelpme.com, CPU-only inference with AMD Epyc 9554, Phi-4 14B (llama-bench, one socket, "
             "12-channel DDR5 at 4800 MT/s)")
 # microsoft/phi-4 config.json: the model of the EPYC measurements.
@@ -90,6 +92,20 @@ def rows():
                  "--gpu", gpu])
         out.append(row(f"llama.cpp {t} decode, {gpu}", DISC4167, r["serving"]["speed"]["tokens_per_s"],
                        tps, "tokens/s"))
+    # HF generate() on an A10G (the A10's 600 GB/s memory): the whole call, prefill + 199 steps.
+    a10g = "/tmp/dlcost-llama-7b-a10g.json"
+    doc = {"model": {"preset": "llama-2-7b"},
+           "workload": {"mode": "infer", "dtype": "fp16", "engine": "hf", "attention": "eager",
+                        "prompt_tokens": 1000, "generated_tokens": 200, "context": 1200,
+                        "gpu": {"base": "a10", "name": "NVIDIA A10G"}}}
+    with open(a10g, "w") as f:
+        json.dump(doc, f)
+    r = run([a10g])
+    s = r["serving"]["speed"]
+    out.append(row("HF generate(), LLaMA 7B fp16, A10G, tokens/s over the call", HF_A10G,
+                   200 / (s["ttft_s"] + 199 * s["itl_s"]), 23.150, "tokens/s"))
+    out.append(row("HF generate(), LLaMA 7B fp16, A10G, peak allocated", HF_A10G,
+                   r["serving"]["device"]["total"] / 1e6, 14776.09, "MB"))
     path = "/tmp/dlcost-phi-4.json"
     with open(path, "w") as f:
         json.dump(PHI4, f)
@@ -138,8 +154,8 @@ def section():
               "- The decode speed is the bandwidth roofline times the engine's efficiency: llama.cpp "
               "0.74, calibrated on the two RTX 4090 points (0.80 of the roofline at F16, 0.69 at "
               "Q8_0), each within 9 %; vLLM 0.76, calibrated on the H100 and A100 single-request "
-              "points (0.74 and 0.78), each within 3 %. SGLang uses vLLM's factor and HF llama.cpp's "
-              "(no measurements of their own found).",
+              "points (0.74 and 0.78), each within 3 %; HF transformers 0.56, calibrated on the A10G "
+              "generate() point. SGLang uses vLLM's factor (no clean measurement of its own found).",
               "- Apple silicon (llama.cpp's factor, not refitted): F16 and Q8_0 on the single-die "
               "chips land within 16 % (the Pro chips run faster than estimated, up to 0.88 of the "
               "roofline); Q4_0 on the Max chips reaches only 0.58-0.63 of the bandwidth roofline "
