@@ -59,6 +59,8 @@ export interface Workload {
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
+  /** RAM installed (GiB): a CPU device's memory; where llama.cpp keeps its CPU layers. */
+  system_ram_gib?: number;
   gpu_dtype?: string;
   /** Training step (core/src/workload_schema.cpp): gradient zeroing and the optimizer's
    *  implementation, which shape the step's peak. */
