@@ -6,7 +6,6 @@
 // batches of 32+ tokens, for which llama.cpp copies their weights to the GPU over the host
 // link. On a CPU device every byte is read from system RAM at the CPU's bandwidth.
 #include <algorithm>
-#include <cmath>
 
 #include "dlcost/checked.hpp"
 #include "dlcost/interconnect.hpp"
@@ -157,7 +156,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   // a prompt of fewer tokens runs them on the CPU, reading them once.
   const int64_t prompt = r.transformer->seq_len;
   const int64_t copies = link && host_weights > 0 ? offloadedUbatches(prompt) : 0;
-  s.prefill_copy_bytes = copies * (host_weights - host_output);
+  s.prefill_copy_bytes = checkedMul(copies, host_weights - host_output);
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
