@@ -167,13 +167,13 @@ def loss_of(logits, labels):
     return F.cross_entropy(logits.float().view(-1, v), labels.reshape(-1), ignore_index=-100)
 
 
-def engine(dlcost, batch, seq, optimizer, zero_grad, config=None):
+def engine(dlcost, batch, seq, optimizer, zero_grad, config=None, extra=()):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(config or CONFIG, f)
         path = f.name
     cmd = [dlcost, "estimate", path, "--mode", "train", "--batch", str(batch),
            "--seq-len", str(seq), "--dtype", "fp32", "--attention", "eager", "--optimizer",
-           optimizer, "--zero-grad", zero_grad, "--optimizer-impl", "for_loop", "--json"]
+           optimizer, "--zero-grad", zero_grad, "--optimizer-impl", "for_loop", "--json", *extra]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["memory"]
 
