@@ -337,6 +337,8 @@ struct Settings {
   bool lora_frozen_rule = false;
   LoraRoles lora_roles;
   int64_t adapter_bytes = 4;  ///< bytes of one adapter input or output value
+  /// lora_A reads the base input itself (everything fp32), not a cast copy of its own
+  bool adapter_input_shared = true;
   bool decoder_side = false;  ///< a decoder or encoder-decoder: logits, generation, KV cache
   bool full_recompute = false;
   bool drop_core = false;  ///< selective recomputation drops eager attention's scores
@@ -396,8 +398,10 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
           "frozen-weight rule is modelled for dense decoders without parallel blocks)");
     }
     // PEFT upcasts 16-bit adapters to fp32 and casts their input to fp32 (see loraAdapters);
-    // under torch.autocast (precision mixed) their matmuls run in the activation dtype.
+    // under torch.autocast (precision mixed) their matmuls run in the activation dtype, on a
+    // copy autocast makes of that fp32 input.
     s.adapter_bytes = s.layout.master_weights ? s.value_bytes : 4;
+    s.adapter_input_shared = !s.layout.master_weights && s.value_bytes == 4;
   }
   if (s.train && !s.lora && isQuantized(s.weight_dtype)) {
     throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
@@ -610,8 +614,8 @@ int64_t loraNormSaved(const Transformer& t, int64_t e) {
 /// Bytes per token the adapted modules reading one tensor of `width` keep for lora_A.
 int64_t loraInputsSaved(const Settings& s, int modules, int64_t width) {
   if (modules == 0) return 0;
-  if (s.adapter_bytes == s.value_bytes) return mul(s.value_bytes, width);  // the input itself
-  return mul(modules, s.adapter_bytes, width);                             // a copy each
+  if (s.adapter_input_shared) return mul(s.value_bytes, width);  // the input itself
+  return mul(modules, s.adapter_bytes, width);                   // a copy each
 }
 
 /// Bytes per token the attention keeps under LoRA; `input_grad`: the layer's input needs a
@@ -632,7 +636,7 @@ int64_t loraAttentionSaved(const Transformer& t, const Workload& w, const Settin
       b = add(b, mul(e, add(qWidth(t), keyWidth(t), add(valueWidth(t), outputWidth(t)))),
               mul(4, t.heads));
     }
-    if (r.o && s.adapter_bytes != e) b = add(b, loraInputsSaved(s, 1, outputWidth(t)));
+    if (r.o && !s.adapter_input_shared) b = add(b, loraInputsSaved(s, 1, outputWidth(t)));
   } else {
     if (kg) b = add(b, mul(e, qWidth(t)));               // Q, for K's gradient
     if (qg) b = add(b, mul(e, rep, keyWidth(t)));        // K (repeat_kv's copy), for Q's
