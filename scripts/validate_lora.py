@@ -88,13 +88,15 @@ CASES = [
 ]
 
 
-def report(dlcost, optimizers, add):
+def report(dlcost, optimizers, add, cache=None):
     """Measures, compares, and writes the table's lines through `add` (as
     validate_llama.report)."""
     import validate_torch as v
     rows = []
     for what, batch, seq, targets in CASES:
-        meas = measure(batch, seq, optimizers, targets)
+        key = f"lora|{batch}x{seq}|{','.join(targets)}|r{RANK}"
+        meas = llama.cached(cache, key, optimizers,
+                            lambda: measure(batch, seq, optimizers, targets))
         est = engine(dlcost, batch, seq, "sgd", "set_to_none", targets)
         saved_est = v.term(est, "activations")
         add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "
