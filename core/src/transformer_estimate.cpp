@@ -353,6 +353,32 @@ struct Settings {
   std::string longest_path;  ///< the workload field that sets `longest`
 };
 
+/// The roles of the modules `w.lora_targets` adapts (names as loraAdapters reads them).
+LoraRoles loraRoles(const Transformer& t, const Workload& w) {
+  LoraRoles r;
+  for (const LinearModule& m : blockLinearModules(t)) {
+    bool adapted = contains(w.lora_targets, "all-linear") || contains(w.lora_targets, m.name);
+    for (const std::string& l : m.logical) adapted = adapted || contains(w.lora_targets, l);
+    if (!adapted) continue;
+    bool reads_attention_norm = false, reads_mlp_norm = false;
+    for (const std::string& l : m.logical) {
+      r.q = r.q || l == "q_proj";
+      r.k = r.k || l == "k_proj";
+      r.v = r.v || l == "v_proj";
+      r.o = r.o || l == "o_proj";
+      r.gate = r.gate || l == "gate_proj";
+      r.up = r.up || l == "up_proj";
+      r.down = r.down || l == "down_proj";
+      reads_attention_norm =
+          reads_attention_norm || l == "q_proj" || l == "k_proj" || l == "v_proj";
+      reads_mlp_norm = reads_mlp_norm || l == "gate_proj" || l == "up_proj";
+    }
+    r.attention_inputs += reads_attention_norm ? 1 : 0;
+    r.mlp_inputs += reads_mlp_norm ? 1 : 0;
+  }
+  return r;
+}
+
 Settings resolveSettings(const Transformer& t, const Workload& w,
                          std::vector<std::string>& warnings) {
   Settings s;
@@ -368,27 +394,7 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
   s.kv_dtype = w.kv_dtype ? *w.kv_dtype : s.layout.activations;
   s.value_bytes = activationBytes(w);
   if (s.train && s.lora) {
-    for (const LinearModule& m : blockLinearModules(t)) {
-      bool adapted = contains(w.lora_targets, "all-linear") || contains(w.lora_targets, m.name);
-      for (const std::string& l : m.logical) adapted = adapted || contains(w.lora_targets, l);
-      if (!adapted) continue;
-      LoraRoles& r = s.lora_roles;
-      bool reads_attention_norm = false, reads_mlp_norm = false;
-      for (const std::string& l : m.logical) {
-        r.q = r.q || l == "q_proj";
-        r.k = r.k || l == "k_proj";
-        r.v = r.v || l == "v_proj";
-        r.o = r.o || l == "o_proj";
-        r.gate = r.gate || l == "gate_proj";
-        r.up = r.up || l == "up_proj";
-        r.down = r.down || l == "down_proj";
-        reads_attention_norm =
-            reads_attention_norm || l == "q_proj" || l == "k_proj" || l == "v_proj";
-        reads_mlp_norm = reads_mlp_norm || l == "gate_proj" || l == "up_proj";
-      }
-      r.attention_inputs += reads_attention_norm ? 1 : 0;
-      r.mlp_inputs += reads_mlp_norm ? 1 : 0;
-    }
+    s.lora_roles = loraRoles(t, w);
     s.lora_frozen_rule = t.kind == TransformerKind::kDecoder && !isMoe(t) && t.kv_lora_rank == 0 &&
                          !t.parallel_block && !t.embedding_norm;
     if (!s.lora_frozen_rule) {
