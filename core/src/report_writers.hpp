@@ -26,9 +26,9 @@ JsonObject networkObject(const Network& net);
 JsonObject interconnectObject(const Interconnect& link);
 JsonObject runCostObject(const RunCost& run);
 /// The report's "serving": {"engine", "context", "users", "fits", "max_users",
-/// "capacity_bytes", "budget_bytes", "kv_bytes_per_token", "device": memory, "host"?: memory,
-/// "paged"?: {...}, "llamacpp"?: {...}, "command", "speed"?: {...}, "notes"}; bytes are exact
-/// integers (serving_json.cpp).
+/// "capacity_bytes", "budget_bytes", "kv_bytes_per_token", "on_cpu", "device": memory, "host"?:
+/// memory, "paged"?: {...}, "llamacpp"?: {...}, "command", "speed"?: {...}, "notes"}; bytes are
+/// exact integers (serving_json.cpp).
 JsonObject servingPlanObject(const ServingPlan& plan);
 /// servingSpeedToJson's object (serving_json.cpp).
 JsonObject servingSpeedObject(const ServingSpeed& speed);

@@ -21,7 +21,8 @@ JsonObject servingSpeedObject(const ServingSpeed& s) {
       .add("tokens_per_s", s.tokens_per_s)
       .add("bound", s.bound)
       .add("step_bytes", s.step_bytes)
-      .add("step_flops", s.step_flops);
+      .add("step_flops", s.step_flops)
+      .add("prefill_copy_bytes", s.prefill_copy_bytes);
   return j;
 }
 
@@ -39,6 +40,7 @@ JsonObject servingPlanObject(const ServingPlan& p) {
       .add("capacity_bytes", p.capacity_bytes)
       .add("budget_bytes", p.budget_bytes)
       .add("kv_bytes_per_token", p.kv_bytes_per_token)
+      .add("on_cpu", p.on_cpu)
       .add("device", memoryObject(p.device, "bytes"))
       .add("command", p.command)
       .add("notes", p.notes);
