@@ -176,11 +176,11 @@ std::string model(const std::string& graph) {
 
 TEST_CASE("operators the engine does not model are listed, and nothing is estimated",
           "[onnx][graph]") {
-  // x -> Conv(4, 3x3), then Resize -> Relu and two LeakyRelu of the conv: Resize and LeakyRelu
-  // have no layer in the schema; the Relu after Resize cannot be shaped.
+  // x -> Conv(4, 3x3), then GridSample -> Relu and two Einsum of the conv: GridSample and
+  // Einsum have no layer in the schema; the Relu after GridSample cannot be shaped.
   const std::string graph = node("Conv", {"x", "w"}, {"c"}, intsAttr("kernel_shape", {3, 3})) +
-                            node("Resize", {"c"}, {"r"}) + node("Relu", {"r"}, {"a"}) +
-                            node("LeakyRelu", {"c"}, {"l1"}) + node("LeakyRelu", {"c"}, {"l2"}) +
+                            node("GridSample", {"c"}, {"r"}) + node("Relu", {"r"}, {"a"}) +
+                            node("Einsum", {"c"}, {"l1"}) + node("Einsum", {"c"}, {"l2"}) +
                             initializer("w", {4, 3, 3, 3}) + valueInfo(11, "x", {1, 3, 8, 8}) +
                             valueInfo(12, "l2", {1, 4, 6, 6});
   const std::string bytes = model(graph);
@@ -192,14 +192,14 @@ TEST_CASE("operators the engine does not model are listed, and nothing is estima
   CHECK(g["after_unmodelled_nodes"] == 1);
   CHECK(g["share_understood"] == Approx(0.2));
   REQUIRE(g["unmodelled"].size() == 2);
-  CHECK(g["unmodelled"][0]["op_type"] == "LeakyRelu");
+  CHECK(g["unmodelled"][0]["op_type"] == "Einsum");
   CHECK(g["unmodelled"][0]["count"] == 2);
-  CHECK(g["unmodelled"][1]["op_type"] == "Resize");
+  CHECK(g["unmodelled"][1]["op_type"] == "GridSample");
   try {
     (void)dlcost::onnxModelOrError(s);
     FAIL("no error");
   } catch (const dlcost::InputError& e) {
-    CHECK_THAT(e.error().message, Catch::Contains("LeakyRelu x2") && Catch::Contains("Resize x1") &&
+    CHECK_THAT(e.error().message, Catch::Contains("Einsum x2") && Catch::Contains("GridSample x1") &&
                                       Catch::Contains("1 of the graph's 5 nodes"));
   }
 }
