@@ -300,9 +300,10 @@ def tiny_refused(path):
 
 
 def saved_bytes(model, x):
-    """Bytes autograd saves for backward in one forward: every saved tensor's storage once,
-    parameters and 0-dim wrapped numbers excluded (scripts/validate_torch.py's measure)."""
-    params = {p.storage()._storage._cdata for p in model.parameters()}
+    """Bytes autograd saves for backward in one forward: every saved tensor's storage once;
+    parameters, buffers (batchnorm's running statistics, which exist anyway) and 0-dim
+    wrapped numbers excluded (scripts/validate_torch.py's measure)."""
+    params = {p.storage()._storage._cdata for p in list(model.parameters()) + list(model.buffers())}
     seen = {}
 
     def pack(t):
