@@ -62,8 +62,10 @@ bool isInteger(int32_t type) {
 /// Element-wise op of two tensors, equal in size or one a single value.
 template <typename F>
 OnnxTensor binary(const OnnxNode& n, const OnnxTensor& a, const OnnxTensor& b, int32_t type, F f) {
-  if (a.values.size() != b.values.size() && a.values.size() != 1 && b.values.size() != 1)
+  if (a.values.empty() || b.values.empty() ||
+      (a.values.size() != b.values.size() && a.values.size() != 1 && b.values.size() != 1)) {
     notFolded(n, "of unequal sizes");
+  }
   const bool b_wider = a.values.size() == 1 && b.values.size() != 1;
   const size_t size = std::max(a.values.size(), b.values.size());
   std::vector<double> out;
@@ -230,7 +232,7 @@ OnnxTensor foldConstant(const OnnxNode& n, const std::vector<const OnnxTensor*>&
     const OnnxTensor& x = input(n, in, 1);
     const OnnxTensor& y = input(n, in, 2);
     const OnnxTensor xy = binary(n, x, y, x.data_type, [](double a, double) { return a; });
-    if (c.values.size() != xy.values.size() && c.values.size() != 1)
+    if (c.values.empty() || (c.values.size() != xy.values.size() && c.values.size() != 1))
       notFolded(n, "of unequal sizes");
     std::vector<double> out;
     for (size_t k = 0; k < xy.values.size(); ++k) {

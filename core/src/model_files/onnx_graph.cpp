@@ -511,12 +511,13 @@ class Builder {
     const OnnxNode* times = plus ? only(plus->outputs[0], "Mul") : nullptr;
     const OnnxNode* half = times ? only(times->outputs[0], "Mul") : nullptr;
     auto scalar = [&](const OnnxNode& n, const std::string& other, double value) {
+      if (n.inputs.size() != 2) return false;
       const std::string& k = n.inputs[0] == other ? n.inputs[1] : n.inputs[0];
       auto it = constants_.find(k);
       const OnnxTensor* t = it != constants_.end() ? &it->second : nullptr;
       if (!t && inits_.count(k)) t = inits_[k];
       return t && t->has_values && t->values.size() == 1 && t->values[0] == value &&
-             n.inputs.size() == 2 && (n.inputs[0] == other || n.inputs[1] == other);
+             (n.inputs[0] == other || n.inputs[1] == other);
     };
     if (!half || !scalar(*plus, erf->outputs[0], 1) || !scalar(*half, times->outputs[0], 0.5) ||
         times->inputs.size() != 2 ||
