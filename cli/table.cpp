@@ -286,18 +286,23 @@ void printGpus(std::ostream& out, const nlohmann::json& table, ByteUnits units) 
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : table) {
     const double bf16 = g["bf16_flops"].get<double>(), fp16 = g["fp16_flops"].get<double>();
-    rows.push_back(
-        {g["id"].get<std::string>(), g["name"].get<std::string>(),
-         formatBytes(g["capacity_bytes"].get<int64_t>(), units),
-         fixed(g["bandwidth_bytes_per_s"].get<double>() / 1e9, 0) + " GB/s",
-         fixed(g["fp32_flops"].get<double>() / 1e12, 1), fixed(std::max(fp16, bf16) / 1e12, 1),
-         fixed(g["fp8_flops"].get<double>() / 1e12, 1), std::to_string(g["tdp_watts"].get<int>()),
-         g["price_usd"].get<int>() ? std::to_string(g["price_usd"].get<int>()) : "-",
-         std::to_string(g["release_year"].get<int>())});
+    // fp32 0 means the vendor publishes no compute rate (gpu.hpp): every rate is unknown,
+    // not "no fast path", so none is printed as a number.
+    const bool rated = g["fp32_flops"].get<double>() > 0;
+    const auto tflops = [rated](double flops) { return rated ? fixed(flops / 1e12, 1) : "-"; };
+    const auto published = [](int value) { return value ? std::to_string(value) : "-"; };
+    rows.push_back({g["id"].get<std::string>(), g["name"].get<std::string>(),
+                    formatBytes(g["capacity_bytes"].get<int64_t>(), units),
+                    fixed(g["bandwidth_bytes_per_s"].get<double>() / 1e9, 0) + " GB/s",
+                    tflops(g["fp32_flops"].get<double>()), tflops(std::max(fp16, bf16)),
+                    tflops(g["fp8_flops"].get<double>()), published(g["tdp_watts"].get<int>()),
+                    published(g["price_usd"].get<int>()),
+                    std::to_string(g["release_year"].get<int>())});
   }
   printTable(out, head, rows, 2);
-  out << "\nmemory as nvidia-smi reports it; rates dense, per device, 16-bit with FP32 "
-         "accumulate (GeForce: half the headline); 0 = no fast path\n";
+  out << "\nmemory as nvidia-smi reports it (unified memory: the GPU's default limit); rates "
+         "dense, per device, 16-bit with FP32 accumulate (GeForce: half the headline); 0 = no "
+         "fast path; - = not published\n";
 }
 
 void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits units) {

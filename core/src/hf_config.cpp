@@ -742,15 +742,66 @@ bool isHfConfig(const json& document) {
 
 namespace {
 
-/// model_types whose every parameter dlcost counts exactly, by reader.
-const std::vector<std::string>& supportedTypes() {
-  static const std::vector<std::string> kTypes = {
-      "llama",       "mistral",     "mixtral",     "qwen2",   "qwen3", "qwen2_moe", "qwen3_moe",
-      "gemma",       "gemma2",      "gemma3_text", "phi",     "phi3",  "phimoe",    "olmoe",
-      "deepseek",    "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",  "gpt_neox",  "falcon",
-      "bert",        "roberta",     "xlm-roberta", "t5",      "mt5",   "gptj",      "bloom",
-      "gpt_bigcode", "starcoder2",  "opt",         "cohere",  "olmo",  "olmo2",     "distilbert"};
-  return kTypes;
+/// A family's reader: fills `t` from the config's fields (`family` is the model_type read).
+using FamilyReader = void (*)(HfFields& f, Transformer& t, const std::string& family);
+
+/// Adapts a reader that needs no model_type to FamilyReader.
+template <void (*Read)(HfFields&, Transformer&)>
+void anyType(HfFields& f, Transformer& t, const std::string& /*family*/) {
+  Read(f, t);
+}
+
+/// The model_types whose every parameter dlcost counts exactly, each with its reader: the
+/// dispatch and the "supported" list of the error messages both come from here.
+struct ExactFamily {
+  const char* model_type;
+  FamilyReader read;
+};
+constexpr ExactFamily kExactFamilies[] = {
+    {"llama", readLlamaLike},
+    {"mistral", readLlamaLike},
+    {"mixtral", readLlamaLike},
+    {"qwen2", readLlamaLike},
+    {"qwen3", readLlamaLike},
+    {"qwen2_moe", readQwenMoe},
+    {"qwen3_moe", readQwenMoe},
+    {"gemma", readLlamaLike},
+    {"gemma2", readLlamaLike},
+    {"gemma3_text", readLlamaLike},
+    {"phi", anyType<readPhi>},
+    {"phi3", anyType<readPhi3>},
+    {"phimoe", anyType<readPhimoe>},
+    {"olmoe", anyType<readOlmoe>},
+    {"deepseek", readDeepseek},
+    {"deepseek_v2", readDeepseek},
+    {"deepseek_v3", readDeepseek},
+    {"gpt_oss", anyType<readGptOss>},
+    {"gpt2", anyType<readGpt2>},
+    {"gpt_neox", anyType<readGptNeox>},
+    {"falcon", anyType<readFalcon>},
+    {"bert", anyType<readBert>},
+    {"roberta", anyType<readBert>},
+    {"xlm-roberta", anyType<readBert>},
+    {"t5", anyType<readT5>},
+    {"mt5", anyType<readT5>},
+    {"gptj", anyType<readGptj>},
+    {"bloom", anyType<readBloom>},
+    {"gpt_bigcode", anyType<readGptBigcode>},
+    {"starcoder2", anyType<readStarcoder2>},
+    {"opt", anyType<readOpt>},
+    {"cohere", anyType<readCohere>},
+    {"olmo", readOlmo},
+    {"olmo2", readOlmo},
+    {"distilbert", anyType<readDistilbert>},
+    // Falcon's first releases name their model_type after the RefinedWeb dataset.
+    {"refinedweb", anyType<readFalcon>},
+    {"refinedwebmodel", anyType<readFalcon>},
+};
+
+const ExactFamily* exactFamily(const std::string& family) {
+  for (const ExactFamily& e : kExactFamilies)
+    if (family == e.model_type) return &e;
+  return nullptr;
 }
 
 /// Multimodal wrappers: their language model's model_type when text_config omits it (the
@@ -765,15 +816,10 @@ const std::map<std::string, std::string>& wrapperTextTypes() {
 
 std::string supportedList() {
   std::string list;
-  for (const std::string& s : supportedTypes()) list += (list.empty() ? "" : ", ") + s;
+  for (const ExactFamily& e : kExactFamilies)
+    list += (list.empty() ? "" : ", ") + std::string(e.model_type);
   for (const auto& [w, text] : wrapperTextTypes()) list += ", " + w;
   return list;
-}
-
-bool isSupported(const std::string& family) {
-  const auto& types = supportedTypes();
-  return std::find(types.begin(), types.end(), family) != types.end() || family == "refinedweb" ||
-         family == "refinedwebmodel";
 }
 
 }  // namespace
@@ -810,7 +856,7 @@ Transformer readHfConfig(const json& config, const std::string& path,
                        "'; its vision tower and projector are not counted");
     family = wrapper->second;
   }
-  if (!isSupported(family) && !approximate) {
+  if (!exactFamily(family) && !approximate) {
     throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
                      "model_type '" + family +
                          "' is not one dlcost counts exactly; supported: " + supportedList() +
@@ -822,49 +868,8 @@ Transformer readHfConfig(const json& config, const std::string& path,
   f.defaults = configDefaults(family);
   Transformer t;
   t.architecture = family;
-  if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2" ||
-      family == "gemma" || family == "gemma2" || family == "gemma3_text" || family == "qwen3") {
-    readLlamaLike(f, t, family);
-  } else if (family == "qwen2_moe" || family == "qwen3_moe") {
-    readQwenMoe(f, t, family);
-  } else if (family == "deepseek" || family == "deepseek_v2" || family == "deepseek_v3") {
-    readDeepseek(f, t, family);
-  } else if (family == "olmoe") {
-    readOlmoe(f, t);
-  } else if (family == "phimoe") {
-    readPhimoe(f, t);
-  } else if (family == "gpt_oss") {
-    readGptOss(f, t);
-  } else if (family == "gptj") {
-    readGptj(f, t);
-  } else if (family == "bloom") {
-    readBloom(f, t);
-  } else if (family == "gpt_bigcode") {
-    readGptBigcode(f, t);
-  } else if (family == "starcoder2") {
-    readStarcoder2(f, t);
-  } else if (family == "opt") {
-    readOpt(f, t);
-  } else if (family == "cohere") {
-    readCohere(f, t);
-  } else if (family == "olmo" || family == "olmo2") {
-    readOlmo(f, t, family);
-  } else if (family == "distilbert") {
-    readDistilbert(f, t);
-  } else if (family == "phi3") {
-    readPhi3(f, t);
-  } else if (family == "phi") {
-    readPhi(f, t);
-  } else if (family == "gpt2") {
-    readGpt2(f, t);
-  } else if (family == "gpt_neox") {
-    readGptNeox(f, t);
-  } else if (family == "falcon" || family == "refinedweb" || family == "refinedwebmodel") {
-    readFalcon(f, t);
-  } else if (family == "bert" || family == "roberta" || family == "xlm-roberta") {
-    readBert(f, t);
-  } else if (family == "t5" || family == "mt5") {
-    readT5(f, t);
+  if (const ExactFamily* exact = exactFamily(family)) {
+    exact->read(f, t, family);
   } else {
     readGeneric(f, t, family, warnings);
     t.architecture = "generic";

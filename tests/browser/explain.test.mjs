@@ -4,24 +4,15 @@
 // saturates. Screenshots of each chart go to tests/artifacts/.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { groupDigits } from '../../web/js/units.js';
-import { ARTIFACTS, openPage, openSession } from './harness.mjs';
+import { ARTIFACTS, lastReport, openPage, sessionPerFile } from './harness.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const T = { timeout: 120000 };
-let session;
+const session = sessionPerFile(T.timeout);
 
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
-
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
 const generation = (page) => page.evaluate(() => Number(document.body.dataset.insights || 0));
 
 /** Runs `action` and waits until the insights (explanations, comparisons) have caught up. */

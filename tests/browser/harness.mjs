@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -112,3 +113,22 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+
+/**
+ * One browser session for the calling test file: started before its tests and closed after
+ * them. The object is filled in by `before`, so tests pass it to openPage as it is.
+ */
+export function sessionPerFile(timeout) {
+  const session = {};
+  before(async () => {
+    Object.assign(session, await openSession());
+  }, { timeout });
+  after(async () => {
+    await session.close?.();
+  });
+  return session;
+}
+
+/** The page's last report and last error, through its test hook. */
+export const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
+export const lastError = (page) => page.evaluate(() => globalThis.dlcostPage.lastError());

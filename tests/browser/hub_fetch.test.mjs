@@ -7,19 +7,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ROOT } from '../js/native_cli.mjs';
-import { openPage, openSession, screenshot } from './harness.mjs';
+import { openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
-
-before(async () => {
-  session = await openSession();
-}, T);
-after(async () => {
-  await session?.close();
-});
+const session = sessionPerFile(T.timeout);
 
 // Published config.json of meta-llama/Llama-3.1-8B (tests/fixtures/hf-configs/SOURCES.md);
 // the Hub's safetensors total for it is 8,030,261,248 (test_transformer_families.cpp).

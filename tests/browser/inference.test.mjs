@@ -3,20 +3,12 @@
 // users-and-speed table from one servingSweep call when opened.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cliEstimate } from '../js/native_cli.mjs';
-import { openPage, openSession, screenshot } from './harness.mjs';
+import { openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 120000 };
-let session;
-
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
+const session = sessionPerFile(T.timeout);
 
 describe('the Inference panel', () => {
   test("vLLM on an H100 shows the CLI's plan and its sweep", T, async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliPresets, ROOT, runCli } from '../js/native_cli.mjs';
 import { formatBytes, formatCount, groupDigits } from '../../web/js/units.js';
-import { openPage, openSession, screenshot, serve } from './harness.mjs';
+import { lastReport, openPage, openSession, screenshot, serve } from './harness.mjs';
 
 const T = { timeout: 300000 };
 let session;
@@ -26,7 +26,6 @@ after(async () => {
   await hostServer?.close();
 });
 
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
 
 /** The CLI's report for a share-link fragment. */
 /** The report without the optimizer it echoes in inference, where no optimizer applies (the

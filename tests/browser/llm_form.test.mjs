@@ -3,24 +3,14 @@
 // would make. An engine error on one of them appears next to that field.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cliEstimate, runCli } from '../js/native_cli.mjs';
 import { formatBytes, groupDigits } from '../../web/js/units.js';
-import { openPage, openSession, screenshot } from './harness.mjs';
+import { lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
+const session = sessionPerFile(T.timeout);
 
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
-
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
-const lastError = (page) => page.evaluate(() => globalThis.dlcostPage.lastError());
 const visible = (page, id) => page.locator(`#${id}`).isVisible();
 
 describe('the transformer and multi-GPU fields', () => {

@@ -7,21 +7,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { DIST, openPage, openSession } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { DIST, lastReport, openPage, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
+const session = sessionPerFile(T.timeout);
 
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
-
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
 
 describe('offline', () => {
   test('after one visit the page reloads and computes with the network cut', T, async () => {

@@ -6,28 +6,18 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cliEstimate, cliPresets, runCli } from '../js/native_cli.mjs';
 import { formatBytes, groupDigits } from '../../web/js/units.js';
-import { ARTIFACTS, openPage, openSession, screenshot } from './harness.mjs';
+import { ARTIFACTS, lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
-
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
+const session = sessionPerFile(T.timeout);
 
 async function setField(page, selector, value) {
   await page.fill(selector, value);
 }
 
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
-const lastError = (page) => page.evaluate(() => globalThis.dlcostPage.lastError());
 
 describe('the page', () => {
   // One page update, one CLI run and one full-page screenshot per preset (56 and growing, about

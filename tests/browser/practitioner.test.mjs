@@ -5,25 +5,15 @@
 // `build/dlcost` for the same flags; screenshots go to tests/artifacts/.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { runCli } from '../js/native_cli.mjs';
 import { groupDigits } from '../../web/js/units.js';
-import { openPage, openSession, screenshot } from './harness.mjs';
+import { lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 120000 };
 const LAPTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
-let session;
-
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
-
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
+const session = sessionPerFile(T.timeout);
 
 /** The CLI's report for flags. */
 const cli = (...args) => runCli(['estimate', ...args, '--json']).json;

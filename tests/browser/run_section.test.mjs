@@ -3,20 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CLI, runCli } from '../js/native_cli.mjs';
-import { openPage, openSession } from './harness.mjs';
+import { openPage, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
-
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
+const session = sessionPerFile(T.timeout);
 
 test("the Run section shows the CLI's step time, MFU and run cost for a share link", T, async () => {
   const flags = ['--preset', 'llama-2-7b', '--batch', '32', '--dtype', 'bf16', '--gpu', 'h100-sxm'];

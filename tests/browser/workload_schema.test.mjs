@@ -3,23 +3,14 @@
 // CLI's message for the same flag next to its field.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { CLI, runCli } from '../js/native_cli.mjs';
-import { openPage, openSession } from './harness.mjs';
+import { lastReport, openPage, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
-let session;
+const session = sessionPerFile(T.timeout);
 
-before(async () => {
-  session = await openSession();
-}, T);
-
-after(async () => {
-  await session?.close();
-});
-
-const lastReport = (page) => page.evaluate(() => globalThis.dlcostPage.lastReport());
 const optionValues = (page, id) => page.$$eval(`#${id} option`, (os) => os.map((o) => o.value));
 
 describe('the workload form from the engine\'s schema', () => {

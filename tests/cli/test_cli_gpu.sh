@@ -34,6 +34,9 @@ check "gpus lists the table" 0 "$DLCOST" gpus --json
 json_true "at least 30 GPUs" "d.length >= 30 && d.some(g => g.id === 'h100-sxm')"
 check "gpus prints a table" 0 "$DLCOST" gpus
 contains "table names the H100" "h100-sxm" "$out"
+# Apple publishes no compute rate or TDP for the M3 Pro (gpu_presets.cpp cites apple.com):
+# its rates print as "-" (not published), never as 0 (no fast path).
+contains "unpublished rates print as -" "apple-m3-pro-36gb .* 150 GB/s  *-  *-  *-  *-" "$out"
 
 check "estimate on a GPU" 0 "$DLCOST" estimate --preset alexnet --batch 64 --gpu a100-sxm4-80gb --json
 json_true "report carries the fit fields" \

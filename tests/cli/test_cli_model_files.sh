@@ -8,23 +8,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 presets="$here/../../core/presets/hf"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() {  # name, expected exit code, expected text (grep -F), command...
-  local name="$1" code="$2" text="$3"
-  shift 3
-  local out rc
-  out="$("$@" 2>&1)"
-  rc=$?
-  if [ "$rc" -eq "$code" ] && grep -qF -- "$text" <<<"$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: $name (exit $rc, wanted $code and '$text')"
-    echo "$out" | head -5
-  fi
-}
+# shellcheck source=check_output.sh
+source "$here/check_output.sh"
 
 python3 "$here/../model_files/make_model_files.py" "$tmp"
 

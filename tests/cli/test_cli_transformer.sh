@@ -7,23 +7,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 presets="$here/../../core/presets/hf"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() {  # name, expected exit code, expected text (grep -F), command...
-  local name="$1" code="$2" text="$3"
-  shift 3
-  local out rc
-  out="$("$@" 2>&1)"
-  rc=$?
-  if [ "$rc" -eq "$code" ] && grep -qF -- "$text" <<<"$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL: $name (exit $rc, wanted $code and '$text')"
-    echo "$out" | head -5
-  fi
-}
+# shellcheck source=check_output.sh
+source "$here/check_output.sh"
 
 # gpt2's exact count from its config.json (Hugging Face model card: 124,439,808).
 check "config.json file" 0 '"total": 124439808' "$DLCOST" estimate "$presets/gpt2.json" --json

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { ROOT } from './native_cli.mjs';
+import { LLAMA_CPP, VLLM } from './serving_workloads.mjs';
 
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 const TYPES = join(ROOT, 'web', 'js', 'types.d.ts');
@@ -33,18 +34,6 @@ function cases() {
   const cnnOverT4 = { model: { preset: 'resnet50' }, workload: { batch: 512, gpu: 't4' } };
   const llmInfer = { model: { preset: 'llama-2-7b' }, workload: { mode: 'infer', gpu: 'h100-sxm' } };
   const llmQlora = { model: { preset: 'llama-2-7b' }, workload: { finetune: 'qlora', gpu: 'h100-sxm' } };
-  const vllm = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
-  const llamacpp = {
-    mode: 'infer',
-    dtype: 'fp16',
-    engine: 'llamacpp',
-    quant: 'gguf',
-    gguf_type: 'Q4_K_M',
-    context: 4096,
-    users: 2,
-    gpu: 'rtx-4090',
-    n_gpu_layers: 20,
-  };
   const overT4 = api.estimate(cnnOverT4);
   // The advice case must have advice, or the Advice type goes unchecked.
   assert.ok(overT4.gpu_fit.advice.length > 0, 'resnet50 at batch 512 on a T4 gets advice');
@@ -53,8 +42,8 @@ function cases() {
     ['Report', overT4],
     ['Report', api.estimate(llmInfer)],
     ['Report', api.estimate(llmQlora)],
-    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: vllm })],
-    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: llamacpp })],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: VLLM })],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: LLAMA_CPP })],
     ['ReportWithSweep', api.estimateWithSweep(cnnOverT4)],
     ['Sweep', api.sweepThroughput(cnnOverT4, [1, 8, 64])],
     ['Comparison', api.compare(llmInfer)],

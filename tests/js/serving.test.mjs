@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { cliEstimate, WASM_MODULE } from './native_cli.mjs';
+import { LLAMA_CPP as LLAMA, VLLM } from './serving_workloads.mjs';
 
 let engine;
 before(async () => {
@@ -13,18 +14,6 @@ before(async () => {
 });
 
 const doc = (workload) => ({ model: { preset: 'llama-3.1-8b' }, workload });
-const VLLM = { mode: 'infer', dtype: 'bf16', engine: 'vllm', gpu: 'h100-sxm', context: 8192, users: 32 };
-const LLAMA = {
-  mode: 'infer',
-  dtype: 'fp16',
-  engine: 'llamacpp',
-  quant: 'gguf',
-  gguf_type: 'Q4_K_M',
-  context: 4096,
-  users: 2,
-  gpu: 'rtx-4090',
-  n_gpu_layers: 20,
-};
 
 describe('serving plans', () => {
   for (const workload of [VLLM, LLAMA]) {
