@@ -181,7 +181,11 @@ Activation leakyRelu(const ObjectReader& r) {
   // (derivatives.yaml, leaky_relu_: "In-place leakyReLu backward calculation has to have
   // negative_slope greater than 0"): refused rather than modelled wrongly.
   const bool inplace = r.optionalBool("inplace", false);
-  r.optionalNumber("negative_slope", 0.01, inplace ? 1e-300 : -1e300, 1e300);
+  if (r.optionalNumber("negative_slope", 0.01, -1e300, 1e300) <= 0 && inplace) {
+    throw InputError(ErrorCode::kValue, r.pathOf("negative_slope"),
+                     "an in-place leaky_relu needs a positive negative_slope (as in PyTorch, "
+                     "whose backward then reads the result)");
+  }
   return Activation{ActivationKind::kLeakyRelu, inplace};
 }
 
