@@ -10,6 +10,9 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --tiny-vit OUTFILE      tests/fixtures/onnx/tiny_vit.onnx: a small ViT
                                                    (patch conv, class token, position embedding,
                                                    attention with Softmax, GELU MLP), default export
+       make_onnx_graphs.py --tiny-vit-dynamic OUTFILE
+                                                   tests/fixtures/onnx/tiny_vit_dynamic.onnx: the
+                                                   same with a symbolic batch (dynamic_axes)
        make_onnx_graphs.py --tiny-refused OUTFILE  tests/fixtures/onnx/tiny_refused.onnx: operators
                                                    dlcost does not model (InstanceNormalization,
                                                    DepthToSpace), refused by name
@@ -283,12 +286,14 @@ def tiny_unet(path):
     write_stripped(path, buf)
 
 
-def tiny_vit(path):
+def tiny_vit(path, dynamic=False):
     # torch.onnx.export's defaults (eval mode, constant folding): the model has no batchnorm
     # or dropout, so its eval graph is its training graph. Opset 17 has LayerNormalization.
+    # A symbolic batch keeps the shape arithmetic (Shape, Gather, Concat) in the graph.
     buf = io.BytesIO()
     torch.onnx.export(randomized(TinyVit()).eval(), torch.zeros(1, 3, 16, 16), buf,
-                      input_names=["image"], output_names=["logits"], opset_version=17)
+                      input_names=["image"], output_names=["logits"], opset_version=17,
+                      dynamic_axes={"image": {0: "batch"}} if dynamic else None)
     write_stripped(path, buf)
 
 
@@ -377,6 +382,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "--tiny-vit":
         tiny_vit(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-vit-dynamic":
+        tiny_vit(sys.argv[2], dynamic=True)
         sys.exit(0)
     if sys.argv[1] == "--tiny-refused":
         tiny_refused(sys.argv[2])

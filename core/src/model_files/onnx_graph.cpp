@@ -131,6 +131,9 @@ std::string shapeText(const std::vector<int64_t>& s) {
   return shapeToString(s);
 }
 
+/// The batch size shape arithmetic is evaluated with when the graph's batch is symbolic.
+constexpr int64_t kStandInBatch = 7919;
+
 class Builder {
  public:
   explicit Builder(const OnnxModel& m) : m_(m) {
@@ -195,7 +198,11 @@ class Builder {
           ErrorCode::kShape, "/graph/input",
           "input '" + in.name + "' has no shape of a batch and at least one more dimension");
     }
-    batch_ = in.dims[0];
+    // A symbolic batch (dynamic_axes) gets a stand-in size for the graph's shape arithmetic:
+    // per-sample shapes do not depend on it, and a Reshape keeps the batch only where its
+    // first dimension is exactly the stand-in (one that merges the batch into another
+    // dimension gives a multiple of it and is refused). A prime no model's layer sizes use.
+    batch_ = in.dims[0] > 0 ? in.dims[0] : kStandInBatch;
     Shape sample(in.dims.begin() + 1, in.dims.end());
     for (size_t k = 0; k < sample.size(); ++k) {
       if (sample[k] <= 0) {
@@ -808,12 +815,16 @@ class Builder {
   /// false for a node that is not shape arithmetic.
   bool foldShapeArithmetic(const OnnxNode& n) {
     if (n.op_type == "Shape") {
-      const Value& x = activation(n, 0);
-      if (batch_ <= 0) throw Unmodelled{"Shape of a tensor with a symbolic batch"};
       OnnxTensor t;
       t.data_type = 7;
-      t.values.push_back(static_cast<double>(batch_));
-      for (int64_t d : x.shape) t.values.push_back(static_cast<double>(d));
+      if (isConstant(n.inputs.at(0))) {  // a stored tensor's dims
+        for (int64_t d : constantInput(n, 0).dims) t.values.push_back(static_cast<double>(d));
+      } else {
+        t.values.push_back(static_cast<double>(batch_));
+        for (int64_t d : activation(n, 0).shape) t.values.push_back(static_cast<double>(d));
+      }
+      if (t.values.size() > static_cast<size_t>(kOnnxMaxValues))
+        throw Unmodelled{"Shape of a tensor of more than 64 dimensions"};
       int64_t from = intAttr(n, "start", 0),
               to = intAttr(n, "end", std::numeric_limits<int64_t>::max());
       const auto rank = static_cast<int64_t>(t.values.size());
