@@ -167,13 +167,13 @@ def loss_of(logits, labels):
     return F.cross_entropy(logits.float().view(-1, v), labels.reshape(-1), ignore_index=-100)
 
 
-def engine(dlcost, batch, seq, optimizer, zero_grad, config=None):
+def engine(dlcost, batch, seq, optimizer, zero_grad, config=None, extra=()):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(config or CONFIG, f)
         path = f.name
     cmd = [dlcost, "estimate", path, "--mode", "train", "--batch", str(batch),
            "--seq-len", str(seq), "--dtype", "fp32", "--attention", "eager", "--optimizer",
-           optimizer, "--zero-grad", zero_grad, "--optimizer-impl", "for_loop", "--json"]
+           optimizer, "--zero-grad", zero_grad, "--optimizer-impl", "for_loop", "--json", *extra]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["memory"]
 
@@ -227,7 +227,18 @@ CASES = [
 ]
 
 
-def report(dlcost, optimizers, add):
+def cached(cache, key, optimizers, measure_fn):
+    """The measurement under `key` in `cache` (validate_torch's cache: measurements do not
+    depend on dlcost), measured and stored when missing or lacking an optimizer."""
+    meas = cache.get(key) if cache is not None else None
+    if meas is None or any(o not in meas for o in optimizers):
+        meas = measure_fn()
+        if cache is not None:
+            cache[key] = meas
+    return meas
+
+
+def report(dlcost, optimizers, add, cache=None):
     """Measures, compares, and writes the table's lines through `add`: per case, figure,
     measured with 2.x's gradient accumulation, estimate, error, and 1.13's own figure and the
     error against it."""
@@ -235,7 +246,8 @@ def report(dlcost, optimizers, add):
     rows = []
     for what, batch, seq, tied in CASES:
         config = dict(CONFIG, tie_word_embeddings=tied)
-        meas = measure(batch, seq, optimizers, config)
+        key = f"llama|{batch}x{seq}" + ("|tied" if tied else "")
+        meas = cached(cache, key, optimizers, lambda: measure(batch, seq, optimizers, config))
         est = engine(dlcost, batch, seq, "sgd", "set_to_none", config)
         saved_est = v.term(est, "activations")
         add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "

@@ -123,9 +123,14 @@ TEST_CASE("dominant terms are computed from the layers", "[explain]") {
   CHECK_THAT(dom[1]["share"].get<double>(),
              Catch::Matchers::WithinRel(655566528.0 / 714188480.0, 1e-12));
   // One layer takes the singular verb: Llama-3-8B's activation memory is led by its one
-  // lm_head linear layer (config.json: a separate lm_head, tie_word_embeddings false).
-  const json llm = dlcost::explainDocument(document(
-      "llama-3-8b", {{"mode", "train"}, {"finetune", "qlora"}, {"recompute", "full"}}))["dominant"];
+  // lm_head linear layer (config.json: a separate lm_head, tie_word_embeddings false): with
+  // QLoRA's bf16 compute and full recomputation its fp32 log-probabilities (4 x 128,256 bytes
+  // per token) outweigh the 32 layers' bf16 checkpoints (32 x 2 x 4,096).
+  const json llm =
+      dlcost::explainDocument(document("llama-3-8b", {{"mode", "train"},
+                                                      {"finetune", "qlora"},
+                                                      {"dtype", "bf16"},
+                                                      {"recompute", "full"}}))["dominant"];
   bool singular = false;
   for (const json& d : llm) {
     if (d["layers"] == 1) {

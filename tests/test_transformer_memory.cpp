@@ -318,6 +318,115 @@ TEST_CASE("LoRA and quantization lines shard like the states they belong to on G
   }
 }
 
+TEST_CASE("LoRA over a frozen Llama keeps what autograd saves for the adapters",
+          "[transformer][memory][lora]") {
+  // scripts/validate_lora.py: scripts/validate_llama.py's Llama (2 layers, hidden 256, 8 heads
+  // over 4 KV heads, intermediate 688, vocabulary 2048) with every base weight frozen and
+  // PEFT's LoRA Linear on the targets (huggingface/peft src/peft/tuners/lora/layer.py at
+  // 5d602fdbf: update_layer lines 256-281, an nn.Identity dropout at 0, lora_A r x in,
+  // lora_B out x r, scaling alpha / r; Linear.forward lines 1035-1074,
+  // `result + lora_B(lora_A(dropout(x))) * scaling`), r = 8, fp32 on CPU, measured with
+  // Debian's PyTorch 1.13.1 by scripts/validate-torch (docs/accuracy.md, "LoRA on the Llama").
+  // Autograd saves a frozen linear's weight, not its input (tools/autograd/
+  // gen_variable_type.py, guard_for: should_compute_output around each saved input; mm's
+  // `mat2: mm_mat2_backward(grad, self, ...)`), the frozen RMSNorm weight's multiply not the
+  // normalised tensor, the frozen LM head not its input, the frozen embedding no token ids, and
+  // the first layer (its input needs no gradient) neither its norm's input nor Q. The
+  // full-fine-tuning count used before was 40 % high (q, v at 2 x 128 tokens: 15,901,696 saved
+  // bytes) and the step peaks 18 % high. The measurement also holds the rotary cos and sin
+  // tables (2 x seq x 32 fp32 values, which the estimate leaves out), the scalars `scaling`
+  // is wrapped in, Adam's CPU step counters and the labels: the estimate is below it by those.
+  struct Case {
+    int64_t batch, seq;
+    const char* targets;
+    const char* optimizer;
+    const char* zero_grad;
+    int64_t saved;       ///< bytes saved for backward during forward and loss
+    int64_t measured;    ///< step 2 (set_to_none) or step 3 (kept)
+    int64_t first_step;  ///< step 1
+  };
+  const Case c =
+      GENERATE(Case{2, 128, "q_proj,v_proj", "sgd", "set_to_none", 11376724, 25627656, 25627656},
+               Case{2, 128, "q_proj,v_proj", "sgd", "zero", 11376724, 25685000, 25627656},
+               Case{2, 128, "q_proj,v_proj", "adam", "set_to_none", 11376724, 25742376, 25627656},
+               Case{2, 128, "q_proj,v_proj", "adam", "zero", 11376724, 25799720, 25627656},
+               Case{2, 128, "all-linear", "sgd", "set_to_none", 14178468, 28667912, 28667912},
+               Case{2, 128, "all-linear", "adam", "set_to_none", 14178468, 29259896, 28667912},
+               Case{2, 128, "all-linear", "adam", "zero", 14178468, 29555832, 28667912},
+               Case{1, 16, "q_proj,v_proj", "sgd", "set_to_none", 598492, 10917256, 10917256},
+               Case{1, 16, "q_proj,v_proj", "adam", "zero", 598492, 11089320, 10917256});
+  CAPTURE(c.batch, c.seq, c.targets, c.optimizer, c.zero_grad);
+  const json config = {{"model_type", "llama"},
+                       {"architectures", {"LlamaForCausalLM"}},
+                       {"hidden_size", 256},
+                       {"intermediate_size", 688},
+                       {"num_attention_heads", 8},
+                       {"num_key_value_heads", 4},
+                       {"num_hidden_layers", 2},
+                       {"vocab_size", 2048},
+                       {"max_position_embeddings", 2048},
+                       {"rms_norm_eps", 1e-6},
+                       {"rope_theta", 10000.0},
+                       {"hidden_act", "silu"},
+                       {"tie_word_embeddings", false}};
+  const dlcost::Report r = runConfig(config, {{"mode", "train"},
+                                              {"batch", c.batch},
+                                              {"seq_len", c.seq},
+                                              {"dtype", "fp32"},
+                                              {"attention", "eager"},
+                                              {"finetune", "lora"},
+                                              {"lora_rank", 8},
+                                              {"lora_targets", c.targets},
+                                              {"optimizer", c.optimizer},
+                                              {"optimizer_impl", "for_loop"},
+                                              {"zero_grad", c.zero_grad}});
+  CHECK(r.warnings.empty());
+  const int64_t saved = r.memory.bytesOf(dlcost::MemoryKey::kActivations);
+  CHECK(saved <= c.saved);
+  CHECK(saved >= c.saved - c.saved / 100);  // the rotary tables: 0.7 % at 16 tokens
+  CHECK(r.memory.total <= c.measured);
+  CHECK(r.memory.total >= c.measured - c.measured / 500);  // within 0.2 %
+  REQUIRE(r.memory.first_step_total);
+  CHECK(*r.memory.first_step_total <= c.first_step);
+  CHECK(*r.memory.first_step_total >= c.first_step - c.first_step / 500);
+}
+
+TEST_CASE("LoRA keeps each adapter's own fp32 copy of a 16-bit input",
+          "[transformer][memory][lora]") {
+  // PEFT casts a LoRA module's input to the adapters' dtype (tuners_utils.py lines 2176-2191,
+  // _cast_input_dtype: `x.to(dtype=dtype)` unless the dtypes agree), and the adapters are fp32
+  // over a bf16 base (autocast_adapter_dtype), so lora_A keeps a 4-byte copy per adapted
+  // module where an fp32 model shares the base input; lora_A's output, which lora_B keeps, is
+  // fp32 too. Measured (scripts/validate_lora.py's model in bf16, fp32 adapters on q_proj and
+  // v_proj, 2 x 128 tokens): the saved tensors hold four (256, 256) fp32 copies, two per
+  // layer.
+  const json config = {{"model_type", "llama"},
+                       {"architectures", {"LlamaForCausalLM"}},
+                       {"hidden_size", 256},
+                       {"intermediate_size", 688},
+                       {"num_attention_heads", 8},
+                       {"num_key_value_heads", 4},
+                       {"num_hidden_layers", 2},
+                       {"vocab_size", 2048},
+                       {"max_position_embeddings", 2048},
+                       {"tie_word_embeddings", false}};
+  auto attention = [&](const char* dtype, const char* targets) {
+    const dlcost::Report r = runConfig(config, {{"mode", "train"},
+                                                {"batch", 2},
+                                                {"seq_len", 128},
+                                                {"dtype", dtype},
+                                                {"attention", "eager"},
+                                                {"finetune", "lora"},
+                                                {"lora_targets", targets}});
+    return row(r, "layers.1.attention").activation_bytes;
+  };
+  // In the second layer (its input needs a gradient) a second adapter on the norm's output
+  // adds nothing in fp32, where lora_A keeps the input both modules read, and one 4-byte copy
+  // of the 256 values per token in bf16.
+  CHECK(attention("fp32", "q_proj,v_proj") == attention("fp32", "q_proj"));
+  CHECK(attention("bf16", "q_proj,v_proj") - attention("bf16", "q_proj") == 2 * 128 * 4 * 256);
+}
+
 TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt's keys",
           "[transformer][memory][kv]") {
   // BERT reads its input once: no generation, no KV cache, one forward phase.

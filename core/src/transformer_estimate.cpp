@@ -221,8 +221,10 @@ int64_t decodeContexts(int64_t start, int64_t g, int64_t window) {
 
 struct Adapters {
   int64_t params = 0;
-  int64_t macs_per_token = 0;   ///< per token through every layer, active experts only
-  int64_t saved_per_token = 0;  ///< r values per target module (the A x output), bytes
+  int64_t macs_per_token = 0;  ///< per token through every layer, active experts only
+  /// r values per target module (lora_A's output, which lora_B keeps), bytes
+  int64_t saved_per_token = 0;
+  int64_t largest = 0;  ///< elements of the largest adapter matrix, r x max(in, out)
 };
 
 bool contains(const std::vector<std::string>& list, const std::string& name) {
@@ -231,8 +233,9 @@ bool contains(const std::vector<std::string>& list, const std::string& name) {
 
 /// LoRA adapters on the modules `w.lora_targets` names: a module's own name (what PEFT's
 /// target_modules matches), a logical projection it computes (q_proj on GPT-2 adapts the
-/// fused c_attn), or "all-linear" (every block module, as PEFT's all-linear).
-Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t e) {
+/// fused c_attn), or "all-linear" (every block module, as PEFT's all-linear). `value_bytes`:
+/// of one adapter activation (Settings::adapter_bytes).
+Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t value_bytes) {
   const std::vector<LinearModule> modules = blockLinearModules(t);
   for (const std::string& target : w.lora_targets) {
     bool found = target == "all-linear";
@@ -261,10 +264,14 @@ Adapters loraAdapters(const Transformer& t, const Workload& w, int64_t e) {
                                ? t.encoder_layers
                                : t.layers;
     const int64_t per_copy = mul(r, add(m.in, m.out));
+    a.largest = std::max(a.largest, mul(r, std::max(m.in, m.out)));
     a.params = add(a.params, mul(layers, m.copies, per_copy));
     const int64_t active = m.copies > 1 ? t.experts_per_token : 1;
     a.macs_per_token = add(a.macs_per_token, mul(layers, active, per_copy));
-    a.saved_per_token = add(a.saved_per_token, mul(layers, active, mul(r, e)));
+    // Full recomputation keeps each layer's input only: the adapters' outputs are recomputed
+    // with their layer.
+    if (w.recompute != Recompute::kFull)
+      a.saved_per_token = add(a.saved_per_token, mul(layers, active, mul(r, value_bytes)));
   }
   return a;
 }
@@ -311,10 +318,27 @@ namespace {
 
 // --- stage 1: the workload as this model runs it ------------------------------------------
 
+/// What LoRA adapts in every layer, by logical projection (GPT-2's c_attn adapts q, k and v),
+/// and how many adapted modules read each norm's output.
+struct LoraRoles {
+  bool q = false, k = false, v = false, o = false, gate = false, up = false, down = false;
+  int attention_inputs = 0;  ///< adapted modules reading the attention norm's output
+  int mlp_inputs = 0;        ///< adapted modules reading the MLP norm's output
+  bool attention() const { return q || k || v || o; }
+  bool mlp() const { return gate || up || down; }
+};
+
 /// Modes, number formats and lengths resolved from the workload and the model.
 struct Settings {
   bool train = false;
-  bool lora = false;          ///< finetune lora or qlora
+  bool lora = false;  ///< finetune lora or qlora
+  /// Training LoRA on a dense decoder: the frozen-base rule for saved tensors applies
+  /// (loraAttentionSaved); elsewhere the full fine-tuning count stands, an upper bound.
+  bool lora_frozen_rule = false;
+  LoraRoles lora_roles;
+  int64_t adapter_bytes = 4;  ///< bytes of one adapter input or output value
+  /// lora_A reads the base input itself (everything fp32), not a cast copy of its own
+  bool adapter_input_shared = true;
   bool decoder_side = false;  ///< a decoder or encoder-decoder: logits, generation, KV cache
   bool full_recompute = false;
   bool drop_core = false;  ///< selective recomputation drops eager attention's scores
@@ -328,6 +352,32 @@ struct Settings {
   int64_t longest = 0;       ///< tokens of the longest sequence the step holds
   std::string longest_path;  ///< the workload field that sets `longest`
 };
+
+/// The roles of the modules `w.lora_targets` adapts (names as loraAdapters reads them).
+LoraRoles loraRoles(const Transformer& t, const Workload& w) {
+  LoraRoles r;
+  for (const LinearModule& m : blockLinearModules(t)) {
+    bool adapted = contains(w.lora_targets, "all-linear") || contains(w.lora_targets, m.name);
+    for (const std::string& l : m.logical) adapted = adapted || contains(w.lora_targets, l);
+    if (!adapted) continue;
+    bool reads_attention_norm = false, reads_mlp_norm = false;
+    for (const std::string& l : m.logical) {
+      r.q = r.q || l == "q_proj";
+      r.k = r.k || l == "k_proj";
+      r.v = r.v || l == "v_proj";
+      r.o = r.o || l == "o_proj";
+      r.gate = r.gate || l == "gate_proj";
+      r.up = r.up || l == "up_proj";
+      r.down = r.down || l == "down_proj";
+      reads_attention_norm =
+          reads_attention_norm || l == "q_proj" || l == "k_proj" || l == "v_proj";
+      reads_mlp_norm = reads_mlp_norm || l == "gate_proj" || l == "up_proj";
+    }
+    r.attention_inputs += reads_attention_norm ? 1 : 0;
+    r.mlp_inputs += reads_mlp_norm ? 1 : 0;
+  }
+  return r;
+}
 
 Settings resolveSettings(const Transformer& t, const Workload& w,
                          std::vector<std::string>& warnings) {
@@ -343,6 +393,22 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
                        : (w.finetune == Finetune::kQlora ? DType::kInt4 : s.layout.weights);
   s.kv_dtype = w.kv_dtype ? *w.kv_dtype : s.layout.activations;
   s.value_bytes = activationBytes(w);
+  if (s.train && s.lora) {
+    s.lora_roles = loraRoles(t, w);
+    s.lora_frozen_rule = t.kind == TransformerKind::kDecoder && !isMoe(t) && t.kv_lora_rank == 0 &&
+                         !t.parallel_block && !t.embedding_norm;
+    if (!s.lora_frozen_rule) {
+      warnings.push_back(
+          "LoRA on " + t.architecture +
+          ": saved activations are counted as in full fine-tuning, an upper bound (the "
+          "frozen-weight rule is modelled for dense decoders without parallel blocks)");
+    }
+    // PEFT upcasts 16-bit adapters to fp32 and casts their input to fp32 (see loraAdapters);
+    // under torch.autocast (precision mixed) their matmuls run in the activation dtype, on a
+    // copy autocast makes of that fp32 input.
+    s.adapter_bytes = s.layout.master_weights ? s.value_bytes : 4;
+    s.adapter_input_shared = !s.layout.master_weights && s.value_bytes == 4;
+  }
   if (s.train && !s.lora && isQuantized(s.weight_dtype)) {
     throw InputError(ErrorCode::kValue, "/workload/weight_dtype",
                      std::string("training updates every weight, which cannot stay ") +
@@ -530,6 +596,92 @@ std::vector<MemoryTerm> modelStates(const Transformer& t, const TransformerParam
 
 // --- stage 5: activations and KV cache of one sequence -------------------------------------
 
+// LoRA over a frozen base. Autograd's generated code saves an input of a multi-input op only
+// when the gradient that reads it is needed (tools/autograd/gen_variable_type.py, `guard_for`:
+// `grad_fn->should_compute_output(edge)` around each saved tensor). A frozen linear
+// (derivatives.yaml, mm: `self: mm_mat1_backward(grad, mat2, ...)`, `mat2:
+// mm_mat2_backward(grad, self, ...)`) then keeps its weight and not its input, and a frozen
+// RMSNorm weight (`self.weight * hidden_states`, mul.Tensor) does not keep the normalised
+// tensor. An op whose inputs need no gradient keeps nothing: the embeddings are frozen, so
+// the first layer's input needs none and its norm keeps nothing; its QK^T keeps Q only for
+// K's gradient and K only for Q's. PEFT's lora_A (an nn.Linear that trains) keeps its input:
+// the base input itself when the dtypes agree, else its own cast copy
+// (src/peft/tuners/lora/layer.py, Linear.forward: `x = self._cast_input_dtype(x,
+// lora_A.weight.dtype)`). Measured against PyTorch 1.13 (docs/accuracy.md, LoRA rows).
+
+/// Bytes per token a norm keeps under LoRA when its input needs a gradient: RMSNorm its fp32
+/// input (the input itself in fp32, its upcast copy otherwise) and rsqrt's value; LayerNorm
+/// (native_layer_norm, one formula for input and weight, so no guard) its input and mean and
+/// rstd.
+int64_t loraNormSaved(const Transformer& t, int64_t e) {
+  return t.norm == NormKind::kRmsNorm ? add(mul(4, t.hidden), 4) : add(mul(e, t.hidden), 8);
+}
+
+/// Bytes per token the adapted modules reading one tensor of `width` keep for lora_A.
+int64_t loraInputsSaved(const Settings& s, int modules, int64_t width) {
+  if (modules == 0) return 0;
+  if (s.adapter_input_shared) return mul(s.value_bytes, width);  // the input itself
+  return mul(modules, s.adapter_bytes, width);                   // a copy each
+}
+
+/// Bytes per token the attention keeps under LoRA; `input_grad`: the layer's input needs a
+/// gradient (every layer but the first).
+int64_t loraAttentionSaved(const Transformer& t, const Workload& w, const Settings& s,
+                           bool input_grad, int64_t keys) {
+  const LoraRoles& r = s.lora_roles;
+  const int64_t e = s.value_bytes;
+  const bool qg = input_grad || r.q, kg = input_grad || r.k, vg = input_grad || r.v;
+  const int64_t rep = t.kv_heads > 0 && t.kv_heads < t.heads ? t.heads / t.kv_heads : 1;
+  int64_t b = input_grad ? loraNormSaved(t, e) : 0;
+  b = add(b, loraInputsSaved(s, r.attention_inputs, t.hidden));
+  if (t.qk_norm) b = add(b, mul(e, add(qg ? qWidth(t) : 0, kg ? keyWidth(t) : 0)));
+  const bool scores = qg || kg;
+  if (w.attention == AttentionImpl::kFlash) {
+    // One derivative formula for q, k and v: all kept, with the output and log-sum-exp.
+    if (scores || vg) {
+      b = add(b, mul(e, add(qWidth(t), keyWidth(t), add(valueWidth(t), outputWidth(t)))),
+              mul(4, t.heads));
+    }
+    if (r.o && !s.adapter_input_shared) b = add(b, loraInputsSaved(s, 1, outputWidth(t)));
+  } else {
+    if (kg) b = add(b, mul(e, qWidth(t)));               // Q, for K's gradient
+    if (qg) b = add(b, mul(e, rep, keyWidth(t)));        // K (repeat_kv's copy), for Q's
+    if (scores) b = add(b, mul(e, rep, valueWidth(t)));  // V, for the probabilities'
+    if ((scores || vg) && !s.drop_core) {
+      const int64_t probs = mul(t.heads, keys);
+      b = add(b, mul(e, probs));
+      if (t.attention_dropout) b = add(b, mul(1 + e, probs));
+    }
+    b = add(b, loraInputsSaved(s, r.o ? 1 : 0, outputWidth(t)));
+  }
+  const bool out = input_grad || r.attention();
+  if (out && t.hidden_dropout) b = add(b, t.hidden);  // residual dropout mask, 1 byte
+  if (out && t.norms_per_layer == 4) b = add(b, loraNormSaved(t, e));
+  return b;
+}
+
+/// Bytes per token the MLP keeps under LoRA; `input_grad`: its input needs a gradient (the
+/// first layer's when its attention is adapted). SiLU keeps the gate's output, the product
+/// the SiLU output (for up's gradient) and up's output (for the gate's); down_proj's input
+/// only an adapter keeps. An ungated MLP's activation keeps its input.
+int64_t loraMlpSaved(const Transformer& t, const Settings& s, bool input_grad, int64_t layer) {
+  const LoraRoles& r = s.lora_roles;
+  const int64_t e = s.value_bytes, f = ffnOf(t, layer);
+  int64_t b = input_grad ? loraNormSaved(t, e) : 0;
+  b = add(b, loraInputsSaved(s, r.mlp_inputs, t.hidden));
+  const bool up = input_grad || r.up, gate = input_grad || r.gate;
+  if (t.gated_mlp) {
+    b = add(b, mul(e, f, (gate ? 2 : 0) + (up ? 1 : 0)));
+  } else if (up) {
+    b = add(b, mul(e, f));
+  }
+  b = add(b, loraInputsSaved(s, r.down ? 1 : 0, f));
+  const bool out = input_grad || r.mlp();
+  if (out && t.hidden_dropout) b = add(b, t.hidden);
+  if (out && t.norms_per_layer == 4) b = add(b, loraNormSaved(t, e));
+  return b;
+}
+
 /// Bytes per token the attention of layer `i` of `st` keeps for backward; inference keeps
 /// nothing for backward, so rows show the tensor it writes. Full recomputation keeps the
 /// layer input only (Korthikanti's 2sbh).
@@ -538,12 +690,16 @@ int64_t attentionKeptPerToken(const Transformer& t, const Workload& w, const Set
   const int64_t e = s.value_bytes;
   if (!s.train || s.full_recompute) return mul(e, t.hidden);
   const int64_t keys = attendedKeys(t, i, st.context);
+  if (s.lora_frozen_rule) return loraAttentionSaved(t, w, s, i > 0, keys);
   return add(attentionSaved(t, e), s.drop_core ? 0 : coreSaved(t, e, keys, w.attention));
 }
 
 int64_t mlpKeptPerToken(const Transformer& t, const Settings& s, int64_t i) {
   if (!s.train) return mul(s.value_bytes, t.hidden);
-  return s.full_recompute ? int64_t{0} : mlpSaved(t, s.value_bytes, i);
+  if (s.full_recompute) return 0;
+  // Every layer has the same adapters, so only the first layer's input needs no gradient.
+  if (s.lora_frozen_rule) return loraMlpSaved(t, s, i > 0 || s.lora_roles.attention(), i);
+  return mlpSaved(t, s.value_bytes, i);
 }
 
 int64_t crossKeptPerToken(const Transformer& t, const Workload& w, const Settings& s,
@@ -664,6 +820,15 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
     m.head_saved = add(mul(f.logit_tokens, e, h), mul(f.logit_tokens, 4, t.vocab));
     if (s.train) m.head_saved = add(m.head_saved, mul(f.logit_tokens, 8));
   }
+  if (s.train && s.lora_frozen_rule) {
+    // A frozen base (see loraAttentionSaved): the embedding keeps no token ids, its dropout
+    // no mask (its input needs no gradient); the final norm keeps what a LoRA norm keeps;
+    // the frozen LM head not its input.
+    const int64_t tokens = f.stacks.back().tokens;
+    m.embed_saved = 0;
+    if (t.final_norm) m.final_saved = mul(tokens, loraNormSaved(t, e));
+    m.head_saved = checkedSub(m.head_saved, mul(f.logit_tokens, e, h));
+  }
   if (t.pooler) m.pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
   if (s.train) {
     trainingMemory(t, w, s, f, ad, m);
@@ -703,11 +868,14 @@ MemoryTerm gradientDeltaTerm(const std::vector<MemoryTerm>& terms) {
 /// waits in the shared weight's input buffer from the head's backward to the embedding's
 /// (the AccumulateGrad runs once both have contributed), so it is alive throughout. The
 /// layer line pairs the largest weight with the widest working set, an upper bound. LoRA
-/// trains only small adapters: their transients (rank x width) are not counted.
+/// trains the adapters only: a layer's transient is its largest adapter matrix's new fp32
+/// gradient (r x width), and the frozen head and embeddings compute no weight gradient.
 std::vector<BackwardCandidate> keptGradientCandidates(const Transformer& t, const Settings& s,
                                                       const TransformerParams& tp, const Forward& f,
-                                                      const SequenceMemory& m, int64_t grads) {
+                                                      const SequenceMemory& m, int64_t grads,
+                                                      const Adapters& ad) {
   std::vector<BackwardCandidate> out{{0, m.logits_phase}, {0, m.layer_phase}};
+  if (s.lora) out[1].gradient_delta = mul(4, ad.largest);
   if (s.lora || tp.total <= 0 || grads % tp.total != 0) return out;
   const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
   int64_t largest = 0;
@@ -742,13 +910,14 @@ std::vector<BackwardCandidate> keptGradientCandidates(const Transformer& t, cons
 std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Workload& w,
                                                   const Settings& s, const TransformerParams& tp,
                                                   const Forward& f, const SequenceMemory& m,
-                                                  const std::vector<MemoryTerm>& terms) {
+                                                  const std::vector<MemoryTerm>& terms,
+                                                  const Adapters& ad) {
   int64_t grads = 0;
   for (const MemoryTerm& term : terms) {
     if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
       grads = add(grads, term.fixed);
   }
-  if (w.zero_grad == ZeroGrad::kZero) return keptGradientCandidates(t, s, tp, f, m, grads);
+  if (w.zero_grad == ZeroGrad::kZero) return keptGradientCandidates(t, s, tp, f, m, grads, ad);
   std::vector<BackwardCandidate> out{{-grads, m.logits_phase}, {0, m.layer_phase}};
   if (tp.total <= 0 || grads % tp.total != 0) return out;
   const int64_t per_param = grads / tp.total;  // gradient bytes per parameter
@@ -788,7 +957,7 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
 /// peaks as with set_to_none (AccumulateGrad steals each new gradient).
 int64_t firstStepTotal(const Transformer& t, const Workload& w, const Settings& s,
                        const TransformerParams& tp, const Forward& f, const SequenceMemory& mem,
-                       const MemoryBreakdown& m) {
+                       const Adapters& ad, const MemoryBreakdown& m) {
   int64_t backward = m.phases[0].bytes;
   if (w.zero_grad == ZeroGrad::kZero) {
     Workload none = w;
@@ -796,7 +965,7 @@ int64_t firstStepTotal(const Transformer& t, const Workload& w, const Settings& 
     const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
     const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
     std::optional<int64_t> change;  // the first step's backward peak less the steady one
-    for (const BackwardCandidate& c : backwardCandidates(t, none, s, tp, f, mem, m.terms)) {
+    for (const BackwardCandidate& c : backwardCandidates(t, none, s, tp, f, mem, m.terms, ad)) {
       const int64_t d = add(checkedSub(c.gradient_delta, delta.bytes),
                             checkedSub(mul(w.batch, c.extra_per_sample), extra.bytes));
       change = std::max(change.value_or(d), d);
@@ -1165,7 +1334,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
       overflowAt(s.longest_path, tokens + " make the MACs", [&] { return forwardPass(t, s); });
   const Adapters ad = s.lora && s.train
                           ? overflowAt("/workload/lora_rank", "the adapters' sizes",
-                                       [&] { return loraAdapters(t, w, s.value_bytes); })
+                                       [&] { return loraAdapters(t, w, s.adapter_bytes); })
                           : Adapters{};
   const SequenceMacs macs = overflowAt(s.longest_path, tokens + " make the MACs",
                                        [&] { return sequenceMacs(t, w, s, f, ad); });
@@ -1188,13 +1357,13 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));
     std::vector<BackwardCandidate> candidates;
-    if (s.train) candidates = backwardCandidates(t, w, s, tp, f, mem, terms);
+    if (s.train) candidates = backwardCandidates(t, w, s, tp, f, mem, terms, ad);
     r.memory = sumTerms(std::move(terms), b, std::move(candidates));
     for (MemoryTerm& term : r.memory.terms) {
       if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;
       if (term.key == MemoryKey::kBackwardPeakExtra) term.inputs[1].value = term.per_sample;
     }
-    if (s.train) r.memory.first_step_total = firstStepTotal(t, w, s, tp, f, mem, r.memory);
+    if (s.train) r.memory.first_step_total = firstStepTotal(t, w, s, tp, f, mem, ad, r.memory);
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);

@@ -17,7 +17,10 @@ check "flags merge into a config.json" 0 '"seq_len": 256' \
 # KV cache: 2 x 32 layers x 32 heads x 128 x 2 B x 1024 tokens (Pope et al. 2022, section 2).
 check "preset with inference flags" 0 'KV cache                 512.0 MiB       536,870,912 B' \
   "$DLCOST" estimate --preset llama-2-7b --mode infer --dtype fp16 --prompt-tokens 1024
-check "human table folds repeated layers" 0 'layers.0-31.attention (x32)' \
+check "human table folds repeated layers" 0 'layers.0-31.mlp (x32)' \
+  "$DLCOST" estimate --preset llama-2-7b --finetune lora --dtype bf16
+# Under LoRA the first attention keeps less (its input needs no gradient), so it stands apart.
+check "human table folds the alike layers only" 0 'layers.1-31.attention (x31)' \
   "$DLCOST" estimate --preset llama-2-7b --finetune lora --dtype bf16
 check "help lists the transformer flags" 0 '--lora-targets' "$DLCOST" --help
 
