@@ -162,8 +162,9 @@ int runEstimate(const dlcost::cli::Options& o) {
       j["dominant"] = explained["dominant"];
     }
     if (o.gguf || o.weights) {
-      j["model_file"] =
-          dlcost::cli::modelFileNote(dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf));
+      const json summary = dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf);
+      j["model_file"] = dlcost::cli::modelFileNote(summary);
+      j["model_file"]["components"] = dlcost::cli::componentCheck(summary, config.model);
     }
     std::cout << dlcost::dumpJson(j, 2) << "\n";
     return 0;
@@ -171,8 +172,9 @@ int runEstimate(const dlcost::cli::Options& o) {
   dlcost::cli::printReport(std::cout, report, o.units);
   if (report.serving) dlcost::cli::printServing(std::cout, *report.serving, o.units);
   if (o.gguf || o.weights) {
-    dlcost::cli::printModelFileNote(
-        std::cout, dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf), o.units);
+    const json summary = dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf);
+    dlcost::cli::printModelFileNote(std::cout, summary, o.units);
+    dlcost::cli::printComponentCheck(std::cout, dlcost::cli::componentCheck(summary, config.model));
   }
   if (o.explain) {
     std::cout << "\n";

@@ -15,6 +15,7 @@
 #include "dlcost/report_json.hpp"
 #include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
+#include "dlcost/weight_components.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -279,6 +280,38 @@ void printModelFileNote(std::ostream& out, const json& summary, ByteUnits units)
     first = false;
   }
   out << ");\nthe weights line above is these bytes, whatever --weight-dtype says\n";
+}
+
+json componentCheck(const json& summary, const Model& model) {
+  const auto* t = std::get_if<Transformer>(&model.body);
+  const std::string format = summary.value("format", "");
+  if (!t || (format != "safetensors" && format != "safetensors_index") ||
+      !summary.contains("tensors") || !summary["tensors"].is_array()) {
+    return nullptr;
+  }
+  return componentCheckJson(checkComponents(*t, summary["tensors"]));
+}
+
+void printComponentCheck(std::ostream& out, const json& check) {
+  if (check.is_null()) return;
+  out << "the file's tensors by component (names as transformers' modules): "
+      << (check["matches"].get<bool>() ? "each equals the engine's count\n"
+                                       : "they differ from the engine's count:\n");
+  for (const json& r : check["rows"]) {
+    if (r["engine"] == 0 && r["file"] == 0) continue;
+    out << "  " << std::left << std::setw(11) << r["component"].get<std::string>() << std::right
+        << std::setw(18) << groupDigits(r["file"]) << " in the file, " << std::setw(18)
+        << groupDigits(r["engine"]) << " by dlcost";
+    if (r["difference"] != 0) out << "  (difference " << groupDigits(r["difference"]) << ")";
+    out << "\n";
+  }
+  const json& u = check["unplaced"];
+  if (u["count"] != 0) {
+    out << "  " << groupDigits(u["count"]) << " tensors (" << groupDigits(u["parameters"])
+        << " parameters) match no component's names, e.g.";
+    for (const json& n : u["names"]) out << " " << n.get<std::string>();
+    out << "\n";
+  }
 }
 
 int runInspect(const std::vector<std::string>& args) {

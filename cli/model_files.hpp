@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dlcost/model.hpp"
+
 #include "dlcost/units.hpp"
 
 namespace dlcost::cli {
@@ -24,6 +26,11 @@ nlohmann::json ggufConfig(const nlohmann::json& summary);
 /// type, and the engine's parameter check ("model_file" in --json).
 nlohmann::json modelFileNote(const nlohmann::json& summary);
 void printModelFileNote(std::ostream& out, const nlohmann::json& summary, ByteUnits units);
+/// A checkpoint's tensors against the engine's components (componentCheckJson's object), or
+/// null where the file lists no tensor names (GGUF's are not Hugging Face names) or the model
+/// is not a transformer.
+nlohmann::json componentCheck(const nlohmann::json& summary, const dlcost::Model& model);
+void printComponentCheck(std::ostream& out, const nlohmann::json& check);
 
 /// `dlcost inspect FILE [--json] [--tensors] [--config] [--units binary|decimal]`; `args` follow
 /// "inspect". Returns the exit status; throws UsageError or InputError.

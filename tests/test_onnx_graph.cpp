@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "dlcost/config_json.hpp"
@@ -176,11 +177,11 @@ std::string model(const std::string& graph) {
 
 TEST_CASE("operators the engine does not model are listed, and nothing is estimated",
           "[onnx][graph]") {
-  // x -> Conv(4, 3x3), then Resize -> Relu and two LeakyRelu of the conv: Resize and LeakyRelu
-  // have no layer in the schema; the Relu after Resize cannot be shaped.
+  // x -> Conv(4, 3x3), then GridSample -> Relu and two Einsum of the conv: GridSample and
+  // Einsum have no layer in the schema; the Relu after GridSample cannot be shaped.
   const std::string graph = node("Conv", {"x", "w"}, {"c"}, intsAttr("kernel_shape", {3, 3})) +
-                            node("Resize", {"c"}, {"r"}) + node("Relu", {"r"}, {"a"}) +
-                            node("LeakyRelu", {"c"}, {"l1"}) + node("LeakyRelu", {"c"}, {"l2"}) +
+                            node("GridSample", {"c"}, {"r"}) + node("Relu", {"r"}, {"a"}) +
+                            node("Einsum", {"c"}, {"l1"}) + node("Einsum", {"c"}, {"l2"}) +
                             initializer("w", {4, 3, 3, 3}) + valueInfo(11, "x", {1, 3, 8, 8}) +
                             valueInfo(12, "l2", {1, 4, 6, 6});
   const std::string bytes = model(graph);
@@ -192,14 +193,15 @@ TEST_CASE("operators the engine does not model are listed, and nothing is estima
   CHECK(g["after_unmodelled_nodes"] == 1);
   CHECK(g["share_understood"] == Approx(0.2));
   REQUIRE(g["unmodelled"].size() == 2);
-  CHECK(g["unmodelled"][0]["op_type"] == "LeakyRelu");
+  CHECK(g["unmodelled"][0]["op_type"] == "Einsum");
   CHECK(g["unmodelled"][0]["count"] == 2);
-  CHECK(g["unmodelled"][1]["op_type"] == "Resize");
+  CHECK(g["unmodelled"][1]["op_type"] == "GridSample");
   try {
     (void)dlcost::onnxModelOrError(s);
     FAIL("no error");
   } catch (const dlcost::InputError& e) {
-    CHECK_THAT(e.error().message, Catch::Contains("LeakyRelu x2") && Catch::Contains("Resize x1") &&
+    CHECK_THAT(e.error().message, Catch::Contains("Einsum x2") &&
+                                      Catch::Contains("GridSample x1") &&
                                       Catch::Contains("1 of the graph's 5 nodes"));
   }
 }
@@ -262,4 +264,54 @@ TEST_CASE("the SiLU, bias and symbolic-batch patterns", "[onnx][graph]") {
   CHECK(layers[2]["inputs"] == json::array({layers[1]["name"]}));
   CHECK(g.parameters == 8 * 16 + 16);
   CHECK(g.understood == 5);
+}
+
+TEST_CASE("a tiny U-Net and ViT exported by PyTorch give PyTorch's own counts",
+          "[onnx][graph][unet][vit]") {
+  // tests/model_files/make_onnx_graphs.py --tiny-unet / --tiny-vit export them (the U-Net in
+  // training mode at opset 17; the ViT with torch.onnx.export's defaults, eval mode and
+  // constant folding), and --measure prints PyTorch 1.13's own figures, quoted here: the sum
+  // of p.numel(), the MACs of the convolutions and matrix products ATen runs (a dispatch mode
+  // counting convolution, addmm, mm and bmm), and the bytes autograd saves for backward
+  // (saved_tensors_hooks; storages once, parameters and buffers excluded) at batch 2 and 4,
+  // fp32, as scripts/validate_torch.py measures.
+  struct Measured {
+    const char* file;
+    int64_t params, macs, saved_b2, saved_b4;
+    std::vector<const char*> types;  ///< layer types the import must produce
+  };
+  // clang-format off
+  const auto m = GENERATE(
+      // tiny_unet params 29690 macs/sample 1714176 saved bytes at batch 2 320768 batch 4 640256
+      Measured{"tiny_unet.onnx", 29690, 1714176, 320768, 640256,
+               {"conv_transpose2d", "upsample", "leaky_relu", "maxpool2d", "concat"}},
+      // tiny_vit params 19626 macs/sample 340416 saved bytes at batch 2 139152 batch 4 278304
+      Measured{"tiny_vit.onnx", 19626, 340416, 139152, 278304,
+               {"permute", "reshape", "matmul", "select", "gelu", "softmax", "layernorm"}},
+      // The same ViT exported with a symbolic batch: its shape arithmetic stays in the graph.
+      Measured{"tiny_vit_dynamic.onnx", 19626, 340416, 139152, 278304,
+               {"permute", "reshape", "matmul", "select", "gelu", "softmax", "layernorm"}});
+  // clang-format on
+  CAPTURE(m.file);
+  const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(read(fixture(m.file)));
+  INFO(g.error);
+  for (const auto& [op, u] : g.unmodelled) INFO(op + ": " + u.reason);
+  REQUIRE(g.model.is_object());
+  CHECK(g.understood == g.nodes);
+  CHECK(g.unused_initializers.empty());
+  CHECK(g.parameters == m.params);
+  CHECK(g.macs_per_sample == m.macs);
+  std::set<std::string> types;
+  for (const json& l : g.model["layers"]) types.insert(l["type"].get<std::string>());
+  for (const char* t : m.types) CHECK(types.count(t) == 1);
+  for (const int64_t batch : {2, 4}) {
+    dlcost::Workload w;
+    w.mode = dlcost::Mode::kTrain;
+    w.batch = batch;
+    const dlcost::Report r = dlcost::estimate(dlcost::parseModel(g.model, ""), w);
+    CHECK(r.params.total == m.params);
+    CHECK(r.macs.forward == m.macs * batch);
+    CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) ==
+          (batch == 2 ? m.saved_b2 : m.saved_b4));
+  }
 }

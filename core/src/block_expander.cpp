@@ -238,6 +238,11 @@ class Expander {
           ErrorCode::kValue, r.pathOf("inputs"),
           layer.type + " takes exactly one input, not " + std::to_string(layer.inputs.size()));
     }
+    if (arity == 2 && layer.inputs.size() != 2) {
+      throw InputError(
+          ErrorCode::kValue, r.pathOf("inputs"),
+          layer.type + " takes exactly two inputs, not " + std::to_string(layer.inputs.size()));
+    }
     if (arity == 0 && layer.inputs.size() < 2) {
       throw InputError(ErrorCode::kValue, r.pathOf("inputs"),
                        layer.type + " needs two or more inputs: name them in 'inputs'");

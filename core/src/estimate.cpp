@@ -28,8 +28,11 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
                        const std::vector<Shape>& shapes, const PrecisionLayout& lay,
                        int64_t input_bytes, int64_t b) {
   const Layer& layer = g.layers[i];
-  const bool is_view = std::holds_alternative<Flatten>(layer.spec) ||
-                       (a.aliases_input && std::holds_alternative<Dropout>(layer.spec));
+  const bool is_view = (a.aliases_input && (std::holds_alternative<Flatten>(layer.spec) ||
+                                            std::holds_alternative<Reshape>(layer.spec) ||
+                                            std::holds_alternative<Dropout>(layer.spec))) ||
+                       std::holds_alternative<Permute>(layer.spec) ||
+                       std::holds_alternative<Select>(layer.spec);
   if (is_view) return 0;
   const int64_t act_bytes = dtypeBits(lay.activations) / 8;
   int64_t per_sample = 0;
@@ -55,6 +58,8 @@ std::vector<int64_t> parameterTensors(const Layer& layer, int64_t params) {
   int64_t bias = 0;
   if (const auto* c = std::get_if<Conv2d>(&layer.spec)) {
     bias = c->bias ? c->out_channels : 0;
+  } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.spec)) {
+    bias = t->bias ? t->out_channels : 0;
   } else if (const auto* l = std::get_if<Linear>(&layer.spec)) {
     bias = l->bias ? l->out_features : 0;
   } else if (std::holds_alternative<BatchNorm2d>(layer.spec)) {
@@ -127,6 +132,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   }
 
   std::vector<Shape> shapes{g.input};
+  std::vector<Shape> strides{Shape{}};  // of each tensor, as shapes; empty: contiguous
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
   std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
@@ -134,13 +140,16 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   try {
     for (size_t i = 0; i < g.layers.size(); ++i) {
       const Layer& layer = g.layers[i];
-      std::vector<Shape> in;
+      std::vector<Shape> in, in_strides;
       bool input_grad = false;
+      int64_t inputs_with_grad = 0;
       for (int k : layer.inputs) {
         in.push_back(shapes[static_cast<size_t>(k + 1)]);
+        in_strides.push_back(strides[static_cast<size_t>(k + 1)]);
         input_grad = input_grad || needs_input_grad[static_cast<size_t>(k + 1)];
+        inputs_with_grad += needs_input_grad[static_cast<size_t>(k + 1)] ? 1 : 0;
       }
-      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations);
+      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides);
       needs_input_grad[i + 1] = input_grad || a.params > 0;
       r.params.total = checkedAdd(r.params.total, a.params);
       buffer_values = checkedAdd(buffer_values, a.buffer_values);
@@ -150,10 +159,16 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         // Backward: the weight gradient always, the input gradient only where the input
         // itself needs one (never for the layer reading the model input).
         int64_t bwd = a.params > 0 ? a.macs_per_sample : 0;
-        if (input_grad) bwd = checkedAdd(bwd, a.macs_per_sample);
+        if (std::holds_alternative<MatMul>(layer.spec)) {
+          // Both factors are tensors: one product per factor that needs a gradient.
+          bwd = checkedMul(a.macs_per_sample, inputs_with_grad);
+        } else if (input_grad) {
+          bwd = checkedAdd(bwd, a.macs_per_sample);
+        }
         macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
       }
       shapes.push_back(a.output);
+      strides.push_back(a.strides);
       analyses.push_back(std::move(a));
     }
   } catch (const ArithmeticOverflow&) {

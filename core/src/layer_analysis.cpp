@@ -1,6 +1,8 @@
 #include "layer_analysis.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "dlcost/checked.hpp"
@@ -98,16 +100,105 @@ int64_t normalizeAxis(const Layer& layer, const char* field, int64_t axis, size_
   return a;
 }
 
+/// A batch of two or more stands for any batch in the stride rules below: at batch 1 PyTorch
+/// can view what it copies at larger batches (a size-1 dimension merges with anything), and
+/// dlcost's figures are per sample of a batch (docs/accuracy.md).
+constexpr int64_t kAnyBatch = 2;
+
+/// Strides of a contiguous tensor of `full` shape (batch first).
+Shape contiguousStrides(const Shape& full) {
+  Shape st(full.size(), 1);
+  for (size_t k = full.size(); k-- > 1;) st[k - 1] = checkedMul(st[k], full[k]);
+  return st;
+}
+
+Shape withBatch(const Shape& sample) {
+  Shape full{kAnyBatch};
+  full.insert(full.end(), sample.begin(), sample.end());
+  return full;
+}
+
+/// The strides of `new_shape` as a view of a tensor of `old_shape` and `old_strides`, or
+/// none where no view exists and reshape copies: aten/src/ATen/TensorUtils.cpp,
+/// computeStride (v1.13), which walks the old dimensions from the last in chunks of
+/// contiguous memory and fits the new dimensions into each.
+std::optional<Shape> viewStrides(const Shape& old_shape, const Shape& old_strides,
+                                 const Shape& new_shape) {
+  Shape out(new_shape.size(), 1);
+  if (old_shape.empty()) return out;
+  int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_shape.size()) - 1; d >= 0; --d) {
+    const auto u = static_cast<size_t>(d);
+    tensor_numel = checkedMul(tensor_numel, old_shape[u]);
+    if (d == 0 || (old_shape[u - 1] != 1 &&
+                   old_strides[u - 1] != checkedMul(tensor_numel, chunk_base_stride))) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || new_shape[static_cast<size_t>(view_d)] == 1)) {
+        out[static_cast<size_t>(view_d)] = checkedMul(view_numel, chunk_base_stride);
+        view_numel = checkedMul(view_numel, new_shape[static_cast<size_t>(view_d)]);
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = old_strides[u - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+/// Whether the elements fill their memory without gaps in some order of the dimensions
+/// (c10's is_non_overlapping_and_dense): permuted views are, a select's view is not.
+bool dense(const Shape& full, const Shape& strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (size_t k = 0; k < full.size(); ++k)
+    if (full[k] != 1) dims.push_back({strides[k], full[k]});
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected = checkedMul(expected, size);
+  }
+  return true;
+}
+
 struct Analyzer {
   const Layer& layer;
   const std::vector<Shape>& in;
   Mode mode;
   int64_t act_bytes;
+  const std::vector<Shape>* in_strides;
   LayerAnalysis r;
 
   bool training() const { return mode == Mode::kTrain; }
   int64_t inElements(size_t k = 0) const { return elementCount(in[k]); }
   void saveInputs() { r.saved.inputs.assign(in.size(), true); }
+  /// Input k's strides, batch first.
+  Shape strides(size_t k) const {
+    if (in_strides && k < in_strides->size() && !(*in_strides)[k].empty()) return (*in_strides)[k];
+    return contiguousStrides(withBatch(in[k]));
+  }
+  bool contiguous(size_t k) const { return strides(k) == contiguousStrides(withBatch(in[k])); }
+  /// The output keeps input 0's layout (element-wise ops on a dense input: TensorIterator
+  /// lays the output out as the input; in place, the output is the input).
+  void keepLayout(bool inplace) {
+    if (contiguous(0) || r.output != in[0]) return;
+    const Shape st = strides(0);
+    if (inplace || dense(withBatch(in[0]), st)) r.strides = st;
+  }
+  /// Input k is read as `shape` (batch first) through reshape: saved as a view of the
+  /// input, or (where no view exists) as a new contiguous copy that only backward keeps.
+  void saveReshaped(size_t k, const Shape& full, const Shape& full_strides, const Shape& shape) {
+    if (viewStrides(full, full_strides, shape)) {
+      r.saved.inputs[k] = true;
+    } else if (training()) {
+      r.saved.extra_bytes_per_sample = checkedAdd(
+          r.saved.extra_bytes_per_sample, checkedMul(elementCount(full) / kAnyBatch, act_bytes));
+    }
+  }
 
   void operator()(const Conv2d& c) {
     requireRank(layer, in[0], 3, "[C, H, W]");
@@ -165,7 +256,15 @@ struct Analyzer {
     r.output.back() = l.out_features;
     r.params = checkedAdd(checkedMul(fin, l.out_features), l.bias ? l.out_features : 0);
     r.macs_per_sample = checkedMul(inElements(), l.out_features);
-    saveInputs();
+    // F.linear multiplies a matrix: an input of more dimensions is folded to [rows, in]
+    // (aten/src/ATen/native/Linear.cpp, linear; LinearAlgebra.cpp, matmul's folding), a
+    // view where the layout allows it; addmm/mm then saves that matrix.
+    const Shape full = withBatch(in[0]);
+    if (in[0].size() == 1) {
+      saveInputs();
+    } else {
+      saveReshaped(0, full, strides(0), Shape{elementCount(full) / fin, fin});
+    }
   }
 
   void operator()(const Pool2d& p) {
@@ -248,6 +347,10 @@ struct Analyzer {
     // (tools/autograd/gen_variable_type.py, save_variables: `original_self = self.clone()`
     // for `self` of an in-place op). Measured on 1.13.1 by scripts/validate-torch: an
     // in-place ReLU6 keeps that copy (mobilenet_v2's saved bytes match only with it).
+    // Leaky ReLU: `leaky_relu: self: leaky_relu_backward(grad, self, negative_slope,
+    // false)`, `leaky_relu_: self: leaky_relu_backward(grad, result, negative_slope, true)`:
+    // out of place it keeps its input, in place its result (1.13's generated Functions.h:
+    // LeakyReluBackward0 holds `self_`, LeakyReluBackward1 `result_`), with no clone.
     bool uses_result = false;
     switch (a.kind) {
       case ActivationKind::kRelu:
@@ -255,9 +358,13 @@ struct Analyzer {
       case ActivationKind::kTanh:
         uses_result = true;
         break;
+      case ActivationKind::kLeakyRelu:
+        uses_result = a.inplace;
+        break;
       default:
         break;
     }
+    keepLayout(a.inplace);
     if (uses_result) {
       r.saved.inputs.assign(1, false);
       r.saved.output = true;
@@ -284,6 +391,7 @@ struct Analyzer {
     // Elsewhere (CPU) aten/src/ATen/native/Dropout.cpp's _dropout_impl multiplies by a noise
     // tensor of the input's dtype (4 bytes per element in fp32); docs/accuracy.md says so.
     r.aliases_input = d.inplace;
+    keepLayout(d.inplace);
     r.saved.inputs.assign(1, false);
     r.saved.extra_bytes_per_sample = checkedMul(inElements(), kMaskBytes);
   }
@@ -300,12 +408,35 @@ struct Analyzer {
     out.push_back(merged);
     out.insert(out.end(), in[0].begin() + e + 1, in[0].end());
     r.output = out;
-    r.aliases_input = true;
-    r.passes_gradient[0] = true;  // the gradient is reshaped back: a view
+    reshapeTo(out);
+  }
+
+  /// torch.reshape (flatten is one): a view with new strides where computeStride finds
+  /// them, else a contiguous copy (`_unsafe_view(self.clone(at::MemoryFormat::Contiguous),
+  /// shape)`, aten/src/ATen/native/TensorShape.cpp, reshape). Either way the gradient is
+  /// reshaped back, a view (ViewBackward0 and CloneBackward0 keep no tensor).
+  void reshapeTo(const Shape& out) {
+    r.passes_gradient[0] = true;
+    if (auto st = viewStrides(withBatch(in[0]), strides(0), withBatch(out))) {
+      r.aliases_input = true;
+      if (*st != contiguousStrides(withBatch(out))) r.strides = *st;
+    }
+  }
+
+  /// The inputs with the tensor operand (first), for the broadcast rule.
+  std::vector<Shape> withOperand(const TensorOperand& t) const {
+    std::vector<Shape> all = in;
+    if (t.present) all.insert(all.begin(), t.shape);
+    return all;
+  }
+
+  void operandParams(const TensorOperand& t) {
+    if (t.present && t.learned) r.params = elementCount(t.shape);
   }
 
   void operator()(const Add& a) {
-    r.output = broadcast(layer, in);
+    r.output = broadcast(layer, withOperand(a.operand));
+    operandParams(a.operand);
     if (a.inplace && r.output != in[0]) {
       fail(layer, "inplace", ErrorCode::kShape,
            "an in-place add writes into its first input, so that input must have the "
@@ -318,25 +449,35 @@ struct Analyzer {
     for (size_t k = 0; k < in.size(); ++k) r.passes_gradient[k] = in[k] == r.output;
   }
 
-  void operator()(const Multiply&) {
-    r.output = broadcast(layer, in);
-    saveInputs();  // each factor's gradient needs the others
+  void operator()(const Multiply& m) {
+    r.output = broadcast(layer, withOperand(m.operand));
+    operandParams(m.operand);
+    // Each factor's gradient needs the others (MulBackward0 holds self_ and other_). By a
+    // tensor that needs no gradient, autograd saves only that tensor (not an activation):
+    // measured on 1.13, x * c saves c alone, x * p (p a parameter) saves x too.
+    if (!m.operand.present) {
+      saveInputs();
+    } else if (m.operand.learned) {
+      r.saved.inputs.assign(1, true);
+    }
   }
 
   void operator()(const Concat& c) {
-    const size_t rank = in[0].size();
+    const std::vector<Shape> all = withOperand(c.operand);
+    operandParams(c.operand);
+    const size_t rank = all[0].size();
     const int64_t axis = normalizeAxis(layer, "axis", c.axis, rank);
-    Shape out = in[0];
-    for (size_t k = 1; k < in.size(); ++k) {
-      bool ok = in[k].size() == rank;
+    Shape out = all[0];
+    for (size_t k = 1; k < all.size(); ++k) {
+      bool ok = all[k].size() == rank;
       for (size_t i = 0; ok && i < rank; ++i)
-        ok = static_cast<int64_t>(i) == axis || in[k][i] == out[i];
+        ok = static_cast<int64_t>(i) == axis || all[k][i] == out[i];
       if (!ok) {
         fail(layer, "inputs", ErrorCode::kShape,
              "concat needs shapes equal except along axis " + std::to_string(axis) + ": " +
-                 shapeToString(in[0]) + " and " + shapeToString(in[k]));
+                 shapeToString(all[0]) + " and " + shapeToString(all[k]));
       }
-      out[axis] = checkedAdd(out[axis], in[k][axis]);
+      out[axis] = checkedAdd(out[axis], all[k][axis]);
     }
     r.output = out;
     r.passes_gradient.assign(in.size(), true);  // CatBackward narrows: views of one gradient
@@ -347,6 +488,184 @@ struct Analyzer {
     r.output.push_back(e.embedding_dim);
     r.params = checkedMul(e.num_embeddings, e.embedding_dim);
     saveInputs();  // the ids, to scatter the gradient
+  }
+
+  void operator()(const ConvTranspose2d& c) {
+    requireRank(layer, in[0], 3, "[C, H, W]");
+    const int64_t cin = in[0][0];
+    if (c.in_channels && c.in_channels != cin) {
+      fail(layer, "in_channels", ErrorCode::kShape,
+           "in_channels is " + std::to_string(c.in_channels) + " but the input has " +
+               std::to_string(cin) + " channels");
+    }
+    if (cin % c.groups || c.out_channels % c.groups) {
+      fail(layer, "groups", ErrorCode::kShape,
+           "groups " + std::to_string(c.groups) + " must divide both in channels (" +
+               std::to_string(cin) + ") and out_channels (" + std::to_string(c.out_channels) + ")");
+    }
+    // torch/nn/modules/conv.py, _ConvTransposeNd._output_padding: "output padding must be
+    // smaller than either stride or dilation".
+    if ((c.output_padding.h >= c.stride.h && c.output_padding.h >= c.dilation.h) ||
+        (c.output_padding.w >= c.stride.w && c.output_padding.w >= c.dilation.w)) {
+      fail(layer, "output_padding", ErrorCode::kValue,
+           "output_padding must be smaller than the stride or the dilation (as in PyTorch)");
+    }
+    // Output size (nn.ConvTranspose2d's docs): (in - 1) x stride - 2 x padding +
+    // dilation x (kernel - 1) + output_padding + 1.
+    auto size = [&](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, int64_t op) {
+      return checkedAdd(checkedSub(checkedMul(n - 1, s), checkedMul(2, p)),
+                        checkedAdd(checkedMul(d, k - 1), op + 1));
+    };
+    r.output = {
+        c.out_channels,
+        size(in[0][1], c.kernel.h, c.stride.h, c.padding.h, c.dilation.h, c.output_padding.h),
+        size(in[0][2], c.kernel.w, c.stride.w, c.padding.w, c.dilation.w, c.output_padding.w)};
+    const int64_t per_input =
+        checkedMul(checkedMul(c.out_channels / c.groups, c.kernel.h), c.kernel.w);
+    r.params = checkedAdd(checkedMul(per_input, cin), c.bias ? c.out_channels : 0);
+    // Every input element is multiplied by a kernel of out/groups x kh x kw weights
+    // (fvcore's conv_flop_count for transposed convolutions: batch x prod(w.shape) x
+    // prod(x.shape[2:]), with x the input).
+    r.macs_per_sample = checkedMul(inElements(), per_input);
+    // derivatives.yaml, convolution: `input, weight, bias: "grad.defined() ?
+    // convolution_backward(grad, input, weight, ...)"`; ConvolutionBackward0 holds input_.
+    saveInputs();
+  }
+
+  void operator()(const Upsample& u) {
+    requireRank(layer, in[0], 3, "[C, H, W]");
+    if (u.size.h > 0) {
+      r.output = {in[0][0], u.size.h, u.size.w};
+    } else {
+      // PyTorch's output size for a scale factor: floor(input x scale)
+      // (aten/src/ATen/native/UpSample.cpp, compute_output_size).
+      const double h = std::floor(static_cast<double>(in[0][1]) * u.scale_h);
+      const double w = std::floor(static_cast<double>(in[0][2]) * u.scale_w);
+      if (!(h >= 1 && w >= 1 && h <= 9e15 && w <= 9e15)) {
+        fail(layer, "scale_factor", ErrorCode::kShape,
+             "scale_factor gives an output of " + std::to_string(h) + " x " + std::to_string(w));
+      }
+      r.output = {in[0][0], static_cast<int64_t>(h), static_cast<int64_t>(w)};
+    }
+    // Nothing is kept: UpsampleNearest2DBackward0/1 and UpsampleBilinear2DBackward0/1 hold
+    // only sizes (1.13's generated Functions.h; derivatives.yaml, upsample_nearest2d:
+    // `self: upsample_nearest2d_backward(grad, output_size, self.sizes(), ...)`).
+  }
+
+  void operator()(const Permute& p) {
+    const size_t rank = in[0].size();
+    if (p.dims.size() != rank) {
+      fail(layer, "dims", ErrorCode::kShape,
+           "permute needs " + std::to_string(rank) + " dims for a sample of shape " +
+               shapeToString(in[0]));
+    }
+    std::vector<bool> seen(rank, false);
+    const Shape st = strides(0);
+    r.output.clear();
+    Shape out_strides{st[0]};
+    for (int64_t d : p.dims) {
+      const auto a = static_cast<size_t>(normalizeAxis(layer, "dims", d, rank));
+      if (seen[a]) fail(layer, "dims", ErrorCode::kValue, "dims repeats a dimension");
+      seen[a] = true;
+      r.output.push_back(in[0][a]);
+      out_strides.push_back(st[a + 1]);
+    }
+    // A view (PermuteBackward0 keeps only dims; its gradient is a permuted view).
+    r.aliases_input = true;
+    r.passes_gradient[0] = true;
+    if (out_strides != contiguousStrides(withBatch(r.output))) r.strides = out_strides;
+  }
+
+  void operator()(const Reshape& s) {
+    Shape out = s.shape;
+    const int64_t elements = inElements();
+    int64_t known = 1;
+    int infer = -1;
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (out[k] == -1) {
+        if (infer >= 0) fail(layer, "shape", ErrorCode::kValue, "only one dimension may be -1");
+        infer = static_cast<int>(k);
+      } else if (out[k] == 0) {
+        fail(layer, "shape", ErrorCode::kValue, "dimensions must be positive or -1");
+      } else {
+        known = checkedMul(known, out[k]);
+      }
+    }
+    if (infer >= 0 && elements % known == 0) out[static_cast<size_t>(infer)] = elements / known;
+    if (elementCount(out) != elements || out.empty()) {
+      fail(layer, "shape", ErrorCode::kShape,
+           "cannot reshape " + shapeToString(in[0]) + " (" + std::to_string(elements) +
+               " values) to " + shapeToString(s.shape));
+    }
+    r.output = out;
+    reshapeTo(out);
+  }
+
+  void operator()(const MatMul&) {
+    if (in[0].size() < 2 || in[1].size() < 2) {
+      fail(layer, "inputs", ErrorCode::kShape,
+           "matmul needs samples of two or more dimensions, got " + shapeToString(in[0]) + " and " +
+               shapeToString(in[1]));
+    }
+    const int64_t n = in[0][in[0].size() - 2], k = in[0].back();
+    const int64_t k2 = in[1][in[1].size() - 2], m = in[1].back();
+    if (k != k2) {
+      fail(layer, "inputs", ErrorCode::kShape,
+           "matmul of " + shapeToString(in[0]) + " and " + shapeToString(in[1]) +
+               ": the inner dimensions differ");
+    }
+    const Shape b0(in[0].begin(), in[0].end() - 2), b1(in[1].begin(), in[1].end() - 2);
+    const Shape batch = broadcast(layer, {b0, b1});
+    r.output = batch;
+    r.output.push_back(n);
+    r.output.push_back(m);
+    const int64_t batches = elementCount(batch);
+    r.macs_per_sample = checkedMul(checkedMul(checkedMul(batches, n), k), m);
+    // aten/src/ATen/native/LinearAlgebra.cpp (v1.13), matmul of two batched tensors:
+    // `tensor1.expand(tensor1_expand_size).reshape({expand_batch_product, n, m1})`, the
+    // same for tensor2, then bmm, which keeps both (derivatives.yaml, bmm: `self:
+    // grad.bmm(mat2.transpose(1, 2).conj())`, `mat2: self.transpose(1, 2).conj().bmm(grad)`;
+    // BmmBackward0 holds self_ and mat2_). Where reshape cannot view (a permuted Q, K or V
+    // whose heads are not outermost), the saved operand is a new copy.
+    for (size_t x = 0; x < 2; ++x) {
+      const Shape& own = x == 0 ? b0 : b1;
+      Shape full{kAnyBatch}, st{strides(x)[0]};
+      const Shape in_st = strides(x);
+      for (size_t d = 0; d < batch.size(); ++d) {
+        // Expanded dimensions (missing or of size 1) get stride 0.
+        const size_t pad = batch.size() - own.size();
+        full.push_back(batch[d]);
+        const bool expanded = d < pad || own[d - pad] != batch[d];
+        st.push_back(expanded ? 0 : in_st[1 + d - pad]);
+      }
+      for (size_t d = in[x].size() - 2; d < in[x].size(); ++d) {
+        full.push_back(in[x][d]);
+        st.push_back(in_st[1 + d]);
+      }
+      saveReshaped(x, full, st,
+                   Shape{checkedMul(kAnyBatch, batches), in[x][in[x].size() - 2], in[x].back()});
+    }
+  }
+
+  void operator()(const Select& s) {
+    const size_t rank = in[0].size();
+    if (rank < 2) fail(layer, "dim", ErrorCode::kShape, "select needs a sample of 2+ dimensions");
+    const auto d = static_cast<size_t>(normalizeAxis(layer, "dim", s.dim, rank));
+    if (s.index < -in[0][d] || s.index >= in[0][d]) {
+      fail(layer, "index", ErrorCode::kValue,
+           "index " + std::to_string(s.index) + " is outside dimension " + std::to_string(d) +
+               " of size " + std::to_string(in[0][d]));
+    }
+    const Shape st = strides(0);
+    Shape out_st{st[0]};
+    for (size_t k = 0; k < rank; ++k) {
+      if (k == d) continue;
+      r.output.push_back(in[0][k]);
+      out_st.push_back(st[k + 1]);
+    }
+    // A view; SelectBackward0 keeps only sizes (its gradient is a new zero tensor).
+    r.aliases_input = true;
+    if (out_st != contiguousStrides(withBatch(r.output))) r.strides = out_st;
   }
 
   void operator()(const Softmax& s) {
@@ -360,8 +679,8 @@ struct Analyzer {
 }  // namespace
 
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
-                           DType activation) {
-  Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, {}};
+                           DType activation, const std::vector<Shape>* strides) {
+  Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, strides, {}};
   a.r.saved.inputs.assign(inputs.size(), false);
   a.r.passes_gradient.assign(inputs.size(), false);
   try {

@@ -38,11 +38,17 @@ struct LayerAnalysis {
   /// Bytes per sample the op allocates and frees within its own step, besides its output:
   /// max pooling's int64 indices at inference.
   int64_t scratch_bytes_per_sample = 0;
+  /// The output's strides in elements, batch first (the batch dimension's stride is the
+  /// elements per sample of the memory it lives in); empty: contiguous. Views (permute,
+  /// select, reshape) have others, and decide whether a later reshape or matmul copies.
+  Shape strides;
 };
 
 /// Applies the layer's rule to its input shapes. `activation` is the format of activations.
-/// Throws InputError at the layer's field that makes the shapes impossible.
+/// `strides` (LayerAnalysis::strides of each input; null: all contiguous) decide whether a
+/// reshape is a view or a copy. Throws InputError at the layer's field that makes the shapes
+/// impossible.
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
-                           DType activation);
+                           DType activation, const std::vector<Shape>* strides = nullptr);
 
 }  // namespace dlcost

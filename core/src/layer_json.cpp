@@ -36,6 +36,88 @@ Conv2d conv2d(const ObjectReader& r) {
   return c;
 }
 
+ConvTranspose2d convTranspose2d(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "out_channels", "in_channels", "kernel", "stride", "padding",
+                   "output_padding", "dilation", "groups", "bias"});
+  ConvTranspose2d c;
+  c.out_channels = r.requiredInt("out_channels", 1, kMax);
+  c.in_channels = r.optionalInt("in_channels", 0, 1, kMax);
+  c.kernel = r.requiredPair("kernel", 1, kMax);
+  c.stride = r.optionalPair("stride", {1, 1}, 1, kMax);
+  c.padding = r.optionalPair("padding", {0, 0}, 0, kMax);
+  c.output_padding = r.optionalPair("output_padding", {0, 0}, 0, kMax);
+  c.dilation = r.optionalPair("dilation", {1, 1}, 1, kMax);
+  c.groups = r.optionalInt("groups", 1, 1, kMax);
+  c.bias = r.optionalBool("bias", true);
+  return c;
+}
+
+Upsample upsample(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "mode", "size", "scale_factor", "align_corners"});
+  Upsample u;
+  const std::string mode = r.optionalString("mode", "nearest");
+  if (mode == "bilinear") {
+    u.mode = UpsampleMode::kBilinear;
+    r.optionalBool("align_corners", false);  // changes values, not cost
+  } else if (mode != "nearest") {
+    throw InputError(ErrorCode::kValue, r.pathOf("mode"),
+                     "must be \"nearest\" or \"bilinear\", not \"" + mode + "\"");
+  } else if (r.has("align_corners")) {
+    throw InputError(ErrorCode::kUnknownField, r.pathOf("align_corners"),
+                     "align_corners applies to mode \"bilinear\" only (as in PyTorch)");
+  }
+  if (r.has("size") == r.has("scale_factor")) {
+    throw InputError(ErrorCode::kValue, r.pathOf(r.has("size") ? "scale_factor" : "size"),
+                     "give exactly one of size and scale_factor (as nn.Upsample)");
+  }
+  if (r.has("size")) {
+    u.size = r.requiredPair("size", 1, kMax);
+    return u;
+  }
+  const nlohmann::json& f = r.require("scale_factor");
+  auto factor = [&](const nlohmann::json& v, const std::string& path) {
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6) {
+      throw InputError(ErrorCode::kValue, path, "must be a number in (0, 1e6], a factor");
+    }
+    return v.get<double>();
+  };
+  if (f.is_array() && f.size() == 2) {
+    u.scale_h = factor(f[0], r.pathOf("scale_factor", 0));
+    u.scale_w = factor(f[1], r.pathOf("scale_factor", 1));
+  } else {
+    u.scale_h = u.scale_w = factor(f, r.pathOf("scale_factor"));
+  }
+  return u;
+}
+
+/// Integers of an array field, each in [min, max], at most 8 of them.
+std::vector<int64_t> intList(const ObjectReader& r, const std::string& key, int64_t min,
+                             int64_t max) {
+  const nlohmann::json& a = r.require(key);
+  if (!a.is_array() || a.size() > 8) {
+    throw InputError(ErrorCode::kValue, r.pathOf(key), "must be an array of at most 8 integers");
+  }
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < a.size(); ++k) out.push_back(readInt(a[k], r.pathOf(key, k), min, max));
+  return out;
+}
+
+/// The "parameter" (learned) or "constant" (fixed) operand of add, multiply and concat: the
+/// tensor's per-sample shape.
+TensorOperand operand(const ObjectReader& r) {
+  TensorOperand t;
+  if (r.has("parameter") && r.has("constant")) {
+    throw InputError(ErrorCode::kValue, r.pathOf("constant"),
+                     "give a parameter or a constant operand, not both");
+  }
+  const char* key = r.has("parameter") ? "parameter" : r.has("constant") ? "constant" : nullptr;
+  if (!key) return t;
+  t.present = true;
+  t.learned = r.has("parameter");
+  t.shape = intList(r, key, 1, kMax);
+  return t;
+}
+
 Linear linear(const ObjectReader& r) {
   r.rejectUnknown({DLCOST_COMMON, "out_features", "in_features", "bias"});
   Linear l;
@@ -93,6 +175,20 @@ Activation activation(const ObjectReader& r, ActivationKind kind, bool can_inpla
   return Activation{kind, can_inplace && r.optionalBool("inplace", false)};
 }
 
+Activation leakyRelu(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "inplace", "negative_slope"});
+  // Any slope computes the same; an in-place one must be positive to save its result
+  // (derivatives.yaml, leaky_relu_: "In-place leakyReLu backward calculation has to have
+  // negative_slope greater than 0"): refused rather than modelled wrongly.
+  const bool inplace = r.optionalBool("inplace", false);
+  if (r.optionalNumber("negative_slope", 0.01, -1e300, 1e300) <= 0 && inplace) {
+    throw InputError(ErrorCode::kValue, r.pathOf("negative_slope"),
+                     "an in-place leaky_relu needs a positive negative_slope (as in PyTorch, "
+                     "whose backward then reads the result)");
+  }
+  return Activation{ActivationKind::kLeakyRelu, inplace};
+}
+
 }  // namespace
 
 const std::vector<std::string>& layerTypeNames() {
@@ -119,7 +215,14 @@ const std::vector<std::string>& layerTypeNames() {
                                                   "multiply",
                                                   "concat",
                                                   "embedding",
-                                                  "softmax"};
+                                                  "softmax",
+                                                  "conv_transpose2d",
+                                                  "upsample",
+                                                  "leaky_relu",
+                                                  "permute",
+                                                  "reshape",
+                                                  "matmul",
+                                                  "select"};
   return kNames;
 }
 
@@ -160,16 +263,35 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
     return Flatten{r.optionalInt("start_dim", 0, -8, 8), r.optionalInt("end_dim", -1, -8, 8)};
   }
   if (type == "add") {
-    r.rejectUnknown({DLCOST_COMMON, "inplace"});
-    return Add{r.optionalBool("inplace", false)};
+    r.rejectUnknown({DLCOST_COMMON, "inplace", "parameter", "constant"});
+    return Add{r.optionalBool("inplace", false), operand(r)};
   }
   if (type == "multiply") {
-    r.rejectUnknown({DLCOST_COMMON});
-    return Multiply{};
+    r.rejectUnknown({DLCOST_COMMON, "parameter", "constant"});
+    return Multiply{operand(r)};
   }
   if (type == "concat") {
-    r.rejectUnknown({DLCOST_COMMON, "axis"});
-    return Concat{r.optionalInt("axis", 0, -8, 8)};
+    r.rejectUnknown({DLCOST_COMMON, "axis", "parameter", "constant"});
+    return Concat{r.optionalInt("axis", 0, -8, 8), operand(r)};
+  }
+  if (type == "conv_transpose2d") return convTranspose2d(r);
+  if (type == "upsample") return upsample(r);
+  if (type == "leaky_relu") return leakyRelu(r);
+  if (type == "permute") {
+    r.rejectUnknown({DLCOST_COMMON, "dims"});
+    return Permute{intList(r, "dims", -8, 7)};
+  }
+  if (type == "reshape") {
+    r.rejectUnknown({DLCOST_COMMON, "shape"});
+    return Reshape{intList(r, "shape", -1, kMax)};
+  }
+  if (type == "matmul") {
+    r.rejectUnknown({DLCOST_COMMON});
+    return MatMul{};
+  }
+  if (type == "select") {
+    r.rejectUnknown({DLCOST_COMMON, "dim", "index"});
+    return Select{r.optionalInt("dim", 0, -8, 7), r.optionalInt("index", 0, -kMax, kMax)};
   }
   if (type == "embedding") {
     r.rejectUnknown({DLCOST_COMMON, "num_embeddings", "embedding_dim"});
@@ -187,10 +309,10 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
 }
 
 int inputArity(const LayerSpec& spec) {
-  if (std::holds_alternative<Add>(spec) || std::holds_alternative<Multiply>(spec) ||
-      std::holds_alternative<Concat>(spec)) {
-    return 0;
-  }
+  if (const auto* a = std::get_if<Add>(&spec)) return a->operand.present ? 1 : 0;
+  if (const auto* m = std::get_if<Multiply>(&spec)) return m->operand.present ? 1 : 0;
+  if (const auto* c = std::get_if<Concat>(&spec)) return c->operand.present ? -1 : 0;
+  if (std::holds_alternative<MatMul>(spec)) return 2;
   return 1;
 }
 

@@ -15,7 +15,8 @@ const std::vector<std::string>& layerTypeNames();
 /// fields; `common` are the fields every layer may carry (type, name, inputs).
 LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& reader);
 
-/// How many inputs a layer of this spec takes: 1, or 0 for "two or more".
+/// How many inputs a layer of this spec takes: 1, 2, 0 for "two or more", -1 for "one or
+/// more".
 int inputArity(const LayerSpec& spec);
 
 }  // namespace dlcost

@@ -118,7 +118,7 @@ std::string reportJsonText(const Report& r) {
           ? "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
             "square, LM head) at the workload's batch, for the whole step (grad_accum "
             "micro-batches)"
-          : "multiply-accumulates of conv and linear layers at the workload's batch";
+          : "multiply-accumulates of conv, linear and matmul layers at the workload's batch";
   JsonObject j;
   j.add("schema", kReportSchema)
       .add("model", JsonObject().add("name", r.model_name).add("kind", r.model_kind))

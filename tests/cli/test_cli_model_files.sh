@@ -75,6 +75,46 @@ check "--weights: an index without its shards" 2 'needs its shards' \
 check "--weights: the count differs" 0 'the safetensors file holds 132,160 parameters' \
   "$DLCOST" estimate "$tmp/tiny-config.json" --weights "$tmp/tiny-bf16.safetensors"
 
+# The file's tensors by component against the engine's count for the config: a 2-layer Llama
+# of width 64 written as transformers' modeling_llama.py names its modules; the same with
+# a rotary inv_freq buffer older checkpoints stored (8 values, placed under attention).
+python3 - "$tmp" <<'PY'
+import json, struct, sys
+cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+       "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2,
+       "num_hidden_layers": 2, "vocab_size": 256, "max_position_embeddings": 512,
+       "tie_word_embeddings": False, "rms_norm_eps": 1e-5}
+json.dump(cfg, open(sys.argv[1] + "/llama64.json", "w"))
+t = {"model.embed_tokens.weight": [256, 64], "model.norm.weight": [64], "lm_head.weight": [256, 64]}
+for i in range(2):
+    l = "model.layers.%d." % i
+    t.update({l + "self_attn.q_proj.weight": [64, 64], l + "self_attn.k_proj.weight": [32, 64],
+              l + "self_attn.v_proj.weight": [32, 64], l + "self_attn.o_proj.weight": [64, 64],
+              l + "mlp.gate_proj.weight": [128, 64], l + "mlp.up_proj.weight": [128, 64],
+              l + "mlp.down_proj.weight": [64, 128], l + "input_layernorm.weight": [64],
+              l + "post_attention_layernorm.weight": [64]})
+def write(name, tensors):
+    hdr, off = {}, 0
+    for n, s in tensors.items():
+        k = 1
+        for x in s:
+            k *= x
+        hdr[n] = {"dtype": "F32", "shape": s, "data_offsets": [off, off + 4 * k]}
+        off += 4 * k
+    h = json.dumps(hdr).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    open(sys.argv[1] + "/" + name, "wb").write(struct.pack("<Q", len(h)) + h + b"\0" * off)
+write("llama64.safetensors", t)
+t["model.layers.0.self_attn.rotary_emb.inv_freq"] = [8]
+write("llama64-buffer.safetensors", t)
+PY
+check "--weights: components match" 0 "each equals the engine's count" \
+  "$DLCOST" estimate "$tmp/llama64.json" --weights "$tmp/llama64.safetensors"
+check "--weights: a component differs" 0 '(difference 8)' \
+  "$DLCOST" estimate "$tmp/llama64.json" --weights "$tmp/llama64-buffer.safetensors"
+check "--weights: components in JSON" 0 '"difference": 8' \
+  "$DLCOST" estimate "$tmp/llama64.json" --weights "$tmp/llama64-buffer.safetensors" --json
+
 # ONNX: the torch.onnx export of tests/fixtures/onnx (make_onnx_files.py --tiny): 845
 # parameters + 8 BatchNorm running statistics, 4 bytes each.
 onnx="$here/../fixtures/onnx/tiny_cnn.onnx"

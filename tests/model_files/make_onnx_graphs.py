@@ -4,9 +4,20 @@ weights out of the file, for dlcost's ONNX graph import (tests/fixtures/onnx/*.o
 
 usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --tiny-blocks OUTFILE   the fuzz seed fuzz/seeds/onnx/tiny_blocks.onnx
-       make_onnx_graphs.py --tiny-unet OUTFILE     tests/fixtures/onnx/tiny_unet.onnx: a U-Net step
-                                                   (ConvTranspose, Upsample, LeakyReLU) that dlcost
-                                                   refuses, naming the operators
+       make_onnx_graphs.py --tiny-unet OUTFILE     tests/fixtures/onnx/tiny_unet.onnx: a small U-Net
+                                                   (conv blocks, max-pool, ConvTranspose, bilinear
+                                                   Upsample, skip Concat, LeakyReLU), training mode
+       make_onnx_graphs.py --tiny-vit OUTFILE      tests/fixtures/onnx/tiny_vit.onnx: a small ViT
+                                                   (patch conv, class token, position embedding,
+                                                   attention with Softmax, GELU MLP), default export
+       make_onnx_graphs.py --tiny-vit-dynamic OUTFILE
+                                                   tests/fixtures/onnx/tiny_vit_dynamic.onnx: the
+                                                   same with a symbolic batch (dynamic_axes)
+       make_onnx_graphs.py --tiny-refused OUTFILE  tests/fixtures/onnx/tiny_refused.onnx: operators
+                                                   dlcost does not model (InstanceNormalization,
+                                                   DepthToSpace), refused by name
+       make_onnx_graphs.py --measure               PyTorch's own figures for the tiny U-Net and
+                                                   ViT: parameters, MACs, saved-for-backward bytes
 
 Each model is exported at 3x224x224 in training mode (torch.onnx.TrainingMode.TRAINING), as it
 is trained: BatchNormalization stays a node with its four initializers (an eval-mode export
@@ -155,30 +166,197 @@ class TinyBlocks(torch.nn.Module):
         return torch.softmax(self.fc(torch.nn.functional.dropout(x, 0.1, self.training)), -1)
 
 
+class ConvBlock(torch.nn.Sequential):
+    def __init__(self, cin, cout):
+        super().__init__(torch.nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                         torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True),
+                         torch.nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+                         torch.nn.BatchNorm2d(cout), torch.nn.ReLU(inplace=True))
+
+
 class TinyUnet(torch.nn.Module):
-    """Operators without a layer in dlcost's schema: ConvTranspose, Resize, LeakyRelu."""
+    """Two levels of a U-Net: one up step by ConvTranspose, one by bilinear Upsample."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.enc1 = ConvBlock(3, c)
+        self.pool = torch.nn.MaxPool2d(2)
+        self.enc2 = ConvBlock(c, 2 * c)
+        self.bott = ConvBlock(2 * c, 4 * c)
+        self.up2 = torch.nn.ConvTranspose2d(4 * c, 2 * c, 2, stride=2)
+        self.dec2 = ConvBlock(4 * c, 2 * c)
+        self.up1 = torch.nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+        self.dec1 = ConvBlock(2 * c + c, c)
+        self.act = torch.nn.LeakyReLU(0.1)
+        self.head = torch.nn.Conv2d(c, 2, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        b = self.bott(self.pool(e2))
+        d2 = self.dec2(torch.cat([self.up2(b), e2], 1))
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], 1))
+        return self.head(self.act(d1))
+
+
+class Attention(torch.nn.Module):
+    """Hugging Face ViTSelfAttention's layout: separate query/key/value, heads split by
+    view + permute, scores divided by sqrt(head size)."""
+
+    def __init__(self, d, h):
+        super().__init__()
+        self.h, self.hd = h, d // h
+        self.query, self.key = torch.nn.Linear(d, d), torch.nn.Linear(d, d)
+        self.value, self.proj = torch.nn.Linear(d, d), torch.nn.Linear(d, d)
+
+    def split(self, x):
+        return x.view(x.shape[0], x.shape[1], self.h, self.hd).permute(0, 2, 1, 3)
+
+    def forward(self, x):
+        q, k, v = self.split(self.query(x)), self.split(self.key(x)), self.split(self.value(x))
+        p = (torch.matmul(q, k.transpose(-1, -2)) / (self.hd ** 0.5)).softmax(-1)
+        o = torch.matmul(p, v).permute(0, 2, 1, 3).contiguous()
+        return self.proj(o.view(o.shape[0], o.shape[1], -1))
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.norm1, self.attn = torch.nn.LayerNorm(d), Attention(d, h)
+        self.norm2 = torch.nn.LayerNorm(d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(2 * d, d))
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyVit(torch.nn.Module):
+    """A ViT of 16x16 images in 4x4 patches: 16 tokens and a class token, width 32, 4 heads,
+    2 blocks, 10 classes."""
+
+    def __init__(self, img=16, patch=4, d=32, depth=2, h=4, classes=10):
+        super().__init__()
+        self.patch = torch.nn.Conv2d(3, d, patch, stride=patch)
+        self.cls_token = torch.nn.Parameter(torch.zeros(1, 1, d))
+        self.pos_embed = torch.nn.Parameter(torch.zeros(1, (img // patch) ** 2 + 1, d))
+        self.blocks = torch.nn.Sequential(*[Block(d, h) for _ in range(depth)])
+        self.norm = torch.nn.LayerNorm(d)
+        self.head = torch.nn.Linear(d, classes)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], 1) + self.pos_embed
+        return self.head(self.norm(self.blocks(x))[:, 0])
+
+
+class TinyRefused(torch.nn.Module):
+    """Operators dlcost does not model: InstanceNormalization, DepthToSpace."""
 
     def __init__(self):
         super().__init__()
-        self.down = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
-        self.up = torch.nn.ConvTranspose2d(4, 4, 2, stride=2)
-        self.out = torch.nn.Conv2d(8, 2, 1)
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.InstanceNorm2d(8)
 
     def forward(self, x):
-        d = torch.nn.functional.leaky_relu(self.down(x))
-        u = self.up(d)
-        s = torch.nn.functional.interpolate(d, scale_factor=2.0, mode="nearest")
-        return self.out(torch.cat([u, s], 1))
+        return torch.nn.functional.pixel_shuffle(self.norm(self.conv(x)), 2)
+
+
+def randomized(model):
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_()
+    return model
+
+
+def write_stripped(path, buf):
+    data = strip_model(buf.getvalue())
+    with open(path, "wb") as f:
+        f.write(data)
+    print(path, len(buf.getvalue()), "->", len(data), "bytes")
 
 
 def tiny_unet(path):
-    torch.manual_seed(0)
     buf = io.BytesIO()
-    torch.onnx.export(TinyUnet().eval(), torch.zeros(1, 3, 8, 8), buf, input_names=["image"],
-                      output_names=["mask"], opset_version=14)
-    with open(path, "wb") as f:
-        f.write(buf.getvalue())
-    print(path, len(buf.getvalue()), "bytes")
+    torch.onnx.export(randomized(TinyUnet()).train(), torch.zeros(1, 3, 16, 16), buf,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      input_names=["image"], output_names=["mask"], opset_version=17)
+    write_stripped(path, buf)
+
+
+def tiny_vit(path, dynamic=False):
+    # torch.onnx.export's defaults (eval mode, constant folding): the model has no batchnorm
+    # or dropout, so its eval graph is its training graph. Opset 17 has LayerNormalization.
+    # A symbolic batch keeps the shape arithmetic (Shape, Gather, Concat) in the graph.
+    buf = io.BytesIO()
+    torch.onnx.export(randomized(TinyVit()).eval(), torch.zeros(1, 3, 16, 16), buf,
+                      input_names=["image"], output_names=["logits"], opset_version=17,
+                      dynamic_axes={"image": {0: "batch"}} if dynamic else None)
+    write_stripped(path, buf)
+
+
+def tiny_refused(path):
+    buf = io.BytesIO()
+    torch.onnx.export(randomized(TinyRefused()).eval(), torch.zeros(1, 3, 8, 8), buf,
+                      input_names=["image"], output_names=["out"], opset_version=17)
+    write_stripped(path, buf)
+
+
+def saved_bytes(model, x):
+    """Bytes autograd saves for backward in one forward: every saved tensor's storage once;
+    parameters, buffers (batchnorm's running statistics, which exist anyway) and 0-dim
+    wrapped numbers excluded (scripts/validate_torch.py's measure)."""
+    params = {p.storage()._storage._cdata for p in list(model.parameters()) + list(model.buffers())}
+    seen = {}
+
+    def pack(t):
+        s = t.storage()._storage
+        if s._cdata not in params and t.dim() > 0:
+            seen[s._cdata] = s.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(x)
+    return sum(seen.values())
+
+
+def macs(model, x):
+    """Multiply-accumulates of the convolutions (a transposed one: every input element times
+    out/groups x kh x kw weights) and matrix products ATen runs, counted by a dispatch mode."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        total = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.__name__
+            if name.startswith("convolution"):
+                Count.total += (args[0] if args[6] else out).numel() * args[1][0].numel()
+            elif name.startswith("addmm"):
+                Count.total += args[1].shape[0] * args[1].shape[1] * args[2].shape[1]
+            elif name.startswith("mm"):
+                Count.total += args[0].shape[0] * args[0].shape[1] * args[1].shape[1]
+            elif name.startswith("bmm"):
+                a, b = args[0], args[1]
+                Count.total += a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
+            return out
+
+    with Count(), torch.no_grad():
+        model(x)
+    return Count.total
+
+
+def measure():
+    for name, model in [("tiny_unet", TinyUnet()), ("tiny_vit", TinyVit())]:
+        model = randomized(model).train()
+        s2 = saved_bytes(model, torch.randn(2, 3, 16, 16))
+        s4 = saved_bytes(model, torch.randn(4, 3, 16, 16))
+        print(name, "params", sum(p.numel() for p in model.parameters()),
+              "macs/sample", macs(model, torch.randn(1, 3, 16, 16)),
+              "saved bytes at batch 2", s2, "batch 4", s4, "per sample", (s4 - s2) // 2)
 
 
 def tiny_blocks(path):
@@ -201,6 +379,18 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "--tiny-unet":
         tiny_unet(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-vit":
+        tiny_vit(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-vit-dynamic":
+        tiny_vit(sys.argv[2], dynamic=True)
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-refused":
+        tiny_refused(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--measure":
+        measure()
         sys.exit(0)
     for name in sys.argv[2:] or ["resnet18", "mobilenet_v2", "squeezenet1_1", "alexnet", "vgg11",
                                  "mobilenet_v3_small", "efficientnet_b0", "densenet121"]:

@@ -17,7 +17,8 @@ export const LAYER_TYPES = [
   'conv2d', 'linear', 'maxpool2d', 'avgpool2d', 'adaptive_avgpool2d', 'adaptive_maxpool2d',
   'global_avgpool2d', 'batchnorm2d', 'layernorm', 'relu', 'relu6', 'gelu', 'silu', 'sigmoid',
   'tanh', 'hardswish', 'hardsigmoid', 'dropout', 'flatten', 'add', 'multiply', 'concat',
-  'embedding', 'softmax',
+  'embedding', 'softmax', 'conv_transpose2d', 'upsample', 'leaky_relu', 'permute', 'reshape',
+  'matmul', 'select',
 ];
 
 /** Required fields filled in when a row switches to a type, so it computes at once. */
@@ -30,6 +31,9 @@ const DEFAULT_FIELDS = {
   adaptive_maxpool2d: { output_size: 1 },
   dropout: { p: 0.5 },
   embedding: { num_embeddings: 1000, embedding_dim: 128 },
+  conv_transpose2d: { out_channels: 64, kernel: 2, stride: 2 },
+  upsample: { scale_factor: 2 },
+  reshape: { shape: [-1] },
 };
 
 const GROUP = '(group)';

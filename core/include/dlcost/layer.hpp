@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "dlcost/shape.hpp"
+
 namespace dlcost {
 
 /// A height/width pair (kernel, stride, padding, dilation).
@@ -26,6 +28,30 @@ struct Conv2d {
   int64_t groups = 1;
   bool bias = true;
   int64_t in_channels = 0;  ///< 0: taken from the input shape; else must match it
+};
+
+/// 2-D transposed convolution (nn.ConvTranspose2d): each input pixel scatters a kernel-sized
+/// patch into the output, `stride` apart.
+struct ConvTranspose2d {
+  int64_t out_channels = 0;
+  Pair2 kernel;
+  Pair2 stride{1, 1};
+  Pair2 padding{0, 0};
+  Pair2 output_padding{0, 0};
+  Pair2 dilation{1, 1};
+  int64_t groups = 1;
+  bool bias = true;
+  int64_t in_channels = 0;  ///< 0: taken from the input shape; else must match it
+};
+
+enum class UpsampleMode { kNearest, kBilinear };
+
+/// nn.Upsample / F.interpolate of H and W: to `size`, or by `scale` (output floor(in x scale)).
+struct Upsample {
+  UpsampleMode mode = UpsampleMode::kNearest;
+  Pair2 size{0, 0};  ///< {0, 0}: use the scale factors
+  double scale_h = 0;
+  double scale_w = 0;
 };
 
 /// Fully connected layer over the last dimension (nn.Linear).
@@ -75,7 +101,8 @@ enum class ActivationKind {
   kSigmoid,
   kTanh,
   kHardswish,
-  kHardsigmoid
+  kHardsigmoid,
+  kLeakyRelu
 };
 
 /// Element-wise activation; `inplace` overwrites its input (saves one tensor).
@@ -96,17 +123,55 @@ struct Flatten {
   int64_t end_dim = -1;
 };
 
-/// Element-wise sum of two or more inputs (residual connections), broadcasting.
+/// A tensor that is not an activation, as an operand of add, multiply or concat: learned
+/// (an nn.Parameter: a position embedding, a class token, a layer scale; its values count as
+/// parameters) or fixed (a constant or buffer; no parameters). Its shape is per sample
+/// (broadcast over the batch); empty `shape` with `present` is a scalar.
+struct TensorOperand {
+  bool present = false;
+  bool learned = false;
+  Shape shape;
+};
+
+/// Element-wise sum of two or more inputs (residual connections), broadcasting; or of one
+/// input and a tensor operand.
 struct Add {
   /// Writes the sum into the first input (PyTorch's `out += identity`), allocating nothing;
   /// the first input must then already have the result's shape.
   bool inplace = false;
+  TensorOperand operand;
 };
-/// Element-wise product of two or more inputs (squeeze-excite scaling), broadcasting.
-struct Multiply {};
-/// Concatenation along `axis` of the sample shape (0 = channels of [C, H, W]).
+/// Element-wise product of two or more inputs (squeeze-excite scaling), broadcasting; or of
+/// one input and a tensor operand (a division by a constant is a product by its inverse).
+struct Multiply {
+  TensorOperand operand;
+};
+/// Concatenation along `axis` of the sample shape (0 = channels of [C, H, W]); a tensor
+/// operand (a class token) comes first.
 struct Concat {
   int64_t axis = 0;
+  TensorOperand operand;
+};
+
+/// Tensor.permute of the sample dimensions (the batch stays first): a view.
+struct Permute {
+  std::vector<int64_t> dims;
+};
+
+/// Tensor.reshape of the sample dimensions (one may be -1): a view where the input's
+/// memory allows it, else a copy (PyTorch's rule, aten's computeStride).
+struct Reshape {
+  std::vector<int64_t> shape;
+};
+
+/// torch.matmul of two computed tensors (attention's Q Kt and P V), batched over the
+/// leading dimensions, which broadcast.
+struct MatMul {};
+
+/// Tensor.select(dim, index) of the sample dimensions (x[:, 0]): a view without `dim`.
+struct Select {
+  int64_t dim = 0;
+  int64_t index = 0;
 };
 
 /// nn.Embedding: the input holds token ids; the output appends `embedding_dim`.
@@ -122,7 +187,8 @@ struct Softmax {
 
 using LayerSpec =
     std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm, Activation,
-                 Dropout, Flatten, Add, Multiply, Concat, Embedding, Softmax>;
+                 Dropout, Flatten, Add, Multiply, Concat, Embedding, Softmax, ConvTranspose2d,
+                 Upsample, Permute, Reshape, MatMul, Select>;
 
 /// Index of the model input in Layer::inputs.
 constexpr int kModelInput = -1;

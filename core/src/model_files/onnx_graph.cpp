@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "../block_expander.hpp"
@@ -12,6 +13,7 @@
 #include "../layer_json.hpp"
 #include "dlcost/checked.hpp"
 #include "dlcost/error.hpp"
+#include "onnx_constants.hpp"
 
 namespace dlcost {
 
@@ -111,22 +113,37 @@ bool knownOp(const std::string& op) {
                                              "Concat",
                                              "Flatten",
                                              "Reshape",
-                                             "Pad"};
-  return kOps.count(op) > 0;
+                                             "Pad",
+                                             "ConvTranspose",
+                                             "Resize",
+                                             "LeakyRelu",
+                                             "Transpose",
+                                             "Sub",
+                                             "Div",
+                                             "Gather",
+                                             "Expand",
+                                             "Shape",
+                                             "Erf"};
+  return kOps.count(op) > 0 || foldableOp(op);
 }
 
 std::string shapeText(const std::vector<int64_t>& s) {
   return shapeToString(s);
 }
 
+/// The batch size shape arithmetic is evaluated with when the graph's batch is symbolic.
+constexpr int64_t kStandInBatch = 7919;
+
 class Builder {
  public:
   explicit Builder(const OnnxModel& m) : m_(m) {
     for (const OnnxTensor& t : m.initializers) inits_[t.name] = &t;
-    for (const OnnxNode& n : m.graph_nodes) {
+    for (size_t i = 0; i < m.graph_nodes.size(); ++i) {
+      const OnnxNode& n = m.graph_nodes[i];
       for (const std::string& in : n.inputs) {
         ++consumers_[in];
         reader_op_[in] = n.op_type;
+        reader_node_[in] = i;
       }
     }
     for (const OnnxValueInfo& o : m.outputs) ++consumers_[o.name];
@@ -137,6 +154,10 @@ class Builder {
     r.nodes = static_cast<int64_t>(m_.graph_nodes.size());
     try {
       readInput();
+      // Constant nodes depend on nothing: read them all first, so that a pattern read at its
+      // first node (GELU's) sees the constants that the file lists after that node.
+      for (const OnnxNode& n : m_.graph_nodes)
+        if (n.op_type == "Constant" && n.domain.empty()) constant(n);
       for (size_t i = 0; i < m_.graph_nodes.size(); ++i) node(i, r);
       if (r.unmodelled.empty() && r.after_unmodelled == 0) {
         checkOutputs();
@@ -177,7 +198,11 @@ class Builder {
           ErrorCode::kShape, "/graph/input",
           "input '" + in.name + "' has no shape of a batch and at least one more dimension");
     }
-    batch_ = in.dims[0];
+    // A symbolic batch (dynamic_axes) gets a stand-in size for the graph's shape arithmetic:
+    // per-sample shapes do not depend on it, and a Reshape keeps the batch only where its
+    // first dimension is exactly the stand-in (one that merges the batch into another
+    // dimension gives a multiple of it and is refused). A prime no model's layer sizes use.
+    batch_ = in.dims[0] > 0 ? in.dims[0] : kStandInBatch;
     Shape sample(in.dims.begin() + 1, in.dims.end());
     for (size_t k = 0; k < sample.size(); ++k) {
       if (sample[k] <= 0) {
@@ -204,8 +229,7 @@ class Builder {
     path_ = "/graph/node/" + std::to_string(i);
     index_ = i;
     if (n.op_type == "Constant" && n.domain.empty()) {
-      constant(n);
-      ++r.understood;
+      ++r.understood;  // read before the first node
       return;
     }
     try {
@@ -222,7 +246,11 @@ class Builder {
           return;
         }
       }
-      dispatch(n);
+      if (folded_.count(i)) {  // part of a pattern read as one layer at its first node
+        ++r.understood;
+        return;
+      }
+      if (!foldShapeArithmetic(n)) dispatch(n);
       ++r.understood;
     } catch (const Unmodelled& u) {
       auto& entry = r.unmodelled[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
@@ -249,6 +277,18 @@ class Builder {
     if (op == "GlobalMaxPool") {
       return emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
     }
+    if (op == "ConvTranspose") return convTranspose(n);
+    if (op == "Resize") return resize(n);
+    if (op == "LeakyRelu") {
+      return emit(n, {{"type", "leaky_relu"}, {"negative_slope", floatAttr(n, "alpha", 0.01)}},
+                  {n.inputs[0]});
+    }
+    if (op == "Transpose") return transpose(n);
+    if (op == "Gather") return gather(n);
+    if (op == "Expand") return expand(n);
+    if (op == "Sub" || op == "Div") return elementwise(n);
+    if (op == "Erf")
+      throw Unmodelled{"Erf outside the pattern of GELU (x/sqrt2, erf, +1, *x, *0.5)"};
     if (op == "Relu") return emit(n, {{"type", "relu"}}, {n.inputs[0]});
     if (op == "Sigmoid") return emit(n, {{"type", "sigmoid"}}, {n.inputs[0]});
     if (op == "Tanh") return emit(n, {{"type", "tanh"}}, {n.inputs[0]});
@@ -312,10 +352,10 @@ class Builder {
   /// is folded into the layer, as torch exports nn.Linear over sequences).
   void matmul(const OnnxNode& n) {
     activation(n, 0);
-    if (!hasInput(n, 1) || !isConstant(n.inputs[1])) {
-      throw Unmodelled{
-          "MatMul of two computed tensors (attention scores): no layer of "
-          "dlcost's schema computes it"};
+    if (!hasInput(n, 1)) throw Unmodelled{"MatMul without its second input"};
+    if (!isConstant(n.inputs[1])) {
+      activation(n, 1);
+      return emit(n, {{"type", "matmul"}}, {n.inputs[0], n.inputs[1]});
     }
     const OnnxTensor& b = weight(n, 1, "B");
     if (b.dims.size() != 2) throw Unmodelled{"MatMul by a weight that is not a matrix"};
@@ -413,17 +453,93 @@ class Builder {
     emit(n, {{"type", "dropout"}, {"p", p >= 0 && p <= 1 ? p : 0.5}}, {n.inputs[0]});
   }
 
+  /// Add, Sub, Mul, Div: of two computed tensors (add, multiply), or of one and a stored
+  /// tensor (a bias folded into the MatMul before it; else the tensor is an operand: learned
+  /// where it is an initializer, as torch.onnx stores parameters, fixed where it is a
+  /// Constant node). x - c costs as x + c, x / c as x * c.
   void elementwise(const OnnxNode& n) {
-    const bool add = n.op_type == "Add";
-    if (n.inputs.size() != 2)
-      throw Unmodelled{n.op_type + " of " + std::to_string(n.inputs.size())};
+    const std::string& op = n.op_type;
+    const bool add = op == "Add" || op == "Sub";
+    if (n.inputs.size() != 2) throw Unmodelled{op + " of " + std::to_string(n.inputs.size())};
     const bool c0 = isConstant(n.inputs[0]), c1 = isConstant(n.inputs[1]);
-    if (add && (c0 != c1) && foldBias(n, c0 ? 1 : 0, c0 ? 0 : 1)) return;
+    if (c0 && c1) throw Unmodelled{op + " of two stored tensors without values"};
+    if (op == "Add" && (c0 != c1) && foldBias(n, c0 ? 1 : 0, c0 ? 0 : 1)) return;
+    if (op == "Div" && !c0 && c1 && foldGelu(n)) return;
     if (c0 || c1) {
-      throw Unmodelled{n.op_type + " by a constant: no layer of dlcost's schema computes it"};
+      if ((op == "Sub" || op == "Div") && c0) {
+        throw Unmodelled{op +
+                         " of a stored tensor by a computed one (its gradient is not a "
+                         "pass-through or a product dlcost models)"};
+      }
+      const size_t x = c0 ? 1 : 0;
+      const Value& v = activation(n, x);
+      const OnnxTensor& t = constantInput(n, 1 - x);
+      json operand = operandShape(t, v.shape.size());
+      const bool learned = inits_.count(t.name) > 0;
+      if (learned) used_.insert(t.name);
+      return emit(
+          n, {{"type", add ? "add" : "multiply"}, {learned ? "parameter" : "constant", operand}},
+          {n.inputs[x]});
+    }
+    if (op == "Sub" || op == "Div") {
+      throw Unmodelled{op + " of two computed tensors: no layer of dlcost's schema computes it"};
     }
     if (!add && foldGate(n)) return;
     emit(n, {{"type", add ? "add" : "multiply"}}, {n.inputs[0], n.inputs[1]});
+  }
+
+  /// A stored tensor's shape per sample: ONNX broadcasts over the whole tensor, batch first,
+  /// so a leading dimension in the batch's place must be 1.
+  json operandShape(const OnnxTensor& t, size_t sample_rank) {
+    std::vector<int64_t> d = t.dims;
+    if (d.size() > sample_rank + 1 || (d.size() == sample_rank + 1 && d[0] != 1)) {
+      throw Unmodelled{"an operand '" + t.name + "' of shape " + shapeText(t.dims) +
+                       " that varies along the batch"};
+    }
+    if (d.size() == sample_rank + 1) d.erase(d.begin());
+    while (!d.empty() && d[0] == 1) d.erase(d.begin());  // leading 1s broadcast anyway
+    return d;
+  }
+
+  /// GELU as torch.onnx writes it before opset 20: x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5
+  /// (torch/onnx/symbolic_opset9.py, gelu), read as one gelu layer at the Div.
+  bool foldGelu(const OnnxNode& div) {
+    const OnnxTensor& c = constantInput(div, 1);
+    if (!c.has_values || c.values.size() != 1 || std::abs(c.values[0] - std::sqrt(2.0)) > 1e-6)
+      return false;
+    const std::string& x = div.inputs[0];
+    auto only = [&](const std::string& t, const char* op) -> const OnnxNode* {
+      if (consumers_[t] != 1 || !reader_node_.count(t)) return nullptr;
+      const OnnxNode& r = m_.graph_nodes[reader_node_[t]];
+      return r.op_type == op && r.domain.empty() && !r.outputs.empty() ? &r : nullptr;
+    };
+    const OnnxNode* erf = only(div.outputs[0], "Erf");
+    const OnnxNode* plus = erf ? only(erf->outputs[0], "Add") : nullptr;
+    const OnnxNode* times = plus ? only(plus->outputs[0], "Mul") : nullptr;
+    const OnnxNode* half = times ? only(times->outputs[0], "Mul") : nullptr;
+    auto scalar = [&](const OnnxNode& n, const std::string& other, double value) {
+      if (n.inputs.size() != 2) return false;
+      const std::string& k = n.inputs[0] == other ? n.inputs[1] : n.inputs[0];
+      auto it = constants_.find(k);
+      const OnnxTensor* t = it != constants_.end() ? &it->second : nullptr;
+      if (!t && inits_.count(k)) t = inits_[k];
+      return t && t->has_values && t->values.size() == 1 && t->values[0] == value &&
+             (n.inputs[0] == other || n.inputs[1] == other);
+    };
+    if (!half || !scalar(*plus, erf->outputs[0], 1) || !scalar(*half, times->outputs[0], 0.5) ||
+        times->inputs.size() != 2 ||
+        !((times->inputs[0] == x && times->inputs[1] == plus->outputs[0]) ||
+          (times->inputs[1] == x && times->inputs[0] == plus->outputs[0]))) {
+      return false;
+    }
+    OnnxNode gelu = div;
+    gelu.outputs = {half->outputs[0]};
+    emit(gelu, {{"type", "gelu"}}, {x});
+    for (const std::string* t :
+         {&div.outputs[0], &erf->outputs[0], &plus->outputs[0], &times->outputs[0]}) {
+      folded_.insert(reader_node_[*t]);
+    }
+    return true;
   }
 
   /// x W + b after a MatMul: the MatMul's layer gets its bias.
@@ -462,15 +578,35 @@ class Builder {
     return false;
   }
 
+  /// Concat of computed tensors; a stored first one (a class token) is the layer's operand.
   void concat(const OnnxNode& n) {
-    if (n.inputs.size() < 2) {
-      activation(n, 0);
+    std::vector<std::string> computed(n.inputs.begin(), n.inputs.end());
+    const OnnxTensor* token = nullptr;
+    if (n.inputs.size() >= 2 && isConstant(n.inputs[0])) {
+      token = &constantInput(n, 0);
+      computed.erase(computed.begin());
+    }
+    OnnxNode reads = n;
+    reads.inputs = computed;
+    if (computed.size() < 2 && !token) {
+      activation(reads, 0);
       return alias(n, n.inputs[0]);
     }
-    const Value& first = activation(n, 0);
-    for (size_t k = 1; k < n.inputs.size(); ++k) activation(n, k);
-    const int64_t axis = sampleAxis(n, intAttr(n, "axis", 1), first.shape.size());
-    emit(n, {{"type", "concat"}, {"axis", axis}}, n.inputs);
+    const Value& first = activation(reads, 0);
+    for (size_t k = 1; k < computed.size(); ++k) activation(reads, k);
+    const int64_t axis = sampleAxis(reads, intAttr(n, "axis", 1), first.shape.size());
+    json layer = {{"type", "concat"}, {"axis", axis}};
+    if (token) {
+      if (token->dims.size() != first.shape.size() + 1 || token->dims[0] != 1) {
+        throw Unmodelled{"Concat of a stored tensor of shape " + shapeText(token->dims) +
+                         " (dlcost models one of batch 1 first, a class token)"};
+      }
+      const bool learned = inits_.count(token->name) > 0;
+      if (learned) used_.insert(token->name);
+      layer[learned ? "parameter" : "constant"] =
+          std::vector<int64_t>(token->dims.begin() + 1, token->dims.end());
+    }
+    emit(reads, layer, computed);
   }
 
   void flatten(const OnnxNode& n) {
@@ -521,10 +657,9 @@ class Builder {
                        " (dlcost models a reshape that keeps "
                        "the batch and flattens or keeps the rest)"};
     }
-    if (sample == x.shape) return alias(n, n.inputs[0]);
+    if (sample == x.shape) return alias(n, n.inputs[0]);  // a view of the same shape
     if (sample.size() == 1) return emit(n, {{"type", "flatten"}}, {n.inputs[0]});
-    throw Unmodelled{"Reshape " + shapeText(x.shape) + " -> " + shapeText(sample) +
-                     " per sample: no layer of dlcost's schema computes it"};
+    emit(n, {{"type", "reshape"}, {"shape", sample}}, {n.inputs[0]});
   }
 
   /// A zero padding of H and W is folded into the Conv or AveragePool that alone reads it (torch
@@ -567,6 +702,166 @@ class Builder {
       p[1] = checkedAdd(p[1].get<int64_t>(), it->second.second);
     }
     return p;
+  }
+
+  /// ConvTranspose: W is [C_in, C_out / group, kH, kW] (ONNX's layout, as PyTorch's).
+  void convTranspose(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const OnnxTensor& w = weight(n, 1, "W");
+    if (w.dims.size() != 4 || x.shape.size() != 3) {
+      throw Unmodelled{"a " + std::to_string(w.dims.size() - 2) +
+                       "-D transposed convolution: only 2-D (ConvTranspose2d)"};
+    }
+    if (findAttr(n, "output_shape")) {
+      throw Unmodelled{"ConvTranspose with output_shape (export with output_padding)"};
+    }
+    const int64_t groups = intAttr(n, "group", 1);
+    const int64_t out = checkedMul(w.dims[1], groups);
+    const bool bias = hasInput(n, 2);
+    if (bias) useWeight(n, 2, "B", out);
+    emit(n,
+         {{"type", "conv_transpose2d"},
+          {"out_channels", out},
+          {"in_channels", w.dims[0]},
+          {"kernel", json::array({w.dims[2], w.dims[3]})},
+          {"stride", pairAttr(n, "strides", 1)},
+          {"padding", padsAttr(n)},
+          {"output_padding", pairAttr(n, "output_padding", 0)},
+          {"dilation", pairAttr(n, "dilations", 1)},
+          {"groups", groups},
+          {"bias", bias}},
+         {n.inputs[0]});
+  }
+
+  /// Resize (opset 11+: X, roi, scales, sizes) of H and W, nearest or (bi)linear.
+  void resize(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "nearest";
+    if (x.shape.size() != 3 || (mode != "nearest" && mode != "linear")) {
+      throw Unmodelled{"Resize other than nearest or linear of [C, H, W] (mode " + mode + ")"};
+    }
+    json layer = {{"type", "upsample"}, {"mode", mode == "linear" ? "bilinear" : "nearest"}};
+    if (hasInput(n, 3)) {
+      const OnnxTensor& t = constantInput(n, 3);
+      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize to computed sizes"};
+      if (wholeValue(t.values[1], "Resize") != x.shape[0])
+        throw Unmodelled{"Resize of the channels"};
+      layer["size"] = {wholeValue(t.values[2], "Resize"), wholeValue(t.values[3], "Resize")};
+    } else {
+      const OnnxTensor& t = constantInput(n, 2);
+      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize by computed scales"};
+      if (t.values[0] != 1 || t.values[1] != 1)
+        throw Unmodelled{"Resize of the batch or the channels"};
+      layer["scale_factor"] = {t.values[2], t.values[3]};
+    }
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// Transpose keeping the batch first: a permute of the sample's dimensions.
+  void transpose(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    std::vector<int64_t> perm = intsAttr(n, "perm");
+    const auto rank = static_cast<int64_t>(x.shape.size()) + 1;
+    if (perm.empty())
+      for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+    if (static_cast<int64_t>(perm.size()) != rank || perm[0] != 0) {
+      throw Unmodelled{"Transpose that moves the batch (perm " + shapeText(perm) + ")"};
+    }
+    std::vector<int64_t> dims;
+    for (size_t k = 1; k < perm.size(); ++k) dims.push_back(perm[k] - 1);
+    emit(n, {{"type", "permute"}, {"dims", dims}}, {n.inputs[0]});
+  }
+
+  /// Gather of one index along a sample axis: x[:, i], a select.
+  void gather(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const OnnxTensor& t = constantInput(n, 1);
+    if (!t.has_values || t.values.size() != 1 || !t.dims.empty()) {
+      throw Unmodelled{"Gather of more than one index (an embedding lookup or a slice)"};
+    }
+    emit(n,
+         {{"type", "select"},
+          {"dim", sampleAxis(n, intAttr(n, "axis", 0), x.shape.size())},
+          {"index", wholeValue(t.values[0], "Gather")}},
+         {n.inputs[0]});
+  }
+
+  /// Expand of a stored tensor over the batch (a class token's cls.expand(B, -1, -1)): the
+  /// same tensor, broadcast where it is read.
+  void expand(const OnnxNode& n) {
+    const OnnxTensor& shape = constantInput(n, 1);
+    if (!isConstant(n.inputs[0])) throw Unmodelled{"Expand of a computed tensor"};
+    const OnnxTensor& t = constantInput(n, 0);
+    if (!shape.has_values || shape.values.size() != t.dims.size() || t.dims.empty() ||
+        t.dims[0] != 1) {
+      throw Unmodelled{"Expand other than of a stored tensor over the batch"};
+    }
+    for (size_t k = 1; k < t.dims.size(); ++k) {
+      const int64_t d = wholeValue(shape.values[k], "Expand");
+      if (d != t.dims[k] && d != 1 && d != -1) {
+        throw Unmodelled{"Expand of a stored tensor along a sample dimension"};
+      }
+    }
+    if (auto it = inits_.find(n.inputs[0]); it != inits_.end()) {
+      inits_[n.outputs[0]] = it->second;
+    } else {
+      const OnnxTensor copy = constants_.at(n.inputs[0]);
+      constants_[n.outputs[0]] = copy;
+    }
+  }
+
+  /// Shape arithmetic: Shape of a computed tensor (with the batch the graph input fixes),
+  /// and the operators of onnx_constants.hpp when every input is a stored tensor. Returns
+  /// false for a node that is not shape arithmetic.
+  bool foldShapeArithmetic(const OnnxNode& n) {
+    if (n.op_type == "Shape") {
+      OnnxTensor t;
+      t.data_type = 7;
+      if (isConstant(n.inputs.at(0))) {  // a stored tensor's dims
+        for (int64_t d : constantInput(n, 0).dims) t.values.push_back(static_cast<double>(d));
+      } else {
+        t.values.push_back(static_cast<double>(batch_));
+        for (int64_t d : activation(n, 0).shape) t.values.push_back(static_cast<double>(d));
+      }
+      if (t.values.size() > static_cast<size_t>(kOnnxMaxValues))
+        throw Unmodelled{"Shape of a tensor of more than 64 dimensions"};
+      int64_t from = intAttr(n, "start", 0),
+              to = intAttr(n, "end", std::numeric_limits<int64_t>::max());
+      const auto rank = static_cast<int64_t>(t.values.size());
+      from = std::clamp(from < 0 ? from + rank : from, int64_t{0}, rank);
+      to = std::clamp(to < 0 ? to + rank : to, int64_t{0}, rank);
+      t.values =
+          std::vector<double>(t.values.begin() + from, t.values.begin() + std::max(from, to));
+      t.dims = {static_cast<int64_t>(t.values.size())};
+      t.elements = static_cast<int64_t>(t.values.size());
+      t.has_values = true;
+      t.name = n.outputs[0];
+      constants_[n.outputs[0]] = std::move(t);
+      return true;
+    }
+    if (!foldableOp(n.op_type)) return false;
+    std::vector<const OnnxTensor*> in;
+    for (const std::string& name : n.inputs) {
+      if (name.empty()) {
+        in.push_back(nullptr);
+        continue;
+      }
+      if (!isConstant(name)) return false;
+      auto it = constants_.find(name);
+      in.push_back(it != constants_.end() ? &it->second : inits_.at(name));
+    }
+    if (in.empty() || n.outputs.empty() || n.outputs[0].empty()) return false;
+    // A stored tensor without values (a weight) in arithmetic is not shape arithmetic.
+    for (const OnnxTensor* t : in)
+      if (t && !t->has_values) return false;
+    try {
+      OnnxTensor t = foldConstant(n, in);
+      t.name = n.outputs[0];
+      constants_[n.outputs[0]] = std::move(t);
+    } catch (const ConstantNotFolded& e) {
+      throw Unmodelled{e.reason};
+    }
+    return true;
   }
 
   // --- constants, activations and weights ----------------------------------------------------
@@ -774,6 +1069,8 @@ class Builder {
   std::map<std::string, OnnxTensor> constants_;
   std::map<std::string, int64_t> consumers_;
   std::map<std::string, std::string> reader_op_;  ///< tensor -> the op type of a node reading it
+  std::map<std::string, size_t> reader_node_;     ///< tensor -> the last node reading it
+  std::set<size_t> folded_;  ///< nodes read as part of a layer emitted at an earlier node
   std::map<std::string, std::pair<int64_t, int64_t>> extra_pad_;  ///< folded Pad: [h, w]
   std::map<std::string, Value> values_;
   std::set<std::string> unknown_;

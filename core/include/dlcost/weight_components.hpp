@@ -1,0 +1,49 @@
+#pragma once
+// A checkpoint's tensors against the engine's parameter breakdown of its config: each tensor
+// of a safetensors header is put in one of the engine's components (embeddings, attention,
+// MLP with its experts and routers, norms, LM head, other) by the Hugging Face module names in
+// its name, and each component's file total is set beside the engine's count. A difference is
+// listed, never hidden: it is the config and the file disagreeing, or dlcost's count being
+// wrong, or a name no rule places.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dlcost/transformer.hpp"
+
+namespace dlcost {
+
+/// The component a tensor's name places it in: "embeddings", "attention", "mlp", "norms",
+/// "lm_head", "other", or "" where no rule matches. Rules read the dot-separated module names
+/// of transformers' modelling files, norms first ("post_attention_layernorm" is a norm), then
+/// the LM head, embeddings, other (BERT's pooler, T5's relative_attention_bias), attention and
+/// the MLP.
+std::string tensorComponent(const std::string& name);
+
+struct ComponentRow {
+  std::string component;
+  int64_t engine = 0;   ///< the engine's count for the config
+  int64_t file = 0;     ///< elements of the file's tensors placed in this component
+  int64_t tensors = 0;  ///< how many tensors
+};
+
+struct ComponentCheck {
+  std::vector<ComponentRow> rows;     ///< the six components, in the order above
+  std::vector<std::string> unplaced;  ///< names no rule places (the first 16)
+  int64_t unplaced_count = 0;
+  int64_t unplaced_parameters = 0;
+  bool matches = false;  ///< every row equal and nothing unplaced
+};
+
+/// `tensors`: a model-file summary's "tensors" array ({"name", "parameters"} each). Throws
+/// ArithmeticOverflow.
+ComponentCheck checkComponents(const Transformer& t, const nlohmann::json& tensors);
+
+/// {"matches", "rows": [{"component", "engine", "file", "difference", "tensors"}],
+///  "unplaced": {"count", "parameters", "names"}}.
+nlohmann::json componentCheckJson(const ComponentCheck& c);
+
+}  // namespace dlcost
