@@ -23,10 +23,11 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
       << (p.users == 1 ? "" : "s") << " x " << p.context << " tokens "
       << (p.fits ? "fit" : "do NOT fit") << "; at most " << p.max_users << " users\n";
   if (p.capacity_bytes > 0) {
-    out << "  GPU " << formatBytes(p.capacity_bytes, units) << ", engine budget "
-        << formatBytes(p.budget_bytes, units) << "\n";
+    out << (p.on_cpu ? "  system RAM " : "  GPU ") << formatBytes(p.capacity_bytes, units)
+        << (p.on_cpu ? ", usable " : ", engine budget ") << formatBytes(p.budget_bytes, units)
+        << "\n";
   }
-  memory(out, "on the GPU", p.device, units);
+  memory(out, p.on_cpu ? "in system RAM (CPU)" : "on the GPU", p.device, units);
   if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
     // kv_tokens is vLLM's "GPU KV cache size": with several KV cache groups (sliding-window
     // models) the blocks are shared among the groups.
@@ -36,7 +37,9 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
     if (p.max_num_seqs > 0) out << " (max_num_seqs " << p.max_num_seqs << ")";
     out << "\n";
   }
-  if (p.engine == Engine::kLlamaCpp) {
+  if (p.engine == Engine::kLlamaCpp && p.on_cpu) {
+    out << "  n_ctx " << p.n_ctx << ", every layer on the CPU (-ngl 0)\n";
+  } else if (p.engine == Engine::kLlamaCpp) {
     out << "  n_ctx " << p.n_ctx << ", -ngl " << p.gpu_layers << " (of " << p.layers
         << " layers + the output layer)\n";
     memory(out, "in system RAM", p.host, units);
@@ -48,6 +51,10 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
         << "; inter-token latency " << fixed(p.speed.itl_s * 1e3, 2) << " ms; "
         << fixed(p.speed.tokens_per_s_per_user, 1) << " tokens/s per user, "
         << fixed(p.speed.tokens_per_s, 1) << " in all (" << p.speed.bound << "-bound)\n";
+    if (p.speed.prefill_copy_bytes > 0) {
+      out << "  prompt: " << formatBytes(p.speed.prefill_copy_bytes, units)
+          << " of CPU-held weights copied to the GPU (in the time to first token)\n";
+    }
   }
   out << "  launch: " << p.command << "\n";
   for (const std::string& n : p.notes) out << "  note: " << n << "\n";

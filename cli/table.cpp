@@ -83,10 +83,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
     line("  backward phase", m.phases[0].bytes);
     line("  optimizer step phase", m.phases[1].bytes);
   }
-  out << "  usable " << formatBytes(f.usable_bytes, units) << " = nvidia-smi "
-      << formatBytes(f.capacity_bytes, units) << " - reserve "
-      << formatBytes(f.reserve_bytes, units) << " - fragmentation "
-      << formatBytes(f.fragmentation_bytes, units) << "; headroom "
+  out << "  usable " << formatBytes(f.usable_bytes, units)
+      << (f.gpu.cpu ? " = system RAM " : " = nvidia-smi ") << formatBytes(f.capacity_bytes, units)
+      << (f.gpu.cpu ? " - OS reserve " : " - reserve ") << formatBytes(f.reserve_bytes, units)
+      << " - fragmentation " << formatBytes(f.fragmentation_bytes, units) << "; headroom "
       << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
       << "\n";
   out << "  largest batch that fits: " << f.max_batch << "\n";
@@ -300,7 +300,8 @@ void printGpus(std::ostream& out, const nlohmann::json& table, ByteUnits units) 
                     std::to_string(g["release_year"].get<int>())});
   }
   printTable(out, head, rows, 2);
-  out << "\nmemory as nvidia-smi reports it (unified memory: the GPU's default limit); rates "
+  out << "\nmemory as nvidia-smi reports it (unified memory: the GPU's default limit; CPU: a "
+         "default RAM size, system_ram_gib sets yours); rates "
          "dense, per device, 16-bit with FP32 accumulate (GeForce: half the headline); 0 = no "
          "fast path; - = not published\n";
 }

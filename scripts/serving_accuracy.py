@@ -24,6 +24,17 @@ DISC4167 = "llama.cpp discussion #4167 (build 8e672ef, Llama 2 7B, tg 128)"
 INFERENCEBENCH = "InferenceBench concurrency-sweep recipe (vLLM 0.21, H100 80GB HBM3, TPOT p50 6.48 ms)"
 MUSGRAVE = "J. Musgrave, vLLM throughput-latency sweep on NVIDIA A100 (vLLM 0.23, 1024 in / 128 out)"
 VLLM_CI = "vLLM performance benchmark, buildkite #9515 (latency_llama8B_tp1, H200, batch 8, 32 in / 128 out)"
+HF_A10G = ("fxmarty/accelerated-pytorch-transformers-generation README (A10G, default transformers "
+           "generate(), LLaMA 7B fp16, 1000 in / 200 out)")
+EPYC9554 = ("ahelpme.com, CPU-only inference with AMD Epyc 9554, Phi-4 14B (llama-bench, one socket, "
+            "12-channel DDR5 at 4800 MT/s)")
+# microsoft/phi-4 config.json: the model of the EPYC measurements.
+PHI4 = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 5120,
+        "intermediate_size": 17920, "num_hidden_layers": 40, "num_attention_heads": 40,
+        "num_key_value_heads": 10, "vocab_size": 100352, "max_position_embeddings": 16384,
+        "tie_word_embeddings": False, "rms_norm_eps": 1e-5}
+# (GGUF type, llama-bench size GiB, tg tokens/s) from the EPYC 9554 article.
+EPYC = [("Q4_K_M", 8.43, 28.74), ("Q6_K", 11.20, 23.246), ("Q8_0", 14.51, 19.194)]
 # (preset GPU, GGUF type, measured tokens/s) from discussion #4167's summary table.
 APPLE = [("apple-m1-max-32gb", "Q8_0", 40.20), ("apple-m1-max-32gb", "Q4_0", 61.19),
          ("apple-m3-pro-36gb", "F16", 9.89), ("apple-m3-pro-36gb", "Q8_0", 17.53),
@@ -81,6 +92,34 @@ def rows():
                  "--gpu", gpu])
         out.append(row(f"llama.cpp {t} decode, {gpu}", DISC4167, r["serving"]["speed"]["tokens_per_s"],
                        tps, "tokens/s"))
+    # HF generate() on an A10G (the A10's 600 GB/s memory): the whole call, prefill + 199 steps.
+    a10g = "/tmp/dlcost-llama-7b-a10g.json"
+    doc = {"model": {"preset": "llama-2-7b"},
+           "workload": {"mode": "infer", "dtype": "fp16", "engine": "hf", "attention": "eager",
+                        "prompt_tokens": 1000, "generated_tokens": 200, "context": 1200,
+                        "gpu": {"base": "a10", "name": "NVIDIA A10G"}}}
+    with open(a10g, "w") as f:
+        json.dump(doc, f)
+    r = run([a10g])
+    s = r["serving"]["speed"]
+    out.append(row("HF generate(), LLaMA 7B fp16, A10G, tokens/s over the call", HF_A10G,
+                   200 / (s["ttft_s"] + 199 * s["itl_s"]), 23.150, "tokens/s"))
+    out.append(row("HF generate(), LLaMA 7B fp16, A10G, peak allocated", HF_A10G,
+                   r["serving"]["device"]["total"] / 1e6, 14776.09, "MB"))
+    path = "/tmp/dlcost-phi-4.json"
+    with open(path, "w") as f:
+        json.dump(PHI4, f)
+    for t, gib, tps in EPYC:
+        # The EPYC 9654 row has the 9554's memory system (12 channels of DDR5-4800); decode is
+        # memory-bound, so its core count does not enter.
+        r = run([path, "--mode", "infer", "--dtype", "fp16", "--engine", "llamacpp", "--quant", "gguf",
+                 "--gguf-type", t, "--prompt-tokens", "1", "--context", "128", "--gpu", "amd-epyc-9654",
+                 "--system-ram-gib", "192"])
+        dev = r["serving"]["device"]["terms"]
+        size = sum(x["bytes"] for x in dev if x["key"] == "weights") / GIB
+        out.append(row(f"Phi-4 GGUF {t} tensors", EPYC9554, size, gib, "GiB"))
+        out.append(row(f"llama.cpp {t} decode on a CPU, EPYC 9554 (Phi-4)", EPYC9554,
+                       r["serving"]["speed"]["tokens_per_s"], tps, "tokens/s"))
     vllm = ["--preset", "llama-3.1-8b", "--mode", "infer", "--dtype", "bf16", "--engine", "vllm"]
     r = run(vllm + ["--gpu", "h100-sxm", "--context", "512", "--users", "1"])
     out.append(row("vLLM decode, Llama-3.1-8B, 1 request, H100 SXM", INFERENCEBENCH,
@@ -105,7 +144,7 @@ def rows():
 def section():
     lines = [BEGIN, "## Serving (engines, quantization formats, speed)", "",
              "Written by `scripts/serving_accuracy.py` from `build/dlcost`; the same cases are tests "
-             "in `tests/test_serving.cpp` with their tolerances (docs/serving.md explains the model). "
+             "in `tests/test_serving.cpp` and `tests/test_serving_cpu.cpp` with their tolerances (docs/serving.md explains the model). "
              "Error = (estimate − measured) / measured.", "",
              "| figure | estimate | measured | error | source |", "|---|---:|---:|---:|---|"]
     lines += rows()
@@ -115,14 +154,19 @@ def section():
               "- The decode speed is the bandwidth roofline times the engine's efficiency: llama.cpp "
               "0.74, calibrated on the two RTX 4090 points (0.80 of the roofline at F16, 0.69 at "
               "Q8_0), each within 9 %; vLLM 0.76, calibrated on the H100 and A100 single-request "
-              "points (0.74 and 0.78), each within 3 %. SGLang uses vLLM's factor and HF llama.cpp's "
-              "(no measurements of their own found).",
+              "points (0.74 and 0.78), each within 3 %; HF transformers 0.56, calibrated on the A10G "
+              "generate() point. SGLang uses vLLM's factor (no clean measurement of its own found).",
               "- Apple silicon (llama.cpp's factor, not refitted): F16 and Q8_0 on the single-die "
               "chips land within 16 % (the Pro chips run faster than estimated, up to 0.88 of the "
               "roofline); Q4_0 on the Max chips reaches only 0.58-0.63 of the bandwidth roofline "
               "(dequantization costs ALU time) and the two-die Ultras 0.43-0.59 at Q8_0 and Q4_0, "
               "so the estimate is too fast there, by up to 72 %: read it as an upper bound. Apple "
               "publishes no compute rate for M3/M4; decode is memory-bound, so these rows need none.",
+              "- CPU (llama.cpp, `-ngl 0`): llama.cpp's CPU factor is 0.59, calibrated on the three "
+              "EPYC 9554 points, which reach 0.55 (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of the "
+              "460.8 GB/s roofline; each is within 8 %. The estimate uses the EPYC 9654 row, whose "
+              "memory system is the 9554's (decode is memory-bound, so the core count does not enter). "
+              "The Phi-4 sizes (llama-quantize's per-tensor rules) match llama-bench's to its 0.01 GiB.",
               "- vLLM's own latency test on an H200 is 31 % slower than the estimate: each step also "
               "spends CPU time (scheduling, sampling, detokenizing) that the roofline omits, and at "
               "4.8 TB/s the GPU's part of a Llama-3.1-8B step is only 3.4 ms.",

@@ -276,3 +276,10 @@ TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived f
   CHECK_THAT(43.5 * kT, WithinRel(32 * 512 * 2.655e9, kDatasheetRounding));
   CHECK(s.fp8_flops == 0);
 }
+
+TEST_CASE("a card's host link has the lanes its board wires", "[gpu][presets]") {
+  // NVIDIA's RTX 4060 Ti specifications: "Bus Support: PCI Express 4.0 x8" (half an x16
+  // slot's bandwidth: what llama.cpp's offload copies cross).
+  CHECK(findGpu("rtx-4060-ti-16gb")->intra_node_link == "pcie4-x8");
+  CHECK(findGpu("rtx-4090")->intra_node_link == "pcie4-x16");
+}

@@ -93,14 +93,14 @@ TEST_CASE("links carry per-GPU, per-direction line rates from their specificatio
     double bytes_per_s;
   };
   // NVLink: NVIDIA's both-directions totals halved (V100 300, A100 600, H100 900 GB/s,
-  // B200 1.8 TB/s datasheets); PCIe x16: 16 lanes x 8/16/32 GT/s x 128/130 / 8; InfiniBand
+  // B200 1.8 TB/s datasheets); PCIe: 16 (or 8) lanes x 8/16/32 GT/s x 128/130 / 8; InfiniBand
   // and Ethernet: line rate / 8.
-  auto c = GENERATE(Case{"nvlink2", 150e9}, Case{"nvlink3", 300e9}, Case{"nvlink4", 450e9},
-                    Case{"nvlink5", 900e9}, Case{"pcie3-x16", 16 * 8e9 * 128 / 130 / 8},
-                    Case{"pcie4-x16", 16 * 16e9 * 128 / 130 / 8},
-                    Case{"pcie5-x16", 16 * 32e9 * 128 / 130 / 8}, Case{"ib-hdr", 25e9},
-                    Case{"ib-ndr", 50e9}, Case{"ib-xdr", 100e9}, Case{"roce-100g", 12.5e9},
-                    Case{"roce-400g", 50e9});
+  auto c = GENERATE(
+      Case{"nvlink2", 150e9}, Case{"nvlink3", 300e9}, Case{"nvlink4", 450e9},
+      Case{"nvlink5", 900e9}, Case{"pcie3-x16", 16 * 8e9 * 128 / 130 / 8},
+      Case{"pcie4-x16", 16 * 16e9 * 128 / 130 / 8}, Case{"pcie4-x8", 8 * 16e9 * 128 / 130 / 8},
+      Case{"pcie5-x16", 16 * 32e9 * 128 / 130 / 8}, Case{"ib-hdr", 25e9}, Case{"ib-ndr", 50e9},
+      Case{"ib-xdr", 100e9}, Case{"roce-100g", 12.5e9}, Case{"roce-400g", 50e9});
   CAPTURE(c.id);
   CHECK_THAT(link(c.id).bandwidth_bytes_per_s, WithinRel(c.bytes_per_s, kSummationTolerance));
   CHECK_FALSE(link(c.id).source.empty());

@@ -498,3 +498,32 @@ TEST_CASE("vLLM's hybrid allocator keeps sliding-window groups to their window",
   // Counting the window layers as full attention would hold fewer requests.
   CHECK(p.max_concurrency > static_cast<double>(p.num_blocks) / (2 * 32768 / 16));
 }
+
+TEST_CASE("HF transformers generate() on an A10G: speed and peak memory of its own measurement",
+          "[serving][hf][speed]") {
+  // fxmarty/accelerated-pytorch-transformers-generation, README (AMD EPYC 7R32 + A10G,
+  // g5.2xlarge), default transformers generate() ("None | no"): LLaMA 7B fp16, batch 1, a
+  // 1000-token prompt, 200 new tokens, eager attention: 23.150 tokens/s over the whole call
+  // (scripts/run_llama.py: max_new_tokens / the time of generate()), max_memory_allocated
+  // 14776.09 MB. The A10G's memory is the A10's (24 GB GDDR6 at 600 GB/s); the call is the
+  // prefill (the first token) and 199 decode steps. engineEfficiency(hf) = 0.56 is calibrated
+  // on this point.
+  constexpr double kTolerance = 0.05;
+  const json a10g = {{"base", "a10"}, {"name", "NVIDIA A10G"}};
+  const Report r = runPreset("llama-2-7b", {{"mode", "infer"},
+                                            {"dtype", "fp16"},
+                                            {"engine", "hf"},
+                                            {"attention", "eager"},
+                                            {"prompt_tokens", 1000},
+                                            {"generated_tokens", 200},
+                                            {"context", 1200},
+                                            {"gpu", a10g}});
+  REQUIRE(r.serving);
+  const dlcost::ServingSpeed& s = r.serving->speed;
+  const double tokens_per_s = 200 / (s.ttft_s + 199 * s.itl_s);
+  CHECK(std::abs(tokens_per_s / 23.150 - 1) <= kTolerance);
+  // PyTorch's peak allocation over the call: weights, the cache of 1200 tokens and the
+  // prefill's activations (the estimate leaves out torch.cat's transient cache copies).
+  const double peak = static_cast<double>(r.serving->device.total);
+  CHECK(std::abs(peak / 14776.09e6 - 1) <= kTolerance);
+}

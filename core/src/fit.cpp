@@ -288,6 +288,12 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   const HardwareSettings& hw = w.hardware;
   const Parallelism& p = hw.parallel;
   checkLayout(model, w);
+  if (hw.gpu->cpu && p.gpus > 1) {
+    throw InputError(ErrorCode::kValue, "/workload/gpus",
+                     hw.gpu->name +
+                         " is one CPU socket: several devices (or sockets, NUMA "
+                         "nodes) are not modelled; set gpus to 1");
+  }
 
   GpuFit f;
   f.gpu = *hw.gpu;
@@ -303,11 +309,14 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   }
   try {
     f.per_gpu = perGpuMemory(r, p);
-    f.capacity_bytes = gpuCapacityBytes(f.gpu);
-    f.reserve_bytes = hw.reserve_bytes.value_or(kDefaultReserveBytes +
-                                                (p.gpus > 1 ? kDefaultNcclReserveBytes : 0));
+    // A CPU's memory is the RAM installed, less what the OS keeps; no caching allocator.
+    f.capacity_bytes =
+        f.gpu.cpu ? hw.system_ram_bytes.value_or(f.gpu.memory_bytes) : gpuCapacityBytes(f.gpu);
+    f.reserve_bytes = hw.reserve_bytes.value_or(
+        f.gpu.cpu ? kDefaultOsReserveBytes
+                  : kDefaultReserveBytes + (p.gpus > 1 ? kDefaultNcclReserveBytes : 0));
     const int64_t after_reserve = std::max<int64_t>(0, f.capacity_bytes - f.reserve_bytes);
-    const double frag = hw.fragmentation.value_or(kDefaultFragmentation);
+    const double frag = hw.fragmentation.value_or(f.gpu.cpu ? 0.0 : kDefaultFragmentation);
     f.fragmentation_bytes =
         static_cast<int64_t>(std::ceil(static_cast<double>(after_reserve) * frag));
     f.usable_bytes = after_reserve - f.fragmentation_bytes;
@@ -320,6 +329,14 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "/workload",
                      "per-GPU memory overflows 64-bit arithmetic");
+  }
+  if (f.gpu.cpu) {
+    f.notes.push_back(
+        std::string("CPU: the memory is the system RAM (") +
+        (hw.system_ram_bytes ? "system_ram_gib"
+                             : "the row's default size; system_ram_gib sets yours") +
+        ") less what the OS keeps (reserve_bytes, default 4 GiB: Windows 11's and Ubuntu Desktop's "
+        "minimum RAM)");
   }
   f.network = resolveNetwork(hw.network, p.gpus, f.gpu);
   if (!gpuComputePublished(f.gpu)) {

@@ -60,7 +60,7 @@ Gpu parseGpu(const json& v, const std::string& path) {
                    // written by gpuToJson, derived or descriptive: accepted, ignored
                    "capacity_bytes", "convention",
                    // read below
-                   "unified_memory"});
+                   "unified_memory", "cpu"});
   Gpu g;
   const bool has_base = r.has("base");
   if (has_base) {
@@ -135,6 +135,15 @@ Gpu parseGpu(const json& v, const std::string& path) {
   if (g.fp32_flops <= 0 && !g.unified_memory) {
     throw InputError(ErrorCode::kValue, r.pathOf("fp32_flops"), "a GPU needs an FP32 rate above 0");
   }
+  // gpuToJson's "cpu" object: the device is a CPU and its system RAM.
+  if (r.has("cpu")) {
+    ObjectReader c(r.require("cpu"), r.pathOf("cpu"));
+    c.rejectUnknown({"memory_channels", "memory_mt_s"});
+    g.cpu = true;
+    g.memory_channels =
+        static_cast<int>(c.optionalInt("memory_channels", g.memory_channels, 0, 64));
+    g.memory_mt_s = static_cast<int>(c.optionalInt("memory_mt_s", g.memory_mt_s, 0, 100000));
+  }
   return g;
 }
 
@@ -165,6 +174,7 @@ json gpuToJson(const Gpu& g) {
              "per device; dense rates in operations/s, 16-bit and FP8 with FP32 accumulate; "
              "0 = no fast path"}};
   if (g.unified_memory) j["unified_memory"] = {{"gpu_limit", g.unified_memory_note}};
+  if (g.cpu) j["cpu"] = {{"memory_channels", g.memory_channels}, {"memory_mt_s", g.memory_mt_s}};
   return j;
 }
 

@@ -31,7 +31,7 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   r.rejectUnknown({"id", "name", "vendor", "architecture", "release_year", "memory_gib",
                    "smi_total_mib", "bandwidth_gb_s", "dense_tera_ops_per_s", "tdp_watts",
                    "price_usd", "devices_per_board", "intra_node_link", "inter_node_link",
-                   "datasheet_figures", "unified_memory", "notes", "source"});
+                   "datasheet_figures", "unified_memory", "cpu", "notes", "source"});
   Gpu g;
   g.id = r.requiredString("id");
   g.name = r.requiredString("name");
@@ -62,6 +62,14 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
     u.rejectUnknown({"gpu_limit"});
     g.unified_memory = true;
     g.unified_memory_note = u.requiredString("gpu_limit");
+  }
+  if (r.has("cpu")) {
+    // {"memory_channels": N, "memory_mt_s": MT/s}: the DDR channels bandwidth_gb_s comes from.
+    ObjectReader c(r.require("cpu"), r.pathOf("cpu"));
+    c.rejectUnknown({"memory_channels", "memory_mt_s"});
+    g.cpu = true;
+    g.memory_channels = static_cast<int>(c.requiredInt("memory_channels", 1, 64));
+    g.memory_mt_s = static_cast<int>(c.requiredInt("memory_mt_s", 1, 100000));
   }
   g.notes = r.requiredString("notes");
   g.source = r.requiredString("source");

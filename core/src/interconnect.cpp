@@ -41,9 +41,12 @@ constexpr const char* kXdrSource =
 constexpr const char* kNoEfficiency =
     "no published NCCL bus bandwidth for this link: the line rate (a lower bound on the time)";
 
-/// One PCIe x16 link in one direction: lanes x transfer rate x 128b/130b encoding / 8 bits.
+/// One PCIe link in one direction: lanes x transfer rate x 128b/130b encoding / 8 bits.
+constexpr double pcie(int lanes, double gigatransfers) {
+  return lanes * gigatransfers * 1e9 * 128.0 / 130.0 / 8.0;
+}
 constexpr double pcieX16(double gigatransfers) {
-  return 16 * gigatransfers * 1e9 * 128.0 / 130.0 / 8.0;
+  return pcie(16, gigatransfers);
 }
 /// A network adapter's line rate in Gb/s as bytes per second.
 constexpr double gigabits(double gbps) {
@@ -57,6 +60,10 @@ std::vector<Interconnect> buildTable() {
        "PCI Express Base Specification 3.0: 8 GT/s per lane, 128b/130b encoding", 1, kNoEfficiency},
       {"pcie4-x16", "PCIe 4.0 x16", intra, pcieX16(16), kPciStep,
        "PCI Express Base Specification 4.0: 16 GT/s per lane, 128b/130b encoding", 1,
+       kNoEfficiency},
+      // Mid-range cards wire half the lanes (RTX 4060 Ti: PCI Express 4.0 x8).
+      {"pcie4-x8", "PCIe 4.0 x8", intra, pcie(8, 16), kPciStep,
+       "PCI Express Base Specification 4.0: 16 GT/s per lane, 128b/130b encoding; 8 lanes", 1,
        kNoEfficiency},
       {"pcie5-x16", "PCIe 5.0 x16", intra, pcieX16(32), kPciStep,
        "PCI Express Base Specification 5.0: 32 GT/s per lane, 128b/130b encoding", 1,

@@ -227,6 +227,26 @@ void addModelFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string& path) { w.hardware.gpu = parseGpu(v, path); },
               [](const Workload& w) { return hardwareToJson(w.hardware).value("gpu", json()); }));
+  rows.push_back(
+      Row("system_ram_gib", FieldType::kNumber, "--system-ram-gib")
+          .range(1, 1048576, "GiB")
+          .derived({"a CPU row's default size; else not checked", "CPU 行的默认容量；否则不检查"})
+          .when(kWhenGpu, "parallel")
+          .text({"System RAM (GiB)", "系统内存（GiB）"},
+                {"RAM installed: a CPU device's memory, and where llama.cpp keeps the layers it "
+                 "leaves off the GPU; the OS keeps 4 GiB of it",
+                 "已安装内存：CPU 设备的内存，以及 llama.cpp 未放上 GPU 的层所在之处；操作系统保留 "
+                 "4 GiB"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.hardware.system_ram_bytes =
+                    static_cast<int64_t>(std::floor(v.get<double>() * 1073741824.0));
+              },
+              [](const Workload& w) {
+                return w.hardware.system_ram_bytes
+                           ? json(static_cast<double>(*w.hardware.system_ram_bytes) / 1073741824.0)
+                           : json();
+              }));
 }
 
 /// The fields only transformers read (docs/transformers.md).
@@ -525,17 +545,17 @@ void addParallelFields(std::vector<Row>& rows) {
                          [](const Workload& w) {
                            return json(w.hardware.utilization.value_or(kDefaultUtilization));
                          }));
-  rows.push_back(
-      Row("reserve_bytes", FieldType::kInteger, "--reserve-bytes")
-          .range(0, kMaxBytes, "bytes")
-          .derived({"1 GiB, +1 GiB for NCCL with several GPUs", "1 GiB，多 GPU 时另加 1 GiB NCCL"})
-          .when(kWhenGpu, "parallel")
-          .text({"Per-GPU reserve", "每 GPU 预留"},
-                {"bytes per GPU held back (CUDA context, memory PyTorch cannot see)",
-                 "每块 GPU 预留的字节（CUDA 上下文、PyTorch 看不到的显存）"})
-          .io([](const json& v, Workload& w,
-                 const std::string&) { w.hardware.reserve_bytes = v.get<int64_t>(); },
-              [](const Workload& w) { return orNull(w.hardware.reserve_bytes); }));
+  rows.push_back(Row("reserve_bytes", FieldType::kInteger, "--reserve-bytes")
+                     .range(0, kMaxBytes, "bytes")
+                     .derived({"1 GiB, +1 GiB for NCCL with several GPUs; a CPU: 4 GiB for the OS",
+                               "1 GiB，多 GPU 时另加 1 GiB NCCL；CPU：为操作系统预留 4 GiB"})
+                     .when(kWhenGpu, "parallel")
+                     .text({"Per-GPU reserve", "每 GPU 预留"},
+                           {"bytes per GPU held back (CUDA context, memory PyTorch cannot see)",
+                            "每块 GPU 预留的字节（CUDA 上下文、PyTorch 看不到的显存）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.hardware.reserve_bytes = v.get<int64_t>(); },
+                         [](const Workload& w) { return orNull(w.hardware.reserve_bytes); }));
   rows.push_back(Row("fragmentation", FieldType::kNumber, "--fragmentation")
                      .range(0, 0.5, "")
                      .below(0.5)
@@ -547,6 +567,9 @@ void addParallelFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.hardware.fragmentation = v.get<double>(); },
                          [](const Workload& w) {
+                           // A CPU's default is 0, so it is written only when set.
+                           if (w.hardware.gpu && w.hardware.gpu->cpu)
+                             return orNull(w.hardware.fragmentation);
                            return json(w.hardware.fragmentation.value_or(kDefaultFragmentation));
                          }));
   rows.push_back(

@@ -65,4 +65,43 @@ describe('the Inference panel', () => {
       await page.close();
     }
   });
+
+  test('a CPU from the device picker: llama.cpp in system RAM, its size a field of its own', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      await page.selectOption('#preset', 'llama-3.1-8b');
+      await page.selectOption('#wl-mode', 'infer');
+      await page.selectOption('#wl-dtype', 'fp16');
+      await page.selectOption('#wl-gpu', 'amd-epyc-9654');
+      await page.selectOption('#wl-engine', 'llamacpp');
+      await page.selectOption('#wl-quant', 'gguf');
+      await page.fill('#wl-context', '4096');
+      await page.fill('#wl-system-ram-gib', '64');
+      const cli = cliEstimate({
+        model: { preset: 'llama-3.1-8b' },
+        workload: {
+          mode: 'infer',
+          dtype: 'fp16',
+          optimizer: 'adam',
+          gpu: 'amd-epyc-9654',
+          engine: 'llamacpp',
+          quant: 'gguf',
+          context: 4096,
+          system_ram_gib: 64,
+        },
+      });
+      assert.equal(cli.status, 0, cli.stderr);
+      const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+      assert.deepEqual(report.serving, cli.json.serving);
+      const text = await page.locator('#inference').innerText();
+      assert.ok(text.includes('In system RAM (the CPU is the device)'), text);
+      assert.ok(text.includes('-ngl 0'), text);
+      // A RAM size of 0 is refused at its own field.
+      await page.fill('#wl-system-ram-gib', '0');
+      await page.locator('#wl-system-ram-gib-error').filter({ hasText: /./ }).waitFor();
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
 });

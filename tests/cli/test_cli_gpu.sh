@@ -118,5 +118,16 @@ json_true "interleaved bubble" "Math.abs(d.gpu_fit.step_time.bubble_fraction - 1
 check "links state NCCL's efficiency" 0 "$DLCOST" links --json
 json_true "links carry bus efficiency" "d.links.links.every(l => l.bus_efficiency > 0 && l.bus_efficiency <= 1 && l.efficiency_source)"
 
+# A CPU as the device: llama.cpp in system RAM less the OS's 4 GiB (docs/serving.md).
+CPU_RUN=(estimate --preset llama-3.1-8b --mode infer --dtype fp16 --quant gguf --gguf-type Q4_K_M --context 4096 --gpu amd-epyc-9654)
+check "llama.cpp on a CPU" 0 "$DLCOST" "${CPU_RUN[@]}" --engine llamacpp --system-ram-gib 64 --json
+json_true "CPU plan in system RAM" "d.serving.on_cpu && d.serving.fits && d.serving.capacity_bytes === 64 * 2 ** 30 && d.serving.budget_bytes === 60 * 2 ** 30 && d.serving.command.includes('-ngl 0')"
+check "CPU plan printed" 0 "$DLCOST" "${CPU_RUN[@]}" --engine llamacpp --system-ram-gib 64
+contains "says system RAM" "in system RAM (CPU)" "$out"
+check "system RAM of 0" 2 "$DLCOST" "${CPU_RUN[@]}" --engine llamacpp --system-ram-gib 0
+contains "names --system-ram-gib" "--system-ram-gib" "$err"
+check "vLLM on a CPU" 2 "$DLCOST" "${CPU_RUN[@]}" --engine vllm
+contains "names --engine" "--engine" "$err"
+
 echo "cli gpu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { ROOT } from './native_cli.mjs';
-import { LLAMA_CPP, VLLM } from './serving_workloads.mjs';
+import { LLAMA_CPP, LLAMA_CPP_CPU, VLLM } from './serving_workloads.mjs';
 
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 const TYPES = join(ROOT, 'web', 'js', 'types.d.ts');
@@ -44,6 +44,7 @@ function cases() {
     ['Report', api.estimate(llmQlora)],
     ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: VLLM })],
     ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: LLAMA_CPP })],
+    ['Report', api.estimate({ model: { preset: 'llama-3.1-8b' }, workload: LLAMA_CPP_CPU })],
     ['ReportWithSweep', api.estimateWithSweep(cnnOverT4)],
     ['Sweep', api.sweepThroughput(cnnOverT4, [1, 8, 64])],
     ['Comparison', api.compare(llmInfer)],

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { cliEstimate, WASM_MODULE } from './native_cli.mjs';
-import { LLAMA_CPP as LLAMA, VLLM } from './serving_workloads.mjs';
+import { LLAMA_CPP as LLAMA, LLAMA_CPP_CPU, VLLM } from './serving_workloads.mjs';
 
 let engine;
 before(async () => {
@@ -16,8 +16,8 @@ before(async () => {
 const doc = (workload) => ({ model: { preset: 'llama-3.1-8b' }, workload });
 
 describe('serving plans', () => {
-  for (const workload of [VLLM, LLAMA]) {
-    test(`${workload.engine}: wasm's serving object equals the CLI's`, () => {
+  for (const workload of [VLLM, LLAMA, LLAMA_CPP_CPU]) {
+    test(`${workload.engine} on ${workload.gpu}: wasm's serving object equals the CLI's`, () => {
       const wasm = JSON.parse(engine.estimate(JSON.stringify(doc(workload))));
       assert.ok(wasm.serving, 'the report carries a serving plan');
       assert.deepEqual(wasm.serving, cliEstimate(doc(workload)).json.serving);
@@ -43,6 +43,14 @@ describe('serving plans', () => {
       out.points.map((p) => p.context),
       [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072],
     );
+  });
+
+  test('a CPU device: the plan is in system RAM, and a RAM size of 0 is an error at its field', () => {
+    const r = JSON.parse(engine.estimate(JSON.stringify(doc(LLAMA_CPP_CPU))));
+    assert.equal(r.serving.on_cpu, true);
+    assert.equal(r.serving.host.total, 0);
+    const bad = JSON.parse(engine.estimate(JSON.stringify(doc({ ...LLAMA_CPP_CPU, system_ram_gib: 0 }))));
+    assert.equal(bad.error.path, '/workload/system_ram_gib');
   });
 
   test('bad input comes back as an error naming the field', () => {

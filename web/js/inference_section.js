@@ -166,7 +166,13 @@ export function renderInference(node, report, units, loadSweep) {
       h('p', { text: `n_ctx ${plan.llamacpp.n_ctx} · -ngl ${plan.llamacpp.gpu_layers} / ${plan.llamacpp.layers}` }),
     );
   }
-  rows.push(memoryList(t('inferenceGpu', {}, 'On the GPU'), plan.device, units));
+  rows.push(
+    plan.on_cpu
+      ? memoryList(t('inferenceCpu', {}, 'In system RAM (the CPU is the device)'), plan.device, units)
+      : memoryList(t('inferenceGpu', {}, 'On the GPU'), plan.device, units),
+  );
+  if (plan.speed && plan.speed.prefill_copy_bytes > 0)
+    rows.push(h('p', { text: `${t('inferenceCopy')}: ${formatBytes(plan.speed.prefill_copy_bytes, units)}` }));
   if (plan.host && plan.host.total > 0)
     rows.push(memoryList(t('inferenceHost', {}, 'In system RAM'), plan.host, units));
   rows.push(h('pre', { class: 'inference-command', text: plan.command }));

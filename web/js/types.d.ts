@@ -59,6 +59,8 @@ export interface Workload {
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
+  /** RAM installed (GiB): a CPU device's memory; where llama.cpp keeps its CPU layers. */
+  system_ram_gib?: number;
   gpu_dtype?: string;
   /** Training step (core/src/workload_schema.cpp): gradient zeroing and the optimizer's
    *  implementation, which shape the step's peak. */
@@ -190,6 +192,9 @@ export interface Gpu {
   convention: string;
   /** Unified-memory devices only: the share of system memory the GPU may use, in words. */
   unified_memory?: { gpu_limit: string };
+  /** CPU rows only: the device is the processor and its system RAM; bandwidth is
+   *  memory_channels x memory_mt_s x 8 bytes. */
+  cpu?: { memory_channels: number; memory_mt_s: number };
 }
 
 /** One change the advisor suggests when the model does not fit (core/src/advisor.cpp). */
@@ -417,6 +422,8 @@ export interface ServingSpeed {
   bound: string;
   step_bytes: number;
   step_flops: number;
+  /** llama.cpp with layers in system RAM: weights copied to the GPU during the prompt. */
+  prefill_copy_bytes: number;
 }
 
 /** The serving plan, report.serving (core/src/serving/serving_json.cpp servingPlanToJson). */
@@ -430,6 +437,8 @@ export interface ServingPlan {
   capacity_bytes: number;
   budget_bytes: number;
   kv_bytes_per_token: number;
+  /** The device is a CPU: "device" is system RAM, "host" is empty. */
+  on_cpu: boolean;
   device: Memory;
   command: string;
   notes: string[];

@@ -32,7 +32,7 @@ std::optional<MathFormat> parseMathFormat(const std::string& name);
 struct Gpu {
   std::string id;            ///< preset key, lower-case, e.g. "h100-sxm"
   std::string name;          ///< e.g. "NVIDIA H100 SXM5 80GB"
-  std::string vendor;        ///< "NVIDIA" or "AMD"
+  std::string vendor;        ///< "NVIDIA", "AMD", "Apple", "Intel"
   std::string architecture;  ///< e.g. "Hopper"
   int release_year = 0;
   /// Marketed capacity per device in bytes, reading the marketed "GB" as GiB (2^30), which is
@@ -56,6 +56,12 @@ struct Gpu {
   bool unified_memory = false;
   /// Unified memory: how the GPU's share is set and how to raise it (empty otherwise).
   std::string unified_memory_note;
+  /// A CPU as the device (llama.cpp without a GPU): memory_bytes is a default system RAM size
+  /// (the workload's system_ram_gib replaces it) and bandwidth_bytes_per_s that of its memory
+  /// channels: memory_channels x memory_mt_s x 10^6 x 8 bytes.
+  bool cpu = false;
+  int memory_channels = 0;  ///< DDR channels per socket (CPU rows)
+  int memory_mt_s = 0;      ///< their rated transfer rate in MT/s (CPU rows)
   /// The link between the GPUs of the usual 8-GPU server of this part (an interconnect id,
   /// dlcost/interconnect.hpp): NVLink through NVSwitch for SXM parts, else the board's PCIe
   /// generation; "" = none known (multi-die boards).

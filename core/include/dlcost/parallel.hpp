@@ -55,6 +55,12 @@ constexpr int64_t kDefaultNcclReserveBytes = int64_t{1} << 30;
 /// commonly): the low end, 5 %.
 constexpr double kDefaultFragmentation = 0.05;
 
+/// What the operating system keeps of a machine's RAM when a CPU is the device (or holds the
+/// layers llama.cpp leaves off the GPU): 4 GiB, the minimum RAM Windows 11 and Ubuntu Desktop
+/// state for themselves (Microsoft's Windows 11 system requirements; Ubuntu Desktop's
+/// download page). A CPU's `reserve_bytes` replaces it.
+constexpr int64_t kDefaultOsReserveBytes = int64_t{4} << 30;
+
 /// The GPU side of a workload. Everything here is optional: without a GPU the report carries
 /// no fit, step time or advice.
 struct HardwareSettings {
@@ -67,8 +73,13 @@ struct HardwareSettings {
   /// Bytes per GPU held back from the capacity; absent = kDefaultReserveBytes (+ NCCL's when
   /// gpus > 1).
   std::optional<int64_t> reserve_bytes;
-  /// Share of what is left after the reserve lost to fragmentation, in [0, 0.5).
+  /// Share of what is left after the reserve lost to fragmentation, in [0, 0.5); a CPU's
+  /// default is 0 (llama.cpp allocates its buffers once, no caching allocator).
   std::optional<double> fragmentation;
+  /// RAM installed in the machine, in bytes: a CPU device's memory (absent: the CPU row's
+  /// default size), and where llama.cpp keeps the layers it leaves off a GPU (absent: not
+  /// checked). What fits is this less kDefaultOsReserveBytes.
+  std::optional<int64_t> system_ram_bytes;
   /// Matmul arithmetic; absent = from the precision (fp32 -> fp32, fp16 and mixed -> fp16,
   /// bf16 -> bf16). PyTorch leaves TF32 off for matmuls by default, so fp32 means FP32 math.
   std::optional<MathFormat> math;

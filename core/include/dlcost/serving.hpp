@@ -17,10 +17,24 @@
 
 namespace dlcost {
 
+/// llama.cpp's default micro-batch (-ub, n_ubatch): the compute graph is reserved for it and
+/// a prompt is processed in pieces of this many tokens.
+constexpr int64_t kLlamaUbatch = 512;
+/// Tokens a batch needs before llama.cpp runs a matmul whose weights sit in system RAM on the
+/// GPU, copying the weights over the host link first: ggml-cuda.cu,
+/// ggml_backend_cuda_device_offload_op (min_batch_size = 32, the batch being ne[1] of the
+/// matmul), asked by ggml-backend.cpp's scheduler for ops with weights in a host buffer.
+constexpr int64_t kLlamaOffloadMinBatch = 32;
+
+/// Share of the bandwidth roofline llama.cpp's decode reaches on a CPU (every weight read
+/// from system RAM once per token), calibrated in docs/accuracy.md ("Serving", CPU rows).
+constexpr double kLlamaCppCpuEfficiency = 0.59;
+
 /// Share of the memory-bandwidth roofline each engine's decode reaches, calibrated against
 /// the published measurements in docs/accuracy.md ("Serving") and applied to every decode
-/// and prefill time: time = roofline time / efficiency.
-double engineEfficiency(Engine e);
+/// and prefill time: time = roofline time / efficiency. `on_cpu`: the device is a CPU
+/// (llama.cpp only), kLlamaCppCpuEfficiency.
+double engineEfficiency(Engine e, bool on_cpu = false);
 
 /// `w` with the prompt an engine's context implies: with an engine and a context but no
 /// prompt_tokens, each sequence's prompt fills its context (context - generated_tokens).

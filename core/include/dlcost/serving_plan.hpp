@@ -23,6 +23,9 @@ struct ServingSpeed {
   const char* bound = "memory";      ///< what limits the decode step: "memory" or "compute"
   int64_t step_bytes = 0;            ///< bytes one decode step reads (weights + KV caches)
   int64_t step_flops = 0;            ///< FLOPs of one decode step
+  /// llama.cpp with layers in system RAM: bytes of their weights copied to the GPU over the
+  /// host link while the prompt is processed (one copy per micro-batch of 32+ tokens).
+  int64_t prefill_copy_bytes = 0;
 };
 
 /// The engine's plan on the workload's GPU (or memory size).
@@ -34,6 +37,7 @@ struct ServingPlan {
   /// cache term is the whole preallocated pool.
   MemoryBreakdown device;
   MemoryBreakdown host;            ///< llama.cpp: what stays in system RAM
+  bool on_cpu = false;             ///< the device is a CPU: `device` is system RAM
   int64_t capacity_bytes = 0;      ///< one GPU's memory as the driver reports it (0: none given)
   int64_t budget_bytes = 0;        ///< what the engine lets itself use of it
   int64_t kv_bytes_per_token = 0;  ///< one token of one sequence, all layers, on one GPU

@@ -28,8 +28,6 @@ using namespace checked;
 constexpr double kVllmUtilization = 0.9;
 /// vLLM CacheConfig.block_size's default on CUDA: 16 tokens.
 constexpr int64_t kVllmBlockSize = 16;
-/// llama.cpp's default micro-batch (-ub, n_ubatch): the compute graph is reserved for it.
-constexpr int64_t kLlamaUbatch = 512;
 /// llama.cpp pads n_ctx to a multiple of 256 cells (llama-context.cpp, GGML_PAD(n_ctx, 256)).
 constexpr int64_t kLlamaCtxPad = 256;
 /// vLLM's non-torch memory inside the budget (cuBLAS workspace, CUDA context as the profiler
@@ -338,6 +336,8 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     gguf.serving.gguf_type = GgufFileType::kF16;
   }
   const QuantizedWeights q = quantizedWeights(t, gguf);
+  // A CPU as the device: every tensor, the KV cache and the compute buffer in system RAM.
+  const bool cpu = w.hardware.gpu && w.hardware.gpu->cpu;
   p.layers = t.layers;
   // n_ctx: every slot's context (llama-server splits -c over -np slots), padded.
   p.n_ctx = mul(ceilDiv(mul(p.users, p.context), kLlamaCtxPad), kLlamaCtxPad);
@@ -366,8 +366,10 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
   // n_layer - n_gpu_layers); ngl > layers also puts the output layer there. The token
   // embeddings stay on the CPU.
   auto split = [&](int64_t ngl, int64_t n_ctx, MemoryBreakdown* gpu, MemoryBreakdown* host) {
+    // On a CPU the device holds what llama.cpp would put on the GPU and the host's share.
+    if (cpu) ngl = t.layers + 1;
     const int64_t on_gpu = std::min(ngl, t.layers);
-    int64_t gw = 0, hw = q.input_bytes, gkv = 0, hkv = 0;
+    int64_t gw = cpu ? q.input_bytes : 0, hw = cpu ? 0 : q.input_bytes, gkv = 0, hkv = 0;
     for (int64_t i = 0; i < t.layers; ++i) {
       const bool g = i >= t.layers - on_gpu;
       const int64_t lb = q.layer_bytes[static_cast<size_t>(i)];
@@ -378,7 +380,18 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const bool output_gpu = ngl > t.layers;
     (output_gpu ? gw : hw) = add(output_gpu ? gw : hw, q.output_bytes);
     const int64_t comp = ngl > 0 ? compute(n_ctx) : 0;
-    if (gpu) {
+    if (gpu && cpu) {
+      *gpu = sumTerms(
+          {fixedTerm(MemoryKey::kWeights, gw, "every GGUF tensor, memory-mapped from the file",
+                     {{"layers", t.layers, ""}}),
+           fixedTerm(MemoryKey::kKvCache, gkv, "cells × layers × (K + V row bytes)",
+                     {{"n_ctx", n_ctx, "cells"},
+                      {"bytes_per_cell_and_layer", cell, cacheTypeName(s.cache_type)}}),
+           fixedTerm(MemoryKey::kComputeBuffer, comp,
+                     "n_ubatch × 4 × max(vocab + hidden, [n_ctx × heads] + 2 ffn + 2 hidden)",
+                     {{"n_ubatch", kLlamaUbatch, "tokens"}})},
+          1);
+    } else if (gpu) {
       *gpu = sumTerms(
           {fixedTerm(MemoryKey::kWeights, gw, "GGUF tensors of the GPU layers",
                      {{"gpu_layers", on_gpu, ""}, {"output_on_gpu", output_gpu ? 1 : 0, ""}}),
@@ -390,7 +403,7 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
                      {{"n_ubatch", kLlamaUbatch, "tokens"}})},
           1);
     }
-    if (host) {
+    if (host && !cpu) {
       *host = sumTerms({fixedTerm(MemoryKey::kWeights, hw, "token embeddings + CPU layers",
                                   {{"cpu_layers", t.layers - on_gpu, ""}}),
                         fixedTerm(MemoryKey::kKvCache, hkv, "cells × CPU layers × row bytes",
@@ -403,31 +416,53 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     split(ngl, n_ctx, &g, nullptr);
     return g.total;
   };
-  p.gpu_layers = s.n_gpu_layers ? std::min(*s.n_gpu_layers, t.layers + 1)
-                                : largest(t.layers + 1, [&](int64_t n) {
-                                    return n == 0 || gpuBytes(n, p.n_ctx) <= usable;
-                                  });
+  if (cpu && s.n_gpu_layers && *s.n_gpu_layers > 0) {
+    throw InputError(ErrorCode::kValue, "/workload/n_gpu_layers",
+                     w.hardware.gpu->name +
+                         " is a CPU: there is no GPU to offload layers to; "
+                         "leave n_gpu_layers out or set it to 0");
+  }
+  p.gpu_layers = cpu              ? 0
+                 : s.n_gpu_layers ? std::min(*s.n_gpu_layers, t.layers + 1)
+                                  : largest(t.layers + 1, [&](int64_t n) {
+                                      return n == 0 || gpuBytes(n, p.n_ctx) <= usable;
+                                    });
   split(p.gpu_layers, p.n_ctx, &p.device, &p.host);
   p.budget_bytes = usable;
   // Without an -ngl of the user's, fitting means everything on the GPU; with one, the GPU's
-  // share fitting (the rest runs from system RAM, whose size dlcost is not told).
-  const int64_t planned = s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
+  // share fitting (the rest runs from system RAM, checked when system_ram_gib is given). On a
+  // CPU, everything fitting in its RAM.
+  const int64_t planned = cpu || s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
   p.fits = p.device.total <= usable && p.gpu_layers >= planned;
+  // With the machine's RAM given, the layers left in system RAM must fit there too.
+  if (!cpu && w.hardware.system_ram_bytes) {
+    const int64_t ram = std::max<int64_t>(0, *w.hardware.system_ram_bytes - kDefaultOsReserveBytes);
+    p.fits = p.fits && p.host.total <= ram;
+    p.notes.push_back(
+        "system RAM: the CPU layers and their KV cache must fit in system_ram_gib "
+        "less 4 GiB the OS keeps");
+  }
   p.max_users = largest(int64_t{1} << 16, [&](int64_t n) {
     if (n == 0) return true;
     const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
     return gpuBytes(planned, ctx) <= usable;
   });
-  if (p.gpu_layers <= t.layers) {
+  if (cpu) {
+    p.notes.push_back(
+        "CPU: llama.cpp memory-maps the GGUF file (mmap), so the weights are the file's pages in "
+        "the page cache and must stay resident; the KV cache and compute buffer are allocated in "
+        "system RAM; decode reads every weight once per step at the memory bandwidth");
+  } else if (p.gpu_layers <= t.layers) {
     p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
                       " layers and the output layer run on the CPU from system RAM: each decode "
                       "step reads them at host_bandwidth_gb_s");
     // ggml-backend's scheduler runs a batch of 32+ tokens on the GPU even for weights held in
     // system RAM (the CUDA backend's offload_op), copying them over PCIe per micro-batch.
     p.notes.push_back(
-        "time to first token leaves out the copy of the CPU-held weights to the GPU for each "
-        "512-token micro-batch of the prompt (llama.cpp offloads batches of 32+ tokens): a "
-        "lower bound");
+        "prompt micro-batches (and decode steps) of 32+ tokens run the CPU layers' matmuls on "
+        "the GPU, copying their weights over the host link each time (ggml's offload_op, "
+        "min_batch_size 32): the time to first token includes one copy per 512-token "
+        "micro-batch");
   }
   p.notes.push_back(
       "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
@@ -469,9 +504,10 @@ bool engineLoads(Engine e, QuantFormat q) {
 
 }  // namespace
 
-double engineEfficiency(Engine e) {
+double engineEfficiency(Engine e, bool on_cpu) {
   // Each is measured decode tokens/s over dlcost's bandwidth roofline (weights and KV read per
   // step), docs/accuracy.md ("Serving") lists every point and its error.
+  if (on_cpu) return kLlamaCppCpuEfficiency;
   switch (e) {
     case Engine::kVllm:
     case Engine::kSglang:
@@ -484,10 +520,15 @@ double engineEfficiency(Engine e) {
     case Engine::kLlamaCpp:
       // llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and 98.13 t/s
       // at Q8_0, 0.80 and 0.69 of the 1008 GB/s roofline; 0.74 leaves -8 % and +7 %.
-    case Engine::kHf:
     case Engine::kNone:
-      // HF transformers generate(): no measurement of its own yet, llama.cpp's factor.
       return 0.74;
+    case Engine::kHf:
+      // HF transformers generate() (eager, dynamic cache), LLaMA 7B fp16, batch 1, 1000-token
+      // prompt and 200 new tokens on an A10G (600 GB/s): 23.150 tokens/s over the whole call
+      // (fxmarty/accelerated-pytorch-transformers-generation, README, "None | no"); less
+      // dlcost's 0.22 s prefill, its decode steps run at 0.56 of the bandwidth roofline: eager
+      // PyTorch launches every kernel from Python, which a step this small cannot hide.
+      return 0.56;
   }
   return 0.74;
 }
@@ -517,6 +558,13 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
                          " is not one");
   }
   const bool apple = w.hardware.gpu && w.hardware.gpu->vendor == "Apple";
+  const bool cpu = w.hardware.gpu && w.hardware.gpu->cpu;
+  p.on_cpu = cpu;
+  if (cpu && s.engine != Engine::kLlamaCpp) {
+    throw InputError(ErrorCode::kValue, "/workload/engine",
+                     std::string(engineName(s.engine)) + " on " + w.hardware.gpu->name +
+                         " (a CPU) is not modelled: choose llamacpp");
+  }
   if (apple && s.engine != Engine::kLlamaCpp) {
     throw InputError(ErrorCode::kValue, "/workload/engine",
                      std::string(engineName(s.engine)) +

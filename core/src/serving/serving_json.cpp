@@ -19,7 +19,8 @@ json servingSpeedToJson(const ServingSpeed& s) {
           {"tokens_per_s", s.tokens_per_s},
           {"bound", s.bound},
           {"step_bytes", s.step_bytes},
-          {"step_flops", s.step_flops}};
+          {"step_flops", s.step_flops},
+          {"prefill_copy_bytes", s.prefill_copy_bytes}};
 }
 
 json servingPlanToJson(const ServingPlan& p) {
@@ -31,6 +32,7 @@ json servingPlanToJson(const ServingPlan& p) {
             {"capacity_bytes", p.capacity_bytes},
             {"budget_bytes", p.budget_bytes},
             {"kv_bytes_per_token", p.kv_bytes_per_token},
+            {"on_cpu", p.on_cpu},
             {"device", memoryToJson(p.device, "bytes")},
             {"command", p.command},
             {"notes", p.notes}};

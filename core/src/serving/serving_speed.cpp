@@ -2,10 +2,13 @@
 // step with n users (memory-bound: every weight and every user's KV cache read once per step,
 // until the FLOPs of n tokens take longer), on the roofline of the workload's GPU, divided by
 // the engine's calibrated efficiency (engineEfficiency). Layers llama.cpp leaves in system RAM
-// are read by the CPU at the host bandwidth, one after the other with the GPU's.
+// are read by the CPU at the host bandwidth, one after the other with the GPU's, except in
+// batches of 32+ tokens, for which llama.cpp copies their weights to the GPU over the host
+// link. On a CPU device every byte is read from system RAM at the CPU's bandwidth.
 #include <algorithm>
 
 #include "dlcost/checked.hpp"
+#include "dlcost/interconnect.hpp"
 #include "dlcost/quant_formats.hpp"
 #include "dlcost/serving.hpp"
 
@@ -51,6 +54,27 @@ int64_t planKvBytes(const Transformer& t, const ServingPlan& plan, int64_t token
   return checkedMul(plan.kv_bytes_per_token / std::max<int64_t>(1, t.layers), cells);
 }
 
+/// The link llama.cpp copies system-RAM weights to the GPU over: a PCIe board's own slot
+/// (its intra_node_link), an SXM/OAM module's host interface (V100 SXM2 PCIe 3.0, A100 SXM4
+/// 4.0, H100/H200 SXM5, B200 and MI300X 5.0, x16 each: NVIDIA's and AMD's datasheets);
+/// nullptr for unified memory, where the GPU reads system RAM in place.
+const Interconnect* hostLink(const Gpu& g) {
+  if (g.unified_memory || g.cpu) return nullptr;
+  if (g.intra_node_link.rfind("pcie", 0) == 0) return findInterconnect(g.intra_node_link);
+  if (g.intra_node_link == "nvlink2") return findInterconnect("pcie3-x16");
+  if (g.intra_node_link == "nvlink3") return findInterconnect("pcie4-x16");
+  if (g.intra_node_link.empty()) return nullptr;
+  return findInterconnect("pcie5-x16");
+}
+
+/// Micro-batches of a prompt of `tokens` big enough for llama.cpp to offload CPU-held matmuls
+/// to the GPU (each copying their weights): the full n_ubatch pieces, and the last if it
+/// still has kLlamaOffloadMinBatch tokens.
+int64_t offloadedUbatches(int64_t tokens) {
+  const int64_t tail = tokens % kLlamaUbatch;
+  return tokens / kLlamaUbatch + (tail >= kLlamaOffloadMinBatch ? 1 : 0);
+}
+
 }  // namespace
 
 ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report& r,
@@ -60,7 +84,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   s.context = context;
   if (!r.gpu_fit) return s;
   const GpuFit& fit = *r.gpu_fit;
-  const double eff = engineEfficiency(plan.engine);
+  const bool cpu = fit.gpu.cpu;
+  const double eff = engineEfficiency(plan.engine, cpu);
   const double flops_rate = fit.peak_flops * fit.utilization;
   const double bw = fit.gpu.bandwidth_bytes_per_s;
   const double host_bw = w.serving.host_bandwidth.value_or(kDefaultHostBandwidth);
@@ -68,16 +93,19 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
 
   // Weights read per step: on the GPU (all of the plan's device weights) and, for llama.cpp,
   // the CPU layers (the token embeddings are gathered row by row, not read whole).
-  const int64_t device_weights =
+  int64_t device_weights =
       plan.device.bytesOf(MemoryKey::kWeights) + plan.device.bytesOf(MemoryKey::kQuantScales);
   int64_t host_weights = plan.host.bytesOf(MemoryKey::kWeights);
-  if (host_weights > 0) {
+  int64_t host_output = 0;  // the output layer's bytes when it sits in system RAM
+  if (plan.engine == Engine::kLlamaCpp && (host_weights > 0 || cpu)) {
     Workload g = w;
     if (g.serving.quant == QuantFormat::kNone) {
       g.serving.quant = QuantFormat::kGguf;
       g.serving.gguf_type = GgufFileType::kF16;
     }
-    host_weights -= quantizedWeights(t, g).input_bytes;
+    const QuantizedWeights q = quantizedWeights(t, g);
+    (cpu ? device_weights : host_weights) -= q.input_bytes;
+    if (plan.gpu_layers <= t.layers && !cpu) host_output = q.output_bytes;
   }
   // Under MoE only the experts the step's tokens are routed to are read: at most
   // users x experts_per_token of them per layer.
@@ -92,17 +120,27 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   }
   const int64_t kv_one = planKvBytes(t, plan, context);
   const double gpu_layer_share =
-      plan.engine == Engine::kLlamaCpp
+      plan.engine == Engine::kLlamaCpp && !cpu
           ? d(std::min(plan.gpu_layers, t.layers)) / d(std::max<int64_t>(1, t.layers))
           : 1.0;
+  // Batches of 32+ tokens run the CPU layers' matmuls on the GPU after copying their weights
+  // (all of them: a MoE layer's whole expert tensor) over the host link.
+  const Interconnect* link = hostLink(fit.gpu);
+  const double link_bw = link ? link->bandwidth_bytes_per_s : 0.0;
+  const bool offload_decode = host_weights > 0 && link && users >= kLlamaOffloadMinBatch;
   const double kv_read = d(users) * d(kv_one);
   const double flops = d(users) * decodeFlopsPerToken(t, context) / tp;
   // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
   // prefill's time unknown (ttft_s stays 0).
   const bool compute_known = flops_rate > 0;
-  const double compute_s = compute_known ? flops * gpu_layer_share / flops_rate : 0.0;
+  const double compute_s =
+      compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) / flops_rate : 0.0;
   const double memory_s = (weights_read + kv_read * gpu_layer_share) / bw;
-  const double host_s = (host_read + kv_read * (1 - gpu_layer_share)) / host_bw;
+  const double host_kv = kv_read * (1 - gpu_layer_share);
+  const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers
+  // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
+  // layers' KV cache crosses the link with their weights.
+  const double host_s = offload_decode ? (d(host_weights) + host_kv) / link_bw : cpu_pass_s;
   s.bound = compute_s > memory_s ? "compute" : "memory";
   s.itl_s = (std::max(compute_s, memory_s) + host_s) / eff;
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
@@ -112,13 +150,23 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
     s.tokens_per_s = d(users) / s.itl_s;
   }
 
-  // Time to first token: one user's prompt (the report's prefill at batch 1).
+  // Time to first token: one user's prompt (the report's prefill at batch 1). With layers in
+  // system RAM, each micro-batch of 32+ tokens copies their matmul weights to the GPU (the
+  // output layer computes the last token's logits only, below the threshold, so it stays);
+  // a prompt of fewer tokens runs them on the CPU, reading them once.
+  const int64_t prompt = r.transformer->seq_len;
+  const int64_t copies = link && host_weights > 0 ? offloadedUbatches(prompt) : 0;
+  s.prefill_copy_bytes = checkedMul(copies, host_weights - host_output);
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
     const double c = d(ph.flops) / b / tp / flops_rate;
-    const double m = (weights_read + d(planKvBytes(t, plan, r.transformer->seq_len))) / bw;
-    s.ttft_s = std::max(c, m / eff) + host_s;
+    const double m = (weights_read + d(planKvBytes(t, plan, prompt))) / bw;
+    const int64_t tail = prompt % kLlamaUbatch;
+    const bool cpu_tail = tail > 0 && tail < kLlamaOffloadMinBatch;
+    const double host_prefill_s =
+        copies > 0 ? d(s.prefill_copy_bytes) / link_bw + (cpu_tail ? cpu_pass_s : 0.0) : cpu_pass_s;
+    s.ttft_s = std::max(c, m / eff) + host_prefill_s;
   }
   return s;
 }
