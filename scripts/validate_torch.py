@@ -698,8 +698,10 @@ scalars that `* scaling` wraps, Adam's CPU step counters and the labels. Gradien
 adapters' only, fp32; with `set_to_none` and with kept gradients the step peaks at the
 logits' backward here, before any adapter gradient exists; a kept adapter's new gradient
 (r x width) is the layer's transient, too small to move these peaks. Not measured: bf16's
-training peaks (its saved bytes: the engine leaves out the fp32 softmax output that eager
-attention keeps beside its 16-bit copy, 2 x 1 MiB of the 10,164,308 measured), torch.autocast
+training peaks (its saved bytes are measured: 10,164,308, estimated 10,147,840, -0.16 %,
+since the estimate counts the fp32 softmax output Llama's eager attention keeps beside its
+16-bit copy, 2 x 1 MiB here; full training in bf16 11,756,604 measured, 11,740,160
+estimated), torch.autocast
 (the estimate assumes its matmuls keep 16-bit copies of the adapters' inputs), lora_dropout
 above 0 (each adapted module would keep its dropout output and mask), QLoRA's dequantisation.
 """

@@ -320,6 +320,9 @@ void readDenseLayers(Transformer& t, Moe moe) {
 
 /// Llama and the families that copy its layer: RMSNorm, SwiGLU, rotary, GQA.
 void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
+  // transformers' modeling_llama.py eager_attention_forward, which the families read here
+  // copy: `softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)`.
+  t.softmax_fp32 = true;
   t.hidden = f.reqInt("hidden", {"hidden_size"});
   t.layers = f.reqInt("layers", {"num_hidden_layers"});
   t.heads = f.reqInt("heads", {"num_attention_heads"});
@@ -451,6 +454,9 @@ void readGptOss(HfFields& f, Transformer& t) {
                 {"head_dim", 64},
                 {"max_position_embeddings", 131072}};
   readLlamaLike(f, t, "gpt_oss");
+  // modeling_gpt_oss.py eager_attention_forward: softmax over the logits and sinks in their
+  // own dtype (`dtype=combined_logits.dtype`), no fp32 copy.
+  t.softmax_fp32 = false;
   const bool bias = f.optBool({"attention_bias"}, true);
   t.qkv_bias = t.out_bias = bias;
   t.mlp_bias = false;

@@ -94,13 +94,24 @@ int64_t attentionSaved(const Transformer& t, int64_t e) {
   return b;
 }
 
+/// Whether eager attention's softmax keeps an fp32 output beside the e-byte probabilities AV
+/// reads: the family's modelling code computes it in fp32 (Transformer::softmax_fp32) and
+/// the activations are 16-bit. Measured: scripts/validate_lora.py's Llama in bf16 keeps
+/// 2 x 1 MiB of fp32 probabilities beside the bf16 ones (docs/accuracy.md, "LoRA on the
+/// Llama"). Megatron's fused softmax (the GPT form, Korthikanti's 2as) keeps 16 bits only.
+bool fp32Softmax(const Transformer& t, int64_t e) {
+  return e < 4 && t.softmax_fp32;
+}
+
 /// Bytes per token of the attention core kept for backward with `context` keys.
 /// Eager: softmax output 2as, dropout mask as and dropout output 2as (Korthikanti's 5as with
-/// e = 2); flash: only the fp32 log-sum-exp per head (the dropout mask is regenerated).
+/// e = 2), and 4as more where the softmax runs in fp32 (fp32Softmax); flash: only the fp32
+/// log-sum-exp per head (the dropout mask is regenerated).
 int64_t coreSaved(const Transformer& t, int64_t e, int64_t context, AttentionImpl attention) {
   if (attention == AttentionImpl::kFlash) return mul(4, t.heads);
   const int64_t scores = mul(t.heads, context);
   int64_t b = mul(e, scores);
+  if (fp32Softmax(t, e)) b = add(b, mul(4, scores));
   // Grouped K and V heads are repeated for the matmuls (HF's eager_attention_forward:
   // repeat_kv expands, then reshape copies), and QK^T and AV keep the copies: heads / kv_heads
   // times the key and value widths attentionSaved counts (measured, docs/accuracy.md).
@@ -649,7 +660,14 @@ int64_t loraAttentionSaved(const Transformer& t, const Workload& w, const Settin
     if (scores) b = add(b, mul(e, rep, valueWidth(t)));  // V, for the probabilities'
     if ((scores || vg) && !s.drop_core) {
       const int64_t probs = mul(t.heads, keys);
-      b = add(b, mul(e, probs));
+      // Softmax keeps its output for the scores' gradient, AV the probabilities for V's: one
+      // tensor, unless the softmax ran in fp32 (then each keeps its own when it needs it).
+      if (!fp32Softmax(t, e)) {
+        b = add(b, mul(e, probs));
+      } else {
+        if (vg) b = add(b, mul(e, probs));
+        if (scores) b = add(b, mul(4, probs));
+      }
       if (t.attention_dropout) b = add(b, mul(1 + e, probs));
     }
     b = add(b, loraInputsSaved(s, r.o ? 1 : 0, outputWidth(t)));

@@ -67,7 +67,11 @@ struct Transformer {
   int64_t experts = 0;             ///< routed experts per MoE layer (0: dense MLP)
   int64_t experts_per_token = 0;   ///< experts each token is routed to (MoE only)
   bool attention_dropout = false;  ///< dropout on attention probabilities (training masks)
-  bool hidden_dropout = false;     ///< dropout on residual branches and embeddings
+  /// Eager attention's softmax runs in fp32 whatever the activations' dtype and keeps that
+  /// output beside the 16-bit copy AV reads (Llama's eager_attention_forward:
+  /// `softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)`).
+  bool softmax_fp32 = false;
+  bool hidden_dropout = false;  ///< dropout on residual branches and embeddings
 
   // --- mixture of experts beyond Mixtral's (Qwen2-MoE, DeepSeek, gpt-oss) ---------------
   int64_t expert_ffn = 0;           ///< intermediate size of one routed expert (0: ffn)
