@@ -19,7 +19,13 @@ const generation = (page) => page.evaluate(() => Number(document.body.dataset.in
 async function settled(page, action) {
   const before = await generation(page);
   await action();
-  await page.waitForFunction((n) => Number(document.body.dataset.insights || 0) > n, before, { timeout: 30000 });
+  // A finished update may be the one scheduled for the report before the action: wait until
+  // none is pending as well.
+  await page.waitForFunction(
+    (n) => Number(document.body.dataset.insights || 0) > n && document.body.dataset.insightsPending !== 'true',
+    before,
+    { timeout: 30000 },
+  );
 }
 
 async function shoot(page, selector, name) {

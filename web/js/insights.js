@@ -3,7 +3,8 @@
 // main.js calls initInsights once and updateInsights after each report; the engine calls
 // here (explain, compare, comparePresets) run a moment after the report is drawn, so typing
 // in the form stays as fast as before. document.body.dataset.insights counts finished updates
-// (tests wait on it). These calls live in the engine's second module (dlcost.loadExtra), which
+// and dataset.insightsPending says whether a newer report still waits for its update (tests
+// wait for both: a finished update can be one scheduled for the report before). These calls live in the engine's second module (dlcost.loadExtra), which
 // the first update loads, after the first result is on the page.
 // @ts-check
 
@@ -112,9 +113,11 @@ function renderViews(only) {
 function finished() {
   generation += 1;
   document.body.dataset.insights = String(generation);
+  document.body.dataset.insightsPending = String(timer !== null);
 }
 
 function run() {
+  timer = null;
   if (!extraLoaded()) {
     loadExtra().then(run, () => {});  // offline before the first visit: no explanations
     return;
@@ -144,4 +147,5 @@ export function updateInsights(doc, report, units, presetName) {
   last = { doc, report, units, presetName };
   clearTimeout(timer);
   timer = setTimeout(run, DELAY_MS);
+  document.body.dataset.insightsPending = 'true';
 }
