@@ -11,6 +11,7 @@ using dlcost::testing::row;
 using dlcost::testing::runConfig;
 using dlcost::testing::runGeneric;
 using dlcost::testing::runPreset;
+using dlcost::testing::validateLlamaConfig;
 using nlohmann::json;
 
 namespace {
@@ -356,19 +357,7 @@ TEST_CASE("LoRA over a frozen Llama keeps what autograd saves for the adapters",
                Case{1, 16, "q_proj,v_proj", "sgd", "set_to_none", 598492, 10917256, 10917256},
                Case{1, 16, "q_proj,v_proj", "adam", "zero", 598492, 11089320, 10917256});
   CAPTURE(c.batch, c.seq, c.targets, c.optimizer, c.zero_grad);
-  const json config = {{"model_type", "llama"},
-                       {"architectures", {"LlamaForCausalLM"}},
-                       {"hidden_size", 256},
-                       {"intermediate_size", 688},
-                       {"num_attention_heads", 8},
-                       {"num_key_value_heads", 4},
-                       {"num_hidden_layers", 2},
-                       {"vocab_size", 2048},
-                       {"max_position_embeddings", 2048},
-                       {"rms_norm_eps", 1e-6},
-                       {"rope_theta", 10000.0},
-                       {"hidden_act", "silu"},
-                       {"tie_word_embeddings", false}};
+  const json config = validateLlamaConfig();
   const dlcost::Report r = runConfig(config, {{"mode", "train"},
                                               {"batch", c.batch},
                                               {"seq_len", c.seq},
@@ -400,16 +389,7 @@ TEST_CASE("LoRA keeps each adapter's own fp32 copy of a 16-bit input",
   // fp32 too. Measured (scripts/validate_lora.py's model in bf16, fp32 adapters on q_proj and
   // v_proj, 2 x 128 tokens): the saved tensors hold four (256, 256) fp32 copies, two per
   // layer.
-  const json config = {{"model_type", "llama"},
-                       {"architectures", {"LlamaForCausalLM"}},
-                       {"hidden_size", 256},
-                       {"intermediate_size", 688},
-                       {"num_attention_heads", 8},
-                       {"num_key_value_heads", 4},
-                       {"num_hidden_layers", 2},
-                       {"vocab_size", 2048},
-                       {"max_position_embeddings", 2048},
-                       {"tie_word_embeddings", false}};
+  const json config = validateLlamaConfig();
   auto attention = [&](const char* dtype, const char* targets) {
     const dlcost::Report r = runConfig(config, {{"mode", "train"},
                                                 {"batch", 2},
@@ -476,21 +456,7 @@ TEST_CASE("a training step of a Llama written in plain PyTorch peaks as measured
                           Case{1, 16, true, "sgd", "zero", 20015240, 17918088},
                           Case{1, 16, true, "adam", "zero", 35819736, 35803636});
   CAPTURE(c.batch, c.seq, c.tied, c.optimizer, c.zero_grad);
-  const json config = {{"model_type", "llama"},
-                       {"architectures", {"LlamaForCausalLM"}},
-                       {"hidden_size", 256},
-                       {"intermediate_size", 688},
-                       {"num_attention_heads", 8},
-                       {"num_key_value_heads", 4},
-                       {"num_hidden_layers", 2},
-                       {"vocab_size", 2048},
-                       {"max_position_embeddings", 2048},
-                       {"rms_norm_eps", 1e-6},
-                       {"rope_theta", 10000.0},
-                       {"hidden_act", "silu"},
-                       {"tie_word_embeddings", c.tied},
-                       {"attention_bias", false},
-                       {"mlp_bias", false}};
+  const json config = validateLlamaConfig(c.tied);
   const dlcost::Report r = runConfig(config, {{"mode", "train"},
                                               {"batch", c.batch},
                                               {"seq_len", c.seq},
@@ -522,16 +488,7 @@ TEST_CASE("Llama's eager attention in 16 bits keeps its fp32 softmax output too"
   };
   const Case c = GENERATE(Case{"", 11756604}, Case{"lora", 10164308});
   CAPTURE(c.finetune);
-  const json config = {{"model_type", "llama"},
-                       {"architectures", {"LlamaForCausalLM"}},
-                       {"hidden_size", 256},
-                       {"intermediate_size", 688},
-                       {"num_attention_heads", 8},
-                       {"num_key_value_heads", 4},
-                       {"num_hidden_layers", 2},
-                       {"vocab_size", 2048},
-                       {"max_position_embeddings", 2048},
-                       {"tie_word_embeddings", false}};
+  const json config = validateLlamaConfig();
   json w = {
       {"mode", "train"}, {"batch", 2}, {"seq_len", 128}, {"dtype", "bf16"}, {"attention", "eager"}};
   if (*c.finetune) {

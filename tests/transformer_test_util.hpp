@@ -62,4 +62,24 @@ inline const PhaseWork& phase(const Report& r, const std::string& name) {
   throw std::runtime_error("no phase " + name);
 }
 
+/// scripts/validate_llama.py's CONFIG: the small Llama (2 layers, hidden 256, 8 heads over 4
+/// KV heads, intermediate 688, vocabulary 2048) that the project measures with PyTorch.
+inline nlohmann::json validateLlamaConfig(bool tied_embeddings = false) {
+  return {{"model_type", "llama"},
+          {"architectures", {"LlamaForCausalLM"}},
+          {"hidden_size", 256},
+          {"intermediate_size", 688},
+          {"num_attention_heads", 8},
+          {"num_key_value_heads", 4},
+          {"num_hidden_layers", 2},
+          {"vocab_size", 2048},
+          {"max_position_embeddings", 2048},
+          {"rms_norm_eps", 1e-6},
+          {"rope_theta", 10000.0},
+          {"hidden_act", "silu"},
+          {"tie_word_embeddings", tied_embeddings},
+          {"attention_bias", false},
+          {"mlp_bias", false}};
+}
+
 }  // namespace dlcost::testing
