@@ -238,29 +238,38 @@ def cached(cache, key, optimizers, measure_fn):
     return meas
 
 
+def compare(what, meas, optimizers, add, estimate):
+    """The table's lines for one measured case through `add`, and its (what, figure, estimate,
+    measured) rows: saved bytes, then steps 2, 3 and 1 per optimizer. `estimate(optimizer,
+    zero_grad)` is the engine's memory for that step."""
+    import validate_torch as v
+    rows = []
+    saved_est = v.term(estimate("sgd", "set_to_none"), "activations")
+    add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "
+        f"{v.pct(v.err(saved_est, meas['saved']))} | | |")
+    rows.append((what, "saved for backward", saved_est, meas["saved"]))
+    for o in optimizers:
+        (m1, r1, _), (m2, r2, _), (m3, r3, _) = [v.step_peaks(p) for p in meas[o]]
+        none = estimate(o, "set_to_none")
+        kept = estimate(o, "zero")
+        for figure, e, m, r in ((f"{o}: step 2 (set_to_none)", none["total"], m2, r2),
+                                (f"{o}: step 3 (kept)", kept["total"], m3, r3),
+                                (f"{o}: step 1", none["first_step_total"], m1, r1)):
+            add(f"| {what} | {figure} | {v.mib(m)} | {v.mib(e)} | {v.pct(v.err(e, m))} | "
+                f"{v.mib(r)} | {v.pct(v.err(e, r))} |")
+            rows.append((what, figure, e, m))
+    return rows
+
+
 def report(dlcost, optimizers, add, cache=None):
     """Measures, compares, and writes the table's lines through `add`: per case, figure,
     measured with 2.x's gradient accumulation, estimate, error, and 1.13's own figure and the
     error against it."""
-    import validate_torch as v
     rows = []
     for what, batch, seq, tied in CASES:
         config = dict(CONFIG, tie_word_embeddings=tied)
         key = f"llama|{batch}x{seq}" + ("|tied" if tied else "")
         meas = cached(cache, key, optimizers, lambda: measure(batch, seq, optimizers, config))
-        est = engine(dlcost, batch, seq, "sgd", "set_to_none", config)
-        saved_est = v.term(est, "activations")
-        add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "
-            f"{v.pct(v.err(saved_est, meas['saved']))} | | |")
-        rows.append((what, "saved for backward", saved_est, meas["saved"]))
-        for o in optimizers:
-            (m1, r1, _), (m2, r2, _), (m3, r3, _) = [v.step_peaks(p) for p in meas[o]]
-            none = engine(dlcost, batch, seq, o, "set_to_none", config)
-            kept = engine(dlcost, batch, seq, o, "zero", config)
-            for figure, e, m, r in ((f"{o}: step 2 (set_to_none)", none["total"], m2, r2),
-                                    (f"{o}: step 3 (kept)", kept["total"], m3, r3),
-                                    (f"{o}: step 1", none["first_step_total"], m1, r1)):
-                add(f"| {what} | {figure} | {v.mib(m)} | {v.mib(e)} | {v.pct(v.err(e, m))} | "
-                    f"{v.mib(r)} | {v.pct(v.err(e, r))} |")
-                rows.append((what, figure, e, m))
+        rows += compare(what, meas, optimizers, add,
+                        lambda o, zero_grad: engine(dlcost, batch, seq, o, zero_grad, config))
     return rows

@@ -91,25 +91,12 @@ CASES = [
 def report(dlcost, optimizers, add, cache=None):
     """Measures, compares, and writes the table's lines through `add` (as
     validate_llama.report)."""
-    import validate_torch as v
     rows = []
     for what, batch, seq, targets in CASES:
         key = f"lora|{batch}x{seq}|{','.join(targets)}|r{RANK}"
         meas = llama.cached(cache, key, optimizers,
                             lambda: measure(batch, seq, optimizers, targets))
-        est = engine(dlcost, batch, seq, "sgd", "set_to_none", targets)
-        saved_est = v.term(est, "activations")
-        add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "
-            f"{v.pct(v.err(saved_est, meas['saved']))} | | |")
-        rows.append((what, "saved for backward", saved_est, meas["saved"]))
-        for o in optimizers:
-            (m1, r1, _), (m2, r2, _), (m3, r3, _) = [v.step_peaks(p) for p in meas[o]]
-            none = engine(dlcost, batch, seq, o, "set_to_none", targets)
-            kept = engine(dlcost, batch, seq, o, "zero", targets)
-            for figure, e, m, r in ((f"{o}: step 2 (set_to_none)", none["total"], m2, r2),
-                                    (f"{o}: step 3 (kept)", kept["total"], m3, r3),
-                                    (f"{o}: step 1", none["first_step_total"], m1, r1)):
-                add(f"| {what} | {figure} | {v.mib(m)} | {v.mib(e)} | {v.pct(v.err(e, m))} | "
-                    f"{v.mib(r)} | {v.pct(v.err(e, r))} |")
-                rows.append((what, figure, e, m))
+        rows += llama.compare(what, meas, optimizers, add,
+                              lambda o, zero_grad: engine(dlcost, batch, seq, o, zero_grad,
+                                                          targets))
     return rows
