@@ -39,6 +39,14 @@ async function imitateHub(page, answers) {
 }
 
 async function fetchId(page, id) {
+  // Let the page settle first: the explanations chunk draws after the first result, and a
+  // click computed before that layout can land elsewhere (a gated case once waited 30 s for a
+  // status that never came, in a fresh clone under load; not reproduced since).
+  await page.waitForFunction(
+    () => Number(document.body.dataset.insights || 0) > 0 && document.body.dataset.insightsPending !== 'true',
+    null,
+    { timeout: 30000 },
+  );
   await page.fill('#hub-id', id);
   await page.click('#hub-fetch');
 }
