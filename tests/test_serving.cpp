@@ -7,10 +7,12 @@
 #include "dlcost/error.hpp"
 #include "dlcost/gpu_compute.hpp"
 #include "dlcost/serving.hpp"
+#include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 
 using dlcost::MemoryKey;
 using dlcost::Report;
+using dlcost::testing::errorPath;
 using dlcost::testing::presetConfig;
 using dlcost::testing::runConfig;
 using dlcost::testing::runPreset;
@@ -25,16 +27,6 @@ int64_t weightBytes(const Report& r) {
 constexpr double kGiB = 1073741824.0;
 
 /// The InputError's JSON path from running `f`, or "" when it does not throw.
-template <typename F>
-std::string errorPath(F f) {
-  try {
-    f();
-  } catch (const dlcost::InputError& e) {
-    return e.error().path;
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("GGUF weights match llama-bench's model sizes for LLaMA 7B", "[serving][quant]") {

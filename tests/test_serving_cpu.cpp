@@ -11,6 +11,7 @@
 #include "dlcost/interconnect.hpp"
 #include "dlcost/quant_formats.hpp"
 #include "dlcost/serving.hpp"
+#include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -18,6 +19,7 @@ using dlcost::findGpu;
 using dlcost::Gpu;
 using dlcost::MemoryKey;
 using dlcost::Report;
+using dlcost::testing::errorPath;
 using dlcost::testing::runConfig;
 using dlcost::testing::runPreset;
 using nlohmann::json;
@@ -27,16 +29,6 @@ namespace {
 constexpr int64_t kGiB = int64_t{1} << 30;
 /// Products of datasheet figures: exact up to the double's rounding.
 constexpr double kExact = 1e-12;
-
-template <typename F>
-std::string errorPath(F f) {
-  try {
-    f();
-  } catch (const dlcost::InputError& e) {
-    return e.error().path;
-  }
-  return "";
-}
 
 json withFields(json base, const json& extra) {
   for (auto it = extra.begin(); it != extra.end(); ++it) base[it.key()] = *it;
