@@ -380,22 +380,23 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const bool output_gpu = ngl > t.layers;
     (output_gpu ? gw : hw) = add(output_gpu ? gw : hw, q.output_bytes);
     const int64_t comp = ngl > 0 ? compute(n_ctx) : 0;
-    if (gpu && cpu) {
+    if (gpu) {
+      // On a CPU the "device" holds every tensor (the whole file is mapped into RAM).
+      MemoryTerm weights;
+      if (cpu) {
+        weights =
+            fixedTerm(MemoryKey::kWeights, gw, "every GGUF tensor, memory-mapped from the file",
+                      {{"layers", t.layers, ""}});
+      } else {
+        weights =
+            fixedTerm(MemoryKey::kWeights, gw, "GGUF tensors of the GPU layers",
+                      {{"gpu_layers", on_gpu, ""}, {"output_on_gpu", output_gpu ? 1 : 0, ""}});
+      }
       *gpu = sumTerms(
-          {fixedTerm(MemoryKey::kWeights, gw, "every GGUF tensor, memory-mapped from the file",
-                     {{"layers", t.layers, ""}}),
-           fixedTerm(MemoryKey::kKvCache, gkv, "cells × layers × (K + V row bytes)",
-                     {{"n_ctx", n_ctx, "cells"},
-                      {"bytes_per_cell_and_layer", cell, cacheTypeName(s.cache_type)}}),
-           fixedTerm(MemoryKey::kComputeBuffer, comp,
-                     "n_ubatch × 4 × max(vocab + hidden, [n_ctx × heads] + 2 ffn + 2 hidden)",
-                     {{"n_ubatch", kLlamaUbatch, "tokens"}})},
-          1);
-    } else if (gpu) {
-      *gpu = sumTerms(
-          {fixedTerm(MemoryKey::kWeights, gw, "GGUF tensors of the GPU layers",
-                     {{"gpu_layers", on_gpu, ""}, {"output_on_gpu", output_gpu ? 1 : 0, ""}}),
-           fixedTerm(MemoryKey::kKvCache, gkv, "cells × layers on GPU × (K + V row bytes)",
+          {weights,
+           fixedTerm(MemoryKey::kKvCache, gkv,
+                     cpu ? "cells × layers × (K + V row bytes)"
+                         : "cells × layers on GPU × (K + V row bytes)",
                      {{"n_ctx", n_ctx, "cells"},
                       {"bytes_per_cell_and_layer", cell, cacheTypeName(s.cache_type)}}),
            fixedTerm(MemoryKey::kComputeBuffer, comp,
