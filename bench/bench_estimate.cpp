@@ -1,5 +1,7 @@
 // Native timings of one estimate as a front end makes it (document text in, report JSON
 // text out): every preset, and synthetic chains that show cost growing linearly with layers.
+// For a few presets the three phases alone as well: the document read (text to Config), the
+// estimate itself (parsed model in, report values out) and the report writer (values to text).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -7,7 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/api.hpp"
+#include "dlcost/config_json.hpp"
+#include "dlcost/estimate.hpp"
 #include "dlcost/presets.hpp"
+#include "dlcost/report_json.hpp"
 
 namespace {
 
@@ -42,6 +47,46 @@ void estimateText(benchmark::State& state, const std::string& document) {
   state.counters["report_bytes"] = static_cast<double>(bytes);
 }
 
+void parseOnly(benchmark::State& state, const std::string& document) {
+  for (auto _ : state) {
+    const dlcost::Config config = dlcost::parseConfigText(document);
+    benchmark::DoNotOptimize(&config);
+  }
+}
+
+void estimateOnly(benchmark::State& state, const std::string& document) {
+  const dlcost::Config config = dlcost::parseConfigText(document);
+  for (auto _ : state) {
+    const dlcost::Report report = dlcost::estimate(config.model, config.workload);
+    benchmark::DoNotOptimize(&report);
+  }
+}
+
+void writeOnly(benchmark::State& state, const std::string& document) {
+  const dlcost::Config config = dlcost::parseConfigText(document);
+  const dlcost::Report report = dlcost::estimate(config.model, config.workload);
+  for (auto _ : state) {
+    const std::string out = dlcost::reportJsonText(report);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
+void registerPhases() {
+  using Phase = void (*)(benchmark::State&, const std::string&);
+  const std::pair<const char*, Phase> phases[] = {
+      {"parse", parseOnly}, {"estimate_only", estimateOnly}, {"write", writeOnly}};
+  for (const char* name : {"resnet50", "densenet169", "gpt2"}) {
+    for (const char* mode : {"train", "infer"}) {
+      const std::string doc = presetDocument(name, mode);
+      for (const auto& [phase, run] : phases) {
+        benchmark::RegisterBenchmark((std::string(phase) + "/" + name + "/" + mode).c_str(),
+                                     [doc, run = run](benchmark::State& s) { run(s, doc); })
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+}
+
 void registerAll() {
   for (const auto& p : dlcost::presetList()) {
     for (const char* mode : {"train", "infer"}) {
@@ -63,6 +108,7 @@ void registerAll() {
 
 int main(int argc, char** argv) {
   registerAll();
+  registerPhases();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

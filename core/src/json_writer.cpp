@@ -1,6 +1,8 @@
 #include "json_writer.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 
 namespace dlcost {
@@ -23,9 +25,8 @@ void appendJson(std::string& out, double value) {
 void appendJson(std::string& out, std::string_view text) {
   // Plain printable ASCII is written as it is; anything else (escapes, UTF-8 to check and
   // replace where invalid) by nlohmann::json's serializer, so the two cannot differ.
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
+  bool plain = true;  // without branches, so the loop vectorises
+  for (const char c : text) plain &= (c >= 0x20) & (c < 0x7f) & (c != '"') & (c != '\\');
   if (plain) {
     out += '"';
     out += text;
@@ -48,24 +49,45 @@ void appendJson(std::string& out, const JsonObject& object) {
 }
 
 void appendJson(std::string& out, const JsonArray& array) {
-  out += array.str();
+  array.appendTo(out);
 }
 
+// std::to_chars writes the digits std::to_string does, without a string of its own: the
+// report has thousands of integers.
 void appendSigned(std::string& out, int64_t value) {
-  out += std::to_string(value);
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
 }
 
 void appendUnsigned(std::string& out, uint64_t value) {
-  out += std::to_string(value);
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
 }
 
 void JsonObject::appendTo(std::string& out) const {
-  std::vector<size_t> order(members_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return members_[a].key < members_[b].key; });
+  // The members' order by key, on the stack for the usual small object.
+  constexpr size_t kInline = 32;
+  std::array<size_t, kInline> inline_order;
+  std::vector<size_t> heap_order;
+  size_t* order = inline_order.data();
+  if (members_.size() > kInline) {
+    heap_order.resize(members_.size());
+    order = heap_order.data();
+  }
+  for (size_t i = 0; i < members_.size(); ++i) order[i] = i;
+  // std::string's order (bytes as unsigned char), the first byte compared inline: keys
+  // mostly differ there.
+  std::sort(order, order + members_.size(), [&](size_t a, size_t b) {
+    const std::string_view x = members_[a].key, y = members_[b].key;
+    if (!x.empty() && !y.empty() && x[0] != y[0]) {
+      return static_cast<unsigned char>(x[0]) < static_cast<unsigned char>(y[0]);
+    }
+    return x < y;
+  });
   out += '{';
-  for (size_t n = 0; n < order.size(); ++n) {
+  for (size_t n = 0; n < members_.size(); ++n) {
     const size_t i = order[n];
     const size_t end = i + 1 < members_.size() ? members_[i + 1].begin : values_.size();
     if (n) out += ',';

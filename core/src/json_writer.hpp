@@ -72,6 +72,8 @@ class JsonObject {
  public:
   template <typename T>
   JsonObject& add(std::string_view key, const T& value) {
+    // Room for a typical object at once instead of growing one member at a time.
+    if (members_.empty()) members_.reserve(16);
     members_.push_back({key, values_.size()});
     appendJson(values_, value);
     return *this;
@@ -101,6 +103,15 @@ class JsonArray {
   }
   /// The array's JSON text.
   std::string str() const { return text_.empty() ? "[]" : text_ + ']'; }
+  /// Appends the array's JSON text to `out`.
+  void appendTo(std::string& out) const {
+    if (text_.empty()) {
+      out += "[]";
+    } else {
+      out += text_;
+      out += ']';
+    }
+  }
 
  private:
   std::string text_;

@@ -59,16 +59,18 @@ JsonObject termObject(const MemoryTerm& t, const MemoryBreakdown& m) {
 }
 
 JsonObject layerObject(const LayerReport& l) {
+  // Added in key order, the order they are written in: one row per layer, and sorting
+  // members already in order is the cheap case.
   JsonObject j;
-  j.add("name", l.name)
-      .add("type", l.type)
+  j.add("activation_bytes", l.activation_bytes)
+      .add("buffers", l.buffers)
+      .add("bytes_accessed", l.bytes_accessed)
+      .add("inplace", l.inplace)
+      .add("macs", l.macs)
+      .add("name", l.name)
       .add("output_shape", l.output_shape)
       .add("params", l.params)
-      .add("buffers", l.buffers)
-      .add("macs", l.macs)
-      .add("activation_bytes", l.activation_bytes)
-      .add("inplace", l.inplace)
-      .add("bytes_accessed", l.bytes_accessed);
+      .add("type", l.type);
   return j;
 }
 
