@@ -1,8 +1,9 @@
 #include "activation_memory.hpp"
 
 #include <algorithm>
-#include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "dlcost/checked.hpp"
 
@@ -47,19 +48,38 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
   struct Span {
     size_t first, last;
   };
-  std::map<std::string, Span> modules;
+  std::vector<Span> modules;
+  std::unordered_map<std::string_view, size_t> index;  // module path -> modules[i]
+  // Layer i's modules, outermost first: ids[begin[i]] to ids[begin[i + 1]].
   const size_t n = graph.layers.size();
+  std::vector<size_t> ids, begin(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = graph.layers[i].name;
+    begin[i] = ids.size();
+    size_t depth = 0;
     for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-      auto it = modules.emplace(name.substr(0, dot), Span{i, i}).first;
-      it->second.last = i;
+      const std::string_view path(name.data(), dot);
+      // Neighbouring layers mostly share their modules: the previous layer's module at this
+      // depth, compared before the path is looked up.
+      size_t id;
+      const size_t prev = i > 0 ? begin[i - 1] + depth : 0;
+      if (i > 0 && prev < begin[i] &&
+          graph.layers[i - 1].name.compare(0, dot + 1, name, 0, dot + 1) == 0) {
+        id = ids[prev];
+      } else {
+        const auto [it, added] = index.emplace(path, modules.size());
+        if (added) modules.push_back({i, i});
+        id = it->second;
+      }
+      modules[id].last = i;
+      ids.push_back(id);
+      ++depth;
     }
   }
+  begin[n] = ids.size();
   for (size_t i = 0; i < n; ++i) {
-    const std::string& name = graph.layers[i].name;
-    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-      const Span& m = modules.at(name.substr(0, dot));
+    for (size_t j = begin[i]; j < begin[i + 1]; ++j) {
+      const Span& m = modules[ids[j]];
       for (int in : graph.layers[i].inputs) {
         const size_t t = static_cast<size_t>(in + 1);
         if (t <= m.first) last_use[storage[t]] = std::max(last_use[storage[t]], m.last + 1);

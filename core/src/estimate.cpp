@@ -133,21 +133,28 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 
   std::vector<Shape> shapes{g.input};
   std::vector<Shape> strides{Shape{}};  // of each tensor, as shapes; empty: contiguous
+  shapes.reserve(g.layers.size() + 1);
+  strides.reserve(g.layers.size() + 1);
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
   std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
   int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
   try {
+    // A layer's input shapes and strides, assigned in place so that their memory is reused
+    // from layer to layer.
+    std::vector<Shape> in, in_strides;
     for (size_t i = 0; i < g.layers.size(); ++i) {
       const Layer& layer = g.layers[i];
-      std::vector<Shape> in, in_strides;
+      in.resize(layer.inputs.size());
+      in_strides.resize(layer.inputs.size());
       bool input_grad = false;
       int64_t inputs_with_grad = 0;
-      for (int k : layer.inputs) {
-        in.push_back(shapes[static_cast<size_t>(k + 1)]);
-        in_strides.push_back(strides[static_cast<size_t>(k + 1)]);
-        input_grad = input_grad || needs_input_grad[static_cast<size_t>(k + 1)];
-        inputs_with_grad += needs_input_grad[static_cast<size_t>(k + 1)] ? 1 : 0;
+      for (size_t j = 0; j < layer.inputs.size(); ++j) {
+        const auto k = static_cast<size_t>(layer.inputs[j] + 1);
+        in[j] = shapes[k];
+        in_strides[j] = strides[k];
+        input_grad = input_grad || needs_input_grad[k];
+        inputs_with_grad += needs_input_grad[k] ? 1 : 0;
       }
       LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides);
       needs_input_grad[i + 1] = input_grad || a.params > 0;
@@ -203,6 +210,8 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     counts.trainable = r.params.trainable;
     counts.weight_dtype = lay.weights;
     std::vector<int64_t> layer_grads;
+    layer_grads.reserve(g.layers.size());
+    counts.tensors.reserve(2 * g.layers.size());
     for (size_t i = 0; i < g.layers.size(); ++i) {
       for (int64_t t : parameterTensors(g.layers[i], analyses[i].params))
         counts.tensors.push_back(t);

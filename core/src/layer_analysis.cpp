@@ -181,7 +181,11 @@ struct Analyzer {
     if (in_strides && k < in_strides->size() && !(*in_strides)[k].empty()) return (*in_strides)[k];
     return contiguousStrides(withBatch(in[k]));
   }
-  bool contiguous(size_t k) const { return strides(k) == contiguousStrides(withBatch(in[k])); }
+  bool contiguous(size_t k) const {
+    // No strides given: contiguous, without making them to compare (the usual case).
+    if (!in_strides || k >= in_strides->size() || (*in_strides)[k].empty()) return true;
+    return (*in_strides)[k] == contiguousStrides(withBatch(in[k]));
+  }
   /// The output keeps input 0's layout (element-wise ops on a dense input: TensorIterator
   /// lays the output out as the input; in place, the output is the input).
   void keepLayout(bool inplace) {
@@ -697,7 +701,7 @@ LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs,
            "output shape " + shapeToString(a.r.output) + " has an empty dimension");
   }
   if (!a.training()) a.r.saved = SavedForBackward{std::vector<bool>(inputs.size(), false)};
-  return a.r;
+  return std::move(a.r);  // a member: returned by copy without the move
 }
 
 }  // namespace dlcost
