@@ -37,6 +37,35 @@ class Timeline {
   std::vector<int64_t> delta_;
 };
 
+/// The layers reading each tensor, in forward order (a layer reading a tensor twice appears
+/// twice), all in one array: tensor t's readers are at[start[t]] to at[start[t + 1]].
+class Readers {
+ public:
+  struct Range {
+    const size_t* first;
+    const size_t* last;
+    const size_t* begin() const { return first; }
+    const size_t* end() const { return last; }
+    bool empty() const { return first == last; }
+    size_t size() const { return static_cast<size_t>(last - first); }
+    size_t back() const { return last[-1]; }
+    size_t operator[](size_t k) const { return first[k]; }
+  };
+  Readers(const LayerGraph& graph, size_t tensors) : start_(tensors + 1, 0) {
+    for (const Layer& layer : graph.layers)
+      for (int in : layer.inputs) ++start_[static_cast<size_t>(in + 2)];  // counts at t + 1
+    for (size_t t = 1; t <= tensors; ++t) start_[t] += start_[t - 1];
+    at_.resize(start_.back());
+    std::vector<size_t> next(start_.begin(), start_.end() - 1);
+    for (size_t i = 0; i < graph.layers.size(); ++i)
+      for (int in : graph.layers[i].inputs) at_[next[static_cast<size_t>(in + 1)]++] = i;
+  }
+  Range of(size_t t) const { return {at_.data() + start_[t], at_.data() + start_[t + 1]}; }
+
+ private:
+  std::vector<size_t> start_, at_;
+};
+
 /// Eager PyTorch keeps a module's input alive until the module returns: the caller's frame
 /// still refers to it (nn.Sequential.forward's `input = module(input)` loop variable,
 /// torchvision ResNet's `identity = x`, `x = self.layer1(x)` in the model's forward). A
@@ -121,18 +150,15 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   const size_t steps = training ? 2 * n + 1 : n + 1;
 
   // Readers of each tensor, in forward order (a layer reading a tensor twice appears twice).
-  std::vector<std::vector<size_t>> readers(tensors);
-  for (size_t i = 0; i < n; ++i) {
-    for (int in : graph.layers[i].inputs) readers[tensorOf(in)].push_back(i);
-  }
+  const Readers readers(graph, tensors);
   std::vector<size_t> last_use(tensors, 0);
   for (size_t t = 0; t < tensors; ++t) {
-    for (size_t i : readers[t]) last_use[storage[t]] = std::max(last_use[storage[t]], i + 1);
+    for (size_t i : readers.of(t)) last_use[storage[t]] = std::max(last_use[storage[t]], i + 1);
   }
   // Outputs (the last layer, and any tensor no layer reads, such as an auxiliary head) are
   // kept to the end of the forward pass, where the loss reads them.
   for (size_t t = 1; t < tensors; ++t) {
-    if (t == n || readers[t].empty()) last_use[storage[t]] = fwd_end;
+    if (t == n || readers.of(t).empty()) last_use[storage[t]] = fwd_end;
   }
   // The caller holds the model input for the whole step (`out = model(x)`; the training
   // loop's batch), and every module's input until the module returns.
@@ -223,17 +249,17 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     if (!needs_grad[t]) continue;
     const size_t dies = bwdStep(t - 1);
     const int64_t size = checkedMul(elementCount(shapes[t]), activation_bytes);
-    if (readers[t].empty()) {
+    if (readers.of(t).empty()) {
       grad_born[t] = bwdStep(n - 1);  // from the loss, at the first backward step
     } else {
-      const size_t first = readers[t].back();
+      const size_t first = readers.of(t).back();
       if (passesThrough(first, t)) {
         grad_owner[t] = grad_owner[first + 1];
       } else {
         grad_born[t] = bwdStep(first);
       }
-      for (size_t k = 0; k + 1 < readers[t].size(); ++k) {
-        const size_t other = readers[t][k];
+      for (size_t k = 0; k + 1 < readers.of(t).size(); ++k) {
+        const size_t other = readers.of(t)[k];
         if (other != first && !passesThrough(other, t)) {
           timeline.add(bwdStep(other), bwdStep(other), size);
         }
@@ -264,18 +290,24 @@ std::vector<StepLive> peakCandidates(const ActivationMemory& act,
   // accumulate_grad.h, accumulateGrad) steals a new gradient as .grad when there is none;
   // otherwise it runs `variable_grad += new_grad`, the new one freed afterwards.
   std::vector<StepLive> steps;
+  steps.reserve(act.live_per_sample.size());
   int64_t done = 0;
   for (size_t step = 0; step < act.live_per_sample.size(); ++step) {
-    int64_t grads = kept ? all : 0;
-    if (step > n) {
-      const int64_t layer = layer_gradient_bytes[2 * n - step];
-      if (kept) {
-        grads = checkedAdd(all, layer);
-      } else {
-        grads = done = checkedAdd(done, layer);
+    const int64_t live = act.live_per_sample[step];
+    if (step <= n) {
+      // The forward steps (0 to n) all hold the same gradients: only the one with the most
+      // activations can be on the front, so the others are left out of the sort.
+      if (step == 0) {
+        steps.push_back({step, kept ? all : 0, live});
+      } else if (live > steps.back().per_sample) {
+        steps.back().step = step;
+        steps.back().per_sample = live;
       }
+      continue;
     }
-    steps.push_back({step, grads, act.live_per_sample[step]});
+    const int64_t layer = layer_gradient_bytes[2 * n - step];
+    const int64_t grads = kept ? checkedAdd(all, layer) : (done = checkedAdd(done, layer));
+    steps.push_back({step, grads, live});
   }
   // Keep the Pareto front: a step another one matches or exceeds in both never peaks alone.
   std::sort(steps.begin(), steps.end(), [](const StepLive& a, const StepLive& b) {

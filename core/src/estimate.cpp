@@ -51,10 +51,10 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
   return checkedAdd(weights, checkedMul(per_sample, b));
 }
 
-/// Elements of a layer's parameter tensors in the order PyTorch registers them (weight,
-/// then bias).
-std::vector<int64_t> parameterTensors(const Layer& layer, int64_t params) {
-  if (params == 0) return {};
+/// Appends the elements of a layer's parameter tensors to `out` in the order PyTorch
+/// registers them (weight, then bias).
+void addParameterTensors(const Layer& layer, int64_t params, std::vector<int64_t>& out) {
+  if (params == 0) return;
   int64_t bias = 0;
   if (const auto* c = std::get_if<Conv2d>(&layer.spec)) {
     bias = c->bias ? c->out_channels : 0;
@@ -67,8 +67,12 @@ std::vector<int64_t> parameterTensors(const Layer& layer, int64_t params) {
   } else if (const auto* n = std::get_if<LayerNorm>(&layer.spec)) {
     bias = n->bias ? params / 2 : 0;
   }
-  if (bias == 0) return {params};
-  return {params - bias, bias};
+  if (bias == 0) {
+    out.push_back(params);
+  } else {
+    out.push_back(params - bias);
+    out.push_back(bias);
+  }
 }
 
 /// The parameter gradients alive at the backward peak, less all of them (sumTerms fills
@@ -213,8 +217,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     layer_grads.reserve(g.layers.size());
     counts.tensors.reserve(2 * g.layers.size());
     for (size_t i = 0; i < g.layers.size(); ++i) {
-      for (int64_t t : parameterTensors(g.layers[i], analyses[i].params))
-        counts.tensors.push_back(t);
+      addParameterTensors(g.layers[i], analyses[i].params, counts.tensors);
       layer_grads.push_back(bytesForBits(analyses[i].params, dtypeBits(lay.gradients)));
     }
     // The training loop holds the batch and the model's output through optimizer.step().

@@ -700,7 +700,12 @@ LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs,
       fail(layer, "", ErrorCode::kShape,
            "output shape " + shapeToString(a.r.output) + " has an empty dimension");
   }
-  if (!a.training()) a.r.saved = SavedForBackward{std::vector<bool>(inputs.size(), false)};
+  if (!a.training()) {
+    // Inference saves nothing (the flags' memory is kept).
+    std::vector<bool> none = std::move(a.r.saved.inputs);
+    none.assign(inputs.size(), false);
+    a.r.saved = SavedForBackward{std::move(none)};
+  }
   return std::move(a.r);  // a member: returned by copy without the move
 }
 
