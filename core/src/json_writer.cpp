@@ -57,13 +57,13 @@ void appendJson(std::string& out, const JsonArray& array) {
 void appendSigned(std::string& out, int64_t value) {
   char buffer[24];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 void appendUnsigned(std::string& out, uint64_t value) {
   char buffer[24];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+  out.append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 void JsonObject::appendTo(std::string& out) const {
