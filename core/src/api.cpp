@@ -93,14 +93,14 @@ nlohmann::json skippedJson(const std::vector<Error>& skipped) {
 }  // namespace
 
 nlohmann::json estimateDocument(const nlohmann::json& document) {
-  const Config config = parseConfig(document);
-  return reportToJson(estimate(config.model, config.workload));
+  const SharedConfig config = parseSharedConfig(document);
+  return reportToJson(estimate(*config.model, config.workload));
 }
 
 nlohmann::json compareDocument(const nlohmann::json& document, const std::string& sort) {
-  const Config config = parseConfig(document);
+  const SharedConfig config = parseSharedConfig(document);
   std::vector<Error> skipped;
-  std::vector<CompareRow> rows = compareGpus(config.model, config.workload, &skipped);
+  std::vector<CompareRow> rows = compareGpus(*config.model, config.workload, &skipped);
   // The best buy: the fitting configuration with the most samples/s per 1000 USD.
   std::vector<CompareRow> by_price = rows;
   sortCompareRows(by_price, "per_1000usd", "/sort");
@@ -127,7 +127,7 @@ nlohmann::json compareDocument(const nlohmann::json& document, const std::string
   }
   Workload base = config.workload;  // the GPU-independent part of the report
   base.hardware.gpu.reset();
-  const nlohmann::json report = reportToJson(estimate(config.model, base));
+  const nlohmann::json report = reportToJson(estimate(*config.model, base));
   return {{"schema", "dlcost.compare/1"},
           {"model", report["model"]},
           {"workload", report["workload"]},
@@ -143,8 +143,8 @@ nlohmann::json gpuTable() {
 
 std::string estimateText(const std::string& document_text) {
   try {
-    const Config config = parseConfigText(document_text);
-    return reportJsonText(estimate(config.model, config.workload));
+    const SharedConfig config = parseSharedConfigText(document_text);
+    return reportJsonText(estimate(*config.model, config.workload));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
@@ -154,8 +154,8 @@ std::string estimateText(const std::string& document_text) {
 
 std::string sweepBatchText(const std::string& document_text, const std::string& batches_json_text) {
   try {
-    const Config config = parseConfigText(document_text);
-    const Report report = estimate(config.model, config.workload);
+    const SharedConfig config = parseSharedConfigText(document_text);
+    const Report report = estimate(*config.model, config.workload);
     return dumpJson(sweepToJson(sweepBatch(report, readBatches(batches_json_text))));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
@@ -166,8 +166,8 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
 
 std::string estimateWithSweepText(const std::string& document_text, int points) {
   try {
-    const Config config = parseConfigText(document_text);
-    const Report report = estimate(config.model, config.workload);
+    const SharedConfig config = parseSharedConfigText(document_text);
+    const Report report = estimate(*config.model, config.workload);
     // {"report": R, "sweep": S}, R written directly as estimateText writes it.
     return "{\"report\":" + reportJsonText(report) +
            ",\"sweep\":" + dumpJson(sweepToJson(sweepBatch(report, chartBatches(report, points)))) +
@@ -204,13 +204,13 @@ std::string presetText(const std::string& name) {
 std::string sweepThroughputText(const std::string& document_text,
                                 const std::string& batches_json_text) {
   try {
-    const Config config = parseConfigText(document_text);
-    const Report report = estimate(config.model, config.workload);
+    const SharedConfig config = parseSharedConfigText(document_text);
+    const Report report = estimate(*config.model, config.workload);
     // null: the engine's batches for a throughput chart.
     const bool chosen = parseDocumentText(batches_json_text).is_null();
     BatchSweep sweep =
         sweepBatch(report, chosen ? throughputBatches(report) : readBatches(batches_json_text));
-    addThroughput(sweep, config.model, config.workload);
+    addThroughput(sweep, *config.model, config.workload);
     return dumpJson(sweepToJson(sweep));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
@@ -243,9 +243,9 @@ nlohmann::json comparePresetsDocument(const nlohmann::json& document) {
     nlohmann::json row = {{"name", info["name"]}, {"family", info["family"]}};
     if (info.contains("metrics")) row["metrics"] = info["metrics"];
     try {
-      const Config config =
-          parseConfig({{"model", {{"preset", info["name"]}}}, {"workload", workload}});
-      const Report r = estimate(config.model, config.workload);
+      const SharedConfig config =
+          parseSharedConfig({{"model", {{"preset", info["name"]}}}, {"workload", workload}});
+      const Report r = estimate(*config.model, config.workload);
       row["params"] = r.params.total;
       row["macs_forward"] = r.macs.forward;
       row["memory_total"] = r.memory.total;
@@ -269,10 +269,10 @@ nlohmann::json explainDocument(const nlohmann::json& document, const std::string
     throw InputError(ErrorCode::kValue, "/units",
                      "must be \"binary\" or \"decimal\", not \"" + units + "\"");
   }
-  const Config config = parseConfig(document);
-  const Report report = estimate(config.model, config.workload);
+  const SharedConfig config = parseSharedConfig(document);
+  const Report report = estimate(*config.model, config.workload);
   nlohmann::json explanations = nlohmann::json::array();
-  for (const Explanation& e : explainReport(config.model, report, *lang, *byte_units)) {
+  for (const Explanation& e : explainReport(*config.model, report, *lang, *byte_units)) {
     nlohmann::json inputs = nlohmann::json::array();
     for (const FormulaTerm& t : e.inputs) {
       inputs.push_back({{"symbol", t.symbol}, {"label", t.label}, {"value", t.value}});

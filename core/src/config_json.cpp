@@ -1,7 +1,9 @@
 #include "dlcost/config_json.hpp"
 
 #include <map>
+#include <memory>
 #include <mutex>
+#include <utility>
 
 #include "block_expander.hpp"
 #include "dlcost/error.hpp"
@@ -31,9 +33,9 @@ Model readHfModel(const json& m, const std::string& path, bool approximate) {
 /// parsed and expanded once per process and kept: the page re-estimates on every keystroke,
 /// and expanding a 600-layer preset is a third of that. The cache is bounded (one model per
 /// built-in preset, kPresetCount at most) and guarded for concurrent callers.
-const Model& presetModel(const std::string& name) {
+const std::shared_ptr<const Model>& presetModel(const std::string& name) {
   static std::mutex mutex;
-  static std::map<std::string, Model> parsed;
+  static std::map<std::string, std::shared_ptr<const Model>> parsed;
   const std::lock_guard<std::mutex> lock(mutex);
   auto it = parsed.find(name);
   if (it == parsed.end()) {
@@ -41,9 +43,57 @@ const Model& presetModel(const std::string& name) {
     // A config.json preset keeps its repository id (_name_or_path), as the printed preset
     // read back does.
     if (!std::holds_alternative<Transformer>(model.body)) model.name = name;
-    it = parsed.emplace(name, std::move(model)).first;
+    it = parsed.emplace(name, std::make_shared<const Model>(std::move(model))).first;
   }
   return it->second;
+}
+
+/// The preset a model object {"preset": NAME, ...} names, from the cache.
+const std::shared_ptr<const Model>& namedPreset(ObjectReader& r) {
+  r.rejectUnknown({"preset", "comment", "weights_file"});
+  const std::string name = r.requiredString("preset");
+  if (!presetJson(name)) {
+    throw InputError(ErrorCode::kValue, r.pathOf("preset"),
+                     "unknown preset '" + name + "' (`dlcost presets` lists them)");
+  }
+  return presetModel(name);
+}
+
+/// parseModel's model, a built-in preset's shared with the cache instead of copied.
+std::shared_ptr<const Model> sharedModel(const json& m, const std::string& path) {
+  ObjectReader r(m, path);
+  if (r.has("preset") && !r.has("weights_file")) return namedPreset(r);
+  return std::make_shared<const Model>(parseModel(m, path));
+}
+
+/// A document's model (read by `read_model(json, path)`: a Model, or a shared one) and its
+/// workload: the one reading of the document's top level for parseConfig and
+/// parseSharedConfig.
+template <typename ModelT, typename ReadModel>
+std::pair<ModelT, Workload> readConfig(const json& doc, ReadModel read_model) {
+  ObjectReader r(doc, "");
+  std::pair<ModelT, Workload> c;
+  if (isHfConfig(doc)) {
+    // A config.json as the whole document; "workload" is no Hugging Face field, so a
+    // workload written into the file is dlcost's.
+    c.first = read_model(doc, "");
+    if (const json* w = r.find("workload")) c.second = parseWorkload(*w, r.pathOf("workload"));
+    return c;
+  }
+  if (r.has("model")) {
+    r.rejectUnknown({"model", "workload", "schema", "comment"});
+    if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
+      throw InputError(ErrorCode::kValue, r.pathOf("schema"),
+                       "this dlcost reads model schema version 1");
+    }
+    c.first = read_model(r.require("model"), r.pathOf("model"));
+  } else {
+    json model = doc;
+    model.erase("workload");
+    c.first = read_model(model, "");
+  }
+  if (const json* w = r.find("workload")) c.second = parseWorkload(*w, r.pathOf("workload"));
+  return c;
 }
 
 }  // namespace
@@ -51,14 +101,9 @@ const Model& presetModel(const std::string& name) {
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {
-    r.rejectUnknown({"preset", "comment", "weights_file"});
-    const std::string name = r.requiredString("preset");
-    if (!presetJson(name)) {
-      throw InputError(ErrorCode::kValue, r.pathOf("preset"),
-                       "unknown preset '" + name + "' (`dlcost presets` lists them)");
-    }
-    if (!r.has("weights_file")) return presetModel(name);
-    Model model = presetModel(name);
+    const std::shared_ptr<const Model>& preset = namedPreset(r);
+    if (!r.has("weights_file")) return *preset;
+    Model model = *preset;
     model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
     return model;
   }
@@ -102,33 +147,21 @@ Model parseModel(const json& m, const std::string& path) {
 }
 
 Config parseConfig(const json& doc) {
-  ObjectReader r(doc, "");
-  Config c;
-  if (isHfConfig(doc)) {
-    // A config.json as the whole document; "workload" is no Hugging Face field, so a
-    // workload written into the file is dlcost's.
-    c.model = parseModel(doc, "");
-    if (const json* w = r.find("workload")) c.workload = parseWorkload(*w, r.pathOf("workload"));
-    return c;
-  }
-  if (r.has("model")) {
-    r.rejectUnknown({"model", "workload", "schema", "comment"});
-    if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
-      throw InputError(ErrorCode::kValue, r.pathOf("schema"),
-                       "this dlcost reads model schema version 1");
-    }
-    c.model = parseModel(r.require("model"), r.pathOf("model"));
-  } else {
-    json model = doc;
-    model.erase("workload");
-    c.model = parseModel(model, "");
-  }
-  if (const json* w = r.find("workload")) c.workload = parseWorkload(*w, r.pathOf("workload"));
-  return c;
+  auto [model, workload] = readConfig<Model>(doc, parseModel);
+  return {std::move(model), std::move(workload)};
+}
+
+SharedConfig parseSharedConfig(const json& doc) {
+  auto [model, workload] = readConfig<std::shared_ptr<const Model>>(doc, sharedModel);
+  return {std::move(model), std::move(workload)};
 }
 
 Config parseConfigText(const std::string& text) {
   return parseConfig(parseDocumentText(text));
+}
+
+SharedConfig parseSharedConfigText(const std::string& text) {
+  return parseSharedConfig(parseDocumentText(text));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 // Reading dlcost's input documents (schema version 1) into values.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "dlcost/model.hpp"
@@ -28,6 +29,18 @@ nlohmann::json parseDocumentText(const std::string& text);
 
 /// Parses text as JSON first; malformed text is an InputError with code kParse.
 Config parseConfigText(const std::string& text);
+
+/// A model and its workload where the model may be a built-in preset's, shared with the
+/// engine's cache of parsed presets instead of copied: copying resnet50's 177 layers was
+/// most of the time reading its document took (docs/benchmarks.md, "Session 6").
+struct SharedConfig {
+  std::shared_ptr<const Model> model;
+  Workload workload;
+};
+
+/// parseConfig and parseConfigText, the model shared (same errors, same values).
+SharedConfig parseSharedConfig(const nlohmann::json& document);
+SharedConfig parseSharedConfigText(const std::string& text);
 
 /// Parses a model document (the value of `model`, or the whole document) found at `path`.
 Model parseModel(const nlohmann::json& model, const std::string& path);
