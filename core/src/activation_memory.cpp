@@ -1,9 +1,9 @@
 #include "activation_memory.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "dlcost/checked.hpp"
 
@@ -55,7 +55,7 @@ class Readers {
     for (const Layer& layer : graph.layers)
       for (int in : layer.inputs) ++start_[static_cast<size_t>(in + 2)];  // counts at t + 1
     for (size_t t = 1; t <= tensors; ++t) start_[t] += start_[t - 1];
-    at_.resize(start_.back());
+    at_ = std::vector<size_t>(start_.back());
     std::vector<size_t> next(start_.begin(), start_.end() - 1);
     for (size_t i = 0; i < graph.layers.size(); ++i)
       for (int in : graph.layers[i].inputs) at_[next[static_cast<size_t>(in + 1)]++] = i;
@@ -78,7 +78,7 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
     size_t first, last;
   };
   std::vector<Span> modules;
-  std::unordered_map<std::string_view, size_t> index;  // module path -> modules[i]
+  std::map<std::string_view, size_t> index;  // module path -> modules[i]
   // Layer i's modules, outermost first: ids[begin[i]] to ids[begin[i + 1]].
   const size_t n = graph.layers.size();
   std::vector<size_t> ids, begin(n + 1, 0);

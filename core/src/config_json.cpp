@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <utility>
 
 #include "block_expander.hpp"
 #include "dlcost/error.hpp"
@@ -66,34 +65,43 @@ std::shared_ptr<const Model> sharedModel(const json& m, const std::string& path)
   return std::make_shared<const Model>(parseModel(m, path));
 }
 
-/// A document's model (read by `read_model(json, path)`: a Model, or a shared one) and its
-/// workload: the one reading of the document's top level for parseConfig and
-/// parseSharedConfig.
-template <typename ModelT, typename ReadModel>
-std::pair<ModelT, Workload> readConfig(const json& doc, ReadModel read_model) {
+/// Where a document keeps its model and its workload, its top level checked: the one
+/// reading of it for parseConfig and parseSharedConfig, which read the model (first, so that
+/// its errors come first) and then the workload.
+struct DocumentParts {
+  const json* model = nullptr;  ///< null: `stripped`
+  json stripped;                ///< the document less "workload", where it is the model itself
+  std::string model_path;
+  const json* workload = nullptr;
+  std::string workload_path;
+  const json& modelJson() const { return model ? *model : stripped; }
+  Workload readWorkload() const {
+    return workload ? parseWorkload(*workload, workload_path) : Workload{};
+  }
+};
+
+DocumentParts documentParts(const json& doc) {
   ObjectReader r(doc, "");
-  std::pair<ModelT, Workload> c;
+  DocumentParts parts;
+  parts.workload = r.find("workload");
+  parts.workload_path = r.pathOf("workload");
   if (isHfConfig(doc)) {
     // A config.json as the whole document; "workload" is no Hugging Face field, so a
     // workload written into the file is dlcost's.
-    c.first = read_model(doc, "");
-    if (const json* w = r.find("workload")) c.second = parseWorkload(*w, r.pathOf("workload"));
-    return c;
-  }
-  if (r.has("model")) {
+    parts.model = &doc;
+  } else if (r.has("model")) {
     r.rejectUnknown({"model", "workload", "schema", "comment"});
     if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
       throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                        "this dlcost reads model schema version 1");
     }
-    c.first = read_model(r.require("model"), r.pathOf("model"));
+    parts.model = &r.require("model");
+    parts.model_path = r.pathOf("model");
   } else {
-    json model = doc;
-    model.erase("workload");
-    c.first = read_model(model, "");
+    parts.stripped = doc;
+    parts.stripped.erase("workload");
   }
-  if (const json* w = r.find("workload")) c.second = parseWorkload(*w, r.pathOf("workload"));
-  return c;
+  return parts;
 }
 
 }  // namespace
@@ -147,13 +155,19 @@ Model parseModel(const json& m, const std::string& path) {
 }
 
 Config parseConfig(const json& doc) {
-  auto [model, workload] = readConfig<Model>(doc, parseModel);
-  return {std::move(model), std::move(workload)};
+  const DocumentParts parts = documentParts(doc);
+  Config c;
+  c.model = parseModel(parts.modelJson(), parts.model_path);
+  c.workload = parts.readWorkload();
+  return c;
 }
 
 SharedConfig parseSharedConfig(const json& doc) {
-  auto [model, workload] = readConfig<std::shared_ptr<const Model>>(doc, sharedModel);
-  return {std::move(model), std::move(workload)};
+  const DocumentParts parts = documentParts(doc);
+  SharedConfig c;
+  c.model = sharedModel(parts.modelJson(), parts.model_path);
+  c.workload = parts.readWorkload();
+  return c;
 }
 
 Config parseConfigText(const std::string& text) {
