@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <string>
-#include <string_view>
 
 #include "dlcost/checked.hpp"
 
@@ -77,38 +76,35 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
   struct Span {
     size_t first, last;
   };
-  std::vector<Span> modules;
-  std::map<std::string_view, size_t> index;  // module path -> modules[i]
-  // Layer i's modules, outermost first: ids[begin[i]] to ids[begin[i + 1]].
+  std::map<std::string, Span> modules;
+  // Layer i's modules, outermost first: spans[begin[i]] to spans[begin[i + 1]].
   const size_t n = graph.layers.size();
-  std::vector<size_t> ids, begin(n + 1, 0);
+  std::vector<Span*> spans;
+  std::vector<size_t> begin(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const std::string& name = graph.layers[i].name;
-    begin[i] = ids.size();
+    begin[i] = spans.size();
     size_t depth = 0;
     for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-      const std::string_view path(name.data(), dot);
       // Neighbouring layers mostly share their modules: the previous layer's module at this
-      // depth, compared before the path is looked up.
-      size_t id;
+      // depth where its name starts with the same path, else a lookup (and a string).
       const size_t prev = i > 0 ? begin[i - 1] + depth : 0;
+      Span* span = nullptr;
       if (i > 0 && prev < begin[i] &&
           graph.layers[i - 1].name.compare(0, dot + 1, name, 0, dot + 1) == 0) {
-        id = ids[prev];
+        span = spans[prev];
       } else {
-        const auto [it, added] = index.emplace(path, modules.size());
-        if (added) modules.push_back({i, i});
-        id = it->second;
+        span = &modules.emplace(name.substr(0, dot), Span{i, i}).first->second;
       }
-      modules[id].last = i;
-      ids.push_back(id);
+      span->last = i;
+      spans.push_back(span);
       ++depth;
     }
   }
-  begin[n] = ids.size();
+  begin[n] = spans.size();
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = begin[i]; j < begin[i + 1]; ++j) {
-      const Span& m = modules[ids[j]];
+      const Span& m = *spans[j];
       for (int in : graph.layers[i].inputs) {
         const size_t t = static_cast<size_t>(in + 1);
         if (t <= m.first) last_use[storage[t]] = std::max(last_use[storage[t]], m.last + 1);

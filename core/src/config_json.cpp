@@ -75,9 +75,6 @@ struct DocumentParts {
   const json* workload = nullptr;
   std::string workload_path;
   const json& modelJson() const { return model ? *model : stripped; }
-  Workload readWorkload() const {
-    return workload ? parseWorkload(*workload, workload_path) : Workload{};
-  }
 };
 
 DocumentParts documentParts(const json& doc) {
@@ -158,7 +155,7 @@ Config parseConfig(const json& doc) {
   const DocumentParts parts = documentParts(doc);
   Config c;
   c.model = parseModel(parts.modelJson(), parts.model_path);
-  c.workload = parts.readWorkload();
+  if (parts.workload) c.workload = parseWorkload(*parts.workload, parts.workload_path);
   return c;
 }
 
@@ -166,7 +163,7 @@ SharedConfig parseSharedConfig(const json& doc) {
   const DocumentParts parts = documentParts(doc);
   SharedConfig c;
   c.model = sharedModel(parts.modelJson(), parts.model_path);
-  c.workload = parts.readWorkload();
+  if (parts.workload) c.workload = parseWorkload(*parts.workload, parts.workload_path);
   return c;
 }
 

@@ -77,15 +77,8 @@ void JsonObject::appendTo(std::string& out) const {
     order = heap_order.data();
   }
   for (size_t i = 0; i < members_.size(); ++i) order[i] = i;
-  // std::string's order (bytes as unsigned char), the first byte compared inline: keys
-  // mostly differ there.
-  std::sort(order, order + members_.size(), [&](size_t a, size_t b) {
-    const std::string_view x = members_[a].key, y = members_[b].key;
-    if (!x.empty() && !y.empty() && x[0] != y[0]) {
-      return static_cast<unsigned char>(x[0]) < static_cast<unsigned char>(y[0]);
-    }
-    return x < y;
-  });
+  std::sort(order, order + members_.size(),
+            [&](size_t a, size_t b) { return members_[a].key < members_[b].key; });
   out += '{';
   for (size_t n = 0; n < members_.size(); ++n) {
     const size_t i = order[n];
