@@ -144,19 +144,17 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
   int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
   try {
-    // A layer's input shapes and strides, assigned in place so that their memory is reused
-    // from layer to layer.
-    std::vector<Shape> in, in_strides;
+    std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
     for (size_t i = 0; i < g.layers.size(); ++i) {
       const Layer& layer = g.layers[i];
-      in.resize(layer.inputs.size());
-      in_strides.resize(layer.inputs.size());
+      in.clear();
+      in_strides.clear();
       bool input_grad = false;
       int64_t inputs_with_grad = 0;
       for (size_t j = 0; j < layer.inputs.size(); ++j) {
         const auto k = static_cast<size_t>(layer.inputs[j] + 1);
-        in[j] = shapes[k];
-        in_strides[j] = strides[k];
+        in.push_back(shapes[k]);
+        in_strides.push_back(strides[k]);
         input_grad = input_grad || needs_input_grad[k];
         inputs_with_grad += needs_input_grad[k] ? 1 : 0;
       }
