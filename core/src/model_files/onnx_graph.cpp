@@ -123,7 +123,11 @@ bool knownOp(const std::string& op) {
                                              "Gather",
                                              "Expand",
                                              "Shape",
-                                             "Erf"};
+                                             "Erf",
+                                             "InstanceNormalization",
+                                             "DepthToSpace",
+                                             "SpaceToDepth",
+                                             "Upsample"};
   return kOps.count(op) > 0 || foldableOp(op);
 }
 
@@ -278,7 +282,9 @@ class Builder {
       return emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
     }
     if (op == "ConvTranspose") return convTranspose(n);
-    if (op == "Resize") return resize(n);
+    if (op == "Resize" || op == "Upsample") return resize(n);
+    if (op == "InstanceNormalization") return instanceNorm(n);
+    if (op == "DepthToSpace" || op == "SpaceToDepth") return depthToSpace(n);
     if (op == "LeakyRelu") {
       return emit(n, {{"type", "leaky_relu"}, {"negative_slope", floatAttr(n, "alpha", 0.01)}},
                   {n.inputs[0]});
@@ -327,7 +333,7 @@ class Builder {
           {"in_channels", checkedMul(w.dims[1], groups)},
           {"kernel", json::array({w.dims[2], w.dims[3]})},
           {"stride", pairAttr(n, "strides", 1)},
-          {"padding", padsWithFolded(n)},
+          {"padding", padsAttr(n)},
           {"dilation", pairAttr(n, "dilations", 1)},
           {"groups", groups},
           {"bias", bias}},
@@ -662,10 +668,13 @@ class Builder {
     emit(n, {{"type", "reshape"}, {"shape", sample}}, {n.inputs[0]});
   }
 
-  /// A zero padding of H and W is folded into the Conv or AveragePool that alone reads it (torch
-  /// exports nn.AvgPool2d with count_include_pad as Pad + AveragePool); a zero Pad is nothing.
+  /// Pad of H and W: a pad layer (F.pad: constant, reflect, replicate), except a zero padding
+  /// that alone feeds an AveragePool, which is folded into it (torch exports nn.AvgPool2d with
+  /// count_include_pad as Pad + AveragePool; ATen pads inside the pooling). A zero Pad is
+  /// nothing. A Pad before a Conv stays a layer: torch exports a convolution's own padding as
+  /// its pads, so a Pad node is an F.pad that PyTorch runs (and whose output the Conv keeps).
   void pad(const OnnxNode& n) {
-    activation(n, 0);
+    const Value& x = activation(n, 0);
     const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "constant";
     std::vector<int64_t> p = intsAttr(n, "pads");
     if (hasInput(n, 1)) {
@@ -674,24 +683,34 @@ class Builder {
       p.clear();
       for (double v : t.values) p.push_back(wholeValue(v, "Pad"));
     }
+    if (hasInput(n, 3)) throw Unmodelled{"Pad with axes (opset 18): give pads of every axis"};
+    double value = floatAttr(n, "value", 0);  // the fill changes values, not cost
     if (hasInput(n, 2)) {
       const OnnxTensor& v = constantInput(n, 2);
-      if (!v.has_values || v.values.size() != 1 || v.values[0] != 0)
-        throw Unmodelled{"Pad with a value other than 0"};
+      value = v.has_values && v.values.size() == 1 ? v.values[0] : 1;
     }
     if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; }))
       return alias(n, n.inputs[0]);
-    const std::string& reader = reader_op_[n.outputs[0]];
-    const bool spatial = p.size() == 8 && p[0] == 0 && p[1] == 0 && p[4] == 0 && p[5] == 0 &&
-                         p[2] == p[6] && p[3] == p[7] && p[2] >= 0 && p[3] >= 0;
-    if (mode != "constant" || !spatial || consumers_[n.outputs[0]] != 1 ||
-        (reader != "Conv" && reader != "AveragePool")) {
-      throw Unmodelled{
-          "Pad other than a zero padding of H and W read by one Conv or "
-          "AveragePool"};
+    // ONNX orders pads [begin of each axis..., end of each axis...]: N, C, H, W.
+    const bool spatial = x.shape.size() == 3 && p.size() == 8 && p[0] == 0 && p[1] == 0 &&
+                         p[4] == 0 && p[5] == 0 &&
+                         std::all_of(p.begin(), p.end(), [](int64_t v) { return v >= 0; });
+    if (!spatial) {
+      throw Unmodelled{"Pad other than of H and W by amounts >= 0 (pads " + shapeText(p) + ")"};
     }
-    alias(n, n.inputs[0]);
-    extra_pad_[n.outputs[0]] = {p[2], p[3]};
+    if (mode == "constant" && value == 0 && p[2] == p[6] && p[3] == p[7] &&
+        consumers_[n.outputs[0]] == 1 && reader_op_[n.outputs[0]] == "AveragePool") {
+      alias(n, n.inputs[0]);
+      extra_pad_[n.outputs[0]] = {p[2], p[3]};
+      return;
+    }
+    if (mode != "constant" && mode != "reflect" && mode != "edge") {
+      throw Unmodelled{"Pad of mode " + mode + " (dlcost models constant, reflect and edge)"};
+    }
+    json layer = {{"type", "pad"},
+                  {"padding", json::array({p[3], p[7], p[2], p[6]})},
+                  {"mode", mode == "edge" ? "replicate" : mode}};
+    emit(n, layer, {n.inputs[0]});
   }
 
   /// A node's pads with a folded Pad's added.
@@ -712,49 +731,164 @@ class Builder {
       throw Unmodelled{"a " + std::to_string(w.dims.size() - 2) +
                        "-D transposed convolution: only 2-D (ConvTranspose2d)"};
     }
-    if (findAttr(n, "output_shape")) {
-      throw Unmodelled{"ConvTranspose with output_shape (export with output_padding)"};
-    }
     const int64_t groups = intAttr(n, "group", 1);
     const int64_t out = checkedMul(w.dims[1], groups);
     const bool bias = hasInput(n, 2);
     if (bias) useWeight(n, 2, "B", out);
+    json layer = {{"type", "conv_transpose2d"},
+                  {"out_channels", out},
+                  {"in_channels", w.dims[0]},
+                  {"kernel", json::array({w.dims[2], w.dims[3]})},
+                  {"stride", pairAttr(n, "strides", 1)},
+                  {"padding", padsAttr(n)},
+                  {"output_padding", pairAttr(n, "output_padding", 0)},
+                  {"dilation", pairAttr(n, "dilations", 1)},
+                  {"groups", groups},
+                  {"bias", bias}};
+    if (findAttr(n, "output_shape")) outputShape(n, x.shape, layer);
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// ConvTranspose's output_shape (the pads are derived from it, onnx/docs/Operators.md:
+  /// total_padding = stride (in - 1) + output_padding + (kernel - 1) dilation + 1 - out,
+  /// split between the two ends) as the nn.ConvTranspose2d of the same output: padding
+  /// ceil(total / 2) on both sides and output_padding 1 where total is odd. The same MACs and
+  /// saved input (the cost does not depend on which end the odd row is cut from).
+  void outputShape(const OnnxNode& n, const Shape& in, json& layer) {
+    std::vector<int64_t> o = intsAttr(n, "output_shape");
+    if (o.size() == 4) o.erase(o.begin(), o.begin() + 2);  // [N, C, H, W]
+    if (o.size() != 2) throw Unmodelled{"ConvTranspose whose output_shape is not [H, W]"};
+    json padding = json::array(), output_padding = json::array();
+    for (size_t k = 0; k < 2; ++k) {
+      const int64_t s = layer["stride"][k], d = layer["dilation"][k];
+      const int64_t kernel = layer["kernel"][k];
+      const int64_t full =
+          checkedAdd(checkedMul(s, in[k + 1] - 1), checkedAdd(checkedMul(kernel - 1, d), 1));
+      const int64_t total = checkedSub(full, o[k]);
+      const int64_t p = total > 0 ? total / 2 + total % 2 : 0;
+      const int64_t op = 2 * p - total;
+      if (o[k] <= 0 || (op >= s && op >= d)) {
+        throw Unmodelled{"ConvTranspose to output_shape " + shapeText(o) +
+                         ", which no nn.ConvTranspose2d of its kernel and stride gives (its "
+                         "full output is " +
+                         std::to_string(full) + ")"};
+      }
+      padding.push_back(p);
+      output_padding.push_back(op);
+    }
+    layer["padding"] = padding;
+    layer["output_padding"] = output_padding;
+  }
+
+  /// Resize (opset 11+: X, roi, scales, sizes; opset 10: X, scales) and Upsample (opset 7-9:
+  /// X, scales) of H and W: nearest, (bi)linear or (bi)cubic, F.interpolate's three modes
+  /// torch exports (nearest-exact it does not export; area it exports as AveragePool). How
+  /// coordinates map (coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+  /// exclude_outside) changes values, not cost; align_corners is kept for the record.
+  void resize(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "nearest";
+    if (mode == "bilinear") mode = "linear";  // Upsample-7's spelling
+    const std::string coords = findAttr(n, "coordinate_transformation_mode")
+                                   ? findAttr(n, "coordinate_transformation_mode")->s
+                                   : "half_pixel";
+    if (x.shape.size() != 3 || (mode != "nearest" && mode != "linear" && mode != "cubic")) {
+      throw Unmodelled{n.op_type + " other than nearest, linear or cubic of [C, H, W] (mode " +
+                       mode + ")"};
+    }
+    if (coords == "tf_crop_and_resize") {
+      throw Unmodelled{"Resize with tf_crop_and_resize: a crop, not an interpolation"};
+    }
+    if (intAttr(n, "antialias", 0) != 0) {
+      throw Unmodelled{"Resize with antialias (F.interpolate(antialias=True) is another op)"};
+    }
+    static const std::map<std::string, std::string> kModes = {
+        {"nearest", "nearest"}, {"linear", "bilinear"}, {"cubic", "bicubic"}};
+    json layer = {{"type", "upsample"}, {"mode", kModes.at(mode)}};
+    if (mode != "nearest" && coords == "align_corners") layer["align_corners"] = true;
+    // The amounts of the last two axes: all four axes, or (opset 18) `axes` naming H and W.
+    std::vector<int64_t> axes = intsAttr(n, "axes");
+    for (int64_t& a : axes) a = a < 0 ? a + 4 : a;
+    const bool hw_only = axes == std::vector<int64_t>{2, 3};
+    if (!axes.empty() && !hw_only && axes != std::vector<int64_t>{0, 1, 2, 3}) {
+      throw Unmodelled{"Resize along axes " + shapeText(intsAttr(n, "axes"))};
+    }
+    const size_t values = hw_only ? 2 : 4, h = values - 2;
+    const bool sizes = n.op_type == "Resize" && hasInput(n, 3);
+    const size_t scales_at = n.op_type == "Upsample" || n.inputs.size() == 2 ? 1 : 2;
+    const OnnxTensor& t = constantInput(n, sizes ? 3 : scales_at);
+    if (!t.has_values || t.values.size() != values) {
+      throw Unmodelled{std::string("Resize by computed ") + (sizes ? "sizes" : "scales")};
+    }
+    if (sizes) {
+      const OnnxAttribute* policy = findAttr(n, "keep_aspect_ratio_policy");
+      if (policy && policy->s != "stretch") {
+        throw Unmodelled{"Resize to sizes with keep_aspect_ratio_policy " + policy->s};
+      }
+      if (!hw_only && wholeValue(t.values[1], "Resize") != x.shape[0])
+        throw Unmodelled{"Resize of the channels"};
+      layer["size"] = {wholeValue(t.values[h], "Resize"), wholeValue(t.values[h + 1], "Resize")};
+    } else {
+      if (!hw_only && (t.values[0] != 1 || t.values[1] != 1))
+        throw Unmodelled{"Resize of the batch or the channels"};
+      if (!(t.values[h] > 0 && t.values[h] <= 1e6 && t.values[h + 1] > 0 &&
+            t.values[h + 1] <= 1e6)) {
+        throw Unmodelled{"Resize by scales outside (0, 1e6]"};
+      }
+      layer["scale_factor"] = {t.values[h], t.values[h + 1]};
+    }
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// InstanceNormalization of [C, H, W]: nn.InstanceNorm2d. Scale and B as initializers are
+  /// its learned weight and bias (affine); as Constant nodes (torch exports affine=False with
+  /// a Constant of ones and one of zeros, torch/onnx/symbolic_opset9.py instance_norm) none.
+  void instanceNorm(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    if (x.shape.size() != 3) {
+      throw Unmodelled{"InstanceNormalization of a " + std::to_string(x.shape.size()) +
+                       "-D sample " + shapeText(x.shape) +
+                       " (dlcost models [C, H, W]; GroupNorm, which torch exports as Reshape, "
+                       "InstanceNormalization, Reshape, Mul, Add, is not modelled)"};
+    }
+    const int64_t c = x.shape[0];
+    const bool learned =
+        hasInput(n, 1) && hasInput(n, 2) && inits_.count(n.inputs[1]) && inits_.count(n.inputs[2]);
+    if (learned) {
+      useWeight(n, 1, "scale", c);
+      useWeight(n, 2, "B", c);
+    } else {
+      for (size_t k = 1; k <= 2; ++k) {
+        const OnnxTensor& t = constantInput(n, k);
+        const double unit = k == 1 ? 1 : 0;
+        if (t.elements != c || inits_.count(t.name) ||
+            (t.has_values &&
+             std::any_of(t.values.begin(), t.values.end(), [&](double v) { return v != unit; }))) {
+          throw Unmodelled{
+              "InstanceNormalization whose scale and B are neither both learned "
+              "(initializers) nor ones and zeros (affine=False)"};
+        }
+      }
+    }
+    const double eps = floatAttr(n, "epsilon", 1e-5);
     emit(n,
-         {{"type", "conv_transpose2d"},
-          {"out_channels", out},
-          {"in_channels", w.dims[0]},
-          {"kernel", json::array({w.dims[2], w.dims[3]})},
-          {"stride", pairAttr(n, "strides", 1)},
-          {"padding", padsAttr(n)},
-          {"output_padding", pairAttr(n, "output_padding", 0)},
-          {"dilation", pairAttr(n, "dilations", 1)},
-          {"groups", groups},
-          {"bias", bias}},
+         {{"type", "instancenorm2d"},
+          {"affine", learned},
+          {"eps", eps >= 0 && eps <= 1 ? eps : 1e-5}},
          {n.inputs[0]});
   }
 
-  /// Resize (opset 11+: X, roi, scales, sizes) of H and W, nearest or (bi)linear.
-  void resize(const OnnxNode& n) {
-    const Value& x = activation(n, 0);
-    const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "nearest";
-    if (x.shape.size() != 3 || (mode != "nearest" && mode != "linear")) {
-      throw Unmodelled{"Resize other than nearest or linear of [C, H, W] (mode " + mode + ")"};
+  /// DepthToSpace is nn.PixelShuffle in mode CRD (torch's export) and TensorFlow's
+  /// depth_to_space in mode DCR; SpaceToDepth is TensorFlow's space_to_depth, the inverse.
+  /// The modes order the channels differently: the same copy, the same cost.
+  void depthToSpace(const OnnxNode& n) {
+    activation(n, 0);
+    const int64_t r = intAttr(n, "blocksize", 0);
+    if (r < 1 || r > (1 << 20)) throw Unmodelled{n.op_type + " without a blocksize in [1, 2^20]"};
+    if (n.op_type == "DepthToSpace") {
+      return emit(n, {{"type", "pixel_shuffle"}, {"upscale_factor", r}}, {n.inputs[0]});
     }
-    json layer = {{"type", "upsample"}, {"mode", mode == "linear" ? "bilinear" : "nearest"}};
-    if (hasInput(n, 3)) {
-      const OnnxTensor& t = constantInput(n, 3);
-      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize to computed sizes"};
-      if (wholeValue(t.values[1], "Resize") != x.shape[0])
-        throw Unmodelled{"Resize of the channels"};
-      layer["size"] = {wholeValue(t.values[2], "Resize"), wholeValue(t.values[3], "Resize")};
-    } else {
-      const OnnxTensor& t = constantInput(n, 2);
-      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize by computed scales"};
-      if (t.values[0] != 1 || t.values[1] != 1)
-        throw Unmodelled{"Resize of the batch or the channels"};
-      layer["scale_factor"] = {t.values[2], t.values[3]};
-    }
-    emit(n, layer, {n.inputs[0]});
+    emit(n, {{"type", "pixel_unshuffle"}, {"downscale_factor", r}}, {n.inputs[0]});
   }
 
   /// Transpose keeping the batch first: a permute of the sample's dimensions.
