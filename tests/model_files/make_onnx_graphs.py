@@ -29,6 +29,9 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --measure               PyTorch's own figures for the tiny models
                                                    above: parameters, MACs, saved-for-backward
                                                    bytes
+       make_onnx_graphs.py --measure-layers        the same for one instancenorm2d, pixel_shuffle,
+                                                   pad or bicubic upsample between two 1x1
+                                                   convolutions (tests/test_layers_imaging.cpp)
 
 Each model is exported at 3x224x224 in training mode (torch.onnx.TrainingMode.TRAINING), as it
 is trained: BatchNormalization stays a node with its four initializers (an eval-mode export
@@ -449,6 +452,48 @@ def measure():
               "saved bytes at batch 2", s2, "batch 4", s4, "per sample", (s4 - s2) // 2)
 
 
+def layer_cases():
+    """One layer between a 1x1 convolution (so that it needs a gradient) and a 1x1 convolution
+    (which keeps the layer's output), on [4, 6, 6]; and a padding of the model input."""
+    nn = torch.nn
+    pad = lambda mode, p=(1, 2, 0, 1): lambda x: torch.nn.functional.pad(x, p, mode=mode)
+
+    class Lambda(nn.Module):
+        def __init__(self, f):
+            super().__init__()
+            self.f = f
+
+        def forward(self, x):
+            return self.f(x)
+
+    def between(layer, cout):
+        return nn.Sequential(nn.Conv2d(4, 4, 1), layer, nn.LazyConv2d(2, 1))
+
+    return {
+        "instancenorm2d affine": between(nn.InstanceNorm2d(4, affine=True), 2),
+        "instancenorm2d": between(nn.InstanceNorm2d(4), 2),
+        "pixel_shuffle 2": between(nn.PixelShuffle(2), 2),
+        "pixel_unshuffle 2": between(nn.PixelUnshuffle(2), 2),
+        "pad reflect [1, 2, 0, 1]": between(Lambda(pad("reflect")), 2),
+        "pad replicate [1, 2, 0, 1]": between(Lambda(pad("replicate")), 2),
+        "pad constant [1, 2, 0, 1]": between(Lambda(pad("constant")), 2),
+        "upsample bicubic x2 align_corners": between(
+            nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True), 2),
+        "reflection pad of the model input": nn.Sequential(nn.ReflectionPad2d(1),
+                                                           nn.Conv2d(4, 2, 3)),
+    }
+
+
+def measure_layers():
+    for name, model in layer_cases().items():
+        model(torch.zeros(1, 4, 6, 6))  # materialises the lazy convolution
+        model = randomized(model).train()
+        s2 = saved_bytes(model, torch.randn(2, 4, 6, 6))
+        s4 = saved_bytes(model, torch.randn(4, 4, 6, 6))
+        print(name, "params", sum(p.numel() for p in model.parameters()),
+              "saved bytes per sample", (s4 - s2) // 2, "(batch 2:", s2, "batch 4:", s4, ")")
+
+
 def tiny_training(cls, path):
     """A tiny image model exported at 3x16x16 in training mode at opset 17."""
     buf = io.BytesIO()
@@ -490,6 +535,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] in ("--tiny-espcn", "--tiny-style", "--tiny-resize"):
         tiny_training(TINY[sys.argv[1][2:].replace("-", "_")], sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--measure-layers":
+        measure_layers()
         sys.exit(0)
     if sys.argv[1] == "--measure":
         measure()
