@@ -154,8 +154,13 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   };
   int64_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!needs_grad[i + 1]) continue;
     const SavedForBackward& sv = layers[i].saved;
+    if (!needs_grad[i + 1]) {
+      // What it would keep only for backward (max pooling's indices, a dropout mask) it
+      // still computes, and frees when it returns, as at inference.
+      timeline.add(i + 1, i + 1, sv.extra_bytes_per_sample);
+      continue;
+    }
     for (size_t k = 0; k < sv.inputs.size(); ++k) {
       if (sv.inputs[k]) markSaved(storage[tensorOf(graph.layers[i].inputs[k])], i);
     }
