@@ -1,7 +1,7 @@
-// The layers style-transfer, GAN and super-resolution networks add to the schema:
-// instancenorm2d, pixel_shuffle, pixel_unshuffle, pad (constant, reflect, replicate) and
-// upsample's bicubic mode. Shapes and parameters by PyTorch's definitions; what each keeps for
-// backward by 1.13's autograd (torch/csrc/autograd/generated/Functions.h of Debian's
+// The layers style-transfer, GAN, diffusion and super-resolution networks add to the schema:
+// instancenorm2d, groupnorm, pixel_shuffle, pixel_unshuffle, pad (constant, reflect,
+// replicate) and upsample's bicubic mode. Shapes and parameters by PyTorch's definitions; what each
+// keeps for backward by 1.13's autograd (torch/csrc/autograd/generated/Functions.h of Debian's
 // python3-torch 1.13.1, which lists each backward node's saved fields), checked against the
 // bytes tests/model_files/make_onnx_graphs.py --measure-layers measures on that PyTorch.
 #include <catch2/catch.hpp>
@@ -39,6 +39,13 @@ TEST_CASE("instancenorm2d, pixel_shuffle, pad and bicubic upsample shape as PyTo
            16},
       // nn.InstanceNorm2d(8): no parameters (affine=False is its default).
       Case{"instancenorm2d", {{"type", "instancenorm2d"}}, {8, 5, 5}, {8, 5, 5}, 0},
+      // nn.GroupNorm(2, 8): weight and bias of 8; affine=False none.
+      Case{"groupnorm", {{"type", "groupnorm"}, {"num_groups", 2}}, {8, 5, 5}, {8, 5, 5}, 16},
+      Case{"groupnorm without affine",
+           {{"type", "groupnorm"}, {"num_groups", 4}, {"affine", false}},
+           {8, 5, 5},
+           {8, 5, 5},
+           0},
       // nn.PixelShuffle docs: (C r^2, H, W) -> (C, H r, W r); PixelUnshuffle the inverse.
       Case{"pixel_shuffle",
            {{"type", "pixel_shuffle"}, {"upscale_factor", 3}},
@@ -95,6 +102,10 @@ TEST_CASE("what instancenorm2d, pixel_shuffle, pad and bicubic upsample keep for
       Case{"instancenorm2d affine", {{"type", "instancenorm2d"}, {"affine", true}}, 1776, 38},
       // instancenorm2d params 30 saved bytes per sample 1760: no weight to repeat.
       Case{"instancenorm2d", {{"type", "instancenorm2d"}}, 1760, 30},
+      // groupnorm 2 groups params 38 saved bytes per sample 1744: the input and the mean and
+      // rstd per group (2 + 2, fp32) (NativeGroupNormBackward0 holds input_, weight_, the
+      // parameter, result1_, result2_).
+      Case{"groupnorm", {{"type", "groupnorm"}, {"num_groups", 2}}, 1744, 38},
       // pixel_shuffle 2 params 24 saved bytes per sample 1152 (PixelShuffleBackward0 holds
       // upscale_factor only).
       Case{"pixel_shuffle", {{"type", "pixel_shuffle"}, {"upscale_factor", 2}}, 1152, 24},
@@ -178,6 +189,10 @@ TEST_CASE("the imaging layers refuse impossible fields by name", "[layers][imagi
            "/model/layers/0/track_running_stats",
            "unknown"},
       Case{{{"type", "instancenorm2d"}}, {2, 4}, "/model/layers/0", "[C, H, W]"},
+      Case{{{"type", "groupnorm"}, {"num_groups", 3}},
+           {4, 4, 4},
+           "/model/layers/0/num_groups",
+           "divide"},
       Case{{{"type", "upsample"}, {"mode", "area"}, {"scale_factor", 2}},
            {2, 4, 4},
            "/model/layers/0/mode",

@@ -269,16 +269,16 @@ TEST_CASE("the SiLU, bias and symbolic-batch patterns", "[onnx][graph]") {
   CHECK(g.understood == 5);
 }
 
-TEST_CASE("tiny U-Net, ViT, super-resolution and style-transfer exports give PyTorch's counts",
-          "[onnx][graph][unet][vit]") {
+TEST_CASE(
+    "tiny U-Net, ViT, super-resolution, style-transfer, GroupNorm exports give PyTorch's counts",
+    "[onnx][graph][unet][vit]") {
   // tests/model_files/make_onnx_graphs.py --tiny-unet / --tiny-vit / --tiny-espcn /
-  // --tiny-style / --tiny-resize export them (the ViT with torch.onnx.export's defaults, eval
-  // mode and constant folding; the others in training mode at opset 17), and --measure prints
-  // PyTorch 1.13's own figures, quoted here: the sum
-  // of p.numel(), the MACs of the convolutions and matrix products ATen runs (a dispatch mode
-  // counting convolution, addmm, mm and bmm), and the bytes autograd saves for backward
-  // (saved_tensors_hooks; storages once, parameters and buffers excluded) at batch 2 and 4,
-  // fp32, as scripts/validate_torch.py measures.
+  // --tiny-style / --tiny-resize / --tiny-groupnorm export them (the ViT with torch.onnx.export's
+  // defaults, eval mode and constant folding; the others in training mode at opset 17), and
+  // --measure prints PyTorch 1.13's own figures, quoted here: the sum of p.numel(), the MACs of the
+  // convolutions and matrix products ATen runs (a dispatch mode counting convolution, addmm, mm and
+  // bmm), and the bytes autograd saves for backward (saved_tensors_hooks; storages once, parameters
+  // and buffers excluded) at batch 2 and 4, fp32, as scripts/validate_torch.py measures.
   struct Measured {
     const char* file;
     int64_t params, macs, saved_b2, saved_b4;
@@ -302,7 +302,10 @@ TEST_CASE("tiny U-Net, ViT, super-resolution and style-transfer exports give PyT
       Measured{"tiny_style.onnx", 8955, 1147392, 469376, 938752,
                {"pad", "instancenorm2d", "upsample", "conv_transpose2d", "add", "tanh"}},
       // tiny_resize params 156 macs/sample 127024 saved bytes at batch 2 295232 batch 4 590464
-      Measured{"tiny_resize.onnx", 156, 127024, 295232, 590464, {"upsample", "avgpool2d"}});
+      Measured{"tiny_resize.onnx", 156, 127024, 295232, 590464, {"upsample", "avgpool2d"}},
+      // tiny_groupnorm params 1435 macs/sample 356352 saved bytes at batch 2 120928 batch 4
+      // 241856
+      Measured{"tiny_groupnorm.onnx", 1435, 356352, 120928, 241856, {"groupnorm", "silu"}});
   // clang-format on
   CAPTURE(m.file);
   const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(read(fixture(m.file)));

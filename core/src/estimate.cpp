@@ -63,7 +63,8 @@ std::vector<int64_t> parameterTensors(const Layer& layer, int64_t params) {
   } else if (const auto* l = std::get_if<Linear>(&layer.spec)) {
     bias = l->bias ? l->out_features : 0;
   } else if (std::holds_alternative<BatchNorm2d>(layer.spec) ||
-             std::holds_alternative<InstanceNorm2d>(layer.spec)) {
+             std::holds_alternative<InstanceNorm2d>(layer.spec) ||
+             std::holds_alternative<GroupNorm>(layer.spec)) {
     bias = params / 2;
   } else if (const auto* n = std::get_if<LayerNorm>(&layer.spec)) {
     bias = n->bias ? params / 2 : 0;

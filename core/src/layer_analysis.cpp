@@ -340,6 +340,31 @@ struct Analyzer {
     r.saved.extra_bytes_per_sample = checkedAdd(r.saved.extra_bytes_per_sample, extra);
   }
 
+  void operator()(const GroupNorm& n) {
+    if (in[0].size() < 2) {
+      fail(layer, "", ErrorCode::kShape,
+           "groupnorm needs a [C, ...] input of 2+ dimensions, got " + shapeToString(in[0]));
+    }
+    const int64_t c = in[0][0];
+    if (c % n.groups) {
+      fail(layer, "num_groups", ErrorCode::kShape,
+           "num_groups " + std::to_string(n.groups) + " must divide the " + std::to_string(c) +
+               " channels (as in nn.GroupNorm)");
+    }
+    r.output = in[0];
+    r.params = n.affine ? checkedMul(2, c) : 0;
+    // aten/src/ATen/native/group_norm.cpp (v1.13), group_norm: native_group_norm of
+    // `input.contiguous()`; NativeGroupNormBackward0 (1.13's generated Functions.h) keeps
+    // input_, weight_ (the parameter) and the mean and rstd per sample and group (fp32).
+    if (contiguous(0)) {
+      saveInputs();
+    } else if (training()) {
+      r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
+    }
+    r.saved.extra_bytes_per_sample =
+        checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(checkedMul(2, n.groups), kStatBytes));
+  }
+
   void operator()(const LayerNorm& n) {
     if (n.normalized_dims > static_cast<int64_t>(in[0].size())) {
       fail(layer, "normalized_dims", ErrorCode::kShape,

@@ -259,7 +259,8 @@ const std::vector<std::string>& layerTypeNames() {
                                                   "instancenorm2d",
                                                   "pixel_shuffle",
                                                   "pixel_unshuffle",
-                                                  "pad"};
+                                                  "pad",
+                                                  "groupnorm"};
   return kNames;
 }
 
@@ -282,6 +283,11 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
     r.optionalNumber("eps", 1e-5, 0, 1);
     r.optionalNumber("momentum", 0.1, 0, 1);
     return InstanceNorm2d{r.optionalBool("affine", false)};
+  }
+  if (type == "groupnorm") {
+    r.rejectUnknown({DLCOST_COMMON, "num_groups", "affine", "eps"});
+    r.optionalNumber("eps", 1e-5, 0, 1);
+    return GroupNorm{r.requiredInt("num_groups", 1, kMax), r.optionalBool("affine", true)};
   }
   if (type == "pixel_shuffle" || type == "pixel_unshuffle") {
     const char* field = type == "pixel_shuffle" ? "upscale_factor" : "downscale_factor";

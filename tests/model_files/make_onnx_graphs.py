@@ -23,6 +23,10 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
                                                    ConvTranspose with output_padding), training
        make_onnx_graphs.py --tiny-resize OUTFILE   tests/fixtures/onnx/tiny_resize.onnx: every
                                                    Resize F.interpolate exports, training mode
+       make_onnx_graphs.py --tiny-groupnorm OUTFILE
+                                                   tests/fixtures/onnx/tiny_groupnorm.onnx: a
+                                                   diffusion-style residual block (GroupNorm
+                                                   affine and not, SiLU), training mode
        make_onnx_graphs.py --tiny-refused OUTFILE  tests/fixtures/onnx/tiny_refused.onnx: operators
                                                    dlcost does not model (Softplus, Einsum),
                                                    refused by name
@@ -340,6 +344,26 @@ class TinyResize(torch.nn.Module):
         return x
 
 
+class TinyGroupNorm(torch.nn.Module):
+    """A residual block of a diffusion U-Net's layout (GroupNorm, SiLU, conv): GroupNorm with
+    and without affine, which torch exports as Reshape, InstanceNormalization, Reshape, Mul,
+    Add."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.conv_in = torch.nn.Conv2d(3, c, 3, padding=1)
+        self.norm1, self.conv1 = torch.nn.GroupNorm(2, c), torch.nn.Conv2d(c, c, 3, padding=1)
+        self.norm2 = torch.nn.GroupNorm(4, c, affine=False)
+        self.conv2 = torch.nn.Conv2d(c, c, 3, padding=1)
+        self.conv_out = torch.nn.Conv2d(c, 3, 1)
+
+    def forward(self, x):
+        x = self.conv_in(x)
+        h = self.conv1(torch.nn.functional.silu(self.norm1(x)))
+        h = self.conv2(torch.nn.functional.silu(self.norm2(h)))
+        return self.conv_out(x + h)
+
+
 class TinyRefused(torch.nn.Module):
     """Operators dlcost does not model: Softplus, Einsum."""
 
@@ -439,7 +463,7 @@ def macs(model, x):
 
 
 TINY = {"tiny_unet": TinyUnet, "tiny_vit": TinyVit, "tiny_espcn": TinyEspcn,
-        "tiny_style": TinyStyle, "tiny_resize": TinyResize}
+        "tiny_style": TinyStyle, "tiny_resize": TinyResize, "tiny_groupnorm": TinyGroupNorm}
 
 
 def measure():
@@ -479,6 +503,7 @@ def layer_cases():
         "pad constant [1, 2, 0, 1]": between(Lambda(pad("constant")), 2),
         "upsample bicubic x2 align_corners": between(
             nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True), 2),
+        "groupnorm 2 groups": between(nn.GroupNorm(2, 4), 2),
         "reflection pad of the model input": nn.Sequential(nn.ReflectionPad2d(1),
                                                            nn.Conv2d(4, 2, 3)),
     }
@@ -533,7 +558,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--tiny-refused":
         tiny_refused(sys.argv[2])
         sys.exit(0)
-    if sys.argv[1] in ("--tiny-espcn", "--tiny-style", "--tiny-resize"):
+    if sys.argv[1] in ("--tiny-espcn", "--tiny-style", "--tiny-resize", "--tiny-groupnorm"):
         tiny_training(TINY[sys.argv[1][2:].replace("-", "_")], sys.argv[2])
         sys.exit(0)
     if sys.argv[1] == "--measure-layers":

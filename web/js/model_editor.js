@@ -18,7 +18,8 @@ export const LAYER_TYPES = [
   'global_avgpool2d', 'batchnorm2d', 'layernorm', 'relu', 'relu6', 'gelu', 'silu', 'sigmoid',
   'tanh', 'hardswish', 'hardsigmoid', 'dropout', 'flatten', 'add', 'multiply', 'concat',
   'embedding', 'softmax', 'conv_transpose2d', 'upsample', 'leaky_relu', 'permute', 'reshape',
-  'matmul', 'select', 'instancenorm2d', 'pixel_shuffle', 'pixel_unshuffle', 'pad',
+  'matmul', 'select', 'instancenorm2d', 'groupnorm', 'pixel_shuffle', 'pixel_unshuffle',
+  'pad',
 ];
 
 /** Required fields filled in when a row switches to a type, so it computes at once. */
@@ -37,6 +38,7 @@ const DEFAULT_FIELDS = {
   pixel_shuffle: { upscale_factor: 2 },
   pixel_unshuffle: { downscale_factor: 2 },
   pad: { padding: 1 },
+  groupnorm: { num_groups: 1 },
 };
 
 const GROUP = '(group)';

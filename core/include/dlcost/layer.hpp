@@ -93,6 +93,13 @@ struct InstanceNorm2d {
   bool affine = false;
 };
 
+/// nn.GroupNorm: the C channels of a sample in `groups` groups, each normalised over its
+/// channels and positions; `affine` adds a weight and a bias per channel.
+struct GroupNorm {
+  int64_t groups = 1;
+  bool affine = true;
+};
+
 /// nn.PixelShuffle (`factor` r: [C r^2, H, W] -> [C, H r, W r]) or, `unshuffle`,
 /// nn.PixelUnshuffle ([C, H, W] -> [C r^2, H / r, W / r]): the same values in a new order.
 struct PixelShuffle {
@@ -208,10 +215,10 @@ struct Softmax {
   int64_t dim = -1;
 };
 
-using LayerSpec =
-    std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm, Activation,
-                 Dropout, Flatten, Add, Multiply, Concat, Embedding, Softmax, ConvTranspose2d,
-                 Upsample, Permute, Reshape, MatMul, Select, InstanceNorm2d, PixelShuffle, Pad2d>;
+using LayerSpec = std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm,
+                               Activation, Dropout, Flatten, Add, Multiply, Concat, Embedding,
+                               Softmax, ConvTranspose2d, Upsample, Permute, Reshape, MatMul, Select,
+                               InstanceNorm2d, PixelShuffle, Pad2d, GroupNorm>;
 
 /// Index of the model input in Layer::inputs.
 constexpr int kModelInput = -1;

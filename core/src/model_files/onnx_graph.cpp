@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 
@@ -149,6 +150,7 @@ class Builder {
         reader_op_[in] = n.op_type;
         reader_node_[in] = i;
       }
+      for (const std::string& out : n.outputs) producer_node_[out] = i;
     }
     for (const OnnxValueInfo& o : m.outputs) ++consumers_[o.name];
   }
@@ -548,6 +550,108 @@ class Builder {
     return true;
   }
 
+  /// The node that alone reads `t`, if it is of type `op`.
+  const OnnxNode* onlyReader(const std::string& t, const char* op) {
+    if (consumers_[t] != 1 || !reader_node_.count(t)) return nullptr;
+    const OnnxNode& r = m_.graph_nodes[reader_node_[t]];
+    return r.op_type == op && r.domain.empty() && !r.outputs.empty() ? &r : nullptr;
+  }
+
+  /// A stored tensor, seen through the Unsqueeze that alone reads it (the file may list that
+  /// Unsqueeze after the node being read), with that Unsqueeze's node index; null otherwise.
+  const OnnxTensor* throughUnsqueeze(const std::string& name, size_t& unsqueeze) {
+    unsqueeze = SIZE_MAX;
+    std::string stored = name;
+    if (!isConstant(name)) {
+      auto p = producer_node_.find(name);
+      if (p == producer_node_.end()) return nullptr;
+      const OnnxNode& u = m_.graph_nodes[p->second];
+      if (u.op_type != "Unsqueeze" || u.inputs.empty() || !isConstant(u.inputs[0]) ||
+          consumers_[name] != 1 || consumers_[u.inputs[0]] != 1) {
+        return nullptr;
+      }
+      unsqueeze = p->second;
+      stored = u.inputs[0];
+    }
+    if (auto it = inits_.find(stored); it != inits_.end()) return it->second;
+    return &constants_.at(stored);
+  }
+
+  /// GroupNorm as torch exports it (torch/onnx/symbolic_opset9.py, group_norm): Reshape to
+  /// [N, G, -1], InstanceNormalization by a Constant of G ones and one of G zeros, Reshape
+  /// back to the input's shape, Mul by the weight and Add the bias, each Unsqueezed to
+  /// [C, 1, 1] (for affine=False, Constant ones and zeros): one groupnorm layer, read at the
+  /// first Reshape. Returns false where the nodes are not that pattern.
+  bool foldGroupNorm(const OnnxNode& n) {
+    const Value x = activation(n, 0);
+    if (!hasInput(n, 1) || !isConstant(n.inputs[1]) || x.shape.size() < 2) return false;
+    const OnnxTensor& to = constantInput(n, 1);
+    const int64_t c = x.shape[0];
+    if (!to.has_values || to.values.size() != 3 || to.values[2] != -1 ||
+        !(to.values[1] >= 1 && to.values[1] <= static_cast<double>(c)) ||
+        to.values[1] != std::floor(to.values[1])) {
+      return false;
+    }
+    const auto g = static_cast<int64_t>(to.values[1]);
+    const OnnxNode* norm = onlyReader(n.outputs[0], "InstanceNormalization");
+    const OnnxNode* back = norm ? onlyReader(norm->outputs[0], "Reshape") : nullptr;
+    const OnnxNode* mul = back ? onlyReader(back->outputs[0], "Mul") : nullptr;
+    const OnnxNode* add = mul ? onlyReader(mul->outputs[0], "Add") : nullptr;
+    if (c % g || !add || norm->inputs.size() != 3 || back->inputs.size() != 2 ||
+        mul->inputs.size() != 2 || add->inputs.size() != 2) {
+      return false;
+    }
+    // The normalisation proper has no weights: G ones and G zeros.
+    for (size_t k = 1; k <= 2; ++k) {
+      if (!constants_.count(norm->inputs[k])) return false;
+      const OnnxTensor& t = constants_.at(norm->inputs[k]);
+      if (t.elements != g ||
+          (t.has_values && std::any_of(t.values.begin(), t.values.end(),
+                                       [&](double v) { return v != (k == 1 ? 1 : 0); }))) {
+        return false;
+      }
+    }
+    // Back to [N, C, ...]: Shape of the input (folded later) or a stored shape.
+    if (auto p = producer_node_.find(back->inputs[1]); p != producer_node_.end()) {
+      const OnnxNode& sh = m_.graph_nodes[p->second];
+      if (!(sh.op_type == "Shape" && sh.inputs.size() == 1 && sh.inputs[0] == n.inputs[0] &&
+            sh.attributes.empty()) &&
+          !constants_.count(back->inputs[1])) {
+        return false;
+      }
+    }
+    // The affine step: a learned weight and bias of C values, or the Constant 1 and 0.
+    const std::string& w_name =
+        mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
+    const std::string& b_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    size_t w_unsqueeze = SIZE_MAX, b_unsqueeze = SIZE_MAX;
+    const OnnxTensor* w = throughUnsqueeze(w_name, w_unsqueeze);
+    const OnnxTensor* b = throughUnsqueeze(b_name, b_unsqueeze);
+    if (!w || !b) return false;
+    const bool learned = inits_.count(w->name) && inits_.count(b->name);
+    if (learned) {
+      if (w->elements != c || b->elements != c) return false;
+    } else if (inits_.count(w->name) || inits_.count(b->name) || !w->has_values || !b->has_values ||
+               w->values != std::vector<double>{1} || b->values != std::vector<double>{0}) {
+      return false;
+    }
+    OnnxNode gn = n;
+    gn.outputs = {add->outputs[0]};
+    emit(gn, {{"type", "groupnorm"}, {"num_groups", g}, {"affine", learned}}, {n.inputs[0]});
+    if (learned) {
+      used_.insert(w->name);
+      used_.insert(b->name);
+    }
+    for (const OnnxNode* f : {norm, back, mul, add}) folded_.insert(producer_node_[f->outputs[0]]);
+    for (size_t u : {w_unsqueeze, b_unsqueeze})
+      if (u != SIZE_MAX) folded_.insert(u);
+    if (auto p = producer_node_.find(back->inputs[1]);
+        p != producer_node_.end() && consumers_[back->inputs[1]] == 1) {
+      folded_.insert(p->second);  // the Shape
+    }
+    return true;
+  }
+
   /// x W + b after a MatMul: the MatMul's layer gets its bias.
   bool foldBias(const OnnxNode& n, size_t x, size_t b) {
     const Value& v = activation(n, x);
@@ -627,6 +731,7 @@ class Builder {
 
   /// Reshape keeping the batch: to one dimension per sample (a flatten) or to the same shape.
   void reshape(const OnnxNode& n) {
+    if (foldGroupNorm(n)) return;
     const Value x = activation(n, 0);
     const OnnxTensor& t = constantInput(n, 1);
     if (!t.has_values || t.values.empty()) throw Unmodelled{"Reshape to a computed shape"};
@@ -848,8 +953,8 @@ class Builder {
     if (x.shape.size() != 3) {
       throw Unmodelled{"InstanceNormalization of a " + std::to_string(x.shape.size()) +
                        "-D sample " + shapeText(x.shape) +
-                       " (dlcost models [C, H, W]; GroupNorm, which torch exports as Reshape, "
-                       "InstanceNormalization, Reshape, Mul, Add, is not modelled)"};
+                       " (dlcost models [C, H, W], and GroupNorm as torch exports it: Reshape, "
+                       "InstanceNormalization, Reshape, Mul, Add)"};
     }
     const int64_t c = x.shape[0];
     const bool learned =
@@ -1204,6 +1309,7 @@ class Builder {
   std::map<std::string, int64_t> consumers_;
   std::map<std::string, std::string> reader_op_;  ///< tensor -> the op type of a node reading it
   std::map<std::string, size_t> reader_node_;     ///< tensor -> the last node reading it
+  std::map<std::string, size_t> producer_node_;   ///< tensor -> the node writing it
   std::set<size_t> folded_;  ///< nodes read as part of a layer emitted at an earlier node
   std::map<std::string, std::pair<int64_t, int64_t>> extra_pad_;  ///< folded Pad: [h, w]
   std::map<std::string, Value> values_;
