@@ -132,6 +132,8 @@ TEST_CASE("the summary of an ONNX file carries its layer graph", "[onnx][graph]"
   const json s = dlcost::inspectModelFile(bytes, static_cast<int64_t>(bytes.size()));
   const json& g = s["layer_graph"];
   CHECK(g["model"]["input"] == json::array({3, 224, 224}));
+  // The graph does not say which activations torch ran in place; the model says so.
+  CHECK_THAT(g["model"]["comment"].get<std::string>(), Catch::Contains("in place"));
   // torchvision/models/squeezenet.py, SqueezeNet1_1_Weights: num_params 1,235,496
   CHECK(g["parameters"] == 1235496);
   CHECK(g["share_understood"] == 1.0);

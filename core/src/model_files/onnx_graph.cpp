@@ -136,6 +136,12 @@ std::string shapeText(const std::vector<int64_t>& s) {
   return shapeToString(s);
 }
 
+/// What the model object says of the one thing about activations a graph does not record.
+constexpr const char* kInPlaceNote =
+    "Activations as the graph runs them, out of place: an ONNX graph does not record whether "
+    "PyTorch ran one in place (inplace=True), which lowers the inference peak; the tensors "
+    "training saves for backward are the same either way (docs/model-files.md).";
+
 /// The batch size shape arithmetic is evaluated with when the graph's batch is symbolic.
 constexpr int64_t kStandInBatch = 7919;
 
@@ -170,6 +176,7 @@ class Builder {
         r.model = json{{"name", m_.graph_name.empty() ? "onnx model" : m_.graph_name},
                        {"source", "ONNX file" + (m_.producer.empty() ? std::string()
                                                                      : " (" + m_.producer + ")")},
+                       {"comment", kInPlaceNote},
                        {"input", input_},
                        {"layers", layers_}};
         totals(r);
