@@ -270,12 +270,14 @@ TEST_CASE("a concatenation by hand", "[memory][simulation]") {
 }
 
 TEST_CASE("each op saves what its PyTorch gradient formula reads", "[memory][saved]") {
-  // One layer on a [4, 6, 6] fp32 input (144 values, 576 bytes), training, batch 1. What
-  // autograd keeps (tools/autograd/derivatives.yaml): conv/linear/pooling their input, max
-  // pooling also int64 indices per output, layernorm fp32 mean and rstd per row, relu/
-  // sigmoid/tanh/softmax their result, relu6/gelu their input, in-place silu a copy of
-  // the input it overwrites, dropout a 1-byte mask, multiply its factors, add/concat/flatten
-  // nothing. The one layer's own output is the model output, counted only when saved.
+  // One layer after a conv2d(4, 1x1) on a [4, 6, 6] fp32 input (144 values, 576 bytes; the
+  // conv keeps the input, 576 bytes, and gives the layer an input that needs a gradient),
+  // training, batch 1. What autograd keeps (tools/autograd/derivatives.yaml): conv/linear/
+  // pooling their input, max pooling also int64 indices per output, layernorm fp32 mean and
+  // rstd per row, relu/sigmoid/tanh/softmax their result, relu6/gelu their input, in-place
+  // silu a copy of the input it overwrites, dropout a 1-byte mask, multiply its factors,
+  // add/concat/flatten nothing. The layer's own output is the model output, counted only
+  // when saved. Inference: the layer alone on the input.
   struct Case {
     json layer;
     int64_t saved;
@@ -300,17 +302,20 @@ TEST_CASE("each op saves what its PyTorch gradient formula reads", "[memory][sav
       Case{{{"type", "gelu"}}, input},
       Case{{{"type", "silu"}, {"inplace", true}}, input},                      // the copy
       Case{{{"type", "hardswish"}}, input}, Case{{{"type", "dropout"}}, 144},  // the mask only
-      Case{{{"type", "flatten"}}, 0}, Case{{{"type", "add"}, {"inputs", {"input", "input"}}}, 0},
-      Case{{{"type", "concat"}, {"inputs", {"input", "input"}}}, 0},
-      Case{{{"type", "multiply"}, {"inputs", {"input", "input"}}}, input});  // kept once
+      Case{{{"type", "flatten"}}, 0}, Case{{{"type", "add"}, {"inputs", {"c", "c"}}}, 0},
+      Case{{{"type", "concat"}, {"inputs", {"c", "c"}}}, 0},
+      Case{{{"type", "multiply"}, {"inputs", {"c", "c"}}}, input});  // kept once
   CAPTURE(c.layer.dump());
-  const auto r = run(json::array({c.layer}), {4, 6, 6});
-  CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == c.saved);
+  const json conv = {{"name", "c"}, {"type", "conv2d"}, {"out_channels", 4}, {"kernel", 1}};
+  const auto train = run(json::array({conv, c.layer}), {4, 6, 6});
+  CHECK(train.memory.bytesOf(dlcost::MemoryKey::kActivations) == input + c.saved);
+  json alone = c.layer;
+  if (alone.contains("inputs")) alone["inputs"] = {"input", "input"};
   // Inference saves nothing: only the peak of live tensors (input and output, and max
   // pooling's indices while it runs) remains.
-  const auto infer = run(json::array({c.layer}), {4, 6, 6}, {{"mode", "infer"}});
+  const auto infer = run(json::array({alone}), {4, 6, 6}, {{"mode", "infer"}});
   CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) ==
-        input + row(infer, r.layers[1].name).activation_bytes + c.infer_scratch);
+        input + row(infer, infer.layers[1].name).activation_bytes + c.infer_scratch);
 }
 
 TEST_CASE("embedding saves its int64 ids", "[memory][saved]") {

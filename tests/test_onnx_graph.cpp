@@ -132,6 +132,8 @@ TEST_CASE("the summary of an ONNX file carries its layer graph", "[onnx][graph]"
   const json s = dlcost::inspectModelFile(bytes, static_cast<int64_t>(bytes.size()));
   const json& g = s["layer_graph"];
   CHECK(g["model"]["input"] == json::array({3, 224, 224}));
+  // The graph does not say which activations torch ran in place; the model says so.
+  CHECK_THAT(g["model"]["comment"].get<std::string>(), Catch::Contains("in place"));
   // torchvision/models/squeezenet.py, SqueezeNet1_1_Weights: num_params 1,235,496
   CHECK(g["parameters"] == 1235496);
   CHECK(g["share_understood"] == 1.0);
@@ -156,6 +158,9 @@ std::string intsAttr(const std::string& name, const std::vector<uint64_t>& v) {
   std::string packed;
   for (uint64_t x : v) packed += varint(x);
   return bytesField(5, bytesField(1, name) + bytesField(8, packed) + tag(20, 0) + varint(7));
+}
+std::string intAttr(const std::string& name, uint64_t v) {
+  return bytesField(5, bytesField(1, name) + tag(3, 0) + varint(v) + tag(20, 0) + varint(2));
 }
 std::string valueInfo(int field, const std::string& name, const std::vector<uint64_t>& dims) {
   std::string shape;
@@ -266,15 +271,16 @@ TEST_CASE("the SiLU, bias and symbolic-batch patterns", "[onnx][graph]") {
   CHECK(g.understood == 5);
 }
 
-TEST_CASE("a tiny U-Net and ViT exported by PyTorch give PyTorch's own counts",
-          "[onnx][graph][unet][vit]") {
-  // tests/model_files/make_onnx_graphs.py --tiny-unet / --tiny-vit export them (the U-Net in
-  // training mode at opset 17; the ViT with torch.onnx.export's defaults, eval mode and
-  // constant folding), and --measure prints PyTorch 1.13's own figures, quoted here: the sum
-  // of p.numel(), the MACs of the convolutions and matrix products ATen runs (a dispatch mode
-  // counting convolution, addmm, mm and bmm), and the bytes autograd saves for backward
-  // (saved_tensors_hooks; storages once, parameters and buffers excluded) at batch 2 and 4,
-  // fp32, as scripts/validate_torch.py measures.
+TEST_CASE(
+    "tiny U-Net, ViT, super-resolution, style-transfer, GroupNorm exports give PyTorch's counts",
+    "[onnx][graph][unet][vit]") {
+  // tests/model_files/make_onnx_graphs.py --tiny-unet / --tiny-vit / --tiny-espcn /
+  // --tiny-style / --tiny-resize / --tiny-groupnorm export them (the ViT with torch.onnx.export's
+  // defaults, eval mode and constant folding; the others in training mode at opset 17), and
+  // --measure prints PyTorch 1.13's own figures, quoted here: the sum of p.numel(), the MACs of the
+  // convolutions and matrix products ATen runs (a dispatch mode counting convolution, addmm, mm and
+  // bmm), and the bytes autograd saves for backward (saved_tensors_hooks; storages once, parameters
+  // and buffers excluded) at batch 2 and 4, fp32, as scripts/validate_torch.py measures.
   struct Measured {
     const char* file;
     int64_t params, macs, saved_b2, saved_b4;
@@ -290,7 +296,18 @@ TEST_CASE("a tiny U-Net and ViT exported by PyTorch give PyTorch's own counts",
                {"permute", "reshape", "matmul", "select", "gelu", "softmax", "layernorm"}},
       // The same ViT exported with a symbolic batch: its shape arithmetic stays in the graph.
       Measured{"tiny_vit_dynamic.onnx", 19626, 340416, 139152, 278304,
-               {"permute", "reshape", "matmul", "select", "gelu", "softmax", "layernorm"}});
+               {"permute", "reshape", "matmul", "select", "gelu", "softmax", "layernorm"}},
+      // tiny_espcn params 3252 macs/sample 823296 saved bytes at batch 2 79872 batch 4 159744
+      Measured{"tiny_espcn.onnx", 3252, 823296, 79872, 159744,
+               {"conv2d", "tanh", "pixel_shuffle", "sigmoid"}},
+      // tiny_style params 8955 macs/sample 1147392 saved bytes at batch 2 469376 batch 4 938752
+      Measured{"tiny_style.onnx", 8955, 1147392, 469376, 938752,
+               {"pad", "instancenorm2d", "upsample", "conv_transpose2d", "add", "tanh"}},
+      // tiny_resize params 156 macs/sample 127024 saved bytes at batch 2 295232 batch 4 590464
+      Measured{"tiny_resize.onnx", 156, 127024, 295232, 590464, {"upsample", "avgpool2d"}},
+      // tiny_groupnorm params 1435 macs/sample 356352 saved bytes at batch 2 120928 batch 4
+      // 241856
+      Measured{"tiny_groupnorm.onnx", 1435, 356352, 120928, 241856, {"groupnorm", "silu"}});
   // clang-format on
   CAPTURE(m.file);
   const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(read(fixture(m.file)));
@@ -313,5 +330,72 @@ TEST_CASE("a tiny U-Net and ViT exported by PyTorch give PyTorch's own counts",
     CHECK(r.macs.forward == m.macs * batch);
     CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) ==
           (batch == 2 ? m.saved_b2 : m.saved_b4));
+  }
+}
+
+TEST_CASE("the image-to-image operators become the layers PyTorch runs", "[onnx][graph]") {
+  const std::string in = valueInfo(11, "x", {1, 4, 5, 5});
+  SECTION("ConvTranspose to an output_shape is the nn.ConvTranspose2d of that output") {
+    // x [4, 5, 5] -> ConvTranspose(W [4, 2, 3, 3], B [2], stride 2, output_shape) -> Relu.
+    // PyTorch 1.13.1, nn.ConvTranspose2d(4, 2, 3, stride=2, padding=p)(x, output_size=o)
+    // then relu (a script of make_onnx_graphs.py's saved_bytes and macs): p 1, o [10, 10]:
+    // params 74, MACs 1800, saved bytes 2400 at batch 2; p 0, o [11, 11]: 74, 1800, 2736.
+    struct Case {
+      uint64_t out;
+      int64_t padding, output_padding, measured_saved_b2;
+    };
+    const auto c = GENERATE(Case{10, 1, 1, 2400}, Case{11, 0, 0, 2736});
+    CAPTURE(c.out);
+    const std::string graph =
+        node("ConvTranspose", {"x", "w", "b"}, {"t"},
+             intsAttr("strides", {2, 2}) + intsAttr("output_shape", {c.out, c.out})) +
+        node("Relu", {"t"}, {"y"}) + initializer("w", {4, 2, 3, 3}) + initializer("b", {2}) + in;
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    for (const auto& [op, u] : g.unmodelled) INFO(op + ": " + u.reason);
+    REQUIRE(g.model.is_object());
+    const json& t = g.model["layers"][0];
+    CHECK(t["padding"] == json::array({c.padding, c.padding}));
+    CHECK(t["output_padding"] == json::array({c.output_padding, c.output_padding}));
+    CHECK(g.parameters == 74);
+    CHECK(g.macs_per_sample == 1800);
+    dlcost::Workload w;
+    w.batch = 2;
+    const dlcost::Report r = dlcost::estimate(dlcost::parseModel(g.model, ""), w);
+    CHECK(r.layers.back().output_shape == dlcost::Shape{2, c.out, c.out});
+    CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == c.measured_saved_b2);
+  }
+  SECTION("an output_shape no nn.ConvTranspose2d gives is refused by name") {
+    // The full output is 2 x 4 + 3 = 11; 14 would need output_padding 3, not below stride 2.
+    const std::string graph =
+        node("ConvTranspose", {"x", "w"}, {"t"},
+             intsAttr("strides", {2, 2}) + intsAttr("output_shape", {14, 14})) +
+        initializer("w", {4, 2, 3, 3}) + in;
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK(g.model.is_null());
+    CHECK_THAT(g.unmodelled.at("ConvTranspose").reason, Catch::Contains("output_shape [14, 14]"));
+  }
+  SECTION("DepthToSpace in either mode is a pixel shuffle; SpaceToDepth an unshuffle") {
+    const std::string graph = node("DepthToSpace", {"x"}, {"d"}, intAttr("blocksize", 2)) +
+                              node("SpaceToDepth", {"d"}, {"s"}, intAttr("blocksize", 2)) +
+                              valueInfo(11, "x", {1, 8, 3, 3});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    REQUIRE(g.model.is_object());
+    CHECK(g.model["layers"][0]["type"] == "pixel_shuffle");
+    CHECK(g.model["layers"][1]["type"] == "pixel_unshuffle");
+  }
+  SECTION("InstanceNormalization of a reshaped tensor (torch's GroupNorm) is refused by name") {
+    const std::string graph = node("InstanceNormalization", {"x", "s", "b"}, {"y"}) +
+                              initializer("s", {4}) + initializer("b", {4}) +
+                              valueInfo(11, "x", {1, 4, 25});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK(g.model.is_null());
+    CHECK_THAT(g.unmodelled.at("InstanceNormalization").reason, Catch::Contains("GroupNorm"));
+  }
+  SECTION("a Pad of the batch or channels, or of mode wrap, is refused by name") {
+    const std::string graph =
+        node("Pad", {"x"}, {"y"}, intsAttr("pads", {0, 1, 0, 0, 0, 1, 0, 0})) + in;
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    CHECK(g.model.is_null());
+    CHECK_THAT(g.unmodelled.at("Pad").reason, Catch::Contains("H and W"));
   }
 }

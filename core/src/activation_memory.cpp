@@ -177,6 +177,17 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     return out;
   }
 
+  // A tensor needs a gradient if it depends on a trainable parameter (the model input never
+  // does). A layer whose output needs none records no backward node and saves nothing
+  // (autograd builds a node only where an input requires grad: a padding or pooling of the
+  // model input keeps nothing, a convolution of it keeps it for its weight's gradient).
+  std::vector<bool> needs_grad(tensors, false);
+  for (size_t i = 0; i < n; ++i) {
+    bool any = layers[i].params > 0;
+    for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];
+    needs_grad[i + 1] = any;
+  }
+
   // Saved tensors live until the backward step of the earliest layer that saved them.
   constexpr size_t kNone = static_cast<size_t>(-1);
   std::vector<size_t> first_saver(tensors, kNone);
@@ -186,6 +197,12 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   int64_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     const SavedForBackward& sv = layers[i].saved;
+    if (!needs_grad[i + 1]) {
+      // What it would keep only for backward (max pooling's indices, a dropout mask) it
+      // still computes, and frees when it returns, as at inference.
+      timeline.add(i + 1, i + 1, sv.extra_bytes_per_sample);
+      continue;
+    }
     for (size_t k = 0; k < sv.inputs.size(); ++k) {
       if (sv.inputs[k]) markSaved(storage[tensorOf(graph.layers[i].inputs[k])], i);
     }
@@ -209,23 +226,16 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     }
   }
 
-  // Gradients: a tensor needs one if it depends on a trainable parameter (the model input
-  // never does). Backward visits a tensor's readers in reverse order; the first to run (its
-  // last reader; the loss, for an output) creates the gradient buffer, which is freed after
-  // the backward of the tensor's producer. Where that reader passes its output gradient
-  // through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
+  // Gradients: for the tensors that need one. Backward visits a tensor's readers in reverse order;
+  // the first to run (its last reader; the loss, for an output) creates the gradient buffer, which
+  // is freed after the backward of the tensor's producer. Where that reader passes its output
+  // gradient through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
   // kept alive until its last user is done. Every other reader's contribution is computed
   // into a temporary tensor that lives during its backward step and is then accumulated in
   // place, as PyTorch 2.x's InputBuffer does when it holds the sum's last reference
   // (torch/csrc/autograd/input_buffer.cpp, accumulate: `buffer[pos] = old_var.add_(var)` under
   // can_accumulate_inplace; 1.13 summed out of place, docs/accuracy.md); pass-through readers
   // add without a temporary.
-  std::vector<bool> needs_grad(tensors, false);
-  for (size_t i = 0; i < n; ++i) {
-    bool any = layers[i].params > 0;
-    for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];
-    needs_grad[i + 1] = any;
-  }
   // Whether layer `reader` hands `t` its output gradient without new memory: it reads t in
   // exactly one input slot, and that slot passes the gradient through.
   auto passesThrough = [&](size_t reader, size_t t) {

@@ -62,7 +62,9 @@ void addParameterTensors(const Layer& layer, int64_t params, std::vector<int64_t
     bias = t->bias ? t->out_channels : 0;
   } else if (const auto* l = std::get_if<Linear>(&layer.spec)) {
     bias = l->bias ? l->out_features : 0;
-  } else if (std::holds_alternative<BatchNorm2d>(layer.spec)) {
+  } else if (std::holds_alternative<BatchNorm2d>(layer.spec) ||
+             std::holds_alternative<InstanceNorm2d>(layer.spec) ||
+             std::holds_alternative<GroupNorm>(layer.spec)) {
     bias = params / 2;
   } else if (const auto* n = std::get_if<LayerNorm>(&layer.spec)) {
     bias = n->bias ? params / 2 : 0;
@@ -158,7 +160,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         input_grad = input_grad || needs_input_grad[k];
         inputs_with_grad += needs_input_grad[k] ? 1 : 0;
       }
-      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides);
+      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights);
       needs_input_grad[i + 1] = input_grad || a.params > 0;
       r.params.total = checkedAdd(r.params.total, a.params);
       buffer_values = checkedAdd(buffer_values, a.buffer_values);

@@ -171,6 +171,7 @@ struct Analyzer {
   Mode mode;
   int64_t act_bytes;
   const std::vector<Shape>* in_strides;
+  DType weights;
   LayerAnalysis r;
 
   bool training() const { return mode == Mode::kTrain; }
@@ -319,6 +320,53 @@ struct Analyzer {
     }
     saveInputs();
     r.saved.extra_fixed_bytes = checkedMul(checkedMul(2, c), kStatBytes);  // mean, invstd
+  }
+
+  void operator()(const InstanceNorm2d& n) {
+    requireRank(layer, in[0], 3, "[C, H, W]");
+    const int64_t c = in[0][0];
+    r.output = in[0];
+    r.params = n.affine ? checkedMul(2, c) : 0;
+    // aten/src/ATen/native/Normalization.cpp (v1.13), instance_norm: the batch becomes
+    // channels, `weight_ = repeat_if_defined(weight, b)`, `input.contiguous().view(shape)`
+    // into at::batch_norm(..., use_input_stats = true), `out.view_as(input)`. The batch norm
+    // (NativeBatchNormBackward0 in 1.13's generated Functions.h) keeps its input (a view of
+    // this layer's input, or of its contiguous copy), the repeated weight (batch x C values
+    // in the weights' format: new memory, unlike batchnorm's parameter) and its mean and
+    // inverse std (fp32, batch x C each); RepeatBackward0 keeps only sizes.
+    if (contiguous(0)) {
+      saveInputs();
+    } else if (training()) {
+      r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
+    }
+    int64_t extra = checkedMul(checkedMul(2, c), kStatBytes);
+    if (n.affine) extra = checkedAdd(extra, bytesForBits(c, dtypeBits(weights)));
+    r.saved.extra_bytes_per_sample = checkedAdd(r.saved.extra_bytes_per_sample, extra);
+  }
+
+  void operator()(const GroupNorm& n) {
+    if (in[0].size() < 2) {
+      fail(layer, "", ErrorCode::kShape,
+           "groupnorm needs a [C, ...] input of 2+ dimensions, got " + shapeToString(in[0]));
+    }
+    const int64_t c = in[0][0];
+    if (c % n.groups) {
+      fail(layer, "num_groups", ErrorCode::kShape,
+           "num_groups " + std::to_string(n.groups) + " must divide the " + std::to_string(c) +
+               " channels (as in nn.GroupNorm)");
+    }
+    r.output = in[0];
+    r.params = n.affine ? checkedMul(2, c) : 0;
+    // aten/src/ATen/native/group_norm.cpp (v1.13), group_norm: native_group_norm of
+    // `input.contiguous()`; NativeGroupNormBackward0 (1.13's generated Functions.h) keeps
+    // input_, weight_ (the parameter) and the mean and rstd per sample and group (fp32).
+    if (contiguous(0)) {
+      saveInputs();
+    } else if (training()) {
+      r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
+    }
+    r.saved.extra_bytes_per_sample =
+        checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(checkedMul(2, n.groups), kStatBytes));
   }
 
   void operator()(const LayerNorm& n) {
@@ -556,6 +604,50 @@ struct Analyzer {
     // `self: upsample_nearest2d_backward(grad, output_size, self.sizes(), ...)`).
   }
 
+  void operator()(const PixelShuffle& p) {
+    requireRank(layer, in[0], 3, "[C, H, W]");
+    const int64_t rr = checkedMul(p.factor, p.factor);
+    const int64_t c = in[0][0], h = in[0][1], w = in[0][2];
+    if (!p.unshuffle) {
+      if (c % rr) {
+        fail(layer, "upscale_factor", ErrorCode::kShape,
+             "pixel_shuffle needs channels divisible by upscale_factor^2 = " + std::to_string(rr) +
+                 ", got " + std::to_string(c));
+      }
+      r.output = {c / rr, checkedMul(h, p.factor), checkedMul(w, p.factor)};
+    } else {
+      if (h % p.factor || w % p.factor) {
+        fail(layer, "downscale_factor", ErrorCode::kShape,
+             "pixel_unshuffle needs height and width divisible by downscale_factor " +
+                 std::to_string(p.factor) + ", got " + shapeToString(in[0]));
+      }
+      r.output = {checkedMul(c, rr), h / p.factor, w / p.factor};
+    }
+    // A new tensor; PixelShuffleBackward0 / PixelUnshuffleBackward0 keep only the factor
+    // (1.13's generated Functions.h; derivatives.yaml, pixel_shuffle: `self:
+    // pixel_unshuffle(grad, upscale_factor)`), and the gradient is a new tensor too.
+  }
+
+  void operator()(const Pad2d& p) {
+    requireRank(layer, in[0], 3, "[C, H, W]");
+    const int64_t h = in[0][1], w = in[0][2];
+    if (p.mode == PadMode::kReflect &&
+        (p.left >= w || p.right >= w || p.top >= h || p.bottom >= h)) {
+      // aten/src/ATen/native/ReflectionPad.cpp: "Padding size should be less than the
+      // corresponding input dimension".
+      fail(layer, "padding", ErrorCode::kShape,
+           "reflect padding must be smaller than the input's height and width " +
+               shapeToString(in[0]));
+    }
+    r.output = {in[0][0], checkedAdd(h, checkedAdd(p.top, p.bottom)),
+                checkedAdd(w, checkedAdd(p.left, p.right))};
+    // 1.13's generated Functions.h: ConstantPadNdBackward0 keeps only the amounts (its
+    // gradient, constant_pad_nd of the output's by the negated amounts, is a narrowed
+    // clone: new memory); ReflectionPad2DBackward0 and ReplicationPad2DBackward0 keep
+    // `self_`, the input.
+    if (p.mode != PadMode::kConstant) saveInputs();
+  }
+
   void operator()(const Permute& p) {
     const size_t rank = in[0].size();
     if (p.dims.size() != rank) {
@@ -683,8 +775,8 @@ struct Analyzer {
 }  // namespace
 
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
-                           DType activation, const std::vector<Shape>* strides) {
-  Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, strides, {}};
+                           DType activation, const std::vector<Shape>* strides, DType weights) {
+  Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, strides, weights, {}};
   a.r.saved.inputs.assign(inputs.size(), false);
   a.r.passes_gradient.assign(inputs.size(), false);
   try {

@@ -44,11 +44,13 @@ struct LayerAnalysis {
   Shape strides;
 };
 
-/// Applies the layer's rule to its input shapes. `activation` is the format of activations.
+/// Applies the layer's rule to its input shapes. `activation` is the format of activations,
+/// `weights` that of the weights (instance norm saves a copy of its weight per sample).
 /// `strides` (LayerAnalysis::strides of each input; null: all contiguous) decide whether a
 /// reshape is a view or a copy. Throws InputError at the layer's field that makes the shapes
 /// impossible.
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
-                           DType activation, const std::vector<Shape>* strides = nullptr);
+                           DType activation, const std::vector<Shape>* strides = nullptr,
+                           DType weights = DType::kFp32);
 
 }  // namespace dlcost

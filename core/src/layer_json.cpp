@@ -56,15 +56,16 @@ Upsample upsample(const ObjectReader& r) {
   r.rejectUnknown({DLCOST_COMMON, "mode", "size", "scale_factor", "align_corners"});
   Upsample u;
   const std::string mode = r.optionalString("mode", "nearest");
-  if (mode == "bilinear") {
-    u.mode = UpsampleMode::kBilinear;
+  if (mode == "bilinear" || mode == "bicubic") {
+    u.mode = mode == "bilinear" ? UpsampleMode::kBilinear : UpsampleMode::kBicubic;
     r.optionalBool("align_corners", false);  // changes values, not cost
   } else if (mode != "nearest") {
     throw InputError(ErrorCode::kValue, r.pathOf("mode"),
-                     "must be \"nearest\" or \"bilinear\", not \"" + mode + "\"");
+                     "must be \"nearest\", \"bilinear\" or \"bicubic\", not \"" + mode + "\"");
   } else if (r.has("align_corners")) {
     throw InputError(ErrorCode::kUnknownField, r.pathOf("align_corners"),
-                     "align_corners applies to mode \"bilinear\" only (as in PyTorch)");
+                     "align_corners applies to modes \"bilinear\" and \"bicubic\" only (as in "
+                     "PyTorch)");
   }
   if (r.has("size") == r.has("scale_factor")) {
     throw InputError(ErrorCode::kValue, r.pathOf(r.has("size") ? "scale_factor" : "size"),
@@ -88,6 +89,38 @@ Upsample upsample(const ObjectReader& r) {
     u.scale_h = u.scale_w = factor(f, r.pathOf("scale_factor"));
   }
   return u;
+}
+
+/// "padding": one amount for all four sides, or [left, right, top, bottom] (F.pad's order).
+Pad2d pad2d(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "padding", "mode", "value"});
+  Pad2d p;
+  const std::string mode = r.optionalString("mode", "constant");
+  if (mode == "reflect") {
+    p.mode = PadMode::kReflect;
+  } else if (mode == "replicate") {
+    p.mode = PadMode::kReplicate;
+  } else if (mode != "constant") {
+    throw InputError(ErrorCode::kValue, r.pathOf("mode"),
+                     "must be \"constant\", \"reflect\" or \"replicate\", not \"" + mode + "\"");
+  }
+  if (r.has("value") && p.mode != PadMode::kConstant) {
+    throw InputError(ErrorCode::kUnknownField, r.pathOf("value"),
+                     "value applies to mode \"constant\" only (as in F.pad)");
+  }
+  r.optionalNumber("value", 0, -1e300, 1e300);  // changes values, not cost
+  const nlohmann::json& a = r.require("padding");
+  if (a.is_array()) {
+    if (a.size() != 4) {
+      throw InputError(ErrorCode::kValue, r.pathOf("padding"),
+                       "must be a number or [left, right, top, bottom]");
+    }
+    int64_t* sides[] = {&p.left, &p.right, &p.top, &p.bottom};
+    for (size_t k = 0; k < 4; ++k) *sides[k] = readInt(a[k], r.pathOf("padding", k), 0, kMax);
+  } else {
+    p.left = p.right = p.top = p.bottom = readInt(a, r.pathOf("padding"), 0, kMax);
+  }
+  return p;
 }
 
 /// Integers of an array field, each in [min, max], at most 8 of them.
@@ -222,7 +255,12 @@ const std::vector<std::string>& layerTypeNames() {
                                                   "permute",
                                                   "reshape",
                                                   "matmul",
-                                                  "select"};
+                                                  "select",
+                                                  "instancenorm2d",
+                                                  "pixel_shuffle",
+                                                  "pixel_unshuffle",
+                                                  "pad",
+                                                  "groupnorm"};
   return kNames;
 }
 
@@ -240,6 +278,23 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
     r.optionalNumber("momentum", 0.1, 0, 1);
     return BatchNorm2d{r.optionalBool("affine", true), r.optionalBool("track_running_stats", true)};
   }
+  if (type == "instancenorm2d") {
+    r.rejectUnknown({DLCOST_COMMON, "affine", "eps", "momentum"});
+    r.optionalNumber("eps", 1e-5, 0, 1);
+    r.optionalNumber("momentum", 0.1, 0, 1);
+    return InstanceNorm2d{r.optionalBool("affine", false)};
+  }
+  if (type == "groupnorm") {
+    r.rejectUnknown({DLCOST_COMMON, "num_groups", "affine", "eps"});
+    r.optionalNumber("eps", 1e-5, 0, 1);
+    return GroupNorm{r.requiredInt("num_groups", 1, kMax), r.optionalBool("affine", true)};
+  }
+  if (type == "pixel_shuffle" || type == "pixel_unshuffle") {
+    const char* field = type == "pixel_shuffle" ? "upscale_factor" : "downscale_factor";
+    r.rejectUnknown({DLCOST_COMMON, field});
+    return PixelShuffle{r.requiredInt(field, 1, 1 << 20), type == "pixel_unshuffle"};
+  }
+  if (type == "pad") return pad2d(r);
   if (type == "layernorm") {
     r.rejectUnknown({DLCOST_COMMON, "normalized_dims", "elementwise_affine", "bias", "eps"});
     r.optionalNumber("eps", 1e-5, 0, 1);

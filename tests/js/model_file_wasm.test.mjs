@@ -55,7 +55,16 @@ test('a truncated GGUF is a structured error', () => {
 test('an ONNX graph becomes the same layer graph in the page as in the CLI', () => {
   // Torchvision exports of tests/fixtures/onnx (make_onnx_graphs.py), the tiny U-Net and ViT,
   // and the graph dlcost refuses: the wasm summary's layer_graph equals `dlcost inspect --json`'s.
-  for (const name of ['resnet18', 'mobilenet_v3_small', 'densenet121', 'tiny_unet', 'tiny_vit', 'tiny_refused']) {
+  for (const name of [
+    'resnet18',
+    'mobilenet_v3_small',
+    'densenet121',
+    'tiny_unet',
+    'tiny_vit',
+    'tiny_style',
+    'tiny_groupnorm',
+    'tiny_refused',
+  ]) {
     const file = join(ROOT, 'tests', 'fixtures', 'onnx', `${name}.onnx`);
     const { out } = inspect(readFileSync(file));
     assert.deepEqual(out.layer_graph, runCli(['inspect', file, '--json']).json.layer_graph, name);

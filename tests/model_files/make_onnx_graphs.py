@@ -13,11 +13,29 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --tiny-vit-dynamic OUTFILE
                                                    tests/fixtures/onnx/tiny_vit_dynamic.onnx: the
                                                    same with a symbolic batch (dynamic_axes)
+       make_onnx_graphs.py --tiny-espcn OUTFILE    tests/fixtures/onnx/tiny_espcn.onnx: ESPCN
+                                                   super-resolution (Tanh, PixelShuffle as
+                                                   DepthToSpace, Sigmoid), training mode
+       make_onnx_graphs.py --tiny-style OUTFILE    tests/fixtures/onnx/tiny_style.onnx: a style
+                                                   transfer / CycleGAN-style generator
+                                                   (reflection and replication Pad,
+                                                   InstanceNormalization, nearest Resize,
+                                                   ConvTranspose with output_padding), training
+       make_onnx_graphs.py --tiny-resize OUTFILE   tests/fixtures/onnx/tiny_resize.onnx: every
+                                                   Resize F.interpolate exports, training mode
+       make_onnx_graphs.py --tiny-groupnorm OUTFILE
+                                                   tests/fixtures/onnx/tiny_groupnorm.onnx: a
+                                                   diffusion-style residual block (GroupNorm
+                                                   affine and not, SiLU), training mode
        make_onnx_graphs.py --tiny-refused OUTFILE  tests/fixtures/onnx/tiny_refused.onnx: operators
-                                                   dlcost does not model (InstanceNormalization,
-                                                   DepthToSpace), refused by name
-       make_onnx_graphs.py --measure               PyTorch's own figures for the tiny U-Net and
-                                                   ViT: parameters, MACs, saved-for-backward bytes
+                                                   dlcost does not model (Softplus, Einsum),
+                                                   refused by name
+       make_onnx_graphs.py --measure               PyTorch's own figures for the tiny models
+                                                   above: parameters, MACs, saved-for-backward
+                                                   bytes
+       make_onnx_graphs.py --measure-layers        the same for one instancenorm2d, pixel_shuffle,
+                                                   pad or bicubic upsample between two 1x1
+                                                   convolutions (tests/test_layers_imaging.cpp)
 
 Each model is exported at 3x224x224 in training mode (torch.onnx.TrainingMode.TRAINING), as it
 is trained: BatchNormalization stays a node with its four initializers (an eval-mode export
@@ -251,16 +269,111 @@ class TinyVit(torch.nn.Module):
         return self.head(self.norm(self.blocks(x))[:, 0])
 
 
+class TinyEspcn(torch.nn.Module):
+    """ESPCN (Shi et al. 2016, arXiv:1609.05158) for 2x super-resolution, small: 5x5 and 3x3
+    convolutions with Tanh, a 3x3 convolution to 3 x 2^2 channels, PixelShuffle (DepthToSpace),
+    Sigmoid."""
+
+    def __init__(self, r=2):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 5, padding=2), torch.nn.Tanh(),
+            torch.nn.Conv2d(16, 8, 3, padding=1), torch.nn.Tanh(),
+            torch.nn.Conv2d(8, 3 * r * r, 3, padding=1), torch.nn.PixelShuffle(r),
+            torch.nn.Sigmoid())
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class TinyStyle(torch.nn.Module):
+    """A fast style-transfer / image-to-image generator in the layout of pytorch/examples'
+    fast_neural_style TransformerNet (Johnson et al. 2016) and CycleGAN's ResNet generator:
+    ReflectionPad2d + Conv, InstanceNorm2d (affine and not), ReLU, a residual block, an
+    upsampling step by nearest interpolation + reflection-padded conv, a ConvTranspose2d up
+    step with output_padding, a ReplicationPad2d, a zero F.pad on one side, Tanh."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        pad, norm = torch.nn.ReflectionPad2d, torch.nn.InstanceNorm2d
+        self.head = torch.nn.Sequential(pad(2), torch.nn.Conv2d(3, c, 5), norm(c, affine=True),
+                                        torch.nn.ReLU())
+        self.down = torch.nn.Sequential(pad(1), torch.nn.Conv2d(c, 2 * c, 3, stride=2),
+                                        norm(2 * c, affine=True), torch.nn.ReLU())
+        self.res = torch.nn.Sequential(pad(1), torch.nn.Conv2d(2 * c, 2 * c, 3),
+                                       norm(2 * c, affine=True), torch.nn.ReLU(), pad(1),
+                                       torch.nn.Conv2d(2 * c, 2 * c, 3), norm(2 * c, affine=True))
+        self.up = torch.nn.Sequential(pad(1), torch.nn.Conv2d(2 * c, c, 3), norm(c), torch.nn.ReLU())
+        self.up2 = torch.nn.Sequential(
+            torch.nn.ConvTranspose2d(c, c, 3, stride=2, padding=1, output_padding=1), norm(c),
+            torch.nn.ReLU())
+        self.tail = torch.nn.Sequential(torch.nn.ReplicationPad2d((1, 2, 0, 1)),
+                                        torch.nn.Conv2d(c, c, 3, stride=2))
+        self.out = torch.nn.Conv2d(c, 3, 2)
+
+    def forward(self, x):
+        x = self.down(self.head(x))
+        x = x + self.res(x)
+        x = self.up(torch.nn.functional.interpolate(x, scale_factor=2, mode="nearest"))
+        x = self.tail(self.up2(x))
+        return torch.tanh(self.out(torch.nn.functional.pad(x, (0, 1, 0, 1))))
+
+
+class TinyResize(torch.nn.Module):
+    """Every Resize torch exports for F.interpolate between 1x1 convolutions (which keep each
+    result for backward): bilinear with and without align_corners, bicubic with and without,
+    to a size and by a scale below 1, nearest by 3, and area (an AveragePool)."""
+
+    def __init__(self, c=4):
+        super().__init__()
+        self.convs = torch.nn.ModuleList([torch.nn.Conv2d(3 if k == 0 else c, c, 1)
+                                          for k in range(8)])
+
+    def forward(self, x):
+        interp = torch.nn.functional.interpolate
+        steps = [lambda t: interp(t, scale_factor=2, mode="bilinear", align_corners=True),
+                 lambda t: interp(t, scale_factor=2, mode="bilinear", align_corners=False),
+                 lambda t: interp(t, scale_factor=0.5, mode="bicubic", align_corners=False),
+                 lambda t: interp(t, size=(11, 13), mode="bicubic", align_corners=True),
+                 lambda t: interp(t, scale_factor=3, mode="nearest"),
+                 lambda t: interp(t, size=(11, 13), mode="area"),
+                 lambda t: interp(t, size=(5, 6), mode="bilinear")]
+        x = self.convs[0](x)
+        for step, conv in zip(steps, self.convs[1:]):
+            x = conv(step(x))
+        return x
+
+
+class TinyGroupNorm(torch.nn.Module):
+    """A residual block of a diffusion U-Net's layout (GroupNorm, SiLU, conv): GroupNorm with
+    and without affine, which torch exports as Reshape, InstanceNormalization, Reshape, Mul,
+    Add."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.conv_in = torch.nn.Conv2d(3, c, 3, padding=1)
+        self.norm1, self.conv1 = torch.nn.GroupNorm(2, c), torch.nn.Conv2d(c, c, 3, padding=1)
+        self.norm2 = torch.nn.GroupNorm(4, c, affine=False)
+        self.conv2 = torch.nn.Conv2d(c, c, 3, padding=1)
+        self.conv_out = torch.nn.Conv2d(c, 3, 1)
+
+    def forward(self, x):
+        x = self.conv_in(x)
+        h = self.conv1(torch.nn.functional.silu(self.norm1(x)))
+        h = self.conv2(torch.nn.functional.silu(self.norm2(h)))
+        return self.conv_out(x + h)
+
+
 class TinyRefused(torch.nn.Module):
-    """Operators dlcost does not model: InstanceNormalization, DepthToSpace."""
+    """Operators dlcost does not model: Softplus, Einsum."""
 
     def __init__(self):
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.norm = torch.nn.InstanceNorm2d(8)
 
     def forward(self, x):
-        return torch.nn.functional.pixel_shuffle(self.norm(self.conv(x)), 2)
+        y = torch.nn.functional.softplus(self.conv(x))
+        return torch.einsum("nchw,nchw->nhw", y, y)
 
 
 def randomized(model):
@@ -349,14 +462,70 @@ def macs(model, x):
     return Count.total
 
 
+TINY = {"tiny_unet": TinyUnet, "tiny_vit": TinyVit, "tiny_espcn": TinyEspcn,
+        "tiny_style": TinyStyle, "tiny_resize": TinyResize, "tiny_groupnorm": TinyGroupNorm}
+
+
 def measure():
-    for name, model in [("tiny_unet", TinyUnet()), ("tiny_vit", TinyVit())]:
-        model = randomized(model).train()
+    for name, cls in TINY.items():
+        model = randomized(cls()).train()
         s2 = saved_bytes(model, torch.randn(2, 3, 16, 16))
         s4 = saved_bytes(model, torch.randn(4, 3, 16, 16))
         print(name, "params", sum(p.numel() for p in model.parameters()),
               "macs/sample", macs(model, torch.randn(1, 3, 16, 16)),
               "saved bytes at batch 2", s2, "batch 4", s4, "per sample", (s4 - s2) // 2)
+
+
+def layer_cases():
+    """One layer between a 1x1 convolution (so that it needs a gradient) and a 1x1 convolution
+    (which keeps the layer's output), on [4, 6, 6]; and a padding of the model input."""
+    nn = torch.nn
+    pad = lambda mode, p=(1, 2, 0, 1): lambda x: torch.nn.functional.pad(x, p, mode=mode)
+
+    class Lambda(nn.Module):
+        def __init__(self, f):
+            super().__init__()
+            self.f = f
+
+        def forward(self, x):
+            return self.f(x)
+
+    def between(layer, cout):
+        return nn.Sequential(nn.Conv2d(4, 4, 1), layer, nn.LazyConv2d(2, 1))
+
+    return {
+        "instancenorm2d affine": between(nn.InstanceNorm2d(4, affine=True), 2),
+        "instancenorm2d": between(nn.InstanceNorm2d(4), 2),
+        "pixel_shuffle 2": between(nn.PixelShuffle(2), 2),
+        "pixel_unshuffle 2": between(nn.PixelUnshuffle(2), 2),
+        "pad reflect [1, 2, 0, 1]": between(Lambda(pad("reflect")), 2),
+        "pad replicate [1, 2, 0, 1]": between(Lambda(pad("replicate")), 2),
+        "pad constant [1, 2, 0, 1]": between(Lambda(pad("constant")), 2),
+        "upsample bicubic x2 align_corners": between(
+            nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True), 2),
+        "groupnorm 2 groups": between(nn.GroupNorm(2, 4), 2),
+        "reflection pad of the model input": nn.Sequential(nn.ReflectionPad2d(1),
+                                                           nn.Conv2d(4, 2, 3)),
+    }
+
+
+def measure_layers():
+    for name, model in layer_cases().items():
+        model(torch.zeros(1, 4, 6, 6))  # materialises the lazy convolution
+        model = randomized(model).train()
+        s2 = saved_bytes(model, torch.randn(2, 4, 6, 6))
+        s4 = saved_bytes(model, torch.randn(4, 4, 6, 6))
+        print(name, "params", sum(p.numel() for p in model.parameters()),
+              "saved bytes per sample", (s4 - s2) // 2, "(batch 2:", s2, "batch 4:", s4, ")")
+
+
+def tiny_training(cls, path):
+    """A tiny image model exported at 3x16x16 in training mode at opset 17."""
+    buf = io.BytesIO()
+    torch.onnx.export(randomized(cls()).train(), torch.zeros(1, 3, 16, 16), buf,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      input_names=["image"], output_names=["out"], opset_version=17)
+    write_stripped(path, buf)
 
 
 def tiny_blocks(path):
@@ -388,6 +557,12 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "--tiny-refused":
         tiny_refused(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] in ("--tiny-espcn", "--tiny-style", "--tiny-resize", "--tiny-groupnorm"):
+        tiny_training(TINY[sys.argv[1][2:].replace("-", "_")], sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "--measure-layers":
+        measure_layers()
         sys.exit(0)
     if sys.argv[1] == "--measure":
         measure()

@@ -18,7 +18,8 @@ export const LAYER_TYPES = [
   'global_avgpool2d', 'batchnorm2d', 'layernorm', 'relu', 'relu6', 'gelu', 'silu', 'sigmoid',
   'tanh', 'hardswish', 'hardsigmoid', 'dropout', 'flatten', 'add', 'multiply', 'concat',
   'embedding', 'softmax', 'conv_transpose2d', 'upsample', 'leaky_relu', 'permute', 'reshape',
-  'matmul', 'select',
+  'matmul', 'select', 'instancenorm2d', 'groupnorm', 'pixel_shuffle', 'pixel_unshuffle',
+  'pad',
 ];
 
 /** Required fields filled in when a row switches to a type, so it computes at once. */
@@ -34,6 +35,10 @@ const DEFAULT_FIELDS = {
   conv_transpose2d: { out_channels: 64, kernel: 2, stride: 2 },
   upsample: { scale_factor: 2 },
   reshape: { shape: [-1] },
+  pixel_shuffle: { upscale_factor: 2 },
+  pixel_unshuffle: { downscale_factor: 2 },
+  pad: { padding: 1 },
+  groupnorm: { num_groups: 1 },
 };
 
 const GROUP = '(group)';

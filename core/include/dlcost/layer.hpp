@@ -44,9 +44,10 @@ struct ConvTranspose2d {
   int64_t in_channels = 0;  ///< 0: taken from the input shape; else must match it
 };
 
-enum class UpsampleMode { kNearest, kBilinear };
+enum class UpsampleMode { kNearest, kBilinear, kBicubic };
 
 /// nn.Upsample / F.interpolate of H and W: to `size`, or by `scale` (output floor(in x scale)).
+/// A scale below 1 shrinks (the same op).
 struct Upsample {
   UpsampleMode mode = UpsampleMode::kNearest;
   Pair2 size{0, 0};  ///< {0, 0}: use the scale factors
@@ -84,6 +85,35 @@ struct AdaptivePool2d {
 struct BatchNorm2d {
   bool affine = true;
   bool track_running_stats = true;
+};
+
+/// nn.InstanceNorm2d (track_running_stats false, its default): each sample's channels
+/// normalised over H and W; `affine` adds a weight and a bias per channel.
+struct InstanceNorm2d {
+  bool affine = false;
+};
+
+/// nn.GroupNorm: the C channels of a sample in `groups` groups, each normalised over its
+/// channels and positions; `affine` adds a weight and a bias per channel.
+struct GroupNorm {
+  int64_t groups = 1;
+  bool affine = true;
+};
+
+/// nn.PixelShuffle (`factor` r: [C r^2, H, W] -> [C, H r, W r]) or, `unshuffle`,
+/// nn.PixelUnshuffle ([C, H, W] -> [C r^2, H / r, W / r]): the same values in a new order.
+struct PixelShuffle {
+  int64_t factor = 2;
+  bool unshuffle = false;
+};
+
+enum class PadMode { kConstant, kReflect, kReplicate };
+
+/// F.pad of H and W (nn.ZeroPad2d, nn.ConstantPad2d, nn.ReflectionPad2d, nn.ReplicationPad2d),
+/// in PyTorch's order: left, right, top, bottom.
+struct Pad2d {
+  PadMode mode = PadMode::kConstant;
+  int64_t left = 0, right = 0, top = 0, bottom = 0;
 };
 
 /// nn.LayerNorm over the last `normalized_dims` dimensions.
@@ -185,10 +215,10 @@ struct Softmax {
   int64_t dim = -1;
 };
 
-using LayerSpec =
-    std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm, Activation,
-                 Dropout, Flatten, Add, Multiply, Concat, Embedding, Softmax, ConvTranspose2d,
-                 Upsample, Permute, Reshape, MatMul, Select>;
+using LayerSpec = std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm,
+                               Activation, Dropout, Flatten, Add, Multiply, Concat, Embedding,
+                               Softmax, ConvTranspose2d, Upsample, Permute, Reshape, MatMul, Select,
+                               InstanceNorm2d, PixelShuffle, Pad2d, GroupNorm>;
 
 /// Index of the model input in Layer::inputs.
 constexpr int kModelInput = -1;

@@ -80,8 +80,8 @@ OnnxTensor binary(const OnnxNode& n, const OnnxTensor& a, const OnnxTensor& b, i
 
 bool foldableOp(const std::string& op) {
   static const std::set<std::string> kOps = {
-      "Concat",          "Unsqueeze", "Squeeze", "Reshape", "Slice", "Gather", "Cast",
-      "ConstantOfShape", "Add",       "Sub",     "Mul",     "Div",   "Equal",  "Where"};
+      "Concat", "Unsqueeze", "Squeeze", "Reshape", "Slice", "Gather", "Cast",     "ConstantOfShape",
+      "Add",    "Sub",       "Mul",     "Div",     "Equal", "Where",  "Transpose"};
   return kOps.count(op) > 0;
 }
 
@@ -152,18 +152,31 @@ OnnxTensor foldConstant(const OnnxNode& n, const std::vector<const OnnxTensor*>&
     if (total != t.elements) notFolded(n, "to a shape of another size");
     return make(to, t.values, t.data_type);
   }
-  if (op == "Slice") {
+  if (op == "Slice") {  // along the first axis (rows of the rest: F.pad's reversed pairs)
     const OnnxTensor& t = input(n, in, 0);
-    if (t.dims.size() != 1) notFolded(n, "of more than one dimension");
-    const std::vector<int64_t> starts = ints(n, input(n, in, 1)), ends = ints(n, input(n, in, 2));
+    if (t.dims.empty()) notFolded(n, "of a scalar");
+    // Starts and ends may be INT64_MIN or MAX ("to the end", as torch writes x[::-1]): any
+    // amount past 2^53 is clamped to the axis anyway.
+    auto bounds = [&](size_t k) {
+      std::vector<int64_t> out;
+      for (double v : input(n, in, k).values)
+        out.push_back(std::abs(v) > 9007199254740992.0
+                          ? (v < 0 ? -(int64_t{1} << 53) : int64_t{1} << 53)
+                          : whole(n, v));
+      return out;
+    };
+    const std::vector<int64_t> starts = bounds(1), ends = bounds(2);
     const std::vector<int64_t> ax = axes(n, in, 3);
     std::vector<int64_t> steps{1};
     if (in.size() > 4 && in[4]) steps = ints(n, input(n, in, 4));
+    const auto rank = static_cast<int64_t>(t.dims.size());
     if (starts.size() != 1 || ends.size() != 1 || steps.size() != 1 || steps[0] == 0 ||
-        (!ax.empty() && (ax.size() != 1 || (ax[0] != 0 && ax[0] != -1)))) {
-      notFolded(n, "other than one 1-D slice");
+        (!ax.empty() && (ax.size() != 1 || (ax[0] != 0 && ax[0] != -rank)))) {
+      notFolded(n, "other than one slice of the first axis");
     }
-    const auto size = static_cast<int64_t>(t.values.size());
+    const int64_t size = t.dims[0];
+    if (size <= 0 || t.values.size() % static_cast<size_t>(size)) notFolded(n, "of an empty axis");
+    const size_t row = t.values.size() / static_cast<size_t>(size);
     auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
       if (v < 0) v += size;
       return std::min(std::max(v, lo), hi);
@@ -172,8 +185,52 @@ OnnxTensor foldConstant(const OnnxNode& n, const std::vector<const OnnxTensor*>&
     int64_t b = clamp(starts[0], step > 0 ? 0 : -1, step > 0 ? size : size - 1);
     const int64_t e = clamp(ends[0], step > 0 ? 0 : -1, step > 0 ? size : size - 1);
     std::vector<double> out;
-    for (; step > 0 ? b < e : b > e; b += step) out.push_back(t.values[static_cast<size_t>(b)]);
-    return make({static_cast<int64_t>(out.size())}, out, t.data_type);
+    int64_t rows = 0;
+    for (; step > 0 ? b < e : b > e; b += step, ++rows) {
+      const auto at = t.values.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(b) * row);
+      out.insert(out.end(), at, at + static_cast<std::ptrdiff_t>(row));
+    }
+    std::vector<int64_t> dims = t.dims;
+    dims[0] = rows;
+    return make(dims, out, t.data_type);
+  }
+  if (op == "Transpose") {
+    const OnnxTensor& t = input(n, in, 0);
+    const size_t rank = t.dims.size();
+    const OnnxAttribute* pa = attr(n, "perm");
+    std::vector<int64_t> perm = pa ? pa->ints : std::vector<int64_t>{};
+    if (perm.empty())
+      for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+    std::vector<bool> seen(rank, false);
+    for (int64_t p : perm) {
+      if (perm.size() != rank || p < 0 || p >= static_cast<int64_t>(rank) ||
+          seen[static_cast<size_t>(p)]) {
+        notFolded(n, "with a perm that is not a permutation of its axes");
+      }
+      seen[static_cast<size_t>(p)] = true;
+    }
+    int64_t count = 1;
+    for (int64_t d : t.dims) {
+      if (d < 1 || d > kOnnxMaxValues) notFolded(n, "of an empty or unknown shape");
+      count *= d;
+      if (count > kOnnxMaxValues) notFolded(n, "of too many values");
+    }
+    if (static_cast<size_t>(count) != t.values.size()) notFolded(n, "of unknown size");
+    std::vector<int64_t> dims(rank), strides(rank, 1);
+    for (size_t k = rank; k-- > 1;) strides[k - 1] = strides[k] * t.dims[k];
+    for (size_t k = 0; k < rank; ++k) dims[k] = t.dims[static_cast<size_t>(perm[k])];
+    std::vector<double> out;
+    std::vector<int64_t> index(rank, 0);  // of the output, last axis fastest
+    for (size_t e = 0; e < t.values.size(); ++e) {
+      int64_t from = 0;
+      for (size_t k = 0; k < rank; ++k) from += index[k] * strides[static_cast<size_t>(perm[k])];
+      out.push_back(t.values[static_cast<size_t>(from)]);
+      for (size_t k = rank; k-- > 0;) {
+        if (++index[k] < dims[k]) break;
+        index[k] = 0;
+      }
+    }
+    return make(dims, out, t.data_type);
   }
   if (op == "Gather") {
     const OnnxTensor& t = input(n, in, 0);

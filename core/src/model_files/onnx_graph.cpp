@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 
@@ -123,13 +124,23 @@ bool knownOp(const std::string& op) {
                                              "Gather",
                                              "Expand",
                                              "Shape",
-                                             "Erf"};
+                                             "Erf",
+                                             "InstanceNormalization",
+                                             "DepthToSpace",
+                                             "SpaceToDepth",
+                                             "Upsample"};
   return kOps.count(op) > 0 || foldableOp(op);
 }
 
 std::string shapeText(const std::vector<int64_t>& s) {
   return shapeToString(s);
 }
+
+/// What the model object says of the one thing about activations a graph does not record.
+constexpr const char* kInPlaceNote =
+    "Activations as the graph runs them, out of place: an ONNX graph does not record whether "
+    "PyTorch ran one in place (inplace=True), which lowers the inference peak; the tensors "
+    "training saves for backward are the same either way (docs/model-files.md).";
 
 /// The batch size shape arithmetic is evaluated with when the graph's batch is symbolic.
 constexpr int64_t kStandInBatch = 7919;
@@ -145,6 +156,7 @@ class Builder {
         reader_op_[in] = n.op_type;
         reader_node_[in] = i;
       }
+      for (const std::string& out : n.outputs) producer_node_[out] = i;
     }
     for (const OnnxValueInfo& o : m.outputs) ++consumers_[o.name];
   }
@@ -164,6 +176,7 @@ class Builder {
         r.model = json{{"name", m_.graph_name.empty() ? "onnx model" : m_.graph_name},
                        {"source", "ONNX file" + (m_.producer.empty() ? std::string()
                                                                      : " (" + m_.producer + ")")},
+                       {"comment", kInPlaceNote},
                        {"input", input_},
                        {"layers", layers_}};
         totals(r);
@@ -278,7 +291,9 @@ class Builder {
       return emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
     }
     if (op == "ConvTranspose") return convTranspose(n);
-    if (op == "Resize") return resize(n);
+    if (op == "Resize" || op == "Upsample") return resize(n);
+    if (op == "InstanceNormalization") return instanceNorm(n);
+    if (op == "DepthToSpace" || op == "SpaceToDepth") return depthToSpace(n);
     if (op == "LeakyRelu") {
       return emit(n, {{"type", "leaky_relu"}, {"negative_slope", floatAttr(n, "alpha", 0.01)}},
                   {n.inputs[0]});
@@ -327,7 +342,7 @@ class Builder {
           {"in_channels", checkedMul(w.dims[1], groups)},
           {"kernel", json::array({w.dims[2], w.dims[3]})},
           {"stride", pairAttr(n, "strides", 1)},
-          {"padding", padsWithFolded(n)},
+          {"padding", padsAttr(n)},
           {"dilation", pairAttr(n, "dilations", 1)},
           {"groups", groups},
           {"bias", bias}},
@@ -542,6 +557,108 @@ class Builder {
     return true;
   }
 
+  /// The node that alone reads `t`, if it is of type `op`.
+  const OnnxNode* onlyReader(const std::string& t, const char* op) {
+    if (consumers_[t] != 1 || !reader_node_.count(t)) return nullptr;
+    const OnnxNode& r = m_.graph_nodes[reader_node_[t]];
+    return r.op_type == op && r.domain.empty() && !r.outputs.empty() ? &r : nullptr;
+  }
+
+  /// A stored tensor, seen through the Unsqueeze that alone reads it (the file may list that
+  /// Unsqueeze after the node being read), with that Unsqueeze's node index; null otherwise.
+  const OnnxTensor* throughUnsqueeze(const std::string& name, size_t& unsqueeze) {
+    unsqueeze = SIZE_MAX;
+    std::string stored = name;
+    if (!isConstant(name)) {
+      auto p = producer_node_.find(name);
+      if (p == producer_node_.end()) return nullptr;
+      const OnnxNode& u = m_.graph_nodes[p->second];
+      if (u.op_type != "Unsqueeze" || u.inputs.empty() || !isConstant(u.inputs[0]) ||
+          consumers_[name] != 1 || consumers_[u.inputs[0]] != 1) {
+        return nullptr;
+      }
+      unsqueeze = p->second;
+      stored = u.inputs[0];
+    }
+    if (auto it = inits_.find(stored); it != inits_.end()) return it->second;
+    return &constants_.at(stored);
+  }
+
+  /// GroupNorm as torch exports it (torch/onnx/symbolic_opset9.py, group_norm): Reshape to
+  /// [N, G, -1], InstanceNormalization by a Constant of G ones and one of G zeros, Reshape
+  /// back to the input's shape, Mul by the weight and Add the bias, each Unsqueezed to
+  /// [C, 1, 1] (for affine=False, Constant ones and zeros): one groupnorm layer, read at the
+  /// first Reshape. Returns false where the nodes are not that pattern.
+  bool foldGroupNorm(const OnnxNode& n) {
+    const Value x = activation(n, 0);
+    if (!hasInput(n, 1) || !isConstant(n.inputs[1]) || x.shape.size() < 2) return false;
+    const OnnxTensor& to = constantInput(n, 1);
+    const int64_t c = x.shape[0];
+    if (!to.has_values || to.values.size() != 3 || to.values[2] != -1 ||
+        !(to.values[1] >= 1 && to.values[1] <= static_cast<double>(c)) ||
+        to.values[1] != std::floor(to.values[1])) {
+      return false;
+    }
+    const auto g = static_cast<int64_t>(to.values[1]);
+    const OnnxNode* norm = onlyReader(n.outputs[0], "InstanceNormalization");
+    const OnnxNode* back = norm ? onlyReader(norm->outputs[0], "Reshape") : nullptr;
+    const OnnxNode* mul = back ? onlyReader(back->outputs[0], "Mul") : nullptr;
+    const OnnxNode* add = mul ? onlyReader(mul->outputs[0], "Add") : nullptr;
+    if (c % g || !add || norm->inputs.size() != 3 || back->inputs.size() != 2 ||
+        mul->inputs.size() != 2 || add->inputs.size() != 2) {
+      return false;
+    }
+    // The normalisation proper has no weights: G ones and G zeros.
+    for (size_t k = 1; k <= 2; ++k) {
+      if (!constants_.count(norm->inputs[k])) return false;
+      const OnnxTensor& t = constants_.at(norm->inputs[k]);
+      if (t.elements != g ||
+          (t.has_values && std::any_of(t.values.begin(), t.values.end(),
+                                       [&](double v) { return v != (k == 1 ? 1 : 0); }))) {
+        return false;
+      }
+    }
+    // Back to [N, C, ...]: Shape of the input (folded later) or a stored shape.
+    if (auto p = producer_node_.find(back->inputs[1]); p != producer_node_.end()) {
+      const OnnxNode& sh = m_.graph_nodes[p->second];
+      if (!(sh.op_type == "Shape" && sh.inputs.size() == 1 && sh.inputs[0] == n.inputs[0] &&
+            sh.attributes.empty()) &&
+          !constants_.count(back->inputs[1])) {
+        return false;
+      }
+    }
+    // The affine step: a learned weight and bias of C values, or the Constant 1 and 0.
+    const std::string& w_name =
+        mul->inputs[0] == back->outputs[0] ? mul->inputs[1] : mul->inputs[0];
+    const std::string& b_name = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    size_t w_unsqueeze = SIZE_MAX, b_unsqueeze = SIZE_MAX;
+    const OnnxTensor* w = throughUnsqueeze(w_name, w_unsqueeze);
+    const OnnxTensor* b = throughUnsqueeze(b_name, b_unsqueeze);
+    if (!w || !b) return false;
+    const bool learned = inits_.count(w->name) && inits_.count(b->name);
+    if (learned) {
+      if (w->elements != c || b->elements != c) return false;
+    } else if (inits_.count(w->name) || inits_.count(b->name) || !w->has_values || !b->has_values ||
+               w->values != std::vector<double>{1} || b->values != std::vector<double>{0}) {
+      return false;
+    }
+    OnnxNode gn = n;
+    gn.outputs = {add->outputs[0]};
+    emit(gn, {{"type", "groupnorm"}, {"num_groups", g}, {"affine", learned}}, {n.inputs[0]});
+    if (learned) {
+      used_.insert(w->name);
+      used_.insert(b->name);
+    }
+    for (const OnnxNode* f : {norm, back, mul, add}) folded_.insert(producer_node_[f->outputs[0]]);
+    for (size_t u : {w_unsqueeze, b_unsqueeze})
+      if (u != SIZE_MAX) folded_.insert(u);
+    if (auto p = producer_node_.find(back->inputs[1]);
+        p != producer_node_.end() && consumers_[back->inputs[1]] == 1) {
+      folded_.insert(p->second);  // the Shape
+    }
+    return true;
+  }
+
   /// x W + b after a MatMul: the MatMul's layer gets its bias.
   bool foldBias(const OnnxNode& n, size_t x, size_t b) {
     const Value& v = activation(n, x);
@@ -621,6 +738,7 @@ class Builder {
 
   /// Reshape keeping the batch: to one dimension per sample (a flatten) or to the same shape.
   void reshape(const OnnxNode& n) {
+    if (foldGroupNorm(n)) return;
     const Value x = activation(n, 0);
     const OnnxTensor& t = constantInput(n, 1);
     if (!t.has_values || t.values.empty()) throw Unmodelled{"Reshape to a computed shape"};
@@ -662,10 +780,13 @@ class Builder {
     emit(n, {{"type", "reshape"}, {"shape", sample}}, {n.inputs[0]});
   }
 
-  /// A zero padding of H and W is folded into the Conv or AveragePool that alone reads it (torch
-  /// exports nn.AvgPool2d with count_include_pad as Pad + AveragePool); a zero Pad is nothing.
+  /// Pad of H and W: a pad layer (F.pad: constant, reflect, replicate), except a zero padding
+  /// that alone feeds an AveragePool, which is folded into it (torch exports nn.AvgPool2d with
+  /// count_include_pad as Pad + AveragePool; ATen pads inside the pooling). A zero Pad is
+  /// nothing. A Pad before a Conv stays a layer: torch exports a convolution's own padding as
+  /// its pads, so a Pad node is an F.pad that PyTorch runs (and whose output the Conv keeps).
   void pad(const OnnxNode& n) {
-    activation(n, 0);
+    const Value& x = activation(n, 0);
     const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "constant";
     std::vector<int64_t> p = intsAttr(n, "pads");
     if (hasInput(n, 1)) {
@@ -674,24 +795,34 @@ class Builder {
       p.clear();
       for (double v : t.values) p.push_back(wholeValue(v, "Pad"));
     }
+    if (hasInput(n, 3)) throw Unmodelled{"Pad with axes (opset 18): give pads of every axis"};
+    double value = floatAttr(n, "value", 0);  // the fill changes values, not cost
     if (hasInput(n, 2)) {
       const OnnxTensor& v = constantInput(n, 2);
-      if (!v.has_values || v.values.size() != 1 || v.values[0] != 0)
-        throw Unmodelled{"Pad with a value other than 0"};
+      value = v.has_values && v.values.size() == 1 ? v.values[0] : 1;
     }
     if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; }))
       return alias(n, n.inputs[0]);
-    const std::string& reader = reader_op_[n.outputs[0]];
-    const bool spatial = p.size() == 8 && p[0] == 0 && p[1] == 0 && p[4] == 0 && p[5] == 0 &&
-                         p[2] == p[6] && p[3] == p[7] && p[2] >= 0 && p[3] >= 0;
-    if (mode != "constant" || !spatial || consumers_[n.outputs[0]] != 1 ||
-        (reader != "Conv" && reader != "AveragePool")) {
-      throw Unmodelled{
-          "Pad other than a zero padding of H and W read by one Conv or "
-          "AveragePool"};
+    // ONNX orders pads [begin of each axis..., end of each axis...]: N, C, H, W.
+    const bool spatial = x.shape.size() == 3 && p.size() == 8 && p[0] == 0 && p[1] == 0 &&
+                         p[4] == 0 && p[5] == 0 &&
+                         std::all_of(p.begin(), p.end(), [](int64_t v) { return v >= 0; });
+    if (!spatial) {
+      throw Unmodelled{"Pad other than of H and W by amounts >= 0 (pads " + shapeText(p) + ")"};
     }
-    alias(n, n.inputs[0]);
-    extra_pad_[n.outputs[0]] = {p[2], p[3]};
+    if (mode == "constant" && value == 0 && p[2] == p[6] && p[3] == p[7] &&
+        consumers_[n.outputs[0]] == 1 && reader_op_[n.outputs[0]] == "AveragePool") {
+      alias(n, n.inputs[0]);
+      extra_pad_[n.outputs[0]] = {p[2], p[3]};
+      return;
+    }
+    if (mode != "constant" && mode != "reflect" && mode != "edge") {
+      throw Unmodelled{"Pad of mode " + mode + " (dlcost models constant, reflect and edge)"};
+    }
+    json layer = {{"type", "pad"},
+                  {"padding", json::array({p[3], p[7], p[2], p[6]})},
+                  {"mode", mode == "edge" ? "replicate" : mode}};
+    emit(n, layer, {n.inputs[0]});
   }
 
   /// A node's pads with a folded Pad's added.
@@ -712,49 +843,164 @@ class Builder {
       throw Unmodelled{"a " + std::to_string(w.dims.size() - 2) +
                        "-D transposed convolution: only 2-D (ConvTranspose2d)"};
     }
-    if (findAttr(n, "output_shape")) {
-      throw Unmodelled{"ConvTranspose with output_shape (export with output_padding)"};
-    }
     const int64_t groups = intAttr(n, "group", 1);
     const int64_t out = checkedMul(w.dims[1], groups);
     const bool bias = hasInput(n, 2);
     if (bias) useWeight(n, 2, "B", out);
+    json layer = {{"type", "conv_transpose2d"},
+                  {"out_channels", out},
+                  {"in_channels", w.dims[0]},
+                  {"kernel", json::array({w.dims[2], w.dims[3]})},
+                  {"stride", pairAttr(n, "strides", 1)},
+                  {"padding", padsAttr(n)},
+                  {"output_padding", pairAttr(n, "output_padding", 0)},
+                  {"dilation", pairAttr(n, "dilations", 1)},
+                  {"groups", groups},
+                  {"bias", bias}};
+    if (findAttr(n, "output_shape")) outputShape(n, x.shape, layer);
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// ConvTranspose's output_shape (the pads are derived from it, onnx/docs/Operators.md:
+  /// total_padding = stride (in - 1) + output_padding + (kernel - 1) dilation + 1 - out,
+  /// split between the two ends) as the nn.ConvTranspose2d of the same output: padding
+  /// ceil(total / 2) on both sides and output_padding 1 where total is odd. The same MACs and
+  /// saved input (the cost does not depend on which end the odd row is cut from).
+  void outputShape(const OnnxNode& n, const Shape& in, json& layer) {
+    std::vector<int64_t> o = intsAttr(n, "output_shape");
+    if (o.size() == 4) o.erase(o.begin(), o.begin() + 2);  // [N, C, H, W]
+    if (o.size() != 2) throw Unmodelled{"ConvTranspose whose output_shape is not [H, W]"};
+    json padding = json::array(), output_padding = json::array();
+    for (size_t k = 0; k < 2; ++k) {
+      const int64_t s = layer["stride"][k], d = layer["dilation"][k];
+      const int64_t kernel = layer["kernel"][k];
+      const int64_t full =
+          checkedAdd(checkedMul(s, in[k + 1] - 1), checkedAdd(checkedMul(kernel - 1, d), 1));
+      const int64_t total = checkedSub(full, o[k]);
+      const int64_t p = total > 0 ? total / 2 + total % 2 : 0;
+      const int64_t op = 2 * p - total;
+      if (o[k] <= 0 || (op >= s && op >= d)) {
+        throw Unmodelled{"ConvTranspose to output_shape " + shapeText(o) +
+                         ", which no nn.ConvTranspose2d of its kernel and stride gives (its "
+                         "full output is " +
+                         std::to_string(full) + ")"};
+      }
+      padding.push_back(p);
+      output_padding.push_back(op);
+    }
+    layer["padding"] = padding;
+    layer["output_padding"] = output_padding;
+  }
+
+  /// Resize (opset 11+: X, roi, scales, sizes; opset 10: X, scales) and Upsample (opset 7-9:
+  /// X, scales) of H and W: nearest, (bi)linear or (bi)cubic, F.interpolate's three modes
+  /// torch exports (nearest-exact it does not export; area it exports as AveragePool). How
+  /// coordinates map (coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+  /// exclude_outside) changes values, not cost; align_corners is kept for the record.
+  void resize(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "nearest";
+    if (mode == "bilinear") mode = "linear";  // Upsample-7's spelling
+    const std::string coords = findAttr(n, "coordinate_transformation_mode")
+                                   ? findAttr(n, "coordinate_transformation_mode")->s
+                                   : "half_pixel";
+    if (x.shape.size() != 3 || (mode != "nearest" && mode != "linear" && mode != "cubic")) {
+      throw Unmodelled{n.op_type + " other than nearest, linear or cubic of [C, H, W] (mode " +
+                       mode + ")"};
+    }
+    if (coords == "tf_crop_and_resize") {
+      throw Unmodelled{"Resize with tf_crop_and_resize: a crop, not an interpolation"};
+    }
+    if (intAttr(n, "antialias", 0) != 0) {
+      throw Unmodelled{"Resize with antialias (F.interpolate(antialias=True) is another op)"};
+    }
+    static const std::map<std::string, std::string> kModes = {
+        {"nearest", "nearest"}, {"linear", "bilinear"}, {"cubic", "bicubic"}};
+    json layer = {{"type", "upsample"}, {"mode", kModes.at(mode)}};
+    if (mode != "nearest" && coords == "align_corners") layer["align_corners"] = true;
+    // The amounts of the last two axes: all four axes, or (opset 18) `axes` naming H and W.
+    std::vector<int64_t> axes = intsAttr(n, "axes");
+    for (int64_t& a : axes) a = a < 0 ? a + 4 : a;
+    const bool hw_only = axes == std::vector<int64_t>{2, 3};
+    if (!axes.empty() && !hw_only && axes != std::vector<int64_t>{0, 1, 2, 3}) {
+      throw Unmodelled{"Resize along axes " + shapeText(intsAttr(n, "axes"))};
+    }
+    const size_t values = hw_only ? 2 : 4, h = values - 2;
+    const bool sizes = n.op_type == "Resize" && hasInput(n, 3);
+    const size_t scales_at = n.op_type == "Upsample" || n.inputs.size() == 2 ? 1 : 2;
+    const OnnxTensor& t = constantInput(n, sizes ? 3 : scales_at);
+    if (!t.has_values || t.values.size() != values) {
+      throw Unmodelled{std::string("Resize by computed ") + (sizes ? "sizes" : "scales")};
+    }
+    if (sizes) {
+      const OnnxAttribute* policy = findAttr(n, "keep_aspect_ratio_policy");
+      if (policy && policy->s != "stretch") {
+        throw Unmodelled{"Resize to sizes with keep_aspect_ratio_policy " + policy->s};
+      }
+      if (!hw_only && wholeValue(t.values[1], "Resize") != x.shape[0])
+        throw Unmodelled{"Resize of the channels"};
+      layer["size"] = {wholeValue(t.values[h], "Resize"), wholeValue(t.values[h + 1], "Resize")};
+    } else {
+      if (!hw_only && (t.values[0] != 1 || t.values[1] != 1))
+        throw Unmodelled{"Resize of the batch or the channels"};
+      if (!(t.values[h] > 0 && t.values[h] <= 1e6 && t.values[h + 1] > 0 &&
+            t.values[h + 1] <= 1e6)) {
+        throw Unmodelled{"Resize by scales outside (0, 1e6]"};
+      }
+      layer["scale_factor"] = {t.values[h], t.values[h + 1]};
+    }
+    emit(n, layer, {n.inputs[0]});
+  }
+
+  /// InstanceNormalization of [C, H, W]: nn.InstanceNorm2d. Scale and B as initializers are
+  /// its learned weight and bias (affine); as Constant nodes (torch exports affine=False with
+  /// a Constant of ones and one of zeros, torch/onnx/symbolic_opset9.py instance_norm) none.
+  void instanceNorm(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    if (x.shape.size() != 3) {
+      throw Unmodelled{"InstanceNormalization of a " + std::to_string(x.shape.size()) +
+                       "-D sample " + shapeText(x.shape) +
+                       " (dlcost models [C, H, W], and GroupNorm as torch exports it: Reshape, "
+                       "InstanceNormalization, Reshape, Mul, Add)"};
+    }
+    const int64_t c = x.shape[0];
+    const bool learned =
+        hasInput(n, 1) && hasInput(n, 2) && inits_.count(n.inputs[1]) && inits_.count(n.inputs[2]);
+    if (learned) {
+      useWeight(n, 1, "scale", c);
+      useWeight(n, 2, "B", c);
+    } else {
+      for (size_t k = 1; k <= 2; ++k) {
+        const OnnxTensor& t = constantInput(n, k);
+        const double unit = k == 1 ? 1 : 0;
+        if (t.elements != c || inits_.count(t.name) ||
+            (t.has_values &&
+             std::any_of(t.values.begin(), t.values.end(), [&](double v) { return v != unit; }))) {
+          throw Unmodelled{
+              "InstanceNormalization whose scale and B are neither both learned "
+              "(initializers) nor ones and zeros (affine=False)"};
+        }
+      }
+    }
+    const double eps = floatAttr(n, "epsilon", 1e-5);
     emit(n,
-         {{"type", "conv_transpose2d"},
-          {"out_channels", out},
-          {"in_channels", w.dims[0]},
-          {"kernel", json::array({w.dims[2], w.dims[3]})},
-          {"stride", pairAttr(n, "strides", 1)},
-          {"padding", padsAttr(n)},
-          {"output_padding", pairAttr(n, "output_padding", 0)},
-          {"dilation", pairAttr(n, "dilations", 1)},
-          {"groups", groups},
-          {"bias", bias}},
+         {{"type", "instancenorm2d"},
+          {"affine", learned},
+          {"eps", eps >= 0 && eps <= 1 ? eps : 1e-5}},
          {n.inputs[0]});
   }
 
-  /// Resize (opset 11+: X, roi, scales, sizes) of H and W, nearest or (bi)linear.
-  void resize(const OnnxNode& n) {
-    const Value& x = activation(n, 0);
-    const std::string mode = findAttr(n, "mode") ? findAttr(n, "mode")->s : "nearest";
-    if (x.shape.size() != 3 || (mode != "nearest" && mode != "linear")) {
-      throw Unmodelled{"Resize other than nearest or linear of [C, H, W] (mode " + mode + ")"};
+  /// DepthToSpace is nn.PixelShuffle in mode CRD (torch's export) and TensorFlow's
+  /// depth_to_space in mode DCR; SpaceToDepth is TensorFlow's space_to_depth, the inverse.
+  /// The modes order the channels differently: the same copy, the same cost.
+  void depthToSpace(const OnnxNode& n) {
+    activation(n, 0);
+    const int64_t r = intAttr(n, "blocksize", 0);
+    if (r < 1 || r > (1 << 20)) throw Unmodelled{n.op_type + " without a blocksize in [1, 2^20]"};
+    if (n.op_type == "DepthToSpace") {
+      return emit(n, {{"type", "pixel_shuffle"}, {"upscale_factor", r}}, {n.inputs[0]});
     }
-    json layer = {{"type", "upsample"}, {"mode", mode == "linear" ? "bilinear" : "nearest"}};
-    if (hasInput(n, 3)) {
-      const OnnxTensor& t = constantInput(n, 3);
-      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize to computed sizes"};
-      if (wholeValue(t.values[1], "Resize") != x.shape[0])
-        throw Unmodelled{"Resize of the channels"};
-      layer["size"] = {wholeValue(t.values[2], "Resize"), wholeValue(t.values[3], "Resize")};
-    } else {
-      const OnnxTensor& t = constantInput(n, 2);
-      if (!t.has_values || t.values.size() != 4) throw Unmodelled{"Resize by computed scales"};
-      if (t.values[0] != 1 || t.values[1] != 1)
-        throw Unmodelled{"Resize of the batch or the channels"};
-      layer["scale_factor"] = {t.values[2], t.values[3]};
-    }
-    emit(n, layer, {n.inputs[0]});
+    emit(n, {{"type", "pixel_unshuffle"}, {"downscale_factor", r}}, {n.inputs[0]});
   }
 
   /// Transpose keeping the batch first: a permute of the sample's dimensions.
@@ -1070,6 +1316,7 @@ class Builder {
   std::map<std::string, int64_t> consumers_;
   std::map<std::string, std::string> reader_op_;  ///< tensor -> the op type of a node reading it
   std::map<std::string, size_t> reader_node_;     ///< tensor -> the last node reading it
+  std::map<std::string, size_t> producer_node_;   ///< tensor -> the node writing it
   std::set<size_t> folded_;  ///< nodes read as part of a layer emitted at an earlier node
   std::map<std::string, std::pair<int64_t, int64_t>> extra_pad_;  ///< folded Pad: [h, w]
   std::map<std::string, Value> values_;
