@@ -80,6 +80,16 @@ describe('checkComponents', () => {
     assert.deepEqual(page.unplaced, { count: 1, parameters: 128, names: ['vision_tower.patch_embed.<b>weight</b>'] });
   });
 
+  test('many unplaced tensors: all counted, the first 16 named', () => {
+    const tensors = llama64Tensors();
+    for (let i = 0; i < 20; i += 1) tensors[`adapter.${i}.weight`] = [4];
+    const { page, cli } = both(tensors);
+    assert.deepEqual(page, cli);
+    assert.equal(page.unplaced.count, 20);
+    assert.equal(page.unplaced.parameters, 80);
+    assert.equal(page.unplaced.names.length, 16);
+  });
+
   test('no check where none applies: a layer-graph model, a GGUF, an index without its shards', () => {
     const summary = JSON.stringify(inspect(safetensorsBytes(llama64Tensors())));
     assert.equal(call('checkComponents', summary, JSON.stringify({ model: { preset: 'resnet18' } })), null);

@@ -59,11 +59,11 @@ Object.assign(DICTIONARIES.en, {
   mf_in_file: 'In the file',
   mf_by_dlcost: 'By dlcost',
   mf_difference: 'Difference',
-  mf_unplaced: '{count} tensors ({parameters} parameters) match no component\u2019s names:',
-  mf_unplaced_first: '{count} tensors ({parameters} parameters) match no component\u2019s names; the first {shown}:',
+  mf_unplaced: 'Tensors whose names match no component: {count}, {parameters} parameters:',
+  mf_unplaced_first: 'Tensors whose names match no component: {count}, {parameters} parameters; the first {shown}:',
   mf_comp_embeddings: 'Embeddings',
   mf_comp_attention: 'Attention',
-  mf_comp_mlp: 'MLP (with experts and routers)',
+  mf_comp_mlp: 'MLP and experts',
   mf_comp_norms: 'Norms',
   mf_comp_lm_head: 'LM head',
   mf_comp_other: 'Other',
@@ -122,7 +122,7 @@ Object.assign(DICTIONARIES.zh, {
   mf_unplaced_first: '{count} 个张量（{parameters} 个参数）的名称不属于任何组件；前 {shown} 个：',
   mf_comp_embeddings: '嵌入',
   mf_comp_attention: '注意力',
-  mf_comp_mlp: 'MLP（含专家与路由）',
+  mf_comp_mlp: 'MLP 与专家',
   mf_comp_norms: '归一化',
   mf_comp_lm_head: '语言模型头',
   mf_comp_other: '其他',
@@ -255,7 +255,8 @@ const COMPONENTS = ['embeddings', 'attention', 'mlp', 'norms', 'lm_head', 'other
  * page only leaves out components neither side has. Tensor names are the file's text: text
  * nodes only.
  * @param {any} summary inspectFile's or inspectCheckpoint's summary
- * @param {unknown} doc the document whose model the tensors are checked against
+ * @param {object | string} doc the document whose model the tensors are checked against (as
+ *  an object or as JSON text)
  * @returns {HTMLElement}
  */
 export function renderComponents(summary, doc) {
@@ -297,7 +298,8 @@ export function renderComponents(summary, doc) {
 }
 
 /** Redraws the components section of the summary shown in `container` against `doc`'s
- *  model (the model changed after the drop). */
+ *  model (the model changed after the drop).
+ *  @param {HTMLElement} container @param {any} summary @param {object | string} doc */
 export function refreshComponents(container, summary, doc) {
   container.querySelector('.model-file-summary > .components')?.replaceWith(renderComponents(summary, doc));
 }
@@ -324,10 +326,10 @@ export async function inspectCheckpoint(indexFile, files) {
 /** A config.json dropped with a checkpoint: the document its tensors are checked against. */
 const isConfig = (/** @type {{name: string}} */ f) => /(^|[/\\])config\.json$/i.test(f.name);
 
-/** @typedef {{units?: string, onConfig?: ((doc: unknown) => void) | null, modelDocument?: () => unknown}} ShowOptions */
+/** @typedef {{units?: string, onConfig?: ((doc: unknown) => void) | null, modelDocument?: () => object | string}} ShowOptions */
 /** What was shown: the summary, and `refresh(doc)`, which checks its tensors against another
  *  model (null when a config.json dropped with the file fixes the model they are checked
- *  against). @typedef {{summary: any, refresh: ((doc: unknown) => void) | null}} Shown */
+ *  against). @typedef {{summary: any, refresh: ((doc: object | string) => void) | null}} Shown */
 
 /**
  * Several files at once: an index with its shards (see inspectCheckpoint), else the first

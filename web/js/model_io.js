@@ -118,7 +118,7 @@ export function createModelIo(presets, handlers) {
 
   /** The file shown last, while its tensors follow the page's model: checked again when the
    *  model changes (by identity: an edit replaces it). */
-  /** @type {{refresh: ((doc: unknown) => void) | null} | null} */
+  /** @type {{refresh: ((doc: object) => void) | null} | null} */
   let dropped = null;
   /** @type {unknown} */
   let checkedModel = null;
