@@ -18,6 +18,7 @@
 #include "dlcost/share_link.hpp"
 #include "dlcost/step_json.hpp"
 #include "dlcost/task_defaults.hpp"
+#include "dlcost/weight_components.hpp"
 #include "dlcost/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
@@ -164,7 +165,7 @@ int runEstimate(const dlcost::cli::Options& o) {
     if (o.gguf || o.weights) {
       const json summary = dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf);
       j["model_file"] = dlcost::cli::modelFileNote(summary);
-      j["model_file"]["components"] = dlcost::cli::componentCheck(summary, config.model);
+      j["model_file"]["components"] = dlcost::componentCheck(summary, config.model);
     }
     std::cout << dlcost::dumpJson(j, 2) << "\n";
     return 0;
@@ -174,7 +175,7 @@ int runEstimate(const dlcost::cli::Options& o) {
   if (o.gguf || o.weights) {
     const json summary = dlcost::cli::inspectFile(o.weights ? *o.weights : *o.gguf);
     dlcost::cli::printModelFileNote(std::cout, summary, o.units);
-    dlcost::cli::printComponentCheck(std::cout, dlcost::cli::componentCheck(summary, config.model));
+    dlcost::cli::printComponentCheck(std::cout, dlcost::componentCheck(summary, config.model));
   }
   if (o.explain) {
     std::cout << "\n";

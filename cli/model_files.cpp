@@ -15,7 +15,6 @@
 #include "dlcost/report_json.hpp"
 #include "dlcost/safetensors.hpp"
 #include "dlcost/units.hpp"
-#include "dlcost/weight_components.hpp"
 #include "options.hpp"
 #include "table.hpp"
 
@@ -280,16 +279,6 @@ void printModelFileNote(std::ostream& out, const json& summary, ByteUnits units)
     first = false;
   }
   out << ");\nthe weights line above is these bytes, whatever --weight-dtype says\n";
-}
-
-json componentCheck(const json& summary, const Model& model) {
-  const auto* t = std::get_if<Transformer>(&model.body);
-  const std::string format = summary.value("format", "");
-  if (!t || (format != "safetensors" && format != "safetensors_index") ||
-      !summary.contains("tensors") || !summary["tensors"].is_array()) {
-    return nullptr;
-  }
-  return componentCheckJson(checkComponents(*t, summary["tensors"]));
 }
 
 void printComponentCheck(std::ostream& out, const json& check) {

@@ -8,8 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlcost/model.hpp"
-
 #include "dlcost/units.hpp"
 
 namespace dlcost::cli {
@@ -26,10 +24,8 @@ nlohmann::json ggufConfig(const nlohmann::json& summary);
 /// type, and the engine's parameter check ("model_file" in --json).
 nlohmann::json modelFileNote(const nlohmann::json& summary);
 void printModelFileNote(std::ostream& out, const nlohmann::json& summary, ByteUnits units);
-/// A checkpoint's tensors against the engine's components (componentCheckJson's object), or
-/// null where the file lists no tensor names (GGUF's are not Hugging Face names) or the model
-/// is not a transformer.
-nlohmann::json componentCheck(const nlohmann::json& summary, const dlcost::Model& model);
+/// Prints dlcost::componentCheck's object (a checkpoint's tensors against the engine's
+/// components); nothing for null (no check applies).
 void printComponentCheck(std::ostream& out, const nlohmann::json& check);
 
 /// `dlcost inspect FILE [--json] [--tensors] [--config] [--units binary|decimal]`; `args` follow

@@ -6,7 +6,9 @@
 // and block_sparse_moe.experts.E.w1/w2/w3), and their totals are the Hub's safetensors totals.
 #include <catch2/catch.hpp>
 
+#include "dlcost/report_json.hpp"
 #include "dlcost/weight_components.hpp"
+#include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 
 using nlohmann::json;
@@ -135,4 +137,108 @@ TEST_CASE("tensor names of other families place as the engine counts them",
       Case{"model.layers.0.mlp.gate.weight", "mlp"});
   CAPTURE(c.name);
   CHECK(dlcost::tensorComponent(c.name) == c.component);
+}
+
+TEST_CASE("the component check applies to a transformer and a safetensors summary",
+          "[safetensors][components]") {
+  // The rule `estimate --weights` and the page's dropped checkpoint both call: a check where
+  // the file lists Hugging Face tensors with sizes and the model is a transformer, null else.
+  const json cfg = dlcost::testing::fixtureConfig("llama-3.2-3b-instruct");
+  const dlcost::Model llama = dlcost::parseConfig(json{{"model", {{"hf_config", cfg}}}}).model;
+  const dlcost::Model resnet = dlcost::parseConfig(json{{"model", {{"preset", "resnet50"}}}}).model;
+  const json tensors = llamaTensors(cfg);
+  struct Case {
+    const char* what;
+    json summary;
+    bool transformer;  ///< checked against the Llama config, else against resnet50
+    bool applies;
+  };
+  const auto c = GENERATE_COPY(
+      Case{"a safetensors file", {{"format", "safetensors"}, {"tensors", tensors}}, true, true},
+      Case{"a sharded checkpoint read with its shards",
+           {{"format", "safetensors_index"}, {"tensors", tensors}},
+           true,
+           true},
+      Case{"an index read alone (names, no sizes)",
+           {{"format", "safetensors_index"}, {"parameters", nullptr}},
+           true,
+           false},
+      Case{"a GGUF (llama.cpp's tensor names)",
+           {{"format", "gguf"}, {"tensors", json::array()}},
+           true,
+           false},
+      Case{"a layer-graph model", {{"format", "safetensors"}, {"tensors", tensors}}, false, false});
+  CAPTURE(c.what);
+  const json check = dlcost::componentCheck(c.summary, c.transformer ? llama : resnet);
+  CHECK(check.is_null() == !c.applies);
+  if (c.applies) {
+    // The Hub's safetensors total for meta-llama/Llama-3.2-3B-Instruct, 3,212,749,824
+    // ("3.21B params"; test_hf_config_fixtures.cpp), placed whole and equal to dlcost's count.
+    int64_t file = 0;
+    for (const json& r : check["rows"]) file += r["file"].get<int64_t>();
+    CHECK(file == 3212749824);
+    CHECK(check["matches"] == true);
+    CHECK(check["unplaced"]["count"] == 0);
+  }
+}
+
+TEST_CASE("the component check refuses a summary it cannot read, naming the field",
+          "[safetensors][components]") {
+  const dlcost::Model llama =
+      dlcost::parseConfig(
+          json{{"model", {{"hf_config", dlcost::testing::fixtureConfig("llama-3.2-3b-instruct")}}}})
+          .model;
+  struct Case {
+    json tensors;
+    const char* path;
+  };
+  const auto c = GENERATE_COPY(
+      Case{json::object(), "/tensors"}, Case{json::array({"model.norm.weight"}), "/tensors/0"},
+      Case{json::array({{{"parameters", 3072}}}), "/tensors/0/name"},
+      Case{json::array({{{"name", "model.norm.weight"}, {"parameters", 3072}},
+                        {{"name", "lm_head.weight"}, {"parameters", -1}}}),
+           "/tensors/1/parameters"},
+      Case{json::array({{{"name", "lm_head.weight"}, {"parameters", 1.5}}}),
+           "/tensors/0/parameters"});
+  CAPTURE(c.tensors.dump());
+  const json summary = {{"format", "safetensors"}, {"tensors", c.tensors}};
+  CHECK(dlcost::testing::errorPath([&] { dlcost::componentCheck(summary, llama); }) == c.path);
+}
+
+TEST_CASE("the bindings' component check reads the document's model only",
+          "[safetensors][components]") {
+  const json cfg = dlcost::testing::fixtureConfig("llama-3.2-3b-instruct");
+  const json summary = {{"format", "safetensors"}, {"tensors", llamaTensors(cfg)}};
+  const dlcost::Model llama = dlcost::parseConfig(json{{"model", {{"hf_config", cfg}}}}).model;
+  const std::string same = dlcost::dumpJson(dlcost::componentCheck(summary, llama));
+  struct Case {
+    const char* what;
+    std::string summary_text;
+    json document;
+    std::string expected;  ///< the JSON text, or an error's path after "error:"
+  };
+  const auto c = GENERATE_COPY(
+      Case{"the CLI's check", summary.dump(), {{"model", {{"hf_config", cfg}}}}, same},
+      Case{"a config.json as the document", summary.dump(), cfg, same},
+      Case{"a bad workload beside the model",
+           summary.dump(),
+           {{"model", {{"hf_config", cfg}}}, {"workload", {{"batch", -1}}}},
+           same},
+      Case{"a preset that is a layer graph",
+           summary.dump(),
+           {{"model", {{"preset", "resnet50"}}}},
+           "null"},
+      Case{"an unknown preset",
+           summary.dump(),
+           {{"model", {{"preset", "nope"}}}},
+           "error:/model/preset"},
+      Case{"a summary that is not JSON", "{", {{"model", {{"hf_config", cfg}}}}, "error:"});
+  CAPTURE(c.what);
+  const json out = json::parse(dlcost::componentCheckText(c.summary_text, c.document.dump()));
+  if (c.expected.rfind("error:", 0) == 0) {
+    REQUIRE(out.contains("error"));
+    CHECK(out["error"]["path"] == c.expected.substr(6));
+  } else {
+    CHECK(out.dump() == json::parse(c.expected).dump());
+  }
 }

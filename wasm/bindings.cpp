@@ -24,6 +24,7 @@
 #include "dlcost/report_json.hpp"
 #include "dlcost/serving_sweep.hpp"
 #include "dlcost/step_json.hpp"
+#include "dlcost/weight_components.hpp"
 #include "guarded.hpp"
 
 namespace {
@@ -103,6 +104,13 @@ std::string inspectShardedCheckpoint(const std::string& index_text,
   return guarded([&] { return dlcost::shardedSummaryText(index_text, shards_json_text); });
 }
 
+/// checkComponents(summaryText, documentText) -> a dropped checkpoint's tensors against the
+/// engine's components of the document's model, or null where no check applies
+/// (dlcost::componentCheckText; the CLI's `estimate --weights` makes the same check).
+std::string checkComponents(const std::string& summary_text, const std::string& document_text) {
+  return guarded([&] { return dlcost::componentCheckText(summary_text, document_text); });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -123,4 +131,5 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &exceptionMessage);
   emscripten::function("servingSweep", &servingSweep);
+  emscripten::function("checkComponents", &checkComponents);
 }

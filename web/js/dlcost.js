@@ -19,6 +19,7 @@
 /** @typedef {import('./types').WorkloadSchema} WorkloadSchema */
 /** @typedef {import('./types').WorkloadTexts} WorkloadTexts */
 /** @typedef {import('./types').WorkloadPatch} WorkloadPatch */
+/** @typedef {import('./types').ComponentCheck} ComponentCheck */
 /** @typedef {import('./dlcost_wasm.mjs').EngineModule} EngineModule */
 /** A document: a model and its workload, as an object or as JSON text. */
 /** @typedef {object | string} Doc */
@@ -54,7 +55,7 @@ let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
 const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
-  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint']);
+  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents']);
 
 /** @type {Promise<typeof api> | null} */
 let extraPromise = null;
@@ -192,6 +193,12 @@ const api = {
    *  @param {string} indexText @param {object} shards @returns {any} */
   inspectShardedCheckpoint: (indexText, shards) =>
     call('inspectShardedCheckpoint', indexText, JSON.stringify(shards)),
+  /** A checkpoint's tensors (a summary from inspectModelFile or inspectShardedCheckpoint)
+   *  against the engine's components of the document's model, or null where no check applies
+   *  (not a transformer, or no Hugging Face tensor sizes in the file). Only the document's
+   *  model is read.
+   *  @param {object} summary @param {Doc} doc @returns {ComponentCheck | null} */
+  checkComponents: (summary, doc) => call('checkComponents', JSON.stringify(summary), toText(doc)),
 };
 
 export default api;

@@ -50,6 +50,23 @@ Object.assign(DICTIONARIES.en, {
   mf_graph_unmodelled: '{op} ×{count}: {reason}',
   mf_graph_after: '{count} more nodes read their outputs.',
   mf_use_graph: 'Estimate this model',
+  mf_components: 'The file\u2019s tensors by component (names as transformers\u2019 modules)',
+  mf_components_match: 'Each component equals dlcost\u2019s count for the model.',
+  mf_components_differ: 'The file and dlcost\u2019s count for the model differ: see the rows marked.',
+  mf_components_need_config: 'Choose this checkpoint\u2019s transformer, or paste its config.json, to check its tensors against dlcost\u2019s components.',
+  mf_components_failed: 'The tensors are checked once the model reads without error: {message}',
+  mf_component: 'Component',
+  mf_in_file: 'In the file',
+  mf_by_dlcost: 'By dlcost',
+  mf_difference: 'Difference',
+  mf_unplaced: 'Tensors whose names match no component: {count}, {parameters} parameters:',
+  mf_unplaced_first: 'Tensors whose names match no component: {count}, {parameters} parameters; the first {shown}:',
+  mf_comp_embeddings: 'Embeddings',
+  mf_comp_attention: 'Attention',
+  mf_comp_mlp: 'MLP and experts',
+  mf_comp_norms: 'Norms',
+  mf_comp_lm_head: 'LM head',
+  mf_comp_other: 'Other',
 });
 
 Object.assign(DICTIONARIES.zh, {
@@ -92,6 +109,23 @@ Object.assign(DICTIONARIES.zh, {
   mf_graph_unmodelled: '{op} ×{count}：{reason}',
   mf_graph_after: '另有 {count} 个节点读取其输出。',
   mf_use_graph: '估算此模型',
+  mf_components: '文件中的张量按组件（名称依 transformers 的模块）',
+  mf_components_match: '每个组件都与 dlcost 对该模型的计数相等。',
+  mf_components_differ: '文件与 dlcost 对该模型的计数不一致：见标出的行。',
+  mf_components_need_config: '选择此检查点的 Transformer 模型，或粘贴其 config.json，即可将其张量与 dlcost 的组件核对。',
+  mf_components_failed: '模型读取无误后再核对张量：{message}',
+  mf_component: '组件',
+  mf_in_file: '文件中',
+  mf_by_dlcost: 'dlcost 计数',
+  mf_difference: '差值',
+  mf_unplaced: '{count} 个张量（{parameters} 个参数）的名称不属于任何组件：',
+  mf_unplaced_first: '{count} 个张量（{parameters} 个参数）的名称不属于任何组件；前 {shown} 个：',
+  mf_comp_embeddings: '嵌入',
+  mf_comp_attention: '注意力',
+  mf_comp_mlp: 'MLP 与专家',
+  mf_comp_norms: '归一化',
+  mf_comp_lm_head: '语言模型头',
+  mf_comp_other: '其他',
 });
 
 /**
@@ -129,8 +163,9 @@ function bytesText(b, units) {
 }
 
 /** The summary as a node tree: facts, then bytes and parameters by storage type; for a GGUF
- *  whose architecture maps to a config.json, a button that hands it to `onConfig(config)`. */
-export function renderSummary(name, s, units = BINARY, onConfig = null) {
+ *  whose architecture maps to a config.json, a button that hands it to `onConfig(config)`;
+ *  with `doc` (a document), the tensors against its model's components (renderComponents). */
+export function renderSummary(name, s, units = BINARY, onConfig = null, doc = undefined) {
   const format = t(`mf_format_${s.format}`, { version: s.gguf?.version });
   const facts = [];
   const fact = (key, text) => facts.push(h('dt', { text: t(key) }), h('dd', { text }));
@@ -183,6 +218,7 @@ export function renderSummary(name, s, units = BINARY, onConfig = null) {
     if (s.parameters === null) parts.push(h('p', { class: 'hint', text: t('mf_index_params') }));
     parts.push(h('ul', { class: 'shards' }, s.shards.map((x) => h('li', { text: `${x.file} (${x.tensors})` }))));
   }
+  if (doc !== undefined) parts.push(renderComponents(s, doc));
   return h('div', { class: 'model-file-summary' }, parts);
 }
 
@@ -209,6 +245,65 @@ function renderLayerGraph(name, g, onConfig) {
   h('ul', { class: 'unmodelled' }, items)];
 }
 
+/** Component names as the engine writes them (componentCheckJson), for the labels. */
+const COMPONENTS = ['embeddings', 'attention', 'mlp', 'norms', 'lm_head', 'other'];
+
+/**
+ * The checkpoint's tensors against the engine's components of `doc`'s model, as the CLI's
+ * `estimate --weights` prints them: the engine decides whether a check applies (null: the model
+ * is not a transformer, or the file lists no Hugging Face tensor sizes) and every figure; the
+ * page only leaves out components neither side has. Tensor names are the file's text: text
+ * nodes only.
+ * @param {any} summary inspectFile's or inspectCheckpoint's summary
+ * @param {object | string} doc the document whose model the tensors are checked against (as
+ *  an object or as JSON text)
+ * @returns {HTMLElement}
+ */
+export function renderComponents(summary, doc) {
+  const box = h('div', { class: 'components' });
+  /** @type {import('./types').ComponentCheck | null} */
+  let check;
+  try {
+    check = api.checkComponents(summary, doc);
+  } catch (e) {
+    box.append(h('p', { class: 'hint', text: t('mf_components_failed', { message: /** @type {Error} */ (e).message }) }));
+    return box;
+  }
+  if (!check) {
+    if (/^safetensors/.test(summary.format) && summary.tensors) box.append(h('p', { class: 'hint', text: t('mf_components_need_config') }));
+    return box;
+  }
+  const rows = check.rows.filter((r) => r.engine !== 0 || r.file !== 0).map((r) => h('tr', {
+    class: r.difference === 0 ? null : 'differs', dataset: { component: r.component } },
+  h('th', { scope: 'row', text: COMPONENTS.includes(r.component) ? t(`mf_comp_${r.component}`) : r.component }),
+  h('td', { class: 'num', text: groupDigits(r.tensors) }),
+  h('td', { class: 'num', text: groupDigits(r.file) }),
+  h('td', { class: 'num', text: groupDigits(r.engine) }),
+  h('td', { class: 'num', text: groupDigits(r.difference) })));
+  box.append(
+    h('table', { class: 'by-component' },
+      h('caption', { text: t('mf_components') }),
+      h('thead', {}, h('tr', {}, ['mf_component', 'mf_tensors', 'mf_in_file', 'mf_by_dlcost', 'mf_difference']
+        .map((k) => h('th', { scope: 'col', text: t(k) })))),
+      h('tbody', {}, rows)),
+    h('p', { class: check.matches ? 'hint components-match' : 'hint components-differ',
+      text: t(check.matches ? 'mf_components_match' : 'mf_components_differ') }));
+  const u = check.unplaced;
+  if (u.count > 0) {
+    const args = { count: groupDigits(u.count), parameters: groupDigits(u.parameters), shown: groupDigits(u.names.length) };
+    box.append(h('p', { class: 'hint', text: t(u.count > u.names.length ? 'mf_unplaced_first' : 'mf_unplaced', args) }),
+      h('ul', { class: 'unplaced' }, u.names.map((name) => h('li', { text: name }))));
+  }
+  return box;
+}
+
+/** Redraws the components section of the summary shown in `container` against `doc`'s
+ *  model (the model changed after the drop).
+ *  @param {HTMLElement} container @param {any} summary @param {object | string} doc */
+export function refreshComponents(container, summary, doc) {
+  container.querySelector('.model-file-summary > .components')?.replaceWith(renderComponents(summary, doc));
+}
+
 /**
  * An index dropped with its shards: each shard's header is read, and the engine combines them
  * into one exact summary (checked against the weight_map and total_size). Shards not among
@@ -228,20 +323,47 @@ export async function inspectCheckpoint(indexFile, files) {
   return { ...all, file_size: index.file_size };
 }
 
-/** Several files at once: an index with its shards (see inspectCheckpoint), else the first. */
+/** A config.json dropped with a checkpoint: the document its tensors are checked against. */
+const isConfig = (/** @type {{name: string}} */ f) => /(^|[/\\])config\.json$/i.test(f.name);
+
+/** @typedef {{units?: string, onConfig?: ((doc: unknown) => void) | null, modelDocument?: () => object | string}} ShowOptions */
+/** What was shown: the summary, and `refresh(doc)`, which checks its tensors against another
+ *  model (null when a config.json dropped with the file fixes the model they are checked
+ *  against). @typedef {{summary: any, refresh: ((doc: object | string) => void) | null}} Shown */
+
+/**
+ * Several files at once: an index with its shards (see inspectCheckpoint), else the first
+ * model file. The tensors are checked against the model of a config.json dropped with them,
+ * else of `options.modelDocument()` (the page's model), when given. Resolves to what was
+ * shown, or null when the files could not be read (the error is shown).
+ * @param {HTMLElement} container @param {File[]} files @param {ShowOptions} [options]
+ * @returns {Promise<Shown | null>}
+ */
 export async function showModelFiles(container, files, options = {}) {
+  const config = files.find(isConfig);
+  const configText = config ? await config.text() : '';
+  const opts = config ? { ...options, modelDocument: () => configText } : options;
   const index = files.find((f) => /\.index\.json$/i.test(f.name));
-  if (!index || files.length === 1) return showModelFile(container, files[0], options);
+  const shards = files.filter((f) => f !== config);
+  const shown = !index || shards.length === 1
+    ? await showModelFile(container, shards.find((f) => f !== index) ?? shards[0], opts)
+    : await showCheckpoint(container, index, shards, opts);
+  return shown && config ? { ...shown, refresh: null } : shown;
+}
+
+/** An index with its shards in `container` (showModelFiles). @param {HTMLElement} container
+ *  @param {File} index @param {File[]} files @param {ShowOptions} options @returns {Promise<Shown | null>} */
+async function showCheckpoint(container, index, files, options) {
   container.hidden = false;
   container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: index.name }) }));
   try {
     const summary = await inspectCheckpoint(index, files);
-    const node = renderSummary(index.name, summary, options.units ?? BINARY);
+    const node = renderSummary(index.name, summary, options.units ?? BINARY, null, options.modelDocument?.());
     if (summary.shards_not_found) {
       node.append(h('p', { class: 'hint', text: t('mf_missing_shards', { files: summary.shards_not_found.join(', ') }) }));
     }
     container.replaceChildren(node);
-    return summary;
+    return { summary, refresh: (doc) => refreshComponents(container, summary, doc) };
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
       text: t('mf_failed', { name: index.name, message: /** @type {Error} */ (e).message }) }));
@@ -250,14 +372,16 @@ export async function showModelFiles(container, files, options = {}) {
 }
 
 /** Reads `file` and shows its summary (or the error) in `container`; `onConfig` as for
- *  renderSummary. */
-export async function showModelFile(container, file, { units = BINARY, onConfig = null } = {}) {
+ *  renderSummary, `modelDocument` as for showModelFiles.
+ *  @param {HTMLElement} container @param {File} file @param {ShowOptions} [options]
+ *  @returns {Promise<Shown | null>} */
+export async function showModelFile(container, file, { units = BINARY, onConfig = null, modelDocument } = {}) {
   container.hidden = false;
   container.replaceChildren(h('p', { class: 'hint', text: t('mf_reading', { name: file.name }) }));
   try {
     const summary = await inspectFile(file);
-    container.replaceChildren(renderSummary(file.name, summary, units, onConfig));
-    return summary;
+    container.replaceChildren(renderSummary(file.name, summary, units, onConfig, modelDocument?.()));
+    return { summary, refresh: (doc) => refreshComponents(container, summary, doc) };
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
       text: t('mf_failed', { name: file.name, message: /** @type {Error} */ (e).message }) }));

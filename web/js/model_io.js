@@ -6,6 +6,7 @@
 import { byId, h } from './dom.js';
 import { t } from './i18n.js';
 import { mountHubFetch } from './hub_fetch.js';
+import { getState, modelDocument } from './state.js';
 
 /** File-input `accept` entries for model files. */
 const MODEL_FILE_ACCEPT = '.gguf,.safetensors,.onnx';
@@ -16,11 +17,12 @@ function isModelFile(file) {
   return /\.(gguf|safetensors|onnx)$/i.test(file.name) || /\.index\.json$/i.test(file.name);
 }
 
-/** Shows the model files dropped or chosen; model_file.js is a chunk loaded on the first
- *  (docs/benchmarks.md, "Session 5"). @param {File[]} files @param {{onConfig: (doc: unknown) => void}} options */
+/** Shows the model files dropped or chosen, their tensors checked against the page's model;
+ *  model_file.js is a chunk loaded on the first (docs/benchmarks.md, "Session 5").
+ *  @param {File[]} files @param {{onConfig: (doc: unknown) => void}} options */
 async function showModelFiles(files, options) {
   const { showModelFiles: show } = await import('./model_file.js');
-  await show(byId('model-file'), files, options);
+  return show(byId('model-file'), files, { ...options, modelDocument: () => ({ model: modelDocument(getState()) }) });
 }
 
 export const STARTER_MODEL = {
@@ -114,6 +116,18 @@ export function createModelIo(presets, handlers) {
     handlers.onModel(model, workload);
   }
 
+  /** The file shown last, while its tensors follow the page's model: checked again when the
+   *  model changes (by identity: an edit replaces it). */
+  /** @type {{refresh: ((doc: object) => void) | null} | null} */
+  let dropped = null;
+  /** @type {unknown} */
+  let checkedModel = null;
+  /** @param {File[]} files */
+  async function dropFiles(files) {
+    checkedModel = getState().model;
+    dropped = await showModelFiles(files, { onConfig: useConfig });
+  }
+
   /** A GGUF's architecture as its config.json, with the file's weights, becomes the model,
    *  like a pasted document. */
   /** @param {unknown} doc */
@@ -139,7 +153,7 @@ export function createModelIo(presets, handlers) {
     const files = [...(e.dataTransfer?.files ?? [])];
     const file = files[0];
     if (file && (files.length > 1 || isModelFile(file))) {
-      showModelFiles(files, { onConfig: useConfig });
+      dropFiles(files);
     } else if (file) {
       paste.value = await file.text();
       loadText(paste.value);
@@ -156,7 +170,7 @@ export function createModelIo(presets, handlers) {
     if (!file) return;
     if (files.length > 1 || isModelFile(file)) {
       fileInput.value = '';
-      await showModelFiles(files, { onConfig: useConfig });
+      await dropFiles(files);
       return;
     }
     paste.value = await file.text();
@@ -187,6 +201,10 @@ export function createModelIo(presets, handlers) {
       }
       if (select.value !== (s.model.preset ?? '')) select.value = s.model.preset ?? '';
       showSource();
+      if (dropped?.refresh && s.model !== checkedModel) {
+        checkedModel = s.model;
+        dropped.refresh({ model: modelDocument(s) });
+      }
     },
     /** The pasted text's error line also shows engine errors about the whole document.
      *  @param {string} message */

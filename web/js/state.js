@@ -132,10 +132,16 @@ export function subscribe(fn) {
  *  engine as the text the user typed and come back as JSON, read by the rule the CLI's flags
  *  follow. `strict`: a field the engine cannot read throws its DlcostError (at
  *  /workload/KEY); otherwise such a field is kept as its text, for links and exports. */
+/** The model as the engine reads it: the edited document, or the untouched preset by name.
+ *  @param {PageState} [s] */
+export function modelDocument(s = state) {
+  return s.model.doc ? s.model.doc : { preset: s.model.preset };
+}
+
 /** @param {PageState} [s] @param {{strict?: boolean}} [opts]
  *  @returns {{model: object, workload: WorkloadPatch}} */
 export function buildDocument(s = state, { strict = false } = {}) {
-  const model = s.model.doc ? s.model.doc : { preset: s.model.preset };
+  const model = modelDocument(s);
   const texts = workloadTexts(s);
   try {
     return { model, workload: dlcost.workloadFromText(texts, s.units) };

@@ -620,3 +620,28 @@ export interface Explain {
   explanations: Explanation[];
   dominant: Dominance[];
 }
+
+/** One of the engine's components set against a checkpoint's tensors
+ *  (core/src/model_files/weight_components.cpp componentCheckJson). */
+export interface ComponentRow {
+  /** "embeddings", "attention", "mlp", "norms", "lm_head" or "other". */
+  component: string;
+  /** dlcost's count for the model. */
+  engine: number;
+  /** Elements of the file's tensors whose names place them here. */
+  file: number;
+  /** file - engine. */
+  difference: number;
+  /** How many of the file's tensors. */
+  tensors: number;
+}
+
+/** A dropped checkpoint's tensors against the engine's components of the model
+ *  (core/src/model_files/component_check.cpp componentCheck); null where no check applies. */
+export interface ComponentCheck {
+  /** Every row equal and no tensor unplaced. */
+  matches: boolean;
+  rows: ComponentRow[];
+  /** Tensors no name rule places: how many, their elements, the first 16 names. */
+  unplaced: { count: number; parameters: number; names: string[] };
+}

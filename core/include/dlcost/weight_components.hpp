@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dlcost/model.hpp"
 #include "dlcost/transformer.hpp"
 
 namespace dlcost {
@@ -45,5 +46,21 @@ ComponentCheck checkComponents(const Transformer& t, const nlohmann::json& tenso
 /// {"matches", "rows": [{"component", "engine", "file", "difference", "tensors"}],
 ///  "unplaced": {"count", "parameters", "names"}}.
 nlohmann::json componentCheckJson(const ComponentCheck& c);
+
+/// The check `estimate --weights` and the page make of a dropped file (component_check.cpp):
+/// componentCheckJson's object for a safetensors file's or a sharded checkpoint's summary
+/// (inspectModelFile's or safetensorsShardedSummary's, with "tensors") and a transformer;
+/// null where no check applies: the model is a layer graph, or the file lists no Hugging Face
+/// tensor sizes (a GGUF names its tensors llama.cpp's way, an ONNX file by its graph, an index
+/// read without its shards has names but no sizes). Throws InputError naming the summary's
+/// field ("/tensors/3/parameters") when "tensors" is not a list of {name, parameters}, and
+/// ArithmeticOverflow.
+nlohmann::json componentCheck(const nlohmann::json& summary, const Model& model);
+
+/// componentCheck for the bindings: `summary_text` is the summary as JSON text,
+/// `document_text` a document parseConfig reads, of which only the model is used (a
+/// workload in it is not read, so its errors do not hide the check). Returns the check's JSON
+/// text ("null" where none applies); never throws: errorToJson's object on bad input.
+std::string componentCheckText(const std::string& summary_text, const std::string& document_text);
 
 }  // namespace dlcost
