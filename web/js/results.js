@@ -282,9 +282,9 @@ function buildView(root, sort, onSort, key) {
   const view = { key, table, data: null };
   view.draw = () => {
     const { rows, max, units } = view.data;
-    const height = root.clientHeight || 640;
-    const first = Math.max(0, Math.floor(root.scrollTop / ROW_PX) - OVERSCAN);
-    const last = Math.min(rows.length, Math.ceil((root.scrollTop + height) / ROW_PX) + OVERSCAN);
+    const { height, scrollTop } = boxOf(root);
+    const first = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
+    const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_PX) + OVERSCAN);
     while (pool.length < last - first) pool.push(makeRow());
     /** @type {HTMLElement} */ (top.firstChild).style.height = `${first * ROW_PX}px`;
     top.hidden = first === 0;
@@ -309,14 +309,42 @@ function buildView(root, sort, onSort, key) {
     }
     for (let i = last - first; i < pool.length; i += 1) pool[i].tr.remove();
   };
+  return view;
+}
+
+/** Where each table's box is: its height and how far it is scrolled. */
+/** @typedef {{height: number, scrollTop: number}} Box */
+/** @type {WeakMap<Element, Box>} */
+const boxes = new WeakMap();
+
+/** The box of `root`, kept up to date by its scroll events and a ResizeObserver, so a redraw
+ *  reads no layout: reading clientHeight or scrollTop while drawing would force a layout of the
+ *  page in the middle of every redraw. Until the first observation, the CSS height's largest
+ *  value. @param {HTMLElement} root @returns {Box} */
+function boxOf(root) {
+  let box = boxes.get(root);
+  if (box) return box;
+  box = { height: 640, scrollTop: 0 };
+  boxes.set(root, box);
+  const redraw = () => {
+    const view = views.get(root);
+    if (view?.data && root.contains(view.table)) view.draw();
+  };
+  new ResizeObserver(([entry]) => {
+    const height = Math.round(entry.contentRect.height) || 640;
+    if (height === box.height) return;
+    box.height = height;
+    redraw();
+  }).observe(root);
   let pending = false;
-  root.onscroll = () => {
+  root.addEventListener('scroll', () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
-      if (view.data) view.draw();
+      box.scrollTop = root.scrollTop;
+      redraw();
     });
-  };
-  return view;
+  });
+  return box;
 }
