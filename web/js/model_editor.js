@@ -38,8 +38,14 @@ const DEFAULT_FIELDS = {
 
 const GROUP = '(group)';
 
+/** Writes `text` when it differs, a lone text node's data in place (no new layout object). */
 function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  const only = node.firstChild;
+  if (only instanceof Text && only === node.lastChild) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
 }
 
 /** The report's layers under each name prefix ("block" holds "block.0", "block.0.conv", ...),

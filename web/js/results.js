@@ -174,9 +174,16 @@ const COLUMNS = [
   { key: 'activation_bytes', num: true, bar: true },
 ];
 
-/** @param {Node} node @param {string} text */
+/** Writes `text` into `node` when it differs; a lone text node's data is changed in place
+ *  (the cell keeps its layout object, and the table's redraw stays a text change).
+ *  @param {Node} node @param {string} text */
 function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  const only = node.firstChild;
+  if (only instanceof Text && only === node.lastChild) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
 }
 
 /** @param {Column} col @param {LayerReport} l @param {string} units @returns {string} */
@@ -296,7 +303,7 @@ function buildView(root, sort, onSort, key) {
       const l = rows[r];
       if (tr.dataset.name !== l.name) tr.dataset.name = l.name;
       if (tr.dataset.index !== String(l.index)) tr.dataset.index = String(l.index);  // explain.js: /layers/<index>
-      tr.setAttribute('aria-rowindex', String(r + 2));
+      if (tr.getAttribute('aria-rowindex') !== String(r + 2)) tr.setAttribute('aria-rowindex', String(r + 2));
       COLUMNS.forEach((c, k) => {
         setText(cells[k].text, cellText(c, l, units));
         if (c.bar) {

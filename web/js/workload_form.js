@@ -180,10 +180,11 @@ export function createWorkloadForm(gpus, getState, update) {
     const task = currentTask(s);
     select.value = task;
     const entry = taskEntry(task, kind);
-    byId('wl-task-note').textContent = entry
-      ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}`
-      : '';
-    byId('wl-task-note').title = entry ? entry.sources.join('\n') : '';
+    const note = byId('wl-task-note');
+    const text = entry ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}` : '';
+    const title = entry ? entry.sources.join('\n') : '';
+    if (note.textContent !== text) note.textContent = text;
+    if (note.title !== title) note.title = title;
   }
 
   /** Writes the state's values into the controls; a control that already shows its value is
@@ -215,7 +216,9 @@ export function createWorkloadForm(gpus, getState, update) {
   function refresh(s) {
     const ctx = fieldContext(s);
     for (const f of formFields()) {
-      /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field')).hidden = !applies(f, ctx);
+      const field = /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field'));
+      // Written only when it changes: each write costs style work at every keystroke.
+      if (field.hidden !== !applies(f, ctx)) field.hidden = !applies(f, ctx);
     }
     refreshTask(s);
   }
@@ -273,8 +276,11 @@ export function createWorkloadForm(gpus, getState, update) {
       const field = match && formFields().find((f) => `/workload/${f.key}` === match[0]);
       const name = field ? (field.label[lang] ?? field.label.en) : `${t('gpuMemory')} (${getState().units})`;
       for (const id of new Set(paths.map(([, id]) => id))) {
-        byId(`${id}-error`).textContent = id === target ? `${name}: ${error.message}` : '';
-        byId(id).setAttribute('aria-invalid', id === target ? 'true' : 'false');
+        const text = id === target ? `${name}: ${error.message}` : '';
+        const invalid = id === target ? 'true' : 'false';
+        const message = byId(`${id}-error`);
+        if (message.textContent !== text) message.textContent = text;
+        if (byId(id).getAttribute('aria-invalid') !== invalid) byId(id).setAttribute('aria-invalid', invalid);
       }
       return target !== null;
     },
