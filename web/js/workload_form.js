@@ -139,7 +139,8 @@ export function unitsPatch(s, to) {
 }
 
 /**
- * @param {Gpu[]} gpus from the engine (may be empty)
+ * @param {() => Gpu[]} gpus the engine's GPU presets (may be empty), asked for when the picker
+ *   is filled: after the first result (fillGpus), or at once when the state names a GPU
  * @param {() => Readonly<PageState>} getState
  * @param {typeof import('./state.js').update} update
  */
@@ -227,14 +228,18 @@ export function createWorkloadForm(gpus, getState, update) {
    *  @param {number} bytes @returns {string} */
   const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
 
+  /** Whether the picker lists the GPUs: not before the first result unless the state names
+   *  one (the list is the engine's largest table, and the first result does not need it). */
+  let gpusWanted = false;
   /** The GPU picker's options (its first, "custom", in the page's language). */
   function fillGpus() {
     gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
-    for (const g of gpus) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
+    if (!gpusWanted) return;
+    for (const g of gpus()) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
   }
 
   gpuSelect.addEventListener('change', () => {
-    const g = gpus.find((x) => (x.id ?? x.name) === gpuSelect.value);
+    const g = gpus().find((x) => (x.id ?? x.name) === gpuSelect.value);
     if (g) {
       // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
       // memory field shows its marketed size until the user types a custom one.
@@ -250,19 +255,31 @@ export function createWorkloadForm(gpus, getState, update) {
     /** Draws the form from `s`: the fields (built again in a new language), their values,
      *  which of them apply, the task, the GPU picker and the memory box. @param {PageState} s */
     render(s) {
+      const listGpus = !gpusWanted && s.gpu.name !== '';
+      if (listGpus) gpusWanted = true;
       if (builtLang !== s.lang) {
         build(s.lang);
         fillGpus();
         builtLang = s.lang;
+      } else if (listGpus) {
+        fillGpus();
       }
       syncValues(s);
       refresh(s);
-      const gpu = gpus.some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
+      const gpu = gpusWanted && gpus().some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
       if (gpuSelect.value !== gpu) gpuSelect.value = gpu;
       if (memory.value !== String(s.gpu.memory ?? '')) memory.value = String(s.gpu.memory ?? '');
       for (const el of document.querySelectorAll('[data-unit-label]')) {
         if (el.textContent !== s.units) el.textContent = s.units;
       }
+    },
+    /** Lists the GPUs in the picker (the page calls it once its first result is drawn). */
+    listGpus() {
+      if (gpusWanted) return;
+      gpusWanted = true;
+      fillGpus();
+      const { name } = getState().gpu;
+      gpuSelect.value = gpus().some((g) => (g.id ?? g.name) === name) ? name : '';
     },
     /** Shows `error` next to the field its path names; returns whether one did.
      *  @param {EngineError | null} error @returns {boolean} */
