@@ -51,13 +51,12 @@ export function load(options = {}) {
 
 /** `options` with an instantiateWasm hook that instantiates the module boot.js began
  *  compiling when the page started (so the compile overlaps the page's own scripts); the
- *  options unchanged without it, or when that compile failed (the loader then fetches and
+ *  options unchanged outside a page, or when that compile failed (the loader then fetches and
  *  compiles the module itself, and reports its own error).
  *  @param {object} options @returns {Promise<object>} */
 async function withCompiled(options) {
-  /** @type {Promise<WebAssembly.Module> | undefined} */
-  const started = /** @type {any} */ (globalThis).dlcostWasmModule;
-  const compiled = started && !('instantiateWasm' in options) ? await started.catch(() => null) : null;
+  if (typeof document === 'undefined' || 'instantiateWasm' in options) return options;
+  const compiled = await import('./boot.js').then((m) => m.engineModule).catch(() => null);
   if (!compiled) return options;
   /** @type {WebAssembly.Module} */
   const module = compiled;

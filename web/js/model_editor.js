@@ -101,13 +101,22 @@ export function createModelEditor(root, onChange, presetDocument) {
     onChange(next);
   }
 
-  function rowFor(item, i) {
-    const isGroup = item && typeof item === 'object' && !('type' in item);
+  /** A row's type picker with its options (the known types and the document's own), built
+   *  once per drawing of the list and cloned for each row: a list can be hundreds of rows. */
+  function typeOptions() {
     const types = new Set(LAYER_TYPES);
     for (const it of doc.layers) if (it && typeof it.type === 'string') types.add(it.type);
-    const typeSelect = h('select', { class: 'row-type', 'aria-label': t('layerType', { n: i }) });
-    if (isGroup) typeSelect.append(h('option', { value: GROUP }, t('group')));
-    for (const ty of types) typeSelect.append(h('option', { value: ty }, ty));
+    const select = h('select', { class: 'row-type' });
+    for (const ty of types) select.append(h('option', { value: ty }, ty));
+    return select;
+  }
+
+  /** @param {any} item @param {number} i @param {HTMLSelectElement} options typeOptions() */
+  function rowFor(item, i, options) {
+    const isGroup = item && typeof item === 'object' && !('type' in item);
+    const typeSelect = /** @type {HTMLSelectElement} */ (options.cloneNode(true));
+    typeSelect.setAttribute('aria-label', t('layerType', { n: i }));
+    if (isGroup) typeSelect.prepend(h('option', { value: GROUP }, t('group')));
     typeSelect.value = isGroup ? GROUP : item.type;
     typeSelect.disabled = isGroup;
 
@@ -334,8 +343,9 @@ export function createModelEditor(root, onChange, presetDocument) {
       return;
     }
     const list = h('ol', { class: 'layer-list', 'aria-label': t('layers'), 'aria-describedby': 'layer-keys' });
+    const options = typeOptions();
     doc.layers.forEach((item, i) => {
-      const row = rowFor(item, i);
+      const row = rowFor(item, i, options);
       rows.push(row);
       list.append(row.li);
     });
