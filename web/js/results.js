@@ -3,7 +3,7 @@
 // read from the report JSON, so new fields show up without changes here where possible.
 
 // @ts-check
-import { h, replace } from './dom.js';
+import { h, morph, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatRate, formatSeconds, formatShape, formatSignificant, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
@@ -71,7 +71,7 @@ function card(key, value, detail, title, badge) {
 /** The total cards. @param {Element} root @param {Report} report @param {string} units */
 export function renderTotals(root, report, units) {
   const p = report.params;
-  replace(root,
+  morph(root,
     card('totalParams', formatCount(p.total),
       `${groupDigits(p.total)} · ${t('trainable')} ${formatCount(p.trainable)}`, t('paramsHelp'), approximateBadge(report)),
     card('totalMacs', formatCount(report.macs.forward),
@@ -87,7 +87,7 @@ export function renderTotals(root, report, units) {
 export function renderFit(root, report, units) {
   const fit = fitOf(report);
   if (fit === null) {
-    replace(root, h('p', { class: 'hint' }, t('noCapacity')));
+    morph(root, h('p', { class: 'hint' }, t('noCapacity')));
     root.className = 'fit';
     return;
   }
@@ -113,7 +113,7 @@ export function renderFit(root, report, units) {
       reserve: formatBytes(mem.reserve_bytes, units), fragmentation: formatBytes(mem.fragmentation_bytes, units),
     })
     : t('reserveNote')));
-  replace(root, ...items);
+  morph(root, ...items);
 }
 
 /** Whether the report is LLM inference with a prefill and a decode phase.
@@ -161,7 +161,7 @@ export function renderExtras(root, report, units) {
   // core/include/dlcost/report.hpp) show here.
   const notes = Array.isArray(report.warnings) ? report.warnings : [];
   if (notes.length) blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, n))));
-  replace(root, ...blocks);
+  morph(root, ...blocks);
 }
 
 /** @type {Column[]} */
