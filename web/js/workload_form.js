@@ -218,8 +218,8 @@ export function createWorkloadForm(gpus, getState, update) {
     const ctx = fieldContext(s);
     for (const f of formFields()) {
       const field = /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field'));
-      // Written only when it changes: each write costs style work at every keystroke.
-      if (field.hidden !== !applies(f, ctx)) field.hidden = !applies(f, ctx);
+      const hide = !applies(f, ctx);
+      if (field.hidden !== hide) field.hidden = hide;  // a write costs style work at every keystroke
     }
     refreshTask(s);
   }
