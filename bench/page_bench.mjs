@@ -6,18 +6,38 @@
 // the first correct result (the default preset's report equal to the CLI's); and the median
 // time from an input change to the redrawn result for the largest preset.
 //
-//   node bench/page_bench.mjs [--json] [--reps 40]
+//   node bench/page_bench.mjs [--json] [--reps 40] [--navs 5] [--dist DIR --dist DIR2]
 // Needs dist/ (scripts/build-web), build/dlcost and node_modules/playwright-core.
+//
+// Two --dist folders (an old and a new build) are measured A/B in the same run, interleaved:
+// navigations alternate between them and the redraws run in blocks of five, page A then page
+// B, so a loaded machine slows both alike.
+//
+// The redraw is measured two ways, both starting inside a frame (the input dispatched from a
+// requestAnimationFrame callback): "to next frame", until the next frame's callback (what
+// earlier sessions reported; headless Chromium's frames are 60 Hz, so it never reads below
+// about 16.7 ms), and "until drawn", until a message posted right after the input runs, which
+// is after the browser has run the handler and the frame's style, layout and paint: the
+// main-thread work an input costs, which must fit in the 16 ms of a frame.
+//
+// Layout shift: the sum of the layout-shift entries (the Layout Instability API, CLS's
+// entries, no input excluded: the page is not touched) from the first result until the page
+// is idle, the insights chunk and the second engine module loaded.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { cliEstimate, cliPresets, WASM_MODULE } from '../tests/js/native_cli.mjs';
-import { DIST, openSession } from '../tests/browser/harness.mjs';
+import { DIST, openSession, serve } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const reps = Number(args[args.indexOf('--reps') + 1] || 40) || 40;
+/** @param {string} flag @param {number} fallback */
+const numberArg = (flag, fallback) => (args.includes(flag) ? Number(args[args.indexOf(flag) + 1]) || fallback : fallback);
+const reps = numberArg('--reps', 40);
+const navs = numberArg('--navs', 5);
+const dists = args.flatMap((a, i) => (a === '--dist' ? [resolve(args[i + 1])] : []));
+if (!dists.length) dists.push(DIST);
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,10 +57,12 @@ function sizes(files) {
 // A result on the page: the main page's test hook has a report; the widget says "ok".
 const shown = () => Boolean(globalThis.dlcostPage?.lastReport?.()) || document.body.dataset.state === 'ok';
 
-async function transferred(session, path) {
+/** @param {{browser: any}} session @param {{url: string, dir: string}} site @param {string} path */
+async function transferred(session, site, path) {
   const context = await session.browser.newContext();
   // When the result first shows, from a 2 ms poll inside the page (the test's own wait may
-  // answer later on a loaded machine, after the page has gone on to load what follows).
+  // answer later on a loaded machine, after the page has gone on to load what follows); and
+  // the layout shifts after it.
   await context.addInitScript(() => {
     const poll = setInterval(() => {
       if (globalThis.dlcostPage?.lastReport?.() || document.body?.dataset.state === 'ok') {
@@ -48,16 +70,20 @@ async function transferred(session, path) {
         clearInterval(poll);
       }
     }, 2);
+    globalThis.dlcostShifts = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) globalThis.dlcostShifts.push({ at: e.startTime, value: e.value });
+    }).observe({ type: 'layout-shift', buffered: true });
   });
   const page = await context.newPage();
   const files = new Map();
   page.on('request', (r) => {
     const u = new URL(r.url());
-    if (u.origin !== new URL(session.url).origin) return;
-    const file = join(DIST, u.pathname.endsWith('/') ? `${u.pathname}index.html` : u.pathname);
+    if (u.origin !== new URL(site.url).origin) return;
+    const file = join(site.dir, u.pathname.endsWith('/') ? `${u.pathname}index.html` : u.pathname);
     if (existsSync(file)) files.set(u.pathname, readFileSync(file));
   });
-  await page.goto(session.url + path, { waitUntil: 'commit', timeout: 30000 });
+  await page.goto(site.url + path, { waitUntil: 'commit', timeout: 30000 });
   await page.waitForFunction(shown, null, { timeout: 30000, polling: 'raf' });
   await page.waitForFunction(() => globalThis.dlcostFirstResultAt !== undefined);
   // The document and every file whose request started before the result showed.
@@ -72,46 +98,41 @@ async function transferred(session, path) {
   await page.waitForLoadState('networkidle', { timeout: 30000 });
   await new Promise((done) => setTimeout(done, 1000));  // the insights' delayed load
   await page.waitForLoadState('networkidle', { timeout: 30000 });
+  await new Promise((done) => setTimeout(done, 500));
+  const shift = await page.evaluate(() => globalThis.dlcostShifts
+    .filter((e) => e.at >= globalThis.dlcostFirstResultAt).reduce((sum, e) => sum + e.value, 0));
   await context.close();
-  return { path, first_result: { ...first, names: firstFiles }, idle: sizes(files) };
+  return { path, first_result: { ...first, names: firstFiles }, idle: sizes(files), layout_shift_after_first_result: shift };
 }
 
 const session = await openSession();
-const out = { transfers: [], first_result_ms: [], input_to_redraw: null };
+const sites = [];
+const runs = dists.map((dir) => ({ dist: dir, transfers: [], first_result_ms: [], input_to_redraw: null }));
 try {
-  out.transfers.push(await transferred(session, ''));
-  if (existsSync(join(DIST, 'embed.html'))) {
-    // The widget shows a share link's result: the page's default preset and workload.
-    const engine = await (await import(WASM_MODULE)).default();
-    const state = { doc: { model: { preset: 'alexnet' }, workload: { mode: 'train', batch: 32, memory_gib: 24 } }, ui: { units: 'binary', lang: 'en' } };
-    const { fragment } = JSON.parse(engine.shareLinkEncode(JSON.stringify(state)));
-    out.transfers.push(await transferred(session, `embed.html${fragment}`));
+  for (const dir of dists) sites.push({ dir, ...(await serve(dir)) });
+  const engine = await (await import(WASM_MODULE)).default();
+  for (const [k, site] of sites.entries()) {
+    runs[k].transfers.push(await transferred(session, site, ''));
+    if (existsSync(join(site.dir, 'embed.html'))) {
+      // The widget shows a share link's result: the page's default preset and workload.
+      const state = { doc: { model: { preset: 'alexnet' }, workload: { mode: 'train', batch: 32, memory_gib: 24 } }, ui: { units: 'binary', lang: 'en' } };
+      const { fragment } = JSON.parse(engine.shareLinkEncode(JSON.stringify(state)));
+      runs[k].transfers.push(await transferred(session, site, `embed.html${fragment}`));
+    }
   }
 
-  // Navigation to the first correct result, over a few fresh contexts (no cache).
+  // Navigation to the first correct result, over fresh contexts (no cache); with two builds,
+  // alternating which goes first.
   const presets = cliPresets();
   const first = presets.some((p) => p.name === 'alexnet') ? 'alexnet' : presets[0].name;  // the page's default
-  for (let i = 0; i < 5; i += 1) {
-    const context = await session.browser.newContext();
-    const page = await context.newPage();
-    const t0 = Date.now();
-    await page.goto(session.url, { waitUntil: 'commit' });
-    await page.waitForFunction(() => Boolean(globalThis.dlcostPage?.lastReport()), null, { timeout: 30000, polling: 'raf' });
-    out.first_result_ms.push(Date.now() - t0);
-    // Correct: the CLI's report for the document the page estimated (its default preset and
-    // its task's default workload).
-    const { report, doc } = await page.evaluate(() => ({ report: globalThis.dlcostPage.lastReport(), doc: globalThis.dlcostPage.document() }));
-    if (doc.model.preset !== first) throw new Error(`the page opened ${doc.model.preset}, not ${first}`);
-    if (JSON.stringify(report) !== JSON.stringify(cliEstimate(doc).json)) throw new Error('first result differs from the CLI');
-    await context.close();
+  for (let i = 0; i < navs; i += 1) {
+    const order = sites.map((_, k) => k);
+    if (i % 2) order.reverse();
+    for (const k of order) runs[k].first_result_ms.push(await firstResult(sites[k], first));
   }
 
   // Input change -> redrawn result for the preset with the most layers (a CNN) and for the
   // transformer preset with the most parameters.
-  const context = await session.browser.newContext();
-  const page = await context.newPage();
-  await page.goto(session.url, { waitUntil: 'load' });
-  await page.waitForSelector('body[data-ready="true"]');
   let largest = first;
   let most = -1;
   let llm = null;
@@ -121,45 +142,115 @@ try {
     if (report.layers.length > most) [largest, most] = [name, report.layers.length];
     if (family !== 'cnn' && report.params.total > llmParams) [llm, llmParams] = [name, report.params.total];
   }
-  out.input_to_redraw = await redraw(page, largest, most);
-  if (llm) out.input_to_redraw_llm = await redraw(page, llm, cliEstimate({ model: { preset: llm } }).json.layers.length);
-  await context.close();
+  const pages = [];
+  for (const site of sites) {
+    const context = await session.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(site.url, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-ready="true"]');
+    pages.push(page);
+  }
+  const cnn = await redraw(pages, largest, most);
+  cnn.forEach((r, k) => { runs[k].input_to_redraw = r; });
+  if (llm) {
+    const rows = await redraw(pages, llm, cliEstimate({ model: { preset: llm } }).json.layers.length);
+    rows.forEach((r, k) => { runs[k].input_to_redraw_llm = r; });
+  }
+  for (const page of pages) await page.context().close();
 } finally {
+  for (const site of sites) await site.close();
   await session.close();
 }
 
-/** The median time from a batch change to the next frame after the redraw, for `preset`. */
-async function redraw(page, preset, layers) {
-  await page.selectOption('#preset', preset);
-  // Measured inside the page: from the input event to the next frame after the redraw.
-  const times = await page.evaluate(async (count) => {
-    const input = document.getElementById('wl-batch');
-    const ms = [];
-    for (let i = 0; i < count; i += 1) {
-      const t0 = performance.now();
-      input.value = String(8 + (i % 2));
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-      await new Promise((done) => requestAnimationFrame(() => done()));
-      ms.push(performance.now() - t0);
-    }
-    return ms;
-  }, reps);
-  const shownBatch = await page.evaluate(() => globalThis.dlcostPage.lastReport().workload.batch);
-  if (shownBatch !== 8 + ((reps - 1) % 2)) throw new Error('the last change was not redrawn');
-  return { preset, layers, reps, median_ms: median(times), max_ms: Math.max(...times) };
+/** One navigation to the first correct result, in ms; throws when the result is not the CLI's.
+ *  @param {{url: string}} site @param {string} first the default preset */
+async function firstResult(site, first) {
+  const context = await session.browser.newContext();
+  const page = await context.newPage();
+  const t0 = Date.now();
+  await page.goto(site.url, { waitUntil: 'commit' });
+  await page.waitForFunction(() => Boolean(globalThis.dlcostPage?.lastReport()), null, { timeout: 30000, polling: 'raf' });
+  const ms = Date.now() - t0;
+  // Correct: the CLI's report for the document the page estimated (its default preset and
+  // its task's default workload).
+  const { report, doc } = await page.evaluate(() => ({ report: globalThis.dlcostPage.lastReport(), doc: globalThis.dlcostPage.document() }));
+  if (doc.model.preset !== first) throw new Error(`the page opened ${doc.model.preset}, not ${first}`);
+  if (JSON.stringify(report) !== JSON.stringify(cliEstimate(doc).json)) throw new Error('first result differs from the CLI');
+  await context.close();
+  return ms;
 }
-out.first_result_median_ms = median(out.first_result_ms);
+
+/** The median times from a batch change to the redrawn result for `preset`, on each page (one
+ *  per build), in blocks of five changes per page in turn. */
+async function redraw(pages, preset, layers) {
+  for (const page of pages) {
+    await page.selectOption('#preset', preset);
+    await page.waitForFunction(() => document.body.dataset.insightsPending !== 'true');
+  }
+  const times = pages.map(() => ({ frame: [], drawn: [] }));
+  const block = 5;
+  for (let done = 0; done < reps; done += block) {
+    for (const [k, page] of pages.entries()) {
+      // Measured inside the page, each change dispatched from a frame's callback.
+      const t = await page.evaluate(async ([from, count]) => {
+        const input = document.getElementById('wl-batch');
+        const nextFrame = () => new Promise((done) => requestAnimationFrame(() => done()));
+        // A message posted now is handled after the browser has drawn the current frame.
+        const afterDrawn = () => new Promise((done) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => done();
+          channel.port2.postMessage(0);
+        });
+        const frame = [];
+        const drawn = [];
+        await nextFrame();
+        for (let i = from; i < from + count; i += 1) {
+          const t0 = performance.now();
+          input.value = String(8 + (i % 2));
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+          await afterDrawn();
+          drawn.push(performance.now() - t0);
+          await nextFrame();
+          frame.push(performance.now() - t0);
+        }
+        return { frame, drawn };
+      }, [done, Math.min(block, reps - done)]);
+      times[k].frame.push(...t.frame);
+      times[k].drawn.push(...t.drawn);
+    }
+  }
+  const out = [];
+  for (const [k, page] of pages.entries()) {
+    const shownBatch = await page.evaluate(() => globalThis.dlcostPage.lastReport().workload.batch);
+    if (shownBatch !== 8 + ((reps - 1) % 2)) throw new Error('the last change was not redrawn');
+    const { frame, drawn } = times[k];
+    out.push({
+      preset, layers, reps, median_ms: median(frame), max_ms: Math.max(...frame),
+      drawn_median_ms: median(drawn), drawn_max_ms: Math.max(...drawn),
+    });
+  }
+  return out;
+}
+
+for (const run of runs) run.first_result_median_ms = median(run.first_result_ms);
+const load = (await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ');
 
 if (asJson) {
-  console.log(JSON.stringify(out));
+  console.log(JSON.stringify(runs.length === 1 ? runs[0] : { load_average: load, runs }));
 } else {
-  for (const t of out.transfers) {
-    const f = t.first_result;
-    console.log(`${t.path.split('#')[0] || 'index.html'}: first result ${f.files} files, ${f.raw} B raw, ${f.gzip} B gzipped (${f.names.join(' ')}); `
-      + `until idle ${t.idle.files} files, ${t.idle.raw} B raw, ${t.idle.gzip} B gzipped`);
+  for (const run of runs) {
+    if (runs.length > 1) console.log(`== ${run.dist}`);
+    for (const t of run.transfers) {
+      const f = t.first_result;
+      console.log(`${t.path.split('#')[0] || 'index.html'}: first result ${f.files} files, ${f.raw} B raw, ${f.gzip} B gzipped (${f.names.join(' ')}); `
+        + `until idle ${t.idle.files} files, ${t.idle.raw} B raw, ${t.idle.gzip} B gzipped; `
+        + `layout shift after the first result ${t.layout_shift_after_first_result.toFixed(4)}`);
+    }
+    console.log(`navigation to first correct result: median ${run.first_result_median_ms} ms (${run.first_result_ms.join(', ')})`);
+    for (const r of [run.input_to_redraw, run.input_to_redraw_llm].filter(Boolean)) {
+      console.log(`input change to redraw, ${r.preset} (${r.layers} rows): until drawn median ${r.drawn_median_ms.toFixed(1)} ms `
+        + `(max ${r.drawn_max_ms.toFixed(1)}), to next frame median ${r.median_ms.toFixed(1)} ms (max ${r.max_ms.toFixed(1)}) over ${r.reps}`);
+    }
   }
-  console.log(`navigation to first correct result: median ${out.first_result_median_ms} ms (${out.first_result_ms.join(', ')})`);
-  for (const r of [out.input_to_redraw, out.input_to_redraw_llm].filter(Boolean)) {
-    console.log(`input change to redraw, ${r.preset} (${r.layers} rows): median ${r.median_ms.toFixed(1)} ms over ${r.reps}, max ${r.max_ms.toFixed(1)} ms`);
-  }
+  console.log(`load average after the run: ${load}`);
 }

@@ -133,7 +133,9 @@ describe('the page', () => {
       const cli = cliEstimate({ model: doc.model, workload: { ...doc.workload, dtype: 'fp32' } });
       assert.deepEqual(report, cli.json);
       assert.equal(await page.locator('.layer-row').count(), 3);
-      assert.equal(await page.locator('.layer-row').nth(0).locator('.row-shape').innerText(), '50');
+      // textContent: a row out of view skips rendering (content-visibility: auto in
+      // dlcost.css), and innerText reads rendered text only.
+      assert.equal(await page.locator('.layer-row').nth(0).locator('.row-shape').textContent(), '50');
 
       // A Hugging Face config (BERT-base's published config.json fields). It has no `layers`,
       // so it is edited as JSON; the engine either estimates it (transformer support) or
@@ -247,7 +249,7 @@ describe('the page', () => {
       // Text the row cannot even read is flagged on the row by the page itself.
       await page.selectOption('#preset', 'alexnet');
       await page.locator('.layer-row').nth(0).locator('.row-fields').fill('out_channels 64');
-      assert.ok((await page.locator('.layer-row').nth(0).locator('.row-error').innerText()).length > 0);
+      assert.ok((await page.locator('.layer-row').nth(0).locator('.row-error').textContent()).length > 0);  // (content-visibility: textContent)
       // The input shape field.
       await page.selectOption('#preset', 'alexnet');
       await page.fill('#model-input', '3, 0, 224');

@@ -3,7 +3,7 @@
 // (fixed + batch x per_sample) with the capacity line and the largest batch that fits.
 // @ts-check
 
-import { h, replace, s } from './dom.js';
+import { h, morph, s } from './dom.js';
 import { formatPercent } from './units.js';
 
 const BAR_W = 640;
@@ -72,7 +72,7 @@ export function renderBreakdown(root, segments, total, capacity, fmt, labels) {
     h('span', { class: 'legend-label' }, labels.total),
     h('span', { class: 'legend-value num' }, fmt(total)),
     h('span', { class: 'legend-pct num' }, '')));
-  replace(root, svg, legend);
+  morph(root, svg, legend);
 }
 
 const W = 640;
@@ -148,5 +148,5 @@ export function renderSweep(root, sweep, batch, fmt, labels, base = 1024) {
     svg.append(s('circle', { cx: px(cur.batch), cy: py(cur.total), r: 5, class: 'cur-dot' },
       s('title', {}, `${labels.current} ${cur.batch}: ${fmt(cur.total)}`)));
   }
-  replace(root, svg, h('p', { class: 'hint' }, labels.formula));
+  morph(root, svg, h('p', { class: 'hint' }, labels.formula));
 }

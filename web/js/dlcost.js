@@ -45,9 +45,30 @@ let enginePromise = null;
  *  @returns {Promise<EngineModule>} */
 export function load(options = {}) {
   if (!enginePromise) {
-    enginePromise = import('./dlcost_wasm.mjs').then((m) => m.default(options));
+    enginePromise = import('./dlcost_wasm.mjs').then(async (m) => m.default(await withCompiled(options)));
   }
   return enginePromise;
+}
+
+/** `options` with an instantiateWasm hook that instantiates the module boot.js began
+ *  compiling when the page started (so the compile overlaps the page's own scripts); the
+ *  options unchanged outside a page, or when that compile failed (the loader then fetches and
+ *  compiles the module itself, and reports its own error).
+ *  @param {object} options @returns {Promise<object>} */
+async function withCompiled(options) {
+  if (typeof document === 'undefined' || 'instantiateWasm' in options) return options;
+  const compiled = await import('./boot.js').then((m) => m.engineModule).catch(() => null);
+  if (!compiled) return options;
+  /** @type {WebAssembly.Module} */
+  const module = compiled;
+  return {
+    ...options,
+    /** @param {WebAssembly.Imports} imports @param {(i: WebAssembly.Instance, m: WebAssembly.Module) => void} done */
+    instantiateWasm(imports, done) {
+      WebAssembly.instantiate(module, imports).then((instance) => done(instance, module));
+      return {};
+    },
+  };
 }
 
 /** @type {EngineModule | null} */

@@ -58,5 +58,48 @@ export function replace(node, ...children) {
   append(node, children);
 }
 
+/** Makes the children of `node` what replace(node, ...children) would leave, keeping every
+ *  node already there that has the same tag (its attributes and text patched): a redraw of
+ *  figures that changed changes their text, and the browser lays out and paints only that.
+ *  For parts without listeners on their nodes (a kept node keeps the old one's listeners).
+ *  @param {Element} node @param {...Child} children */
+export function morph(node, ...children) {
+  const next = document.createDocumentFragment();
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    next.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  patchChildren(node, [...next.childNodes]);
+}
+
+/** @param {Node} parent @param {ChildNode[]} wanted */
+function patchChildren(parent, wanted) {
+  wanted.forEach((want, i) => {
+    const have = parent.childNodes[i];
+    if (!have) parent.appendChild(want);
+    else if (!patchNode(have, want)) parent.replaceChild(want, have);
+  });
+  while (parent.childNodes.length > wanted.length) parent.lastChild?.remove();
+}
+
+/** Patches `have` into `want` when both are text, or elements of one tag; false otherwise.
+ *  @param {ChildNode} have @param {ChildNode} want @returns {boolean} */
+function patchNode(have, want) {
+  if (have instanceof Text && want instanceof Text) {
+    if (have.data !== want.data) have.data = want.data;
+    return true;
+  }
+  if (!(have instanceof Element && want instanceof Element)) return false;
+  if (have.namespaceURI !== want.namespaceURI || have.tagName !== want.tagName) return false;
+  for (const { name, value } of [...want.attributes]) {
+    if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+  }
+  for (const { name } of [...have.attributes]) {
+    if (!want.hasAttribute(name)) have.removeAttribute(name);
+  }
+  patchChildren(have, [...want.childNodes]);
+  return true;
+}
+
 /** @param {string} id */
 export const byId = (id) => document.getElementById(id);

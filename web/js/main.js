@@ -59,7 +59,7 @@ function mergePatches(...patches) {
 }
 
 /** The page, once the engine has loaded: its parts and the one render.
- *  @param {import('./types').PresetEntry[]} presets @param {Gpu[]} gpus */
+ *  @param {import('./types').PresetEntry[]} presets @param {() => Gpu[]} gpus */
 function createPage(presets, gpus) {
   /** @type {Report | null} */
   let lastReport = null;
@@ -68,6 +68,9 @@ function createPage(presets, gpus) {
   /** The state the page shows (top-level parts, compared by identity), null before the first. */
   /** @type {PageState | null} */
   let shown = null;
+  /** Whether the layer editor is drawn: from just after the first result (finishStart), which
+   *  does not wait for its rows (a preset's list can be hundreds of rows of controls). */
+  let editorOn = false;
 
   const editor = createModelEditor(
     byId('editor'),
@@ -214,7 +217,7 @@ function createPage(presets, gpus) {
     }
     form.render(s);
     io.render(s);
-    editor.render(s);
+    if (editorOn) editor.render(s);
     if (REPORT_KEYS.some(changed)) estimate(s);
     // Before the insights load there is no explanation to show and no GPU table to sort.
     if (insightsLoaded && changed('explain')) insightsLoaded.showExplanation();
@@ -235,7 +238,7 @@ function createPage(presets, gpus) {
     const w = /** @type {{gpu?: unknown}} */ (workload && typeof workload === 'object' ? workload : {});
     if (typeof w.gpu === 'string') {
       // The engine writes the sizes back as text that reads back to the link's exact bytes.
-      const g = gpus.find((x) => (x.id ?? x.name) === w.gpu);
+      const g = gpus().find((x) => (x.id ?? x.name) === w.gpu);
       const memory = g && Number.isFinite(g.memory_bytes)
         ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
       Object.assign(gpu, { name: w.gpu, memory });
@@ -272,8 +275,19 @@ function createPage(presets, gpus) {
   byId('units-gib').addEventListener('click', () => setUnits('GiB'));
   byId('units-gb').addEventListener('click', () => setUnits('GB'));
 
+  /** What the first result does not need, drawn once it is on the page: the layer editor and
+   *  the GPU picker's list. */
+  function finishStart() {
+    editorOn = true;
+    editor.render(getState());
+    if (lastReport && !lastError) editor.showReport(lastReport);
+    showError(lastError);
+    form.listGpus();
+  }
+
   return {
     render,
+    finishStart,
     openLinkState,
     openDefault,
     /** Estimates the state's document again and redraws (for tests and benchmarks). */
@@ -308,9 +322,10 @@ async function start() {
     return;
   }
   status.textContent = '';
-  registerOffline();
   const presets = dlcost.presets();
-  const gpus = dlcost.gpus();
+  /** @type {Gpu[] | null} */
+  let gpuList = null;
+  const gpus = () => (gpuList ??= dlcost.gpus());
   setPresetFamilies(presets);
   const schema = dlcost.workloadSchema();
   setSchema(schema);
@@ -330,7 +345,6 @@ async function start() {
     if (first) page.openDefault(first);
     else page.render(getState());
   }
-  document.body.dataset.ready = 'true';
   // For tests and benchmarks: the page's own state, report and file reader (dist/js holds
   // bundles, not modules).
   globalThis.dlcostPage = {
@@ -342,6 +356,13 @@ async function start() {
     /** @param {Blob} file @param {(bytesRead: number) => void} [onRead] */
     inspectFile: async (file, onRead) => (await import('./model_file.js')).inspectFile(file, onRead),
   };
+  // Once the first result is painted (the frame after it, then a task): the layer editor, the
+  // GPU list and the offline worker (its install fetches every file of the build), then
+  // "ready" for the tests, which drive the whole page.
+  await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted, 0)));
+  page.finishStart();
+  registerOffline();
+  document.body.dataset.ready = 'true';
 }
 
 start();

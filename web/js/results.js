@@ -3,7 +3,7 @@
 // read from the report JSON, so new fields show up without changes here where possible.
 
 // @ts-check
-import { h, replace } from './dom.js';
+import { h, morph, replace } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatRate, formatSeconds, formatShape, formatSignificant, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
@@ -71,7 +71,7 @@ function card(key, value, detail, title, badge) {
 /** The total cards. @param {Element} root @param {Report} report @param {string} units */
 export function renderTotals(root, report, units) {
   const p = report.params;
-  replace(root,
+  morph(root,
     card('totalParams', formatCount(p.total),
       `${groupDigits(p.total)} · ${t('trainable')} ${formatCount(p.trainable)}`, t('paramsHelp'), approximateBadge(report)),
     card('totalMacs', formatCount(report.macs.forward),
@@ -87,7 +87,7 @@ export function renderTotals(root, report, units) {
 export function renderFit(root, report, units) {
   const fit = fitOf(report);
   if (fit === null) {
-    replace(root, h('p', { class: 'hint' }, t('noCapacity')));
+    morph(root, h('p', { class: 'hint' }, t('noCapacity')));
     root.className = 'fit';
     return;
   }
@@ -113,7 +113,7 @@ export function renderFit(root, report, units) {
       reserve: formatBytes(mem.reserve_bytes, units), fragmentation: formatBytes(mem.fragmentation_bytes, units),
     })
     : t('reserveNote')));
-  replace(root, ...items);
+  morph(root, ...items);
 }
 
 /** Whether the report is LLM inference with a prefill and a decode phase.
@@ -161,7 +161,7 @@ export function renderExtras(root, report, units) {
   // core/include/dlcost/report.hpp) show here.
   const notes = Array.isArray(report.warnings) ? report.warnings : [];
   if (notes.length) blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, n))));
-  replace(root, ...blocks);
+  morph(root, ...blocks);
 }
 
 /** @type {Column[]} */
@@ -174,9 +174,16 @@ const COLUMNS = [
   { key: 'activation_bytes', num: true, bar: true },
 ];
 
-/** @param {Node} node @param {string} text */
+/** Writes `text` into `node` when it differs; a lone text node's data is changed in place
+ *  (the cell keeps its layout object, and the table's redraw stays a text change).
+ *  @param {Node} node @param {string} text */
 function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  const only = node.firstChild;
+  if (only instanceof Text && only === node.lastChild) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
 }
 
 /** @param {Column} col @param {LayerReport} l @param {string} units @returns {string} */
@@ -282,9 +289,9 @@ function buildView(root, sort, onSort, key) {
   const view = { key, table, data: null };
   view.draw = () => {
     const { rows, max, units } = view.data;
-    const height = root.clientHeight || 640;
-    const first = Math.max(0, Math.floor(root.scrollTop / ROW_PX) - OVERSCAN);
-    const last = Math.min(rows.length, Math.ceil((root.scrollTop + height) / ROW_PX) + OVERSCAN);
+    const { height, scrollTop } = boxOf(root);
+    const first = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
+    const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_PX) + OVERSCAN);
     while (pool.length < last - first) pool.push(makeRow());
     /** @type {HTMLElement} */ (top.firstChild).style.height = `${first * ROW_PX}px`;
     top.hidden = first === 0;
@@ -296,7 +303,7 @@ function buildView(root, sort, onSort, key) {
       const l = rows[r];
       if (tr.dataset.name !== l.name) tr.dataset.name = l.name;
       if (tr.dataset.index !== String(l.index)) tr.dataset.index = String(l.index);  // explain.js: /layers/<index>
-      tr.setAttribute('aria-rowindex', String(r + 2));
+      if (tr.getAttribute('aria-rowindex') !== String(r + 2)) tr.setAttribute('aria-rowindex', String(r + 2));
       COLUMNS.forEach((c, k) => {
         setText(cells[k].text, cellText(c, l, units));
         if (c.bar) {
@@ -309,14 +316,42 @@ function buildView(root, sort, onSort, key) {
     }
     for (let i = last - first; i < pool.length; i += 1) pool[i].tr.remove();
   };
+  return view;
+}
+
+/** Where each table's box is: its height and how far it is scrolled. */
+/** @typedef {{height: number, scrollTop: number}} Box */
+/** @type {WeakMap<Element, Box>} */
+const boxes = new WeakMap();
+
+/** The box of `root`, kept up to date by its scroll events and a ResizeObserver, so a redraw
+ *  reads no layout: reading clientHeight or scrollTop while drawing would force a layout of the
+ *  page in the middle of every redraw. Until the first observation, the CSS height's largest
+ *  value. @param {HTMLElement} root @returns {Box} */
+function boxOf(root) {
+  let box = boxes.get(root);
+  if (box) return box;
+  box = { height: 640, scrollTop: 0 };
+  boxes.set(root, box);
+  const redraw = () => {
+    const view = views.get(root);
+    if (view?.data && root.contains(view.table)) view.draw();
+  };
+  new ResizeObserver(([entry]) => {
+    const height = Math.round(entry.contentRect.height) || 640;
+    if (height === box.height) return;
+    box.height = height;
+    redraw();
+  }).observe(root);
   let pending = false;
-  root.onscroll = () => {
+  root.addEventListener('scroll', () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
-      if (view.data) view.draw();
+      box.scrollTop = root.scrollTop;
+      redraw();
     });
-  };
-  return view;
+  });
+  return box;
 }

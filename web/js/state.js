@@ -106,7 +106,8 @@ export function update(patch, { replace = false } = {}) {
       s[key] && typeof s[key] === 'object';
     s[key] = merge ? { ...s[key], ...value } : value;
   }
-  savePrefs(state);
+  // Storage is written when a preference changes, not at every keystroke.
+  if ('lang' in patch || 'units' in patch) savePrefs(state);
   if (notifying) {
     again = true;
     return;

@@ -139,7 +139,8 @@ export function unitsPatch(s, to) {
 }
 
 /**
- * @param {Gpu[]} gpus from the engine (may be empty)
+ * @param {() => Gpu[]} gpus the engine's GPU presets (may be empty), asked for when the picker
+ *   is filled: after the first result (fillGpus), or at once when the state names a GPU
  * @param {() => Readonly<PageState>} getState
  * @param {typeof import('./state.js').update} update
  */
@@ -180,10 +181,11 @@ export function createWorkloadForm(gpus, getState, update) {
     const task = currentTask(s);
     select.value = task;
     const entry = taskEntry(task, kind);
-    byId('wl-task-note').textContent = entry
-      ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}`
-      : '';
-    byId('wl-task-note').title = entry ? entry.sources.join('\n') : '';
+    const note = byId('wl-task-note');
+    const text = entry ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}` : '';
+    const title = entry ? entry.sources.join('\n') : '';
+    if (note.textContent !== text) note.textContent = text;
+    if (note.title !== title) note.title = title;
   }
 
   /** Writes the state's values into the controls; a control that already shows its value is
@@ -215,7 +217,9 @@ export function createWorkloadForm(gpus, getState, update) {
   function refresh(s) {
     const ctx = fieldContext(s);
     for (const f of formFields()) {
-      /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field')).hidden = !applies(f, ctx);
+      const field = /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field'));
+      const hide = !applies(f, ctx);
+      if (field.hidden !== hide) field.hidden = hide;  // a write costs style work at every keystroke
     }
     refreshTask(s);
   }
@@ -224,14 +228,18 @@ export function createWorkloadForm(gpus, getState, update) {
    *  @param {number} bytes @returns {string} */
   const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
 
+  /** Whether the picker lists the GPUs: not before the first result unless the state names
+   *  one (the list is the engine's largest table, and the first result does not need it). */
+  let gpusWanted = false;
   /** The GPU picker's options (its first, "custom", in the page's language). */
   function fillGpus() {
     gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
-    for (const g of gpus) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
+    if (!gpusWanted) return;
+    for (const g of gpus()) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
   }
 
   gpuSelect.addEventListener('change', () => {
-    const g = gpus.find((x) => (x.id ?? x.name) === gpuSelect.value);
+    const g = gpus().find((x) => (x.id ?? x.name) === gpuSelect.value);
     if (g) {
       // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
       // memory field shows its marketed size until the user types a custom one.
@@ -247,19 +255,31 @@ export function createWorkloadForm(gpus, getState, update) {
     /** Draws the form from `s`: the fields (built again in a new language), their values,
      *  which of them apply, the task, the GPU picker and the memory box. @param {PageState} s */
     render(s) {
+      const listGpus = !gpusWanted && s.gpu.name !== '';
+      if (listGpus) gpusWanted = true;
       if (builtLang !== s.lang) {
         build(s.lang);
         fillGpus();
         builtLang = s.lang;
+      } else if (listGpus) {
+        fillGpus();
       }
       syncValues(s);
       refresh(s);
-      const gpu = gpus.some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
+      const gpu = gpusWanted && gpus().some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
       if (gpuSelect.value !== gpu) gpuSelect.value = gpu;
       if (memory.value !== String(s.gpu.memory ?? '')) memory.value = String(s.gpu.memory ?? '');
       for (const el of document.querySelectorAll('[data-unit-label]')) {
         if (el.textContent !== s.units) el.textContent = s.units;
       }
+    },
+    /** Lists the GPUs in the picker (the page calls it once its first result is drawn). */
+    listGpus() {
+      if (gpusWanted) return;
+      gpusWanted = true;
+      fillGpus();
+      const { name } = getState().gpu;
+      gpuSelect.value = gpus().some((g) => (g.id ?? g.name) === name) ? name : '';
     },
     /** Shows `error` next to the field its path names; returns whether one did.
      *  @param {EngineError | null} error @returns {boolean} */
@@ -273,8 +293,11 @@ export function createWorkloadForm(gpus, getState, update) {
       const field = match && formFields().find((f) => `/workload/${f.key}` === match[0]);
       const name = field ? (field.label[lang] ?? field.label.en) : `${t('gpuMemory')} (${getState().units})`;
       for (const id of new Set(paths.map(([, id]) => id))) {
-        byId(`${id}-error`).textContent = id === target ? `${name}: ${error.message}` : '';
-        byId(id).setAttribute('aria-invalid', id === target ? 'true' : 'false');
+        const text = id === target ? `${name}: ${error.message}` : '';
+        const invalid = id === target ? 'true' : 'false';
+        const message = byId(`${id}-error`);
+        if (message.textContent !== text) message.textContent = text;
+        if (byId(id).getAttribute('aria-invalid') !== invalid) byId(id).setAttribute('aria-invalid', invalid);
       }
       return target !== null;
     },
