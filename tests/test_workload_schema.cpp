@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/error.hpp"
+#include "dlcost/units.hpp"
+#include "dlcost/units_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
 
@@ -242,5 +244,54 @@ TEST_CASE("the exported schema describes every field in both languages", "[workl
     CHECK((!f.at("default").is_null() || f.contains("default_note")));
     for (const json& c : f.at("when"))
       CHECK(schema.at("conditions").contains(c.get<std::string>()));
+  }
+}
+
+// Binary prefixes are powers of 1024 (IEC 80000-13: 1 KiB = 1024 B, 1 GiB = 2^30 B), decimal
+// ones powers of 1000 (SI: 1 kB = 1000 B, 1 GB = 10^9 B). One table holds each convention; the
+// CLI's formatter, the text rule of byte fields and the page's formatter (via numberUnitsJson)
+// all read it.
+TEST_CASE("byte and count units come from one table", "[workload_schema][units]") {
+  SECTION("byte unit names in typed text") {
+    const std::pair<const char*, double> cases[] = {{"B", 1},
+                                                    {"kB", 1e3},
+                                                    {"KB", 1e3},
+                                                    {"MB", 1e6},
+                                                    {"GB", 1e9},
+                                                    {"TB", 1e12},
+                                                    {"KiB", 1024.0},
+                                                    {"MiB", 1048576.0},
+                                                    {"GiB", 1073741824.0},
+                                                    {"TiB", 1099511627776.0},
+                                                    {"PiB", 0},
+                                                    {"gb", 0}};
+    for (const auto& [name, bytes] : cases) {
+      INFO(name);
+      CHECK(dlcost::bytesPerUnitName(name) == bytes);
+    }
+  }
+  SECTION("formatted bytes and counts") {
+    using dlcost::ByteUnits;
+    CHECK(dlcost::formatBytes(512, ByteUnits::kBinary) == "512 B");
+    CHECK(dlcost::formatBytes(1536, ByteUnits::kBinary) == "1.50 KiB");
+    CHECK(dlcost::formatBytes(1536, ByteUnits::kDecimal) == "1.54 kB");
+    CHECK(dlcost::formatBytes(int64_t{1} << 30, ByteUnits::kBinary) == "1.00 GiB");
+    CHECK(dlcost::formatBytes(int64_t{1} << 30, ByteUnits::kDecimal) == "1.07 GB");
+    CHECK(dlcost::formatBytes(-(int64_t{300} << 20), ByteUnits::kBinary) == "-300.0 MiB");
+    CHECK(dlcost::formatCount(512) == "512");
+    // resnet50's 25,557,032 parameters (torchvision's ResNet50_Weights metadata)
+    CHECK(dlcost::formatCount(25557032) == "25.56 M");
+    CHECK(dlcost::formatCount(4089184256, "MACs") == "4.09 GMACs");  // a value above 10^9
+  }
+  SECTION("the exported tables") {
+    const nlohmann::json j = dlcost::numberUnitsJson();
+    CHECK(j["bytes"]["GiB"]["step"] == 1024);
+    CHECK(j["bytes"]["GiB"]["bytes_per_unit"] == 1073741824.0);
+    CHECK(j["bytes"]["GiB"]["names"][3] == "GiB");
+    CHECK(j["bytes"]["GB"]["step"] == 1000);
+    CHECK(j["bytes"]["GB"]["bytes_per_unit"] == 1e9);
+    CHECK(j["bytes"]["GB"]["names"][1] == "kB");
+    CHECK(j["count"]["names"][2] == "M");
+    CHECK(dlcost::workloadSchemaJson()["number_units"] == j);
   }
 }

@@ -24,6 +24,7 @@
 #include "dlcost/config_json.hpp"
 #include "dlcost/error.hpp"
 #include "dlcost/report_json.hpp"
+#include "dlcost/units_json.hpp"
 #include "dlcost/workload_json.hpp"
 #include "dlcost/workload_schema.hpp"
 #include "guarded.hpp"
@@ -85,6 +86,11 @@ std::string workloadSchema() {
   return guarded([] { return dlcost::dumpJson(dlcost::workloadSchemaJson()); });
 }
 
+/// numberUnits() -> the unit tables the page's formatter reads (dlcost::numberUnitsJson).
+std::string numberUnits() {
+  return guarded([] { return dlcost::dumpJson(dlcost::numberUnitsJson()); });
+}
+
 /// workloadFromText({"fields": {KEY: TEXT}, "byte_unit": "GiB"}) -> the workload object, each
 /// text read by the schema's one rule (the CLI's flags use it too); errors at /workload/KEY.
 std::string workloadFromText(const std::string& request_text) {
@@ -132,6 +138,7 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("shareLinkEncode", &shareLinkEncode);
   emscripten::function("shareLinkDecode", &shareLinkDecode);
   emscripten::function("workloadSchema", &workloadSchema);
+  emscripten::function("numberUnits", &numberUnits);
   emscripten::function("workloadFromText", &workloadFromText);
   emscripten::function("workloadToText", &workloadToText);
   emscripten::function("exceptionMessage", &exceptionMessage);

@@ -13,27 +13,45 @@ std::optional<ByteUnits> parseByteUnits(const std::string& name) {
 
 namespace {
 
-std::string scaled(double value, double base, const char* const* suffixes, int count) {
+const char* const kBinaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+const char* const kDecimalNames[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+const char* const kCountNames[] = {"", "K", "M", "G", "T", "P", "E"};
+
+/// "%.0f" below the first prefix, else two decimals (one from 100 up), then " " and the name
+/// unless it is empty.
+std::string scaled(double value, const UnitPrefixes& p) {
   int i = 0;
   double v = value;
-  while (i + 1 < count && std::fabs(v) >= base) {
-    v /= base;
+  while (i + 1 < p.count && std::fabs(v) >= p.step) {
+    v /= p.step;
     ++i;
   }
   char buf[64];
-  if (i == 0) {
-    std::snprintf(buf, sizeof buf, "%.0f%s", v, suffixes[0]);
-  } else {
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.1f%s" : "%.2f%s", v, suffixes[i]);
-  }
-  return buf;
+  const char* format = i == 0 ? "%.0f" : std::fabs(v) >= 100 ? "%.1f" : "%.2f";
+  std::snprintf(buf, sizeof buf, format, v);
+  std::string out = buf;
+  if (*p.names[i] != '\0') out.append(" ").append(p.names[i]);
+  return out;
 }
 
 }  // namespace
 
+UnitPrefixes bytePrefixes(ByteUnits units) {
+  return units == ByteUnits::kBinary ? UnitPrefixes{1024.0, kBinaryNames, 7}
+                                     : UnitPrefixes{1000.0, kDecimalNames, 7};
+}
+
+UnitPrefixes countPrefixes() {
+  return {1000.0, kCountNames, 7};
+}
+
+double bytesPerGigaUnit(ByteUnits units) {
+  const UnitPrefixes p = bytePrefixes(units);
+  return p.step * p.step * p.step;
+}
+
 std::string formatCount(int64_t count) {
-  static const char* const kSuffixes[] = {"", " K", " M", " G", " T", " P", " E"};
-  return scaled(static_cast<double>(count), 1000.0, kSuffixes, 7);
+  return scaled(static_cast<double>(count), countPrefixes());
 }
 
 std::string formatCount(int64_t count, const std::string& unit) {
@@ -42,10 +60,7 @@ std::string formatCount(int64_t count, const std::string& unit) {
 }
 
 std::string formatBytes(int64_t bytes, ByteUnits units) {
-  static const char* const kBinary[] = {" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"};
-  static const char* const kDecimal[] = {" B", " kB", " MB", " GB", " TB", " PB", " EB"};
-  return units == ByteUnits::kBinary ? scaled(static_cast<double>(bytes), 1024.0, kBinary, 7)
-                                     : scaled(static_cast<double>(bytes), 1000.0, kDecimal, 7);
+  return scaled(static_cast<double>(bytes), bytePrefixes(units));
 }
 
 std::string groupDigits(int64_t value) {

@@ -11,6 +11,8 @@
 #include "dlcost/interconnect.hpp"
 #include "dlcost/parallel.hpp"
 #include "dlcost/task_defaults.hpp"
+#include "dlcost/units.hpp"
+#include "dlcost/units_json.hpp"
 
 namespace dlcost {
 
@@ -976,18 +978,14 @@ std::string describeAccepted(const WorkloadField& f) {
 }
 
 double bytesPerUnitName(const std::string& name) {
-  static const std::pair<const char*, double> kUnits[] = {{"B", 1},
-                                                          {"kB", 1e3},
-                                                          {"KB", 1e3},
-                                                          {"MB", 1e6},
-                                                          {"GB", 1e9},
-                                                          {"TB", 1e12},
-                                                          {"KiB", 1024.0},
-                                                          {"MiB", 1048576.0},
-                                                          {"GiB", 1073741824.0},
-                                                          {"TiB", 1099511627776.0}};
-  for (const auto& [unit, bytes] : kUnits)
-    if (name == unit) return bytes;
+  if (name == "KB") return 1e3;  // the common spelling of kB
+  // B to TiB and TB: the units the text rule names (describeAccepted's number_text).
+  for (const ByteUnits units : {ByteUnits::kBinary, ByteUnits::kDecimal}) {
+    const UnitPrefixes p = bytePrefixes(units);
+    double bytes = 1;
+    for (int i = 0; i < 5; ++i, bytes *= p.step)
+      if (name == p.names[i]) return bytes;
+  }
   return 0;
 }
 
@@ -1028,6 +1026,7 @@ json workloadSchemaJson() {
            "(B, kB, MB, GB, TB, KiB, MiB, GiB, TiB; a bare number is in the caller's unit) and "
            "are rounded to the nearest byte."},
           {"conditions", conditions},
+          {"number_units", numberUnitsJson()},
           {"fields", fields},
           {"tasks", taskDefaultsJson()}};
 }

@@ -5,8 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { groupDigits } from '../../web/js/units.js';
-import { ARTIFACTS, lastReport, openPage, sessionPerFile } from './harness.mjs';
+import { ARTIFACTS, groupDigits, lastReport, openPage, sessionPerFile } from './harness.mjs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -8,6 +8,14 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { runCli } from '../js/native_cli.mjs';
+import { setNumberUnits } from '../../web/js/units.js';
+
+// The tests build expected texts with the page's own formatter; it reads the engine's unit
+// tables, which the page installs when its engine loads (dlcost.js ready()) and the tests from
+// the CLI's schema here.
+setNumberUnits(runCli(['schema', '--json']).json.number_units);
+export { formatBytes, formatCount, groupDigits } from '../../web/js/units.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = join(ROOT, 'dist');

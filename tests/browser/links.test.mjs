@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliPresets, ROOT, runCli } from '../js/native_cli.mjs';
-import { formatBytes, formatCount, groupDigits } from '../../web/js/units.js';
-import { lastReport, openPage, openSession, screenshot, serve } from './harness.mjs';
+import { formatBytes, formatCount, groupDigits, lastReport, openPage, openSession, screenshot, serve } from './harness.mjs';
 
 const T = { timeout: 300000 };
 let session;

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { cliEstimate, runCli } from '../js/native_cli.mjs';
-import { formatBytes, groupDigits } from '../../web/js/units.js';
-import { lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
+import { formatBytes, groupDigits, lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
 const session = sessionPerFile(T.timeout);

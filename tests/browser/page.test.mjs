@@ -8,8 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cliEstimate, cliPresets, runCli } from '../js/native_cli.mjs';
-import { formatBytes, groupDigits } from '../../web/js/units.js';
-import { ARTIFACTS, lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
+import { ARTIFACTS, formatBytes, groupDigits, lastError, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
 const session = sessionPerFile(T.timeout);

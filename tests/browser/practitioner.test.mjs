@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runCli } from '../js/native_cli.mjs';
-import { groupDigits } from '../../web/js/units.js';
-import { lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
+import { groupDigits, lastReport, openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 120000 };
 const LAPTOP = { width: 1366, height: 768 };

@@ -59,6 +59,7 @@ const MODULE_LETS = {
   'i18n.js': ['lang'], // the dictionary t() reads: set by the render from state.lang (the widget has no store)
   'llm_fields.js': ['fields'], // the engine's workload schema, stored once when the engine loads
   'tasks.js': ['table'], // the engine's task table, stored once when the engine loads
+  'units.js': ['tables'], // the engine's unit tables (numberUnits), stored once when the engine loads
   // Engine results and their DOM, derived from the state: explain()'s explanations by id, the
   // panel element, the marked dominant layers.
   'explain.js': ['byIdMap', 'panel', 'dominantNames'],

@@ -50,6 +50,7 @@ function cases() {
     ['Comparison', api.compare(llmInfer)],
     ['Explain', api.explain(cnnOnMemory)],
     ['WorkloadSchema', api.workloadSchema()],
+    ['NumberUnits', api.numberUnits()],
     ['Gpu[]', api.gpus()],
     ['PresetEntry[]', api.presets()],
   ];

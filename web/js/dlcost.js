@@ -8,6 +8,8 @@
 // The calls EXTRA names go to the second; a caller awaits loadExtra() before making them.
 // @ts-check
 
+import { setNumberUnits } from './units.js';
+
 /** @typedef {import('./types').Report} Report */
 /** @typedef {import('./types').ReportWithSweep} ReportWithSweep */
 /** @typedef {import('./types').Sweep} Sweep */
@@ -110,6 +112,7 @@ export const extraLoaded = () => extra !== null;
  *  @returns {Promise<typeof api>} */
 export async function ready(options) {
   engine = await load(options);
+  setNumberUnits(call('numberUnits'));  // the formatter's unit tables are the engine's
   return api;
 }
 
@@ -184,6 +187,9 @@ const api = {
    *  min?, max?, max_exclusive?, unit?, values?: [{name, label?}]}]}. Constant: read once.
    *  @returns {WorkloadSchema} */
   workloadSchema: () => call('workloadSchema'),
+  /** The unit tables of the engine's number formatting ({bytes: {GiB, GB}, count}); ready()
+   *  hands them to units.js. @returns {any} */
+  numberUnits: () => call('numberUnits'),
   /** Workload fields typed as text ({key: text}) as the workload object, read by the engine's
    *  one rule for text (the CLI's flags use it); a bare number in a byte field is in
    *  `byteUnit` ("GiB", "GB", "B"). Throws DlcostError at /workload/KEY.

@@ -571,8 +571,22 @@ export interface WorkloadSchema {
   number_text: string;
   /** What each condition of SchemaField.when means, in words. */
   conditions: { [name: string]: string };
+  /** The unit tables of the engine's number formatting (web/js/units.js reads them). */
+  number_units: NumberUnits;
   fields: SchemaField[];
   tasks: TaskDefaults[];
+}
+
+/** A unit and its prefixes, each `step` times the one before (names[0] is the unit itself). */
+export interface UnitPrefixes {
+  step: number;
+  names: string[];
+}
+
+/** dlcost::numberUnitsJson: bytes in binary (GiB) and decimal (GB) prefixes, and counts. */
+export interface NumberUnits {
+  bytes: { GiB: UnitPrefixes & { bytes_per_unit: number }; GB: UnitPrefixes & { bytes_per_unit: number } };
+  count: UnitPrefixes;
 }
 
 /** A preset in the engine's list. */

@@ -1,58 +1,69 @@
 // Number formatting, the page's only one (tests/js/page_design.test.mjs keeps it so): counts
 // use decimal prefixes (G = 10^9, as GMACs are published); bytes are shown in binary
-// (GiB = 2^30) or decimal (GB = 10^9) units, always labelled; times in s or ms; rates and
-// other engine figures to three significant digits.
+// (GiB = 2^30) or decimal (GB = 10^9) units, always labelled, from the engine's unit tables;
+// times in s or ms; rates and other engine figures to three significant digits.
 // @ts-check
 
 export const BINARY = 'GiB';
 export const DECIMAL = 'GB';
 
-const BINARY_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-const DECIMAL_UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+/** @typedef {import('./types').NumberUnits} NumberUnits */
+/** @typedef {import('./types').UnitPrefixes} UnitPrefixes */
 
-/** Bytes in one "GiB" or "GB" of the memory fields. @param {string} units @returns {number} */
-export function bytesPerUnit(units) {
-  return units === DECIMAL ? 1e9 : 1073741824;
+/** The engine's unit tables (dlcost::numberUnitsJson), installed once by dlcost.js's ready():
+ *  the step and names of each convention are the engine's, not written here again.
+ *  @type {NumberUnits | null} */
+let tables = null;
+
+/** Installs the engine's unit tables; the formatters below need them.
+ *  @param {NumberUnits} numberUnits */
+export function setNumberUnits(numberUnits) {
+  tables = numberUnits;
 }
+
+/** @returns {NumberUnits} */
+function units() {
+  if (!tables) throw new Error('units.js: setNumberUnits() first (dlcost.js ready() does it)');
+  return tables;
+}
+
+/** @param {string} name @returns {UnitPrefixes} */
+const byteTable = (name) => units().bytes[name === DECIMAL ? DECIMAL : BINARY];
 
 /** The step between prefixes of the byte units shown: 1000 (kB, MB, GB) or 1024 (KiB, MiB,
- *  GiB); chart ticks are round in it. @param {string} units @returns {number} */
-export function unitStep(units) {
-  return units === DECIMAL ? 1000 : 1024;
+ *  GiB); chart ticks are round in it. @param {string} name @returns {number} */
+export function unitStep(name) {
+  return byteTable(name).step;
 }
 
-/** @param {number} value */
+/** Two decimals, one from 100 up (core/src/units.cpp prints the same).
+ *  @param {number} value */
 function threeDigits(value) {
-  if (value >= 100) return value.toFixed(1);
-  if (value >= 10) return value.toFixed(2);
-  return value.toFixed(2);
+  return value >= 100 ? value.toFixed(1) : value.toFixed(2);
 }
 
-/** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} units @returns {string} */
-export function formatBytes(bytes, units) {
-  const base = unitStep(units);
-  const names = units === DECIMAL ? DECIMAL_UNITS : BINARY_UNITS;
-  let value = Math.abs(bytes);
+/** `value` in the largest prefix of `table` it reaches: "97.49 MiB", "25.56 M", "512 B".
+ *  @param {number} value @param {UnitPrefixes} table @returns {string} */
+function scaled(value, table) {
+  let v = Math.abs(value);
   let i = 0;
-  while (value >= base && i < names.length - 1) {
-    value /= base;
+  while (v >= table.step && i < table.names.length - 1) {
+    v /= table.step;
     i += 1;
   }
-  const sign = bytes < 0 ? '−' : '';
-  return i === 0 ? `${sign}${value} B` : `${sign}${threeDigits(value)} ${names[i]}`;
+  const sign = value < 0 ? '−' : '';
+  const name = table.names[i] ? ` ${table.names[i]}` : '';
+  return i === 0 ? `${sign}${v}${name}` : `${sign}${threeDigits(v)}${name}`;
+}
+
+/** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} name @returns {string} */
+export function formatBytes(bytes, name) {
+  return scaled(bytes, byteTable(name));
 }
 
 /** "25.56 M" @param {number} count @returns {string} */
 export function formatCount(count) {
-  const names = ['', 'K', 'M', 'G', 'T', 'P', 'E'];
-  let value = Math.abs(count);
-  let i = 0;
-  while (value >= 1000 && i < names.length - 1) {
-    value /= 1000;
-    i += 1;
-  }
-  const sign = count < 0 ? '−' : '';
-  return i === 0 ? `${sign}${value}` : `${sign}${threeDigits(value)} ${names[i]}`;
+  return scaled(count, units().count);
 }
 
 /** "25,557,032" @param {number} value @returns {string} */

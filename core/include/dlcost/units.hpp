@@ -21,4 +21,17 @@ std::string formatBytes(int64_t bytes, ByteUnits units);
 /// "25,557,032"
 std::string groupDigits(int64_t value);
 
+/// A unit and its prefixes, each `step` times the one before: "B", "KiB", "MiB", ... with step
+/// 1024. The formatters above and the page's (web/js/units.js, through numberUnitsJson) read
+/// these tables, so the convention is written once.
+struct UnitPrefixes {
+  double step;
+  const char* const* names;  ///< names[0] is the unit itself ("B", or "" for a bare count)
+  int count;
+};
+UnitPrefixes bytePrefixes(ByteUnits units);
+UnitPrefixes countPrefixes();
+/// Bytes in one GiB (binary) or GB (decimal): the unit of the page's memory fields.
+double bytesPerGigaUnit(ByteUnits units);
+
 }  // namespace dlcost
