@@ -61,6 +61,7 @@ async function withCompiled(options) {
   if (typeof document === 'undefined' || 'instantiateWasm' in options) return options;
   const compiled = await import('./boot.js').then((m) => m.engineModule).catch(() => null);
   if (!compiled) return options;
+  performance.mark('dlcost:compiled');
   /** @type {WebAssembly.Module} */
   const module = compiled;
   return {
