@@ -9,18 +9,10 @@
 #include "support.hpp"
 
 using dlcost::Shape;
+using dlcost::test::kTrain;
 using dlcost::test::run;
+using dlcost::test::saved;
 using nlohmann::json;
-
-namespace {
-
-const json kTrain = {{"batch", 1}, {"dtype", "fp32"}, {"mode", "train"}};
-
-int64_t saved(const dlcost::Report& r) {
-  return r.memory.bytesOf(dlcost::MemoryKey::kActivations);
-}
-
-}  // namespace
 
 TEST_CASE("instancenorm2d, pixel_shuffle, pad and bicubic upsample shape as PyTorch does",
           "[layers][imaging]") {
