@@ -21,9 +21,14 @@ nlohmann::json byteUnitJson(ByteUnits units) {
 }  // namespace
 
 nlohmann::json numberUnitsJson() {
+  const ScaledDecimals d = scaledDecimals();
   return {{"bytes",
            {{"GiB", byteUnitJson(ByteUnits::kBinary)}, {"GB", byteUnitJson(ByteUnits::kDecimal)}}},
-          {"count", prefixesJson(countPrefixes())}};
+          {"count", prefixesJson(countPrefixes())},
+          {"scaled_decimals",
+           {{"decimals", d.decimals},
+            {"large_from", d.large_from},
+            {"large_decimals", d.large_decimals}}}};
 }
 
 }  // namespace dlcost

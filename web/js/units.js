@@ -11,7 +11,8 @@ export const DECIMAL = 'GB';
 /** @typedef {import('./types').UnitPrefixes} UnitPrefixes */
 
 /** The engine's unit tables (dlcost::numberUnitsJson), installed once by dlcost.js's ready():
- *  the step and names of each convention are the engine's, not written here again.
+ *  the step and names of each convention and the decimals of a scaled figure are the
+ *  engine's, not written here again.
  *  @type {NumberUnits | null} */
 let tables = null;
 
@@ -36,10 +37,11 @@ export function unitStep(name) {
   return byteTable(name).step;
 }
 
-/** Two decimals, one from 100 up (core/src/units.cpp prints the same).
- *  @param {number} value */
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(1) : value.toFixed(2);
+/** A figure scaled to a prefix with the engine's decimals (dlcost::ScaledDecimals, which
+ *  core/src/units.cpp prints with too). @param {number} value (not negative) */
+function scaledDigits(value) {
+  const d = units().scaled_decimals;
+  return value.toFixed(value >= d.large_from ? d.large_decimals : d.decimals);
 }
 
 /** `value` in the largest prefix of `table` it reaches: "97.49 MiB", "25.56 M", "512 B".
@@ -53,7 +55,7 @@ function scaled(value, table) {
   }
   const sign = value < 0 ? '−' : '';
   const name = table.names[i] ? ` ${table.names[i]}` : '';
-  return i === 0 ? `${sign}${v}${name}` : `${sign}${threeDigits(v)}${name}`;
+  return i === 0 ? `${sign}${v}${name}` : `${sign}${scaledDigits(v)}${name}`;
 }
 
 /** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} name @returns {string} */
