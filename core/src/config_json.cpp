@@ -116,6 +116,11 @@ ConfigT readDocument(const json& doc, ReadModel readModel) {
 
 }  // namespace
 
+bool isHfConfig(const json& document) {
+  return document.is_object() &&
+         (document.contains("model_type") || document.contains("architectures"));
+}
+
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {

@@ -348,7 +348,31 @@ export async function showModelFiles(container, files, options = {}) {
   const shown = !index || shards.length === 1
     ? await showModelFile(container, shards.find((f) => f !== index) ?? shards[0], opts)
     : await showCheckpoint(container, index, shards, opts);
+  if (shown && config && options.onConfig) offerDroppedConfig(container, shown.summary, configText, options);
   return shown && config ? { ...shown, refresh: null } : shown;
+}
+
+/** A config.json dropped with a checkpoint that the engine reads as a Hugging Face config
+ *  (isHfConfig; a dlcost document of that name is only checked against): a button that hands
+ *  it with the checkpoint's weights to `onConfig`, as a GGUF's architecture is handed over.
+ *  @param {HTMLElement} container @param {any} summary @param {string} configText
+ *  @param {ShowOptions} options */
+function offerDroppedConfig(container, summary, configText, { units = BINARY, onConfig }) {
+  const node = container.querySelector('.model-file-summary');
+  // A GGUF's or an ONNX graph's own button stays the only one.
+  if (!node || !summary.weights_file || node.querySelector('button.use-config')) return;
+  let config;
+  try {
+    if (!api.isHfConfig(configText)) return;
+    config = JSON.parse(configText);
+  } catch {
+    return; // not JSON: the component check above says so
+  }
+  // The config with the file's weights: the engine's weights term is then the file's bytes.
+  const doc = { model: { hf_config: config, weights_file: summary.weights_file } };
+  node.append(
+    h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(summary.weight_bytes, units) }) }),
+    h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(doc) }, t('mf_use_config')));
 }
 
 /** An index with its shards in `container` (showModelFiles). @param {HTMLElement} container
