@@ -186,6 +186,25 @@ describe("a dropped checkpoint against the model's components", () => {
     },
   );
 
+  test("a model that cannot be read is named in the page's language, the engine's Chinese included", T, async () => {
+    for (const [locale, expected] of [
+      ['en', /^The tensors are checked once the model reads without error: unknown field 'bogus' \(allowed here: /],
+      // json_reader.cpp writes this error in both languages (InputError's Text).
+      ['zh', /^模型读取无误后再核对张量：未知字段 'bogus'（此处允许：/],
+    ]) {
+      const { page, problems } = await openPage(session, { locale });
+      try {
+        const config = JSON.stringify({ model: { preset: 'resnet18', bogus: 1 } });
+        await drop(page, { 'config.json': config, 'model.safetensors': safetensorsBytes(llama64Tensors()) });
+        await page.waitForSelector('#model-file .components p.hint');
+        assert.match(await page.locator('#model-file .components p.hint').textContent(), expected);
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   test('the table in Chinese', T, async () => {
     const { page, problems } = await openPage(session, { locale: 'zh' });
     try {
