@@ -203,7 +203,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
       timeline.add(i + 1, i + 1, sv.extra_bytes_per_sample);
       continue;
     }
-    for (size_t k = 0; k < sv.inputs.size(); ++k) {
+    for (size_t k = 0; k < graph.layers[i].inputs.size(); ++k) {
       if (sv.inputs[k]) markSaved(storage[tensorOf(graph.layers[i].inputs[k])], i);
     }
     if (sv.output) markSaved(storage[i + 1], i);
