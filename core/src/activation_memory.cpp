@@ -82,6 +82,7 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
   // Layer i's modules, outermost first: spans[begin[i]] to spans[begin[i + 1]].
   const size_t n = graph.layers.size();
   std::vector<Span*> spans;
+  spans.reserve(4 * n);  // a preset's layer is in up to four modules
   std::vector<size_t> begin(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const std::string_view name = graph.layers[i].name;
@@ -184,7 +185,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   // does). A layer whose output needs none records no backward node and saves nothing
   // (autograd builds a node only where an input requires grad: a padding or pooling of the
   // model input keeps nothing, a convolution of it keeps it for its weight's gradient).
-  std::vector<bool> needs_grad(tensors, false);
+  std::vector<char> needs_grad(tensors, false);  // bools, one byte each (read per input)
   for (size_t i = 0; i < n; ++i) {
     bool any = layers[i].params > 0;
     for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];

@@ -137,15 +137,13 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
   }
 
-  std::vector<Shape> shapes{g.input};
-  std::vector<Shape> strides{Shape{}};  // of each tensor, as shapes; empty: contiguous
-  std::vector<int64_t> elements{elementCount(g.input)};  // of each tensor, per sample
-  shapes.reserve(g.layers.size() + 1);
-  strides.reserve(g.layers.size() + 1);
+  // Layer i's output is analyses[i].output; its elements per sample are elements[i + 1]
+  // (elements[0]: the model input's).
+  std::vector<int64_t> elements{elementCount(g.input)};
   elements.reserve(g.layers.size() + 1);
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
-  std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
+  std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
   int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
   try {
     std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
@@ -157,12 +155,13 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       int64_t inputs_with_grad = 0;
       for (size_t j = 0; j < layer.inputs.size(); ++j) {
         const auto k = static_cast<size_t>(layer.inputs[j] + 1);
-        in.push_back(shapes[k]);
-        in_strides.push_back(strides[k]);
+        in.push_back(k == 0 ? g.input : analyses[k - 1].output);
+        in_strides.push_back(k == 0 ? Shape{} : analyses[k - 1].strides);  // empty: contiguous
         input_grad = input_grad || needs_input_grad[k];
         inputs_with_grad += needs_input_grad[k] ? 1 : 0;
       }
-      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights);
+      const LayerAnalysis& a = analyses.emplace_back(
+          analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights));
       needs_input_grad[i + 1] = input_grad || a.params > 0;
       r.params.total = checkedAdd(r.params.total, a.params);
       buffer_values = checkedAdd(buffer_values, a.buffer_values);
@@ -180,10 +179,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         }
         macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
       }
-      shapes.push_back(a.output);
-      strides.push_back(a.strides);
       elements.push_back(elementCount(a.output));
-      analyses.push_back(std::move(a));
     }
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
@@ -293,7 +289,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       LayerReport& row = r.layers[i + 1];
       row.name = g.layers[i].name;
       row.type = g.layers[i].type;
-      row.output_shape = shapes[i + 1];
+      row.output_shape = analyses[i].output;
       row.params = analyses[i].params;
       row.buffers = checkedAdd(analyses[i].buffer_values, analyses[i].buffer_counters);
       row.macs = checkedMul(analyses[i].macs_per_sample, b);

@@ -16,16 +16,18 @@ namespace dlcost {
 class InputFlags {
  public:
   bool operator[](size_t k) const {
-    if (k < kInline) return (inline_ >> k) & 1;
-    return k - kInline < more_.size() && more_[k - kInline];
+    if (k < kWordBits) return (first_ >> k) & 1;
+    const size_t word = k / kWordBits - 1;
+    return word < more_.size() && (more_[word] >> (k % kWordBits)) & 1;
   }
   void set(size_t k) {
-    if (k < kInline) {
-      inline_ |= uint64_t{1} << k;
+    if (k < kWordBits) {
+      first_ |= uint64_t{1} << k;
       return;
     }
-    if (more_.size() <= k - kInline) more_.resize(k - kInline + 1, false);
-    more_[k - kInline] = true;
+    const size_t word = k / kWordBits - 1;
+    if (more_.size() <= word) more_.resize(word + 1, 0);
+    more_[word] |= uint64_t{1} << (k % kWordBits);
   }
   /// Sets the flags of inputs 0 to n - 1.
   void setFirst(size_t n) {
@@ -33,9 +35,9 @@ class InputFlags {
   }
 
  private:
-  static constexpr size_t kInline = 64;
-  uint64_t inline_ = 0;
-  std::vector<bool> more_;  ///< inputs kInline and on
+  static constexpr size_t kWordBits = 64;
+  uint64_t first_ = 0;          ///< inputs 0 to 63
+  std::vector<uint64_t> more_;  ///< inputs 64 and on, 64 to a word
 };
 
 /// What autograd keeps from one op until its backward runs (PyTorch's saved tensors).
