@@ -153,8 +153,8 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       in_strides.clear();
       bool input_grad = false;
       int64_t inputs_with_grad = 0;
-      for (size_t j = 0; j < layer.inputs.size(); ++j) {
-        const auto k = static_cast<size_t>(layer.inputs[j] + 1);
+      for (int input : layer.inputs) {
+        const auto k = static_cast<size_t>(input + 1);
         in.push_back(k == 0 ? g.input : analyses[k - 1].output);
         in_strides.push_back(k == 0 ? Shape{} : analyses[k - 1].strides);  // empty: contiguous
         input_grad = input_grad || needs_input_grad[k];
