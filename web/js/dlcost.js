@@ -81,7 +81,7 @@ let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
 const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
-  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents']);
+  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
 
 /** @type {Promise<typeof api> | null} */
 let extraPromise = null;
@@ -229,6 +229,10 @@ const api = {
    *  model is read.
    *  @param {object} summary @param {Doc} doc @returns {ComponentCheck | null} */
   checkComponents: (summary, doc) => call('checkComponents', JSON.stringify(summary), toText(doc)),
+  /** Whether the document is a Hugging Face config.json as a whole (model_type or
+   *  architectures: dlcost::isHfConfig, the engine's and the CLI's test); text that is not JSON
+   *  throws DlcostError. @param {Doc} doc @returns {boolean} */
+  isHfConfig: (doc) => call('isHfConfig', toText(doc)),
 };
 
 export default api;
