@@ -54,14 +54,12 @@ export function load(options = {}) {
 
 /** `options` with an instantiateWasm hook that instantiates the module boot.js began
  *  compiling when the page started (so the compile overlaps the page's own scripts); the
- *  options unchanged outside a page, before boot.js has run or when its compile failed (the
- *  loader then fetches and compiles the module itself, and reports its own error).
+ *  options unchanged outside a page, or when that compile failed (the loader then fetches and
+ *  compiles the module itself, and reports its own error).
  *  @param {object} options @returns {Promise<object>} */
 async function withCompiled(options) {
   if (typeof document === 'undefined' || 'instantiateWasm' in options) return options;
-  /** @type {Promise<WebAssembly.Module> | undefined} */
-  const started = /** @type {any} */ (globalThis)[Symbol.for('dlcost.engineModule')];
-  const compiled = started ? await started.catch(() => null) : null;
+  const compiled = await import('./boot.js').then((m) => m.engineModule).catch(() => null);
   if (!compiled) return options;
   performance.mark('dlcost:compiled');
   /** @type {WebAssembly.Module} */

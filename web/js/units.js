@@ -44,6 +44,9 @@ export function unitStep(name) {
  *  @param {number} value (not negative, finite) @param {number} decimals @returns {string} */
 export function fixedAsPrintf(value, decimals) {
   const text = value.toFixed(decimals);
+  // Far from halfway (nearly every figure): toFixed's digits are printf's.
+  const scaled = value * 10 ** decimals;
+  if (Math.abs(scaled - Math.floor(scaled) - 0.5) > 1e-6 * Math.max(1, scaled)) return text;
   // Halfway exactly when value × 2 × 10^decimals is an odd integer; a double is m × 2^e, so
   // that is decided exactly in integers (BigInt), never by a rounded product.
   const view = new DataView(new ArrayBuffer(8));
