@@ -43,8 +43,10 @@ if (page) {
     const { first_result: first, idle } = t;
     rows.push([at, `until the first result: ${first.files} files`, '', `${first.raw} B raw, ${first.gzip} B gzip`, '']);
     rows.push([at, `until the network is idle: ${idle.files} files`, '', `${idle.raw} B raw, ${idle.gzip} B gzip`, '']);
+    if (typeof t.layout_shift_total === 'number') rows.push([at, 'layout shift from navigation until idle (CLS)', '', t.layout_shift_total.toFixed(4), '']);
   }
   rows.push(['page', `navigation to first correct result (median of ${page.first_result_ms.length})`, '', `${page.first_result_median_ms} ms`, '']);
+  for (const [stage, ms] of Object.entries(page.stage_median_ms ?? {})) rows.push(['page', `  stage "${stage}" (median ms after navigation)`, '', `${ms} ms`, '']);
   for (const r of [page.input_to_redraw, page.input_to_redraw_llm].filter(Boolean)) {
     rows.push(['page', `input change to redraw, ${r.preset} (${r.layers} rows, median of ${r.reps})`, '', `${r.median_ms.toFixed(1)} ms`, '']);
     // The frame's own work (page_bench.mjs: without the wait for the next 60 Hz frame).

@@ -22,7 +22,8 @@
 //
 // Layout shift: the sum of the layout-shift entries (the Layout Instability API, CLS's
 // entries, no input excluded: the page is not touched) from the first result until the page
-// is idle, the insights chunk and the second engine module loaded.
+// is idle, the insights chunk and the second engine module loaded; and from navigation until
+// idle (the page's whole CLS: the first result's own frame included).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -99,15 +100,18 @@ async function transferred(session, site, path) {
   await new Promise((done) => setTimeout(done, 1000));  // the insights' delayed load
   await page.waitForLoadState('networkidle', { timeout: 30000 });
   await new Promise((done) => setTimeout(done, 500));
-  const shift = await page.evaluate(() => globalThis.dlcostShifts
-    .filter((e) => e.at >= globalThis.dlcostFirstResultAt).reduce((sum, e) => sum + e.value, 0));
+  const [shift, shiftTotal] = await page.evaluate(() => [
+    globalThis.dlcostShifts.filter((e) => e.at >= globalThis.dlcostFirstResultAt).reduce((sum, e) => sum + e.value, 0),
+    globalThis.dlcostShifts.reduce((sum, e) => sum + e.value, 0),
+  ]);
   await context.close();
-  return { path, first_result: { ...first, names: firstFiles }, idle: sizes(files), layout_shift_after_first_result: shift };
+  return { path, first_result: { ...first, names: firstFiles }, idle: sizes(files), layout_shift_after_first_result: shift,
+    layout_shift_total: shiftTotal };
 }
 
 const session = await openSession();
 const sites = [];
-const runs = dists.map((dir) => ({ dist: dir, transfers: [], first_result_ms: [], input_to_redraw: null }));
+const runs = dists.map((dir) => ({ dist: dir, transfers: [], first_result_ms: [], stages: [], input_to_redraw: null }));
 try {
   for (const dir of dists) sites.push({ dir, ...(await serve(dir)) });
   const engine = await (await import(WASM_MODULE)).default();
@@ -128,7 +132,7 @@ try {
   for (let i = 0; i < navs; i += 1) {
     const order = sites.map((_, k) => k);
     if (i % 2) order.reverse();
-    for (const k of order) runs[k].first_result_ms.push(await firstResult(sites[k], first));
+    for (const k of order) runs[k].first_result_ms.push(await firstResult(sites[k], first, runs[k].stages));
   }
 
   // Input change -> redrawn result for the preset with the most layers (a CNN) and for the
@@ -164,7 +168,7 @@ try {
 
 /** One navigation to the first correct result, in ms; throws when the result is not the CLI's.
  *  @param {{url: string}} site @param {string} first the default preset */
-async function firstResult(site, first) {
+async function firstResult(site, first, stages) {
   const context = await session.browser.newContext();
   const page = await context.newPage();
   const t0 = Date.now();
@@ -173,7 +177,14 @@ async function firstResult(site, first) {
   const ms = Date.now() - t0;
   // Correct: the CLI's report for the document the page estimated (its default preset and
   // its task's default workload).
-  const { report, doc } = await page.evaluate(() => ({ report: globalThis.dlcostPage.lastReport(), doc: globalThis.dlcostPage.document() }));
+  const { report, doc, marks } = await page.evaluate(() => ({
+    report: globalThis.dlcostPage.lastReport(),
+    doc: globalThis.dlcostPage.document(),
+    // The page's own stages (main.js, dlcost.js: performance.mark), ms after navigation start.
+    marks: Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('dlcost:'))
+      .map((m) => [m.name.slice('dlcost:'.length), m.startTime])),
+  }));
+  stages.push(marks);
   if (doc.model.preset !== first) throw new Error(`the page opened ${doc.model.preset}, not ${first}`);
   if (JSON.stringify(report) !== JSON.stringify(cliEstimate(doc).json)) throw new Error('first result differs from the CLI');
   await context.close();
@@ -232,7 +243,11 @@ async function redraw(pages, preset, layers) {
   return out;
 }
 
-for (const run of runs) run.first_result_median_ms = median(run.first_result_ms);
+for (const run of runs) {
+  run.first_result_median_ms = median(run.first_result_ms);
+  const names = [...new Set(run.stages.flatMap((m) => Object.keys(m)))];
+  run.stage_median_ms = Object.fromEntries(names.map((n) => [n, Math.round(median(run.stages.map((m) => m[n]).filter((v) => v !== undefined)))]));
+}
 const load = (await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ');
 
 if (asJson) {
@@ -244,9 +259,11 @@ if (asJson) {
       const f = t.first_result;
       console.log(`${t.path.split('#')[0] || 'index.html'}: first result ${f.files} files, ${f.raw} B raw, ${f.gzip} B gzipped (${f.names.join(' ')}); `
         + `until idle ${t.idle.files} files, ${t.idle.raw} B raw, ${t.idle.gzip} B gzipped; `
-        + `layout shift after the first result ${t.layout_shift_after_first_result.toFixed(4)}`);
+        + `layout shift after the first result ${t.layout_shift_after_first_result.toFixed(4)}, `
+        + `from navigation until idle (CLS) ${t.layout_shift_total.toFixed(4)}`);
     }
     console.log(`navigation to first correct result: median ${run.first_result_median_ms} ms (${run.first_result_ms.join(', ')})`);
+    console.log(`  the page's stages, median ms after navigation start: ${Object.entries(run.stage_median_ms).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     for (const r of [run.input_to_redraw, run.input_to_redraw_llm].filter(Boolean)) {
       console.log(`input change to redraw, ${r.preset} (${r.layers} rows): until drawn median ${r.drawn_median_ms.toFixed(1)} ms `
         + `(max ${r.drawn_max_ms.toFixed(1)}), to next frame median ${r.median_ms.toFixed(1)} ms (max ${r.max_ms.toFixed(1)}) over ${r.reps}`);

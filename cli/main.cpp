@@ -41,11 +41,6 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-/// A Hugging Face config.json given as the whole file (the engine's own test is the same).
-bool isHfConfig(const json& doc) {
-  return doc.is_object() && (doc.contains("model_type") || doc.contains("architectures"));
-}
-
 /// The document the engine sees: the file (or preset) with the flags merged into its
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
@@ -78,7 +73,7 @@ json buildDocument(const dlcost::cli::Options& o) {
     doc = dlcost::parseDocumentText(readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
-  if (isHfConfig(doc)) {
+  if (dlcost::isHfConfig(doc)) {
     // A config.json has no workload of its own: wrap it so the flags have one to go in.
     json workload = doc.contains("workload") ? doc["workload"] : json::object();
     doc.erase("workload");

@@ -31,6 +31,15 @@ inline Report runPreset(const std::string& name, const json& workload = json::ob
   return estimateDoc(json{{"model", {{"preset", name}}}, {"workload", workload}});
 }
 
+/// One training sample at fp32: the workload the layer tests' PyTorch measurements use
+/// (saved bytes per sample, tests/model_files/make_onnx_graphs.py).
+inline const json kTrain = {{"batch", 1}, {"dtype", "fp32"}, {"mode", "train"}};
+
+/// Bytes kept for backward (the activations term of the memory report).
+inline int64_t saved(const Report& r) {
+  return r.memory.bytesOf(MemoryKey::kActivations);
+}
+
 /// The report row of the layer called `name` (the model input is "input").
 inline const LayerReport& row(const Report& r, const std::string& name) {
   for (const LayerReport& l : r.layers) {

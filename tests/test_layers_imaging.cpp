@@ -9,18 +9,10 @@
 #include "support.hpp"
 
 using dlcost::Shape;
+using dlcost::test::kTrain;
 using dlcost::test::run;
+using dlcost::test::saved;
 using nlohmann::json;
-
-namespace {
-
-const json kTrain = {{"batch", 1}, {"dtype", "fp32"}, {"mode", "train"}};
-
-int64_t saved(const dlcost::Report& r) {
-  return r.memory.bytesOf(dlcost::MemoryKey::kActivations);
-}
-
-}  // namespace
 
 TEST_CASE("instancenorm2d, pixel_shuffle, pad and bicubic upsample shape as PyTorch does",
           "[layers][imaging]") {
@@ -140,6 +132,40 @@ TEST_CASE("what instancenorm2d, pixel_shuffle, pad and bicubic upsample keep for
                      {4, 6, 6}, kTrain);
   CHECK(saved(r) == c.measured_saved);
   CHECK(r.params.total == c.measured_params);
+}
+
+TEST_CASE("instancenorm2d and groupnorm keep a contiguous copy of a non-contiguous input",
+          "[layers][imaging][memory]") {
+  // The norms of the table above after H and W are swapped (permute [0, 2, 1];
+  // x.transpose(2, 3) in make_onnx_graphs.py --measure-layers, 1.13.1): both read
+  // `input.contiguous()`, a copy here, and backward keeps the copy instead of the input. The
+  // saved bytes per sample equal the contiguous cases' (instancenorm2d 1760, affine 1776,
+  // groupnorm 2 groups 1744: the copy replaces the first convolution's output), and the
+  // norm's row now holds the copy, [4, 6, 6] x 4 bytes = 576 more.
+  struct Case {
+    const char* what;
+    json layer;
+    int64_t measured_saved;
+  };
+  const auto c =
+      GENERATE(Case{"instancenorm2d", {{"type", "instancenorm2d"}}, 1760},
+               Case{"instancenorm2d affine", {{"type", "instancenorm2d"}, {"affine", true}}, 1776},
+               Case{"groupnorm", {{"type", "groupnorm"}, {"num_groups", 2}}, 1744});
+  CAPTURE(c.what);
+  const auto graph = [&](bool transposed) {
+    json layers = json::array({{{"type", "conv2d"}, {"out_channels", 4}, {"kernel", 1}}});
+    if (transposed) layers.push_back({{"type", "permute"}, {"dims", {0, 2, 1}}});
+    layers.push_back(c.layer);
+    layers.push_back({{"type", "conv2d"}, {"out_channels", 2}, {"kernel", 1}});
+    return layers;
+  };
+  const auto contiguous = run(graph(false), {4, 6, 6}, kTrain);
+  const auto transposed = run(graph(true), {4, 6, 6}, kTrain);
+  CHECK(saved(transposed) == c.measured_saved);
+  CHECK(saved(contiguous) == c.measured_saved);
+  // Rows: input, conv2d, [permute,] the norm, conv2d.
+  CHECK(transposed.layers[1].activation_bytes == 0);
+  CHECK(transposed.layers[3].activation_bytes == contiguous.layers[2].activation_bytes + 576);
 }
 
 TEST_CASE("a layer whose output needs no gradient keeps nothing for backward",

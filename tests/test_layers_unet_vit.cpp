@@ -10,19 +10,11 @@
 #include "support.hpp"
 
 using dlcost::Shape;
+using dlcost::test::kTrain;
 using dlcost::test::row;
 using dlcost::test::run;
+using dlcost::test::saved;
 using nlohmann::json;
-
-namespace {
-
-const json kTrain = {{"batch", 1}, {"dtype", "fp32"}, {"mode", "train"}};
-
-int64_t saved(const dlcost::Report& r) {
-  return r.memory.bytesOf(dlcost::MemoryKey::kActivations);
-}
-
-}  // namespace
 
 TEST_CASE("conv_transpose2d follows nn.ConvTranspose2d's size, parameters and MACs",
           "[layers][unet]") {

@@ -1,6 +1,8 @@
 // Reading schema version 1: document forms, workload fields, layer naming, inputs, and the
 // expansion of blocks, templates and repeats.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "support.hpp"
 
@@ -50,6 +52,46 @@ TEST_CASE("the three document forms give the same estimate", "[model_json]") {
   CHECK(a.macs.forward == c.macs.forward);
   CHECK(c.workload.batch == 32);
   CHECK(c.model_name == "mlp_mnist");
+}
+
+TEST_CASE("a Hugging Face config.json is told by model_type or architectures",
+          "[model_json][hf_config]") {
+  // transformers' PretrainedConfig.to_json_file writes model_type (configuration_utils.py,
+  // to_diff_dict); files saved by older versions may carry only architectures.
+  struct Case {
+    const char* what;
+    json document;
+    bool hf;
+  };
+  const auto c =
+      GENERATE(Case{"model_type", {{"model_type", "llama"}, {"hidden_size", 64}}, true},
+               Case{"architectures only", {{"architectures", {"LlamaForCausalLM"}}}, true},
+               Case{"a null model_type", {{"model_type", nullptr}}, true},
+               Case{"a dlcost document around it", {{"model", {{"model_type", "llama"}}}}, false},
+               Case{"dlcost's hf_config form", {{"hf_config", {{"model_type", "llama"}}}}, false},
+               Case{"a layer graph", {{"input", {4}}, {"layers", json::array()}}, false},
+               Case{"an array", json::array({{{"model_type", "llama"}}}), false},
+               Case{"a string", "model_type", false});
+  CAPTURE(c.what);
+  CHECK(dlcost::isHfConfig(c.document) == c.hf);
+}
+
+TEST_CASE("every published config.json and hf preset is a Hugging Face config, no CNN preset is",
+          "[model_json][hf_config]") {
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(DLCOST_FIXTURES) + "/hf-configs")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    CAPTURE(entry.path().string());
+    CHECK(dlcost::isHfConfig(json::parse(in)));
+    ++files;
+  }
+  CHECK(files >= 20);
+  for (const auto& p : dlcost::presetList()) {
+    CAPTURE(p.name);
+    CHECK(dlcost::isHfConfig(json::parse(dlcost::presetJson(p.name))) == (p.family == "hf"));
+  }
 }
 
 TEST_CASE("workload defaults: train, batch 1, fp32, adam, no overhead, no memory size",

@@ -282,6 +282,11 @@ TEST_CASE("byte and count units come from one table", "[workload_schema][units]"
     // resnet50's 25,557,032 parameters (torchvision's ResNet50_Weights metadata)
     CHECK(dlcost::formatCount(25557032) == "25.56 M");
     CHECK(dlcost::formatCount(4089184256, "MACs") == "4.09 GMACs");  // a value above 10^9
+    // Scaled figures: two decimals, one from 100 up (dlcost::scaledDecimals).
+    CHECK(dlcost::formatBytes(int64_t{99} << 20, ByteUnits::kBinary) == "99.00 MiB");
+    CHECK(dlcost::formatBytes(int64_t{100} << 20, ByteUnits::kBinary) == "100.0 MiB");
+    CHECK(dlcost::formatCount(99994999) == "99.99 M");
+    CHECK(dlcost::formatCount(100049999) == "100.0 M");
   }
   SECTION("the exported tables") {
     const nlohmann::json j = dlcost::numberUnitsJson();
@@ -292,6 +297,8 @@ TEST_CASE("byte and count units come from one table", "[workload_schema][units]"
     CHECK(j["bytes"]["GB"]["bytes_per_unit"] == 1e9);
     CHECK(j["bytes"]["GB"]["names"][1] == "kB");
     CHECK(j["count"]["names"][2] == "M");
+    CHECK(j["scaled_decimals"] ==
+          nlohmann::json{{"decimals", 2}, {"large_from", 100}, {"large_decimals", 1}});
     CHECK(dlcost::workloadSchemaJson()["number_units"] == j);
   }
 }

@@ -111,6 +111,16 @@ std::string checkComponents(const std::string& summary_text, const std::string& 
   return guarded([&] { return dlcost::componentCheckText(summary_text, document_text); });
 }
 
+/// isHfConfig(documentText) -> true when the document is a Hugging Face config.json as a
+/// whole (dlcost::isHfConfig, the test parseConfig and the CLI read a document by); text that
+/// is not JSON is an error.
+std::string isHfConfig(const std::string& document_text) {
+  return guarded([&] {
+    return std::string(dlcost::isHfConfig(dlcost::parseDocumentText(document_text)) ? "true"
+                                                                                    : "false");
+  });
+}
+
 /// For debugging only: the message of a C++ exception whose pointer reached JavaScript
 /// (e.g. from an abort), which Embind otherwise shows as a bare number.
 std::string exceptionMessage(uintptr_t exception_ptr) {
@@ -132,4 +142,5 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("exceptionMessage", &exceptionMessage);
   emscripten::function("servingSweep", &servingSweep);
   emscripten::function("checkComponents", &checkComponents);
+  emscripten::function("isHfConfig", &isHfConfig);
 }

@@ -101,7 +101,25 @@ DocumentParts documentParts(const json& doc) {
   return parts;
 }
 
+/// The one reading of a document for parseConfig and parseSharedConfig, which differ only in
+/// how they hold the model (`readModel`: parseModel or sharedModel). Not parseConfig as a copy
+/// of parseSharedConfig's model: copying a layer graph's model costs parseConfig 5 % at 1,000
+/// layers and 16 % at 10,000 (docs/benchmarks.md, "Session 7: mends"), where moving is free.
+template <typename ConfigT, typename ReadModel>
+ConfigT readDocument(const json& doc, ReadModel readModel) {
+  const DocumentParts parts = documentParts(doc);
+  ConfigT c;
+  c.model = readModel(parts.modelJson(), parts.model_path);
+  if (parts.workload) c.workload = parseWorkload(*parts.workload, parts.workload_path);
+  return c;
+}
+
 }  // namespace
+
+bool isHfConfig(const json& document) {
+  return document.is_object() &&
+         (document.contains("model_type") || document.contains("architectures"));
+}
 
 Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
@@ -152,19 +170,11 @@ Model parseModel(const json& m, const std::string& path) {
 }
 
 Config parseConfig(const json& doc) {
-  const DocumentParts parts = documentParts(doc);
-  Config c;
-  c.model = parseModel(parts.modelJson(), parts.model_path);
-  if (parts.workload) c.workload = parseWorkload(*parts.workload, parts.workload_path);
-  return c;
+  return readDocument<Config>(doc, parseModel);
 }
 
 SharedConfig parseSharedConfig(const json& doc) {
-  const DocumentParts parts = documentParts(doc);
-  SharedConfig c;
-  c.model = sharedModel(parts.modelJson(), parts.model_path);
-  if (parts.workload) c.workload = parseWorkload(*parts.workload, parts.workload_path);
-  return c;
+  return readDocument<SharedConfig>(doc, sharedModel);
 }
 
 Config parseConfigText(const std::string& text) {

@@ -741,11 +741,6 @@ void readGeneric(HfFields& f, Transformer& t, const std::string& family,
 
 }  // namespace
 
-bool isHfConfig(const json& document) {
-  return document.is_object() &&
-         (document.contains("model_type") || document.contains("architectures"));
-}
-
 namespace {
 
 /// A family's reader: fills `t` from the config's fields (`family` is the model_type read).

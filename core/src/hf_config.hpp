@@ -12,10 +12,6 @@
 
 namespace dlcost {
 
-/// True when `document` looks like a Hugging Face config: an object with "model_type" or
-/// "architectures".
-bool isHfConfig(const nlohmann::json& document);
-
 /// Reads a config.json found at `path`. The architecture comes from model_type (or, without
 /// it, from architectures[0]); docs/transformers.md lists the model_types counted exactly
 /// and the multimodal wrappers whose language model is read. Any other model_type is refused

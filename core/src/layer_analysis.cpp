@@ -205,6 +205,17 @@ struct Analyzer {
     }
   }
 
+  /// Input 0 read through `input.contiguous()` and kept for backward: the input itself where
+  /// it is contiguous, else the copy, new memory that only training keeps.
+  void saveContiguousInput() {
+    if (contiguous(0)) {
+      saveInputs();
+    } else if (training()) {
+      r.saved.extra_bytes_per_sample =
+          checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(inElements(), act_bytes));
+    }
+  }
+
   void operator()(const Conv2d& c) {
     requireRank(layer, in[0], 3, "[C, H, W]");
     const int64_t cin = in[0][0];
@@ -334,11 +345,7 @@ struct Analyzer {
     // this layer's input, or of its contiguous copy), the repeated weight (batch x C values
     // in the weights' format: new memory, unlike batchnorm's parameter) and its mean and
     // inverse std (fp32, batch x C each); RepeatBackward0 keeps only sizes.
-    if (contiguous(0)) {
-      saveInputs();
-    } else if (training()) {
-      r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
-    }
+    saveContiguousInput();
     int64_t extra = checkedMul(checkedMul(2, c), kStatBytes);
     if (n.affine) extra = checkedAdd(extra, bytesForBits(c, dtypeBits(weights)));
     r.saved.extra_bytes_per_sample = checkedAdd(r.saved.extra_bytes_per_sample, extra);
@@ -360,11 +367,7 @@ struct Analyzer {
     // aten/src/ATen/native/group_norm.cpp (v1.13), group_norm: native_group_norm of
     // `input.contiguous()`; NativeGroupNormBackward0 (1.13's generated Functions.h) keeps
     // input_, weight_ (the parameter) and the mean and rstd per sample and group (fp32).
-    if (contiguous(0)) {
-      saveInputs();
-    } else if (training()) {
-      r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
-    }
+    saveContiguousInput();
     r.saved.extra_bytes_per_sample =
         checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(checkedMul(2, n.groups), kStatBytes));
   }

@@ -17,8 +17,8 @@ const char* const kBinaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB
 const char* const kDecimalNames[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
 const char* const kCountNames[] = {"", "K", "M", "G", "T", "P", "E"};
 
-/// "%.0f" below the first prefix, else two decimals (one from 100 up), then " " and the name
-/// unless it is empty.
+/// A whole number below the first prefix, else scaledDecimals()'s decimals, then " " and the
+/// name unless it is empty.
 std::string scaled(double value, const UnitPrefixes& p) {
   int i = 0;
   double v = value;
@@ -26,9 +26,10 @@ std::string scaled(double value, const UnitPrefixes& p) {
     v /= p.step;
     ++i;
   }
+  const ScaledDecimals d = scaledDecimals();
+  const int decimals = i == 0 ? 0 : std::fabs(v) >= d.large_from ? d.large_decimals : d.decimals;
   char buf[64];
-  const char* format = i == 0 ? "%.0f" : std::fabs(v) >= 100 ? "%.1f" : "%.2f";
-  std::snprintf(buf, sizeof buf, format, v);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   std::string out = buf;
   if (*p.names[i] != '\0') out.append(" ").append(p.names[i]);
   return out;
@@ -48,6 +49,10 @@ UnitPrefixes countPrefixes() {
 double bytesPerGigaUnit(ByteUnits units) {
   const UnitPrefixes p = bytePrefixes(units);
   return p.step * p.step * p.step;
+}
+
+ScaledDecimals scaledDecimals() {
+  return {2, 100.0, 1};
 }
 
 std::string formatCount(int64_t count) {

@@ -147,6 +147,64 @@ describe("a dropped checkpoint against the model's components", () => {
     }
   });
 
+  test(
+    "a Hugging Face config.json dropped with the checkpoint is offered as the model, with the file's weights",
+    T,
+    async () => {
+      const { page, problems } = await openPage(session);
+      try {
+        const bytes = safetensorsBytes(llama64Tensors());
+        // A dlcost document named config.json is checked against, not offered (isHfConfig: no).
+        await drop(page, {
+          'config.json': JSON.stringify({ model: { preset: 'resnet18' } }),
+          'model.safetensors': bytes,
+        });
+        await page.waitForSelector('#model-file .model-file-summary');
+        assert.equal(await page.$('#model-file button.use-config'), null);
+        await drop(page, { 'config.json': JSON.stringify(LLAMA64_CONFIG), 'model.safetensors': bytes });
+        await page.waitForSelector('#model-file button.use-config');
+        await page.click('#model-file button.use-config');
+        // 106,816 parameters: the sum of LLAMA64_COMPONENTS, the shapes the checkpoint holds.
+        await page.waitForFunction(() => globalThis.dlcostPage.lastReport()?.params?.total === 106816);
+        // The weights term is the file's tensor bytes, as `dlcost estimate config.json --weights FILE` has it.
+        writeFileSync(join(dir, 'model.safetensors'), bytes);
+        writeFileSync(join(dir, 'config.json'), JSON.stringify(LLAMA64_CONFIG));
+        const cli = runCli([
+          'estimate',
+          join(dir, 'config.json'),
+          '--weights',
+          join(dir, 'model.safetensors'),
+          '--json',
+        ]);
+        assert.equal(cli.status, 0, cli.stderr);
+        const weights = (r) => r.memory.terms.find((x) => x.key === 'weights').bytes;
+        assert.equal(weights(await lastReport(page)), weights(cli.json));
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  test("a model that cannot be read is named in the page's language, the engine's Chinese included", T, async () => {
+    for (const [locale, expected] of [
+      ['en', /^The tensors are checked once the model reads without error: unknown field 'bogus' \(allowed here: /],
+      // json_reader.cpp writes this error in both languages (InputError's Text).
+      ['zh', /^模型读取无误后再核对张量：未知字段 'bogus'（此处允许：/],
+    ]) {
+      const { page, problems } = await openPage(session, { locale });
+      try {
+        const config = JSON.stringify({ model: { preset: 'resnet18', bogus: 1 } });
+        await drop(page, { 'config.json': config, 'model.safetensors': safetensorsBytes(llama64Tensors()) });
+        await page.waitForSelector('#model-file .components p.hint');
+        assert.match(await page.locator('#model-file .components p.hint').textContent(), expected);
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   test('the table in Chinese', T, async () => {
     const { page, problems } = await openPage(session, { locale: 'zh' });
     try {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LLAMA64_COMPONENTS, LLAMA64_CONFIG, llama64Tensors, safetensorsBytes } from './llama_checkpoint.mjs';
-import { runCli, WASM_MODULE } from './native_cli.mjs';
+import { cliEstimate, runCli, WASM_MODULE } from './native_cli.mjs';
 
 let engine;
 const dir = mkdtempSync(join(tmpdir(), 'dlcost-cc-'));
@@ -115,5 +115,27 @@ describe('checkComponents', () => {
       JSON.stringify({ model: { hf_config: LLAMA64_CONFIG } }),
     );
     assert.equal(badTensor.error.path, '/tensors/0/parameters');
+  });
+});
+
+// The page offers a config.json dropped with a checkpoint as the model when the engine reads it
+// as a Hugging Face config (model_file.js); the CLI wraps such a file with its flags' workload.
+describe('isHfConfig', () => {
+  test("is the engine's test: model_type or architectures at the top level", () => {
+    assert.equal(call('isHfConfig', JSON.stringify(LLAMA64_CONFIG)), true);
+    assert.equal(call('isHfConfig', JSON.stringify({ architectures: ['LlamaForCausalLM'] })), true);
+    assert.equal(call('isHfConfig', JSON.stringify({ model: { hf_config: LLAMA64_CONFIG } })), false);
+    assert.equal(call('isHfConfig', JSON.stringify({ model: { preset: 'resnet18' } })), false);
+    assert.equal(call('isHfConfig', '[]'), false);
+    assert.equal(call('isHfConfig', '{').error.code, 'parse');
+  });
+
+  test('a file it calls a config.json the CLI reads as one: the same model as given as hf_config', () => {
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify(LLAMA64_CONFIG));
+    const whole = runCli(['estimate', config, '--json']);
+    const wrapped = cliEstimate({ model: { hf_config: LLAMA64_CONFIG } });
+    assert.equal(whole.status, 0, whole.stderr);
+    assert.deepEqual(whole.json, wrapped.json);
   });
 });

@@ -35,7 +35,8 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
                                                    bytes
        make_onnx_graphs.py --measure-layers        the same for one instancenorm2d, pixel_shuffle,
                                                    pad or bicubic upsample between two 1x1
-                                                   convolutions (tests/test_layers_imaging.cpp)
+                                                   convolutions (tests/test_layers_imaging.cpp),
+                                                   the norms also of a transposed input
 
 Each model is exported at 3x224x224 in training mode (torch.onnx.TrainingMode.TRAINING), as it
 is trained: BatchNormalization stays a node with its four initializers (an eval-mode export
@@ -504,6 +505,14 @@ def layer_cases():
         "upsample bicubic x2 align_corners": between(
             nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True), 2),
         "groupnorm 2 groups": between(nn.GroupNorm(2, 4), 2),
+        # The norms of a non-contiguous input (H and W transposed): `input.contiguous()` copies.
+        "instancenorm2d of a transposed input": between(
+            nn.Sequential(Lambda(lambda x: x.transpose(2, 3)), nn.InstanceNorm2d(4)), 2),
+        "instancenorm2d affine of a transposed input": between(
+            nn.Sequential(Lambda(lambda x: x.transpose(2, 3)),
+                          nn.InstanceNorm2d(4, affine=True)), 2),
+        "groupnorm 2 groups of a transposed input": between(
+            nn.Sequential(Lambda(lambda x: x.transpose(2, 3)), nn.GroupNorm(2, 4)), 2),
         "reflection pad of the model input": nn.Sequential(nn.ReflectionPad2d(1),
                                                            nn.Conv2d(4, 2, 3)),
     }

@@ -54,13 +54,16 @@ export function load(options = {}) {
 
 /** `options` with an instantiateWasm hook that instantiates the module boot.js began
  *  compiling when the page started (so the compile overlaps the page's own scripts); the
- *  options unchanged outside a page, or when that compile failed (the loader then fetches and
- *  compiles the module itself, and reports its own error).
+ *  options unchanged outside a page, before boot.js has run or when its compile failed (the
+ *  loader then fetches and compiles the module itself, and reports its own error).
  *  @param {object} options @returns {Promise<object>} */
 async function withCompiled(options) {
   if (typeof document === 'undefined' || 'instantiateWasm' in options) return options;
-  const compiled = await import('./boot.js').then((m) => m.engineModule).catch(() => null);
+  /** @type {Promise<WebAssembly.Module> | undefined} */
+  const started = /** @type {any} */ (globalThis)[Symbol.for('dlcost.engineModule')];
+  const compiled = started ? await started.catch(() => null) : null;
   if (!compiled) return options;
+  performance.mark('dlcost:compiled');
   /** @type {WebAssembly.Module} */
   const module = compiled;
   return {
@@ -78,7 +81,7 @@ let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
 const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
-  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents']);
+  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
 
 /** @type {Promise<typeof api> | null} */
 let extraPromise = null;
@@ -226,6 +229,10 @@ const api = {
    *  model is read.
    *  @param {object} summary @param {Doc} doc @returns {ComponentCheck | null} */
   checkComponents: (summary, doc) => call('checkComponents', JSON.stringify(summary), toText(doc)),
+  /** Whether the document is a Hugging Face config.json as a whole (model_type or
+   *  architectures: dlcost::isHfConfig, the engine's and the CLI's test); text that is not JSON
+   *  throws DlcostError. @param {Doc} doc @returns {boolean} */
+  isHfConfig: (doc) => call('isHfConfig', toText(doc)),
 };
 
 export default api;

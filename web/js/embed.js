@@ -93,6 +93,7 @@ async function start() {
     return;
   }
   show();
+  delete document.body.dataset.starting;  // the first result is drawn: show the widget
   addEventListener('hashchange', show);
   new ResizeObserver(postHeight).observe(document.documentElement);
   document.body.dataset.ready = 'true';

@@ -7,7 +7,7 @@
 
 import api, { loadExtra } from './dlcost.js';
 import { h } from './dom.js';
-import { DICTIONARIES, t } from './i18n.js';
+import { DICTIONARIES, engineText, t } from './i18n.js';
 import { BINARY, formatBytes, formatCount, groupDigits } from './units.js';
 
 Object.assign(DICTIONARIES.en, {
@@ -128,6 +128,11 @@ Object.assign(DICTIONARIES.zh, {
   mf_comp_other: '其他',
 });
 
+/** An engine error's message in the page's language where the engine writes one
+ *  (DlcostError's message_zh, or an error object of a summary).
+ *  @param {{message: string, message_zh?: string}} e @returns {string} */
+const errorText = (e) => engineText(e.message, e.message_zh);
+
 /**
  * The engine's summary of `file` (a File or Blob), reading only the first bytes it asks for.
  * Resolves to the summary; rejects with DlcostError for a bad file.
@@ -201,7 +206,7 @@ export function renderSummary(name, s, units = BINARY, onConfig = null, doc = un
     parts.push(h('p', { class: 'hint', text: t('mf_config_check', {
       engine: groupDigits(check.engine_parameters), difference: groupDigits(check.difference) }) }));
   } else if (s.gguf?.hf_config_error) {
-    parts.push(h('p', { class: 'hint', text: s.gguf.hf_config_error.message }));
+    parts.push(h('p', { class: 'hint', text: errorText(s.gguf.hf_config_error) }));
   }
   if (s.gguf?.hf_config && onConfig) {
     parts.push(h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(s.weight_bytes, units) }) }));
@@ -238,7 +243,7 @@ function renderLayerGraph(name, g, onConfig) {
     return parts;
   }
   const items = g.unmodelled.map((u) => h('li', { text: t('mf_graph_unmodelled', { op: u.op_type, count: groupDigits(u.count), reason: u.reason }) }));
-  if (g.error) items.push(h('li', { text: g.error.message }));
+  if (g.error) items.push(h('li', { text: errorText(g.error) }));
   if (g.after_unmodelled_nodes > 0) items.push(h('li', { text: t('mf_graph_after', { count: groupDigits(g.after_unmodelled_nodes) }) }));
   return [h('p', { class: 'hint layer-graph', text: t('mf_graph_partial', {
     understood: groupDigits(g.understood_nodes), nodes: groupDigits(g.nodes) }) }),
@@ -266,7 +271,7 @@ export function renderComponents(summary, doc) {
   try {
     check = api.checkComponents(summary, doc);
   } catch (e) {
-    box.append(h('p', { class: 'hint', text: t('mf_components_failed', { message: /** @type {Error} */ (e).message }) }));
+    box.append(h('p', { class: 'hint', text: t('mf_components_failed', { message: errorText(/** @type {Error} */ (e)) }) }));
     return box;
   }
   if (!check) {
@@ -348,7 +353,31 @@ export async function showModelFiles(container, files, options = {}) {
   const shown = !index || shards.length === 1
     ? await showModelFile(container, shards.find((f) => f !== index) ?? shards[0], opts)
     : await showCheckpoint(container, index, shards, opts);
+  if (shown && config && options.onConfig) offerDroppedConfig(container, shown.summary, configText, options);
   return shown && config ? { ...shown, refresh: null } : shown;
+}
+
+/** A config.json dropped with a checkpoint that the engine reads as a Hugging Face config
+ *  (isHfConfig; a dlcost document of that name is only checked against): a button that hands
+ *  it with the checkpoint's weights to `onConfig`, as a GGUF's architecture is handed over.
+ *  @param {HTMLElement} container @param {any} summary @param {string} configText
+ *  @param {ShowOptions} options */
+function offerDroppedConfig(container, summary, configText, { units = BINARY, onConfig }) {
+  const node = container.querySelector('.model-file-summary');
+  // A GGUF's or an ONNX graph's own button stays the only one.
+  if (!node || !summary.weights_file || node.querySelector('button.use-config')) return;
+  let config;
+  try {
+    if (!api.isHfConfig(configText)) return;
+    config = JSON.parse(configText);
+  } catch {
+    return; // not JSON: the component check above says so
+  }
+  // The config with the file's weights: the engine's weights term is then the file's bytes.
+  const doc = { model: { hf_config: config, weights_file: summary.weights_file } };
+  node.append(
+    h('p', { class: 'hint', text: t('mf_estimate_note', { bytes: bytesText(summary.weight_bytes, units) }) }),
+    h('button', { type: 'button', class: 'use-config', onclick: () => onConfig(doc) }, t('mf_use_config')));
 }
 
 /** An index with its shards in `container` (showModelFiles). @param {HTMLElement} container
@@ -366,7 +395,7 @@ async function showCheckpoint(container, index, files, options) {
     return { summary, refresh: (doc) => refreshComponents(container, summary, doc) };
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
-      text: t('mf_failed', { name: index.name, message: /** @type {Error} */ (e).message }) }));
+      text: t('mf_failed', { name: index.name, message: errorText(/** @type {Error} */ (e)) }) }));
     return null;
   }
 }
@@ -384,7 +413,7 @@ export async function showModelFile(container, file, { units = BINARY, onConfig 
     return { summary, refresh: (doc) => refreshComponents(container, summary, doc) };
   } catch (e) {
     container.replaceChildren(h('p', { class: 'field-error', role: 'alert',
-      text: t('mf_failed', { name: file.name, message: /** @type {Error} */ (e).message }) }));
+      text: t('mf_failed', { name: file.name, message: errorText(/** @type {Error} */ (e)) }) }));
     return null;
   }
 }

@@ -587,6 +587,8 @@ export interface UnitPrefixes {
 export interface NumberUnits {
   bytes: { GiB: UnitPrefixes & { bytes_per_unit: number }; GB: UnitPrefixes & { bytes_per_unit: number } };
   count: UnitPrefixes;
+  /** dlcost::ScaledDecimals: a figure scaled to a prefix shows `decimals`, or `large_decimals` from `large_from` up. */
+  scaled_decimals: { decimals: number; large_from: number; large_decimals: number };
 }
 
 /** A preset in the engine's list. */

@@ -11,7 +11,8 @@ export const DECIMAL = 'GB';
 /** @typedef {import('./types').UnitPrefixes} UnitPrefixes */
 
 /** The engine's unit tables (dlcost::numberUnitsJson), installed once by dlcost.js's ready():
- *  the step and names of each convention are the engine's, not written here again.
+ *  the step and names of each convention and the decimals of a scaled figure are the
+ *  engine's, not written here again.
  *  @type {NumberUnits | null} */
 let tables = null;
 
@@ -36,10 +37,38 @@ export function unitStep(name) {
   return byteTable(name).step;
 }
 
-/** Two decimals, one from 100 up (core/src/units.cpp prints the same).
- *  @param {number} value */
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(1) : value.toFixed(2);
+/** `value` with `decimals` decimals as C's printf("%.*f") writes it, which the CLI's text uses
+ *  (core/src/units.cpp): the exact value rounded to the nearest, and a value exactly halfway
+ *  to the even digit. toFixed rounds that half away from zero instead: 6.125 MiB (vgg11's
+ *  features.3, 6,422,528 B) is "6.12" in printf and "6.13" in toFixed.
+ *  @param {number} value (not negative, finite) @param {number} decimals @returns {string} */
+export function fixedAsPrintf(value, decimals) {
+  const text = value.toFixed(decimals);
+  // Halfway exactly when value × 2 × 10^decimals is an odd integer; a double is m × 2^e, so
+  // that is decided exactly in integers (BigInt), never by a rounded product.
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const mantissa = (bits & 0xfffffffffffffn) | (biased ? 0x10000000000000n : 0n);
+  const shift = BigInt(1075 - Math.max(biased, 1)); // value = mantissa / 2^shift
+  if (shift <= 0n) return text; // an integer: never halfway
+  const twice = mantissa * 2n * 10n ** BigInt(decimals);
+  const denominator = 1n << shift;
+  if (twice % denominator !== 0n) return text;
+  const odd = twice / denominator; // value × 2 × 10^decimals
+  if (odd % 2n === 0n) return text;
+  const below = (odd - 1n) / 2n; // the two neighbours: below and below + 1
+  const even = below % 2n === 0n ? below : below + 1n;
+  const digits = even.toString().padStart(decimals + 1, '0');
+  return decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+}
+
+/** A figure scaled to a prefix with the engine's decimals (dlcost::ScaledDecimals, which
+ *  core/src/units.cpp prints with too). @param {number} value (not negative) */
+function scaledDigits(value) {
+  const d = units().scaled_decimals;
+  return fixedAsPrintf(value, value >= d.large_from ? d.large_decimals : d.decimals);
 }
 
 /** `value` in the largest prefix of `table` it reaches: "97.49 MiB", "25.56 M", "512 B".
@@ -53,7 +82,7 @@ function scaled(value, table) {
   }
   const sign = value < 0 ? '−' : '';
   const name = table.names[i] ? ` ${table.names[i]}` : '';
-  return i === 0 ? `${sign}${v}${name}` : `${sign}${threeDigits(v)}${name}`;
+  return i === 0 ? `${sign}${v}${name}` : `${sign}${scaledDigits(v)}${name}`;
 }
 
 /** "97.49 MiB" / "102.23 MB" @param {number} bytes @param {string} name @returns {string} */

@@ -42,6 +42,12 @@ struct SharedConfig {
 SharedConfig parseSharedConfig(const nlohmann::json& document);
 SharedConfig parseSharedConfigText(const std::string& text);
 
+/// True when `document` is a Hugging Face config.json (as a model repository ships it): an
+/// object with "model_type" or "architectures". Such a document is read as the model itself
+/// (parseConfig; the value of "hf_config" must be one), the CLI wraps a file of it with its
+/// flags' workload, and the page offers a dropped one as the model.
+bool isHfConfig(const nlohmann::json& document);
+
 /// Parses a model document (the value of `model`, or the whole document) found at `path`.
 Model parseModel(const nlohmann::json& model, const std::string& path);
 

@@ -34,4 +34,15 @@ UnitPrefixes countPrefixes();
 /// Bytes in one GiB (binary) or GB (decimal): the unit of the page's memory fields.
 double bytesPerGigaUnit(ByteUnits units);
 
+/// The decimals of a figure scaled to a prefix (1 K, 1 KiB, 1 kB and up; figures below the
+/// first prefix are whole): `decimals`, or `large_decimals` from `large_from` up, so that
+/// three or four digits show ("97.49 MiB", "512.0 GiB"). The formatters above and the page's
+/// (through numberUnitsJson) read it.
+struct ScaledDecimals {
+  int decimals;
+  double large_from;
+  int large_decimals;
+};
+ScaledDecimals scaledDecimals();
+
 }  // namespace dlcost
