@@ -81,6 +81,11 @@ TEST_CASE("every bad-input class names its JSON path, code and reason", "[errors
                ErrorCode::kType, "/layers/0/out_channels", "must be an integer, not 4.5"},
       BadInput{"zero input dimension", R"({"input": [3, 0, 8], "layers": [{"type": "relu"}]})",
                ErrorCode::kValue, "/input/1", "must be at least 1, not 0"},
+      // A sample has at most 8 dimensions (dlcost::kMaxRank); an embedding adds one.
+      BadInput{"output of more than 8 dimensions",
+               R"({"input": [1, 1, 1, 1, 1, 1, 1, 2], "layers": [
+                   {"type": "embedding", "num_embeddings": 10, "embedding_dim": 4}]})",
+               ErrorCode::kShape, "/layers/0", "output of more than 8 dimensions per sample"},
       BadInput{"negative padding",
                oneLayer(R"({"type": "conv2d", "out_channels": 4, "kernel": 3, "padding": -1})"),
                ErrorCode::kValue, "/layers/0/padding", "must be at least 0, not -1"},

@@ -361,7 +361,8 @@ TEST_CASE("the image-to-image operators become the layers PyTorch runs", "[onnx]
     dlcost::Workload w;
     w.batch = 2;
     const dlcost::Report r = dlcost::estimate(dlcost::parseModel(g.model, ""), w);
-    CHECK(r.layers.back().output_shape == dlcost::Shape{2, c.out, c.out});
+    CHECK(r.layers.back().output_shape ==
+          dlcost::Shape{2, static_cast<int64_t>(c.out), static_cast<int64_t>(c.out)});
     CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == c.measured_saved_b2);
   }
   SECTION("an output_shape no nn.ConvTranspose2d gives is refused by name") {

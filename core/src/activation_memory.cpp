@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "dlcost/checked.hpp"
 
@@ -76,26 +77,29 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
   struct Span {
     size_t first, last;
   };
-  std::map<std::string, Span> modules;
+  // Keyed by views of the layers' names, which outlive this function.
+  std::map<std::string_view, Span> modules;
   // Layer i's modules, outermost first: spans[begin[i]] to spans[begin[i + 1]].
   const size_t n = graph.layers.size();
   std::vector<Span*> spans;
+  spans.reserve(4 * n);  // a preset's layer is in up to four modules
   std::vector<size_t> begin(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
-    const std::string& name = graph.layers[i].name;
+    const std::string_view name = graph.layers[i].name;
     begin[i] = spans.size();
+    // Neighbouring layers mostly share their modules: where the previous layer's name starts
+    // with the same path up to a dot, its module at that depth is this one's (no lookup).
+    size_t shared = 0;
+    if (i > 0) {
+      const std::string_view prev = graph.layers[i - 1].name;
+      const size_t most = std::min(prev.size(), name.size());
+      while (shared < most && prev[shared] == name[shared]) ++shared;
+    }
     size_t depth = 0;
-    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-      // Neighbouring layers mostly share their modules: the previous layer's module at this
-      // depth where its name starts with the same path, else a lookup (and a string).
-      const size_t prev = i > 0 ? begin[i - 1] + depth : 0;
-      Span* span = nullptr;
-      if (i > 0 && prev < begin[i] &&
-          graph.layers[i - 1].name.compare(0, dot + 1, name, 0, dot + 1) == 0) {
-        span = spans[prev];
-      } else {
-        span = &modules.emplace(name.substr(0, dot), Span{i, i}).first->second;
-      }
+    for (size_t dot = 0; dot < name.size(); ++dot) {
+      if (name[dot] != '.') continue;
+      Span* span = dot < shared ? spans[begin[i - 1] + depth]
+                                : &modules.emplace(name.substr(0, dot), Span{i, i}).first->second;
       span->last = i;
       spans.push_back(span);
       ++depth;
@@ -117,7 +121,7 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
 
 ActivationMemory simulateActivations(const LayerGraph& graph,
                                      const std::vector<LayerAnalysis>& layers,
-                                     const std::vector<Shape>& shapes, Mode mode,
+                                     const std::vector<int64_t>& elements, Mode mode,
                                      int64_t activation_bytes, int64_t input_bytes) {
   const size_t n = graph.layers.size();
   const size_t tensors = n + 1;  // tensor 0 is the model input, tensor i + 1 layer i's output
@@ -127,14 +131,14 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   std::vector<size_t> storage(tensors);
   std::vector<int64_t> bytes(tensors, 0);
   storage[0] = 0;
-  bytes[0] = checkedMul(elementCount(shapes[0]), input_bytes);
+  bytes[0] = checkedMul(elements[0], input_bytes);
   for (size_t i = 0; i < n; ++i) {
     const size_t t = i + 1;
     if (layers[i].aliases_input) {
       storage[t] = storage[tensorOf(graph.layers[i].inputs[0])];
     } else {
       storage[t] = t;
-      bytes[t] = checkedMul(elementCount(shapes[t]), activation_bytes);
+      bytes[t] = checkedMul(elements[t], activation_bytes);
     }
   }
 
@@ -181,7 +185,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   // does). A layer whose output needs none records no backward node and saves nothing
   // (autograd builds a node only where an input requires grad: a padding or pooling of the
   // model input keeps nothing, a convolution of it keeps it for its weight's gradient).
-  std::vector<bool> needs_grad(tensors, false);
+  std::vector<char> needs_grad(tensors, false);  // bools, one byte each (read per input)
   for (size_t i = 0; i < n; ++i) {
     bool any = layers[i].params > 0;
     for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];
@@ -203,7 +207,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
       timeline.add(i + 1, i + 1, sv.extra_bytes_per_sample);
       continue;
     }
-    for (size_t k = 0; k < sv.inputs.size(); ++k) {
+    for (size_t k = 0; k < graph.layers[i].inputs.size(); ++k) {
       if (sv.inputs[k]) markSaved(storage[tensorOf(graph.layers[i].inputs[k])], i);
     }
     if (sv.output) markSaved(storage[i + 1], i);
@@ -254,7 +258,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     grad_owner[t] = t;
     if (!needs_grad[t]) continue;
     const size_t dies = bwdStep(t - 1);
-    const int64_t size = checkedMul(elementCount(shapes[t]), activation_bytes);
+    const int64_t size = checkedMul(elements[t], activation_bytes);
     if (readers.of(t).empty()) {
       grad_born[t] = bwdStep(n - 1);  // from the loss, at the first backward step
     } else {
@@ -276,12 +280,13 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   }
   for (size_t t = 1; t < tensors; ++t) {
     if (!needs_grad[t] || grad_owner[t] != t) continue;
-    timeline.add(grad_born[t], grad_dies[t], checkedMul(elementCount(shapes[t]), activation_bytes));
+    timeline.add(grad_born[t], grad_dies[t], checkedMul(elements[t], activation_bytes));
   }
 
   out.kept_per_sample = kept;
-  out.backward_extra_per_sample = timeline.peak() - kept;
   out.live_per_sample = timeline.series();
+  const int64_t peak = *std::max_element(out.live_per_sample.begin(), out.live_per_sample.end());
+  out.backward_extra_per_sample = std::max<int64_t>(peak, 0) - kept;
   return out;
 }
 
@@ -295,34 +300,47 @@ std::vector<StepLive> peakCandidates(const ActivationMemory& act,
   // Gradients alive at each step. AccumulateGrad (torch/csrc/autograd/functions/
   // accumulate_grad.h, accumulateGrad) steals a new gradient as .grad when there is none;
   // otherwise it runs `variable_grad += new_grad`, the new one freed afterwards.
-  std::vector<StepLive> steps;
-  steps.reserve(act.live_per_sample.size());
-  int64_t done = 0;
-  for (size_t step = 0; step < act.live_per_sample.size(); ++step) {
-    const int64_t live = act.live_per_sample[step];
-    if (step <= n) {
-      // The forward steps (0 to n) all hold the same gradients: only the one with the most
-      // activations can be on the front, so the others are left out of the sort.
-      if (step == 0) {
-        steps.push_back({step, kept ? all : 0, live});
-      } else if (live > steps.back().per_sample) {
-        steps.back().step = step;
-        steps.back().per_sample = live;
-      }
-      continue;
+  // The steps latest first: the backward steps (step 2n - k at k), then the forward ones,
+  // which all hold the same gradients, so that only the one with the most activations can
+  // be on the front (the others are left out).
+  const std::vector<int64_t>& live = act.live_per_sample;
+  std::vector<StepLive> steps(n + 1);
+  StepLive& forward = steps[n];
+  forward.gradient_bytes = kept ? all : 0;
+  forward.per_sample = live[0];
+  for (size_t step = 1; step <= n; ++step) {
+    if (live[step] > forward.per_sample) {
+      forward.step = step;
+      forward.per_sample = live[step];
     }
+  }
+  int64_t done = 0;
+  for (size_t step = n + 1; step <= 2 * n; ++step) {
     const int64_t layer = layer_gradient_bytes[2 * n - step];
-    const int64_t grads = kept ? checkedAdd(all, layer) : (done = checkedAdd(done, layer));
-    steps.push_back({step, grads, live});
+    StepLive& s = steps[2 * n - step];
+    s.step = step;
+    s.gradient_bytes = kept ? checkedAdd(all, layer) : (done = checkedAdd(done, layer));
+    s.per_sample = live[step];
   }
   // Keep the Pareto front: a step another one matches or exceeds in both never peaks alone.
-  std::sort(steps.begin(), steps.end(), [](const StepLive& a, const StepLive& b) {
-    return a.gradient_bytes != b.gradient_bytes ? a.gradient_bytes > b.gradient_bytes
-                                                : a.per_sample > b.per_sample;
-  });
+  // By gradients, most first: without kept gradients backward only adds them, so the steps
+  // are in that order already; kept ones (each step's own transient on top) need a sort.
+  const auto more_gradients = [](const StepLive& a, const StepLive& b) {
+    return a.gradient_bytes > b.gradient_bytes;
+  };
+  if (!std::is_sorted(steps.begin(), steps.end(), more_gradients)) {
+    std::sort(steps.begin(), steps.end(), more_gradients);
+  }
   std::vector<StepLive> front;
-  for (const StepLive& s : steps) {
-    if (front.empty() || s.per_sample > front.back().per_sample) front.push_back(s);
+  for (size_t k = 0; k < steps.size();) {
+    // Of the steps with equal gradients, the one with the most activations.
+    size_t most = k;
+    for (++k; k < steps.size() && steps[k].gradient_bytes == steps[most].gradient_bytes; ++k) {
+      if (steps[k].per_sample > steps[most].per_sample) most = k;
+    }
+    if (front.empty() || steps[most].per_sample > front.back().per_sample) {
+      front.push_back(steps[most]);
+    }
   }
   return front;
 }

@@ -28,10 +28,11 @@ struct ActivationMemory {
   std::vector<int64_t> live_per_sample;
 };
 
-/// `shapes[0]` is the model input, `shapes[i + 1]` the output of layer i.
+/// `elements[0]` is the model input's elements per sample, `elements[i + 1]` layer i's
+/// output's.
 ActivationMemory simulateActivations(const LayerGraph& graph,
                                      const std::vector<LayerAnalysis>& layers,
-                                     const std::vector<Shape>& shapes, Mode mode,
+                                     const std::vector<int64_t>& elements, Mode mode,
                                      int64_t activation_bytes, int64_t input_bytes);
 
 /// A step of the training timeline: what is alive then.

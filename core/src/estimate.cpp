@@ -25,7 +25,7 @@ namespace {
 /// Forward memory traffic of layer i at batch b: weights read + inputs read + output written.
 /// Views (flatten, dropout at inference) move nothing.
 int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
-                       const std::vector<Shape>& shapes, const PrecisionLayout& lay,
+                       const std::vector<int64_t>& elements, const PrecisionLayout& lay,
                        int64_t input_bytes, int64_t b) {
   const Layer& layer = g.layers[i];
   const bool is_view = (a.aliases_input && (std::holds_alternative<Flatten>(layer.spec) ||
@@ -38,13 +38,13 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
   int64_t per_sample = 0;
   for (int k : layer.inputs) {
     const int64_t elem_bytes = k == kModelInput ? input_bytes : act_bytes;
-    per_sample = checkedAdd(
-        per_sample, checkedMul(elementCount(shapes[static_cast<size_t>(k + 1)]), elem_bytes));
+    per_sample =
+        checkedAdd(per_sample, checkedMul(elements[static_cast<size_t>(k + 1)], elem_bytes));
   }
-  per_sample = checkedAdd(per_sample, checkedMul(elementCount(shapes[i + 1]), act_bytes));
+  per_sample = checkedAdd(per_sample, checkedMul(elements[i + 1], act_bytes));
   // An embedding gathers one row per token instead of reading its whole table.
   if (std::holds_alternative<Embedding>(layer.spec)) {
-    const int64_t rows = bytesForBits(elementCount(shapes[i + 1]), dtypeBits(lay.weights));
+    const int64_t rows = bytesForBits(elements[i + 1], dtypeBits(lay.weights));
     return checkedMul(checkedAdd(per_sample, rows), b);
   }
   const int64_t weights = bytesForBits(a.params, dtypeBits(lay.weights));
@@ -137,13 +137,13 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
   }
 
-  std::vector<Shape> shapes{g.input};
-  std::vector<Shape> strides{Shape{}};  // of each tensor, as shapes; empty: contiguous
-  shapes.reserve(g.layers.size() + 1);
-  strides.reserve(g.layers.size() + 1);
+  // Layer i's output is analyses[i].output; its elements per sample are elements[i + 1]
+  // (elements[0]: the model input's).
+  std::vector<int64_t> elements{elementCount(g.input)};
+  elements.reserve(g.layers.size() + 1);
   std::vector<LayerAnalysis> analyses;
   analyses.reserve(g.layers.size());
-  std::vector<bool> needs_input_grad(g.layers.size() + 1, false);
+  std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
   int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
   try {
     std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
@@ -153,14 +153,15 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       in_strides.clear();
       bool input_grad = false;
       int64_t inputs_with_grad = 0;
-      for (size_t j = 0; j < layer.inputs.size(); ++j) {
-        const auto k = static_cast<size_t>(layer.inputs[j] + 1);
-        in.push_back(shapes[k]);
-        in_strides.push_back(strides[k]);
+      for (int input : layer.inputs) {
+        const auto k = static_cast<size_t>(input + 1);
+        in.push_back(k == 0 ? g.input : analyses[k - 1].output);
+        in_strides.push_back(k == 0 ? Shape{} : analyses[k - 1].strides);  // empty: contiguous
         input_grad = input_grad || needs_input_grad[k];
         inputs_with_grad += needs_input_grad[k] ? 1 : 0;
       }
-      LayerAnalysis a = analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights);
+      const LayerAnalysis& a = analyses.emplace_back(
+          analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights));
       needs_input_grad[i + 1] = input_grad || a.params > 0;
       r.params.total = checkedAdd(r.params.total, a.params);
       buffer_values = checkedAdd(buffer_values, a.buffer_values);
@@ -178,9 +179,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
         }
         macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
       }
-      shapes.push_back(a.output);
-      strides.push_back(a.strides);
-      analyses.push_back(std::move(a));
+      elements.push_back(elementCount(a.output));
     }
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
@@ -190,7 +189,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   // at batch 1 blames the model, not the batch.
   ActivationMemory act;
   try {
-    act = simulateActivations(g, analyses, shapes, w.mode, act_bytes, input_bytes);
+    act = simulateActivations(g, analyses, elements, w.mode, act_bytes, input_bytes);
     checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
     checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
   } catch (const ArithmeticOverflow&) {
@@ -221,8 +220,8 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
       layer_grads.push_back(bytesForBits(analyses[i].params, dtypeBits(lay.gradients)));
     }
     // The training loop holds the batch and the model's output through optimizer.step().
-    counts.held_per_sample = checkedAdd(checkedMul(elementCount(g.input), input_bytes),
-                                        checkedMul(elementCount(shapes.back()), act_bytes));
+    counts.held_per_sample = checkedAdd(checkedMul(elements.front(), input_bytes),
+                                        checkedMul(elements.back(), act_bytes));
     std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
     MemoryTerm buffers;
     buffers.key = MemoryKey::kBuffers;
@@ -280,25 +279,23 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     }
     if (w.memory_bytes) r.max_batch = m.maxBatch(*w.memory_bytes);
 
-    r.layers.reserve(g.layers.size() + 1);
-    LayerReport input;
+    r.layers.resize(g.layers.size() + 1);  // the rows made at once, then filled in
+    LayerReport& input = r.layers[0];
     input.name = "input";
     input.type = "input";
     input.output_shape = g.input;
     input.activation_bytes = checkedMul(act.row_bytes_per_sample[0], b);
-    r.layers.push_back(std::move(input));
     for (size_t i = 0; i < g.layers.size(); ++i) {
-      LayerReport row;
+      LayerReport& row = r.layers[i + 1];
       row.name = g.layers[i].name;
       row.type = g.layers[i].type;
-      row.output_shape = shapes[i + 1];
+      row.output_shape = analyses[i].output;
       row.params = analyses[i].params;
       row.buffers = checkedAdd(analyses[i].buffer_values, analyses[i].buffer_counters);
       row.macs = checkedMul(analyses[i].macs_per_sample, b);
       row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
       row.inplace = analyses[i].aliases_input;
-      row.bytes_accessed = forwardTraffic(g, i, analyses[i], shapes, lay, input_bytes, b);
-      r.layers.push_back(std::move(row));
+      row.bytes_accessed = forwardTraffic(g, i, analyses[i], elements, lay, input_bytes, b);
     }
     r.phases = graphPhases(r, w);
   } catch (const ArithmeticOverflow&) {

@@ -54,6 +54,15 @@ void appendJson(std::string& out, const JsonArray& array) {
 
 // std::to_chars writes the digits std::to_string does, without a string of its own: the
 // report has thousands of integers.
+void appendJson(std::string& out, const Shape& shape) {
+  out += '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ',';
+    appendSigned(out, shape[i]);
+  }
+  out += ']';
+}
+
 void appendSigned(std::string& out, int64_t value) {
   char buffer[24];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "dlcost/shape.hpp"
+
 namespace dlcost {
 
 class JsonObject;
@@ -65,6 +67,8 @@ void appendJson(std::string& out, const std::vector<T>& values) {
   }
   out += ']';
 }
+/// A shape as an array of integers (without this, it would go through nlohmann::json).
+void appendJson(std::string& out, const Shape& shape);
 
 /// An object whose members are added in any order and written sorted by key. Each key once;
 /// keys are literals (or outlive the object).

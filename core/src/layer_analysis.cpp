@@ -35,6 +35,13 @@ constexpr int64_t kMaskBytes = 1;   // torch.bool
   fail(layer, field, code, Text{message, ""});
 }
 
+/// A shape past kMaxRank dimensions (an embedding of an 8-D input, say).
+[[noreturn]] void failRank(const Layer& layer) {
+  fail(layer, "", ErrorCode::kShape,
+       "output of more than " + std::to_string(kMaxRank) +
+           " dimensions per sample, which dlcost does not model");
+}
+
 void requireRank(const Layer& layer, const Shape& in, size_t rank, const char* layout) {
   if (in.size() != rank) {
     const std::string r = std::to_string(rank), got = shapeToString(in);
@@ -114,7 +121,7 @@ Shape contiguousStrides(const Shape& full) {
 
 Shape withBatch(const Shape& sample) {
   Shape full{kAnyBatch};
-  full.insert(full.end(), sample.begin(), sample.end());
+  full.append(sample.begin(), sample.end());
   return full;
 }
 
@@ -176,7 +183,7 @@ struct Analyzer {
 
   bool training() const { return mode == Mode::kTrain; }
   int64_t inElements(size_t k = 0) const { return elementCount(in[k]); }
-  void saveInputs() { r.saved.inputs.assign(in.size(), true); }
+  void saveInputs() { r.saved.inputs.setFirst(in.size()); }
   /// Input k's strides, batch first.
   Shape strides(size_t k) const {
     if (in_strides && k < in_strides->size() && !(*in_strides)[k].empty()) return (*in_strides)[k];
@@ -198,7 +205,7 @@ struct Analyzer {
   /// input, or (where no view exists) as a new contiguous copy that only backward keeps.
   void saveReshaped(size_t k, const Shape& full, const Shape& full_strides, const Shape& shape) {
     if (viewStrides(full, full_strides, shape)) {
-      r.saved.inputs[k] = true;
+      r.saved.inputs.set(k);
     } else if (training()) {
       r.saved.extra_bytes_per_sample = checkedAdd(
           r.saved.extra_bytes_per_sample, checkedMul(elementCount(full) / kAnyBatch, act_bytes));
@@ -421,12 +428,10 @@ struct Analyzer {
     }
     keepLayout(a.inplace);
     if (uses_result) {
-      r.saved.inputs.assign(1, false);
       r.saved.output = true;
     } else if (a.inplace) {
       // The clone of the input is new memory the op allocates only for backward; the
       // overwritten input's memory holds the output, which nothing saves.
-      r.saved.inputs.assign(1, false);
       if (training()) r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
     } else {
       saveInputs();
@@ -437,7 +442,7 @@ struct Analyzer {
     r.output = in[0];
     if (!training()) {
       r.aliases_input = true;  // the identity at inference
-      r.passes_gradient[0] = true;
+      r.passes_gradient.set(0);
       return;
     }
     // CUDA runs the fused kernel, which saves only its mask: derivatives.yaml,
@@ -447,7 +452,6 @@ struct Analyzer {
     // tensor of the input's dtype (4 bytes per element in fp32); docs/accuracy.md says so.
     r.aliases_input = d.inplace;
     keepLayout(d.inplace);
-    r.saved.inputs.assign(1, false);
     r.saved.extra_bytes_per_sample = checkedMul(inElements(), kMaskBytes);
   }
 
@@ -461,7 +465,7 @@ struct Analyzer {
     int64_t merged = 1;
     for (int64_t i = s; i <= e; ++i) merged = checkedMul(merged, in[0][i]);
     out.push_back(merged);
-    out.insert(out.end(), in[0].begin() + e + 1, in[0].end());
+    out.append(in[0].begin() + e + 1, in[0].end());
     r.output = out;
     reshapeTo(out);
   }
@@ -471,7 +475,7 @@ struct Analyzer {
   /// shape)`, aten/src/ATen/native/TensorShape.cpp, reshape). Either way the gradient is
   /// reshaped back, a view (ViewBackward0 and CloneBackward0 keep no tensor).
   void reshapeTo(const Shape& out) {
-    r.passes_gradient[0] = true;
+    r.passes_gradient.set(0);
     if (auto st = viewStrides(withBatch(in[0]), strides(0), withBatch(out))) {
       r.aliases_input = true;
       if (*st != contiguousStrides(withBatch(out))) r.strides = *st;
@@ -501,7 +505,8 @@ struct Analyzer {
     // Nothing is saved either way. AddBackward hands its output gradient to each input
     // unchanged (alpha = 1); only a broadcast input gets a new, reduced tensor (sum_to).
     r.aliases_input = a.inplace;
-    for (size_t k = 0; k < in.size(); ++k) r.passes_gradient[k] = in[k] == r.output;
+    for (size_t k = 0; k < in.size(); ++k)
+      if (in[k] == r.output) r.passes_gradient.set(k);
   }
 
   void operator()(const Multiply& m) {
@@ -513,7 +518,7 @@ struct Analyzer {
     if (!m.operand.present) {
       saveInputs();
     } else if (m.operand.learned) {
-      r.saved.inputs.assign(1, true);
+      r.saved.inputs.set(0);
     }
   }
 
@@ -535,7 +540,7 @@ struct Analyzer {
       out[axis] = checkedAdd(out[axis], all[k][axis]);
     }
     r.output = out;
-    r.passes_gradient.assign(in.size(), true);  // CatBackward narrows: views of one gradient
+    r.passes_gradient.setFirst(in.size());  // CatBackward narrows: views of one gradient
   }
 
   void operator()(const Embedding& e) {
@@ -671,7 +676,7 @@ struct Analyzer {
     }
     // A view (PermuteBackward0 keeps only dims; its gradient is a permuted view).
     r.aliases_input = true;
-    r.passes_gradient[0] = true;
+    r.passes_gradient.set(0);
     if (out_strides != contiguousStrides(withBatch(r.output))) r.strides = out_strides;
   }
 
@@ -770,7 +775,6 @@ struct Analyzer {
   void operator()(const Softmax& s) {
     normalizeAxis(layer, "dim", s.dim, in[0].size());
     r.output = in[0];
-    r.saved.inputs.assign(1, false);
     r.saved.output = true;
   }
 };
@@ -780,8 +784,6 @@ struct Analyzer {
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
                            DType activation, const std::vector<Shape>* strides, DType weights) {
   Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, strides, weights, {}};
-  a.r.saved.inputs.assign(inputs.size(), false);
-  a.r.passes_gradient.assign(inputs.size(), false);
   try {
     std::visit(a, layer.spec);
     // The output tensor's bytes must fit too, or the memory simulation would overflow
@@ -789,19 +791,17 @@ LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs,
     checkedMul(elementCount(a.r.output), a.act_bytes);
   } catch (const ArithmeticOverflow&) {
     fail(layer, "", ErrorCode::kTooLarge, "sizes overflow 64-bit arithmetic");
+  } catch (const RankOverflow&) {
+    failRank(layer);
   }
+  if (a.r.output.size() > kMaxRank) failRank(layer);
   for (int64_t d : a.r.output) {
     if (d <= 0)
       fail(layer, "", ErrorCode::kShape,
            "output shape " + shapeToString(a.r.output) + " has an empty dimension");
   }
-  if (!a.training()) {
-    // Inference saves nothing (the flags' memory is kept).
-    std::vector<bool> none = std::move(a.r.saved.inputs);
-    none.assign(inputs.size(), false);
-    a.r.saved = SavedForBackward{std::move(none)};
-  }
-  return std::move(a.r);  // a member: returned by copy without the move
+  if (!a.training()) a.r.saved = SavedForBackward{};  // inference saves nothing
+  return std::move(a.r);                              // a member: returned by copy without the move
 }
 
 }  // namespace dlcost

@@ -11,10 +11,39 @@
 
 namespace dlcost {
 
+/// One flag per input of a layer, all clear at first. Bits: the first 64 inputs without
+/// allocating (an estimate keeps two sets per layer), more (a long concat) on the heap.
+class InputFlags {
+ public:
+  bool operator[](size_t k) const {
+    if (k < kWordBits) return (first_ >> k) & 1;
+    const size_t word = k / kWordBits - 1;
+    return word < more_.size() && (more_[word] >> (k % kWordBits)) & 1;
+  }
+  void set(size_t k) {
+    if (k < kWordBits) {
+      first_ |= uint64_t{1} << k;
+      return;
+    }
+    const size_t word = k / kWordBits - 1;
+    if (more_.size() <= word) more_.resize(word + 1, 0);
+    more_[word] |= uint64_t{1} << (k % kWordBits);
+  }
+  /// Sets the flags of inputs 0 to n - 1.
+  void setFirst(size_t n) {
+    for (size_t k = 0; k < n; ++k) set(k);
+  }
+
+ private:
+  static constexpr size_t kWordBits = 64;
+  uint64_t first_ = 0;          ///< inputs 0 to 63
+  std::vector<uint64_t> more_;  ///< inputs 64 and on, 64 to a word
+};
+
 /// What autograd keeps from one op until its backward runs (PyTorch's saved tensors).
 struct SavedForBackward {
-  std::vector<bool> inputs;  ///< per input: its tensor is kept
-  bool output = false;       ///< the op's own output is kept
+  InputFlags inputs;    ///< per input: its tensor is kept
+  bool output = false;  ///< the op's own output is kept
   /// Bytes per sample the op allocates only for backward: dropout masks, max-pool indices,
   /// layernorm statistics, and the copy an in-place op makes of an input its gradient needs.
   int64_t extra_bytes_per_sample = 0;
@@ -33,7 +62,7 @@ struct LayerAnalysis {
   /// Per input: its gradient is the output's gradient itself or a view of it (flatten's
   /// reshape, add's pass-through where the shapes are equal, concat's slices), so backward
   /// allocates no new memory for it.
-  std::vector<bool> passes_gradient;
+  InputFlags passes_gradient;
   SavedForBackward saved;
   /// Bytes per sample the op allocates and frees within its own step, besides its output:
   /// max pooling's int64 indices at inference.

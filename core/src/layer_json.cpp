@@ -123,14 +123,13 @@ Pad2d pad2d(const ObjectReader& r) {
   return p;
 }
 
-/// Integers of an array field, each in [min, max], at most 8 of them.
-std::vector<int64_t> intList(const ObjectReader& r, const std::string& key, int64_t min,
-                             int64_t max) {
+/// Integers of an array field, each in [min, max], at most 8 (kMaxRank) of them.
+Shape intList(const ObjectReader& r, const std::string& key, int64_t min, int64_t max) {
   const nlohmann::json& a = r.require(key);
-  if (!a.is_array() || a.size() > 8) {
+  if (!a.is_array() || a.size() > kMaxRank) {
     throw InputError(ErrorCode::kValue, r.pathOf(key), "must be an array of at most 8 integers");
   }
-  std::vector<int64_t> out;
+  Shape out;
   for (size_t k = 0; k < a.size(); ++k) out.push_back(readInt(a[k], r.pathOf(key, k), min, max));
   return out;
 }
@@ -334,7 +333,8 @@ LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
   if (type == "leaky_relu") return leakyRelu(r);
   if (type == "permute") {
     r.rejectUnknown({DLCOST_COMMON, "dims"});
-    return Permute{intList(r, "dims", -8, 7)};
+    const Shape dims = intList(r, "dims", -8, 7);
+    return Permute{{dims.begin(), dims.end()}};
   }
   if (type == "reshape") {
     r.rejectUnknown({DLCOST_COMMON, "shape"});

@@ -4,6 +4,15 @@
 
 namespace dlcost {
 
+RankOverflow::RankOverflow()
+    : InputError(ErrorCode::kShape, "",
+                 "a shape of more than " + std::to_string(kMaxRank) +
+                     " dimensions per sample, which dlcost does not model") {}
+
+void throwRankOverflow() {
+  throw RankOverflow();
+}
+
 int64_t elementCount(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n = checkedMul(n, d);

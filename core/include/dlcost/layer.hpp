@@ -191,7 +191,7 @@ struct Permute {
 /// Tensor.reshape of the sample dimensions (one may be -1): a view where the input's
 /// memory allows it, else a copy (PyTorch's rule, aten's computeStride).
 struct Reshape {
-  std::vector<int64_t> shape;
+  Shape shape;
 };
 
 /// torch.matmul of two computed tensors (attention's Q Kt and P V), batched over the

@@ -132,7 +132,14 @@ bool knownOp(const std::string& op) {
   return kOps.count(op) > 0 || foldableOp(op);
 }
 
+/// "[a, b, ...]" of a list of integers (an ONNX tensor's dims may be longer than a Shape).
 std::string shapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string shapeText(const Shape& s) {
   return shapeToString(s);
 }
 
@@ -216,6 +223,12 @@ class Builder {
     // first dimension is exactly the stand-in (one that merges the batch into another
     // dimension gives a multiple of it and is refused). A prime no model's layer sizes use.
     batch_ = in.dims[0] > 0 ? in.dims[0] : kStandInBatch;
+    if (in.dims.size() - 1 > kMaxRank) {
+      throw InputError(ErrorCode::kShape, "/graph/input",
+                       "input '" + in.name + "' has " + std::to_string(in.dims.size() - 1) +
+                           " dimensions per sample; dlcost models at most " +
+                           std::to_string(kMaxRank));
+    }
     Shape sample(in.dims.begin() + 1, in.dims.end());
     for (size_t k = 0; k < sample.size(); ++k) {
       if (sample[k] <= 0) {
@@ -749,7 +762,7 @@ class Builder {
     const bool keeps_batch =
         (to[0] == 0 && !allowzero) || (batch_ > 0 && to[0] == batch_) ||
         (to[0] == -1 && std::count(to.begin(), to.end(), -1) == 1 && to.size() > 1);
-    Shape sample;
+    std::vector<int64_t> sample;  // may be longer than a Shape holds: the reshape layer refuses it
     int64_t known = 1, infer = -1;
     for (size_t k = 1; k < to.size(); ++k) {
       int64_t d = to[k];
@@ -770,12 +783,16 @@ class Builder {
       if (known == 0 || elements % known != 0) throw Unmodelled{"Reshape to " + shapeText(to)};
       sample[static_cast<size_t>(infer)] = elements / known;
     }
-    if (!keeps_batch || sample.empty() || elementCount(sample) != elements) {
+    int64_t sample_elements = 1;
+    for (int64_t d : sample) sample_elements = checkedMul(sample_elements, d);
+    if (!keeps_batch || sample.empty() || sample_elements != elements) {
       throw Unmodelled{"Reshape to " + shapeText(to) +
                        " (dlcost models a reshape that keeps "
                        "the batch and flattens or keeps the rest)"};
     }
-    if (sample == x.shape) return alias(n, n.inputs[0]);  // a view of the same shape
+    if (std::equal(sample.begin(), sample.end(), x.shape.begin(), x.shape.end())) {
+      return alias(n, n.inputs[0]);  // a view of the same shape
+    }
     if (sample.size() == 1) return emit(n, {{"type", "flatten"}}, {n.inputs[0]});
     emit(n, {{"type", "reshape"}, {"shape", sample}}, {n.inputs[0]});
   }
@@ -1277,10 +1294,11 @@ class Builder {
       const OnnxValueInfo& o = m_.outputs[k];
       auto it = values_.find(o.name);
       if (it == values_.end() || !o.has_shape || o.dims.size() < 2) continue;
-      Shape declared(o.dims.begin() + 1, o.dims.end());
+      const std::vector<int64_t> declared(o.dims.begin() + 1, o.dims.end());
+      const Shape& given = it->second.shape;
       bool known = true;
       for (int64_t d : declared) known = known && d > 0;
-      if (known && declared != it->second.shape) {
+      if (known && !std::equal(declared.begin(), declared.end(), given.begin(), given.end())) {
         throw InputError(ErrorCode::kShape, "/graph/output/" + std::to_string(k),
                          "the graph declares output '" + o.name + "' as " + shapeText(declared) +
                              " per sample; dlcost's layers give " + shapeText(it->second.shape));
