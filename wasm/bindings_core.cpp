@@ -33,14 +33,26 @@ namespace {
 
 using dlcost_wasm::guarded;
 
+/// `text` (UTF-8) as a JavaScript string, decoded by the host's TextDecoder in one call.
+/// Embind's own std::string return walks every byte twice in JavaScript (looking for NULs, then
+/// for the end) before it decodes: about a seventh of an estimate's time in Node
+/// (docs/benchmarks.md, "Session 7: WebAssembly speed"). The same string either way.
+emscripten::val jsString(const std::string& text) {
+  static const emscripten::val decoder = emscripten::val::global("TextDecoder").new_();
+  return decoder.call<emscripten::val>(
+      "decode", emscripten::val(emscripten::typed_memory_view(
+                    text.size(), reinterpret_cast<const unsigned char*>(text.data()))));
+}
+
 /// estimate(documentText) -> the report JSON text (dlcost::estimateText, the CLI's --json).
-std::string estimate(const std::string& document_text) {
-  return guarded([&] { return dlcost::estimateText(document_text); });
+emscripten::val estimate(const std::string& document_text) {
+  return jsString(guarded([&] { return dlcost::estimateText(document_text); }));
 }
 
 /// sweepBatch(documentText, batchesJsonText) -> memory at each batch (dlcost::sweepBatchText).
-std::string sweepBatch(const std::string& document_text, const std::string& batches_json_text) {
-  return guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); });
+emscripten::val sweepBatch(const std::string& document_text, const std::string& batches_json_text) {
+  return jsString(
+      guarded([&] { return dlcost::sweepBatchText(document_text, batches_json_text); }));
 }
 
 /// estimateWithSweep(documentText, points) -> {"report", "sweep"} (dlcost::estimateWithSweepText):
