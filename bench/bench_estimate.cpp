@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/presets.hpp"
-#include "dlcost/report_json.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 namespace {
 

@@ -7,19 +7,20 @@
 #include <sstream>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/layouts.hpp"
-#include "dlcost/onnx_graph.hpp"
-#include "dlcost/presets.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/serving_sweep.hpp"
-#include "dlcost/share_link.hpp"
-#include "dlcost/step_json.hpp"
-#include "dlcost/task_defaults.hpp"
-#include "dlcost/weight_components.hpp"
-#include "dlcost/workload_json.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/advisor.hpp"
+#include "dlcost/explore/layouts.hpp"
+#include "dlcost/explore/serving_sweep.hpp"
+#include "dlcost/gpu/step_json.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
+#include "dlcost/model_files/weight_components.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/report/share_link.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
+#include "dlcost/schema/task_defaults.hpp"
+#include "dlcost/schema/workload_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
 #include "serving_print.hpp"
@@ -137,7 +138,7 @@ int runEstimate(const dlcost::cli::Options& o) {
   dlcost::Report report;
   try {
     config = dlcost::parseConfig(buildDocument(o));
-    report = dlcost::estimate(config.model, config.workload);
+    report = dlcost::estimateWithAdvice(config.model, config.workload);
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }

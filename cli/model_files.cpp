@@ -8,13 +8,13 @@
 #include <map>
 #include <sstream>
 
-#include "dlcost/error.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/onnx.hpp"
-#include "dlcost/onnx_graph.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/safetensors.hpp"
-#include "dlcost/units.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/base/units.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
+#include "dlcost/model_files/safetensors.hpp"
+#include "dlcost/report/report_json.hpp"
 #include "options.hpp"
 #include "table.hpp"
 

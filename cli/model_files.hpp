@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlcost/units.hpp"
+#include "dlcost/base/units.hpp"
 
 namespace dlcost::cli {
 

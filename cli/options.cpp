@@ -1,7 +1,7 @@
 #include "options.hpp"
 
-#include "dlcost/compare.hpp"
-#include "dlcost/workload_schema.hpp"
+#include "dlcost/explore/compare.hpp"
+#include "dlcost/schema/workload_schema.hpp"
 
 namespace dlcost::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/units.hpp"
+#include "dlcost/base/units.hpp"
 
 namespace dlcost::cli {
 

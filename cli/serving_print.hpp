@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlcost/report.hpp"
-#include "dlcost/units.hpp"
+#include "dlcost/base/units.hpp"
+#include "dlcost/types/report.hpp"
 
 namespace dlcost::cli {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "dlcost/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
 
 namespace dlcost::cli {
 

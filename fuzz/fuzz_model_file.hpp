@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "dlcost/error.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/weight_components.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/weight_components.hpp"
 
 inline void fuzzModelFile(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <string>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/onnx.hpp"
-#include "dlcost/onnx_graph.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
 #include "fuzz_model_file.hpp"
 
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "dlcost/error.hpp"
-#include "dlcost/share_link.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/share_link.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string fragment(reinterpret_cast<const char*>(data), size);

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "dlcost/error.hpp"
-#include "dlcost/workload_json.hpp"
-#include "dlcost/workload_schema.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/schema/workload_json.hpp"
+#include "dlcost/schema/workload_schema.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "dlcost/error.hpp"
+#include "dlcost/base/error.hpp"
 
 namespace dlcost::testing {
 

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/presets.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 namespace dlcost::test {
 

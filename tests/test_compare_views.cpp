@@ -8,8 +8,8 @@
 #include <string>
 
 #include "dlcost/api.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/presets.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/schema/presets.hpp"
 
 using nlohmann::json;
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "dlcost/api.hpp"
-#include "dlcost/units.hpp"
+#include "dlcost/base/units.hpp"
 
 using nlohmann::json;
 

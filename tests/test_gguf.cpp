@@ -2,14 +2,14 @@
 // way a header can be wrong.
 #include <catch2/catch.hpp>
 
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/ggml_types.hpp"
-#include "dlcost/gguf.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/units.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/base/units.hpp"
+#include "dlcost/model_files/gguf.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/types/ggml_types.hpp"
 #include "model_file_writer.hpp"
 
 using dlcost::test::GgufWriter;

@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/compare.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/gpu_compute.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/compare.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
 
 using Catch::Matchers::WithinRel;
 using nlohmann::json;

@@ -5,12 +5,13 @@
 #include <cmath>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/fit.hpp"
-#include "dlcost/gpu.hpp"
-#include "dlcost/parallel.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/advisor.hpp"
+#include "dlcost/gpu/fit.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/types/gpu.hpp"
+#include "dlcost/types/parallel.hpp"
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
@@ -27,7 +28,7 @@ constexpr double kSummationTolerance = 1e-9;
 
 Report run(const json& doc) {
   const Config c = parseConfig(doc);
-  return estimate(c.model, c.workload);
+  return estimateWithAdvice(c.model, c.workload);
 }
 
 json withWorkload(json doc, const json& workload) {

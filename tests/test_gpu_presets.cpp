@@ -4,9 +4,9 @@
 #include <set>
 #include <string>
 
-#include "dlcost/gpu.hpp"
-#include "dlcost/gpu_compute.hpp"
-#include "dlcost/gpu_json.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/types/gpu.hpp"
 
 using Catch::Matchers::WithinRel;
 using dlcost::findGpu;

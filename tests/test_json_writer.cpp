@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/presets.hpp"
-#include "dlcost/report_json.hpp"
-#include "json_writer.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/presets.hpp"
 #include "support.hpp"
+#include "types/json_writer.hpp"
 
 namespace {
 

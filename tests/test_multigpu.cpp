@@ -6,12 +6,12 @@
 #include <cmath>
 
 #include "dlcost/api.hpp"
-#include "dlcost/collectives.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/interconnect.hpp"
-#include "dlcost/layouts.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/layouts.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/types/collectives.hpp"
+#include "dlcost/types/interconnect.hpp"
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;

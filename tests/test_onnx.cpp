@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "dlcost/error.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/onnx.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/onnx.hpp"
 #include "model_file_writer.hpp"
 
 using nlohmann::json;

@@ -13,12 +13,12 @@
 #include <set>
 #include <sstream>
 
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/onnx.hpp"
-#include "dlcost/onnx_graph.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
 #include "model_file_writer.hpp"
 
 using nlohmann::json;

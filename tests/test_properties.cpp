@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/report_json.hpp"
+#include "dlcost/report/report_json.hpp"
 #include "support.hpp"
 
 namespace {

@@ -2,9 +2,9 @@
 // contents, and the checks the safetensors library makes before it loads a file.
 #include <catch2/catch.hpp>
 
-#include "dlcost/error.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/safetensors.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/safetensors.hpp"
 #include "model_file_writer.hpp"
 
 using dlcost::test::safetensorsFile;

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "dlcost/error.hpp"
-#include "dlcost/gpu_compute.hpp"
-#include "dlcost/serving.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/serving/serving.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
-#include "dlcost/error.hpp"
-#include "dlcost/gpu.hpp"
-#include "dlcost/gpu_json.hpp"
-#include "dlcost/interconnect.hpp"
-#include "dlcost/quant_formats.hpp"
-#include "dlcost/serving.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/memory/quant_formats.hpp"
+#include "dlcost/serving/serving.hpp"
+#include "dlcost/types/gpu.hpp"
+#include "dlcost/types/interconnect.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "dlcost/api.hpp"
-#include "dlcost/deflate.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/share_link.hpp"
+#include "dlcost/base/deflate.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/share_link.hpp"
 
 using nlohmann::json;
 

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/presets.hpp"
-#include "dlcost/sweep.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/sweep.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 #include <algorithm>
 
@@ -127,7 +127,6 @@ dlcost::Report onGpus(const std::string& preset, const json& layout, int64_t bat
   json workload = {{"mode", "train"}, {"dtype", "mixed"}, {"batch", batch}, {"gpu", "h100-sxm"}};
   workload.update(layout);
   dlcost::Config c = dlcost::parseConfig({{"model", {{"preset", preset}}}, {"workload", workload}});
-  c.workload.hardware.advise = false;
   return dlcost::estimate(c.model, c.workload);
 }
 

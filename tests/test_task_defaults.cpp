@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/task_defaults.hpp"
-#include "dlcost/workload_json.hpp"
+#include "dlcost/schema/task_defaults.hpp"
+#include "dlcost/schema/workload_json.hpp"
 
 using nlohmann::json;
 

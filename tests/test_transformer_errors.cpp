@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
 #include "transformer_test_util.hpp"
 
 using dlcost::testing::presetConfig;

@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include "dlcost/api.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/report_json.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/report_json.hpp"
 #include "transformer_test_util.hpp"
 
 using dlcost::testing::fixtureConfig;

@@ -2,8 +2,8 @@
 // quantized weights, LoRA/QLoRA.
 #include <catch2/catch.hpp>
 
-#include "dlcost/error.hpp"
-#include "transformer_estimate.hpp"
+#include "dlcost/base/error.hpp"
+#include "transformer/transformer_estimate.hpp"
 #include "transformer_test_util.hpp"
 
 using dlcost::testing::presetConfig;

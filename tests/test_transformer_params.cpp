@@ -1,11 +1,11 @@
 // Exact parameter counts of transformers read from their Hugging Face config.json.
 #include <catch2/catch.hpp>
 
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/presets.hpp"
-#include "dlcost/report_json.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 using dlcost::estimate;
 using dlcost::parseConfig;

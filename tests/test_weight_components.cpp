@@ -6,8 +6,8 @@
 // and block_sparse_moe.experts.E.w1/w2/w3), and their totals are the Hub's safetensors totals.
 #include <catch2/catch.hpp>
 
-#include "dlcost/report_json.hpp"
-#include "dlcost/weight_components.hpp"
+#include "dlcost/model_files/weight_components.hpp"
+#include "dlcost/report/report_json.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 

@@ -3,11 +3,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "dlcost/error.hpp"
-#include "dlcost/units.hpp"
-#include "dlcost/units_json.hpp"
-#include "dlcost/workload_json.hpp"
-#include "dlcost/workload_schema.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/base/units.hpp"
+#include "dlcost/base/units_json.hpp"
+#include "dlcost/schema/workload_json.hpp"
+#include "dlcost/schema/workload_schema.hpp"
 
 using dlcost::ErrorCode;
 using dlcost::FieldType;

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlcost/config_json.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/presets.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 namespace dlcost::testing {
 

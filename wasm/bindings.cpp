@@ -17,14 +17,14 @@
 #include <string>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/layouts.hpp"
-#include "dlcost/model_file.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/serving_sweep.hpp"
-#include "dlcost/step_json.hpp"
-#include "dlcost/weight_components.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/explore/layouts.hpp"
+#include "dlcost/explore/serving_sweep.hpp"
+#include "dlcost/gpu/step_json.hpp"
+#include "dlcost/model_files/model_file.hpp"
+#include "dlcost/model_files/weight_components.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
 #include "guarded.hpp"
 
 namespace {

@@ -21,12 +21,12 @@
 #include <string>
 
 #include "dlcost/api.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/units_json.hpp"
-#include "dlcost/workload_json.hpp"
-#include "dlcost/workload_schema.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/base/units_json.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/workload_json.hpp"
+#include "dlcost/schema/workload_schema.hpp"
 #include "guarded.hpp"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <exception>
 #include <string>
 
-#include "dlcost/error.hpp"
-#include "dlcost/report_json.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/report/report_json.hpp"
 
 namespace dlcost_wasm {
 

@@ -3,17 +3,18 @@
 #include <cstdint>
 #include <cstring>
 
-#include "dlcost/compare.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/explain.hpp"
-#include "dlcost/gpu_json.hpp"
-#include "dlcost/presets.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/share_link.hpp"
-#include "dlcost/sweep.hpp"
-#include "dlcost/units.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/base/units.hpp"
+#include "dlcost/explore/advisor.hpp"
+#include "dlcost/explore/compare.hpp"
+#include "dlcost/explore/sweep.hpp"
+#include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/explain.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/report/share_link.hpp"
+#include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/presets.hpp"
 
 namespace dlcost {
 
@@ -94,7 +95,7 @@ nlohmann::json skippedJson(const std::vector<Error>& skipped) {
 
 nlohmann::json estimateDocument(const nlohmann::json& document) {
   const SharedConfig config = parseSharedConfig(document);
-  return reportToJson(estimate(*config.model, config.workload));
+  return reportToJson(estimateWithAdvice(*config.model, config.workload));
 }
 
 nlohmann::json compareDocument(const nlohmann::json& document, const std::string& sort) {
@@ -144,7 +145,7 @@ nlohmann::json gpuTable() {
 std::string estimateText(const std::string& document_text) {
   try {
     const SharedConfig config = parseSharedConfigText(document_text);
-    return reportJsonText(estimate(*config.model, config.workload));
+    return reportJsonText(estimateWithAdvice(*config.model, config.workload));
   } catch (const InputError& e) {
     return dumpJson(errorToJson(e.error()));
   } catch (const std::exception& e) {
@@ -167,7 +168,7 @@ std::string sweepBatchText(const std::string& document_text, const std::string& 
 std::string estimateWithSweepText(const std::string& document_text, int points) {
   try {
     const SharedConfig config = parseSharedConfigText(document_text);
-    const Report report = estimate(*config.model, config.workload);
+    const Report report = estimateWithAdvice(*config.model, config.workload);
     // {"report": R, "sweep": S}, R written directly as estimateText writes it.
     return "{\"report\":" + reportJsonText(report) +
            ",\"sweep\":" + dumpJson(sweepToJson(sweepBatch(report, chartBatches(report, points)))) +
@@ -270,7 +271,7 @@ nlohmann::json explainDocument(const nlohmann::json& document, const std::string
                      "must be \"binary\" or \"decimal\", not \"" + units + "\"");
   }
   const SharedConfig config = parseSharedConfig(document);
-  const Report report = estimate(*config.model, config.workload);
+  const Report report = estimateWithAdvice(*config.model, config.workload);
   nlohmann::json explanations = nlohmann::json::array();
   for (const Explanation& e : explainReport(*config.model, report, *lang, *byte_units)) {
     nlohmann::json inputs = nlohmann::json::array();

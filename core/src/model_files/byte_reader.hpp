@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "dlcost/error.hpp"
-#include "dlcost/model_file.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/model_file.hpp"
 
 namespace dlcost {
 

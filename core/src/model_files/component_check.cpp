@@ -2,11 +2,11 @@
 // CLI (`estimate --weights`) and the page (a dropped checkpoint) both call.
 #include <variant>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/config_json.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/weight_components.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/weight_components.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
 
 namespace dlcost {
 

@@ -1,14 +1,14 @@
 // GGUF header reader. Layout (ggml docs/gguf.md, llama.cpp ggml/src/gguf.cpp): magic "GGUF",
 // u32 version, u64 tensor count, u64 key/value count, the key/values, the tensor infos, then
 // padding to general.alignment and the tensor data, which is never read here.
-#include "dlcost/gguf.hpp"
+#include "dlcost/model_files/gguf.hpp"
 
 #include <set>
 
-#include "byte_reader.hpp"
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/ggml_types.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/types/ggml_types.hpp"
+#include "model_files/byte_reader.hpp"
 
 namespace dlcost {
 

@@ -4,8 +4,8 @@
 // architecture exactly as it would the original config.
 #include <utility>
 
-#include "dlcost/error.hpp"
-#include "dlcost/gguf.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/gguf.hpp"
 
 namespace dlcost {
 

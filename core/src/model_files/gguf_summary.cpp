@@ -3,13 +3,13 @@
 // and the tensors' exact sizes.
 #include <utility>
 
-#include "dlcost/checked.hpp"
+#include "dlcost/base/checked.hpp"
 
-#include "dlcost/error.hpp"
-#include "dlcost/ggml_types.hpp"
-#include "dlcost/gguf.hpp"
-#include "hf_config.hpp"
-#include "tensor_summary.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/gguf.hpp"
+#include "dlcost/types/ggml_types.hpp"
+#include "model_files/tensor_summary.hpp"
+#include "transformer/hf_config.hpp"
 
 namespace dlcost {
 

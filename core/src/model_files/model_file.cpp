@@ -1,15 +1,15 @@
 // Which format a model file is, from its first bytes, and the one entry point the front ends
 // call with them.
-#include "dlcost/model_file.hpp"
+#include "dlcost/model_files/model_file.hpp"
 
 #include <map>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/gguf.hpp"
-#include "dlcost/onnx.hpp"
-#include "dlcost/report_json.hpp"
-#include "dlcost/safetensors.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/gguf.hpp"
+#include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/safetensors.hpp"
+#include "dlcost/report/report_json.hpp"
 
 namespace dlcost {
 

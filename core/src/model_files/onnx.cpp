@@ -1,15 +1,15 @@
 // ONNX ModelProto, read field by field from its protobuf wire format (see onnx.hpp). Weights
 // are skipped by their length: the reader asks the ByteSource only for tags, lengths, dims,
 // types and names, through a small window, so memory stays bounded whatever the file's size.
-#include "dlcost/onnx.hpp"
+#include "dlcost/model_files/onnx.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/onnx_graph.hpp"
-#include "tensor_summary.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
+#include "model_files/tensor_summary.hpp"
 
 namespace dlcost {
 

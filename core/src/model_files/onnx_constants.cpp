@@ -1,7 +1,7 @@
 // Evaluation of ONNX shape arithmetic (see onnx_constants.hpp), following the operators'
 // definitions in onnx/docs/Operators.md; values are held as doubles (every shape amount is
 // within 2^53) and never exceed kOnnxMaxValues.
-#include "onnx_constants.hpp"
+#include "model_files/onnx_constants.hpp"
 
 #include <cmath>
 #include <set>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/onnx.hpp"
+#include "dlcost/model_files/onnx.hpp"
 
 namespace dlcost {
 

@@ -1,7 +1,7 @@
 // ONNX nodes -> layer objects of schema version 1 (see onnx_graph.hpp). Each layer is read back
 // with the schema's own reader and analysed with the engine's layer rules as it is emitted, so
 // the shapes that later nodes see are the engine's: no shape formula is written twice.
-#include "dlcost/onnx_graph.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +9,12 @@
 #include <limits>
 #include <set>
 
-#include "../block_expander.hpp"
-#include "../layer_analysis.hpp"
-#include "../layer_json.hpp"
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "onnx_constants.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "graph/block_expander.hpp"
+#include "graph/layer_analysis.hpp"
+#include "graph/layer_json.hpp"
+#include "model_files/onnx_constants.hpp"
 
 namespace dlcost {
 

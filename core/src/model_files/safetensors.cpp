@@ -1,15 +1,15 @@
 // safetensors header reader. The checks follow the library's own (safetensors/src/tensor.rs:
 // read_metadata, Metadata::validate), so a file dlcost accepts is one safetensors loads.
-#include "dlcost/safetensors.hpp"
+#include "dlcost/model_files/safetensors.hpp"
 
 #include <algorithm>
 #include <map>
 #include <vector>
 
-#include "byte_reader.hpp"
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "tensor_summary.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "model_files/byte_reader.hpp"
+#include "model_files/tensor_summary.hpp"
 
 namespace dlcost {
 

@@ -1,10 +1,10 @@
-#include "tensor_summary.hpp"
+#include "model_files/tensor_summary.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/file_weights.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/types/file_weights.hpp"
 
 namespace dlcost {
 

@@ -1,10 +1,10 @@
-#include "dlcost/weight_components.hpp"
+#include "dlcost/model_files/weight_components.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
-#include "dlcost/checked.hpp"
+#include "dlcost/base/checked.hpp"
 
 namespace dlcost {
 

@@ -7,15 +7,14 @@
 #include <functional>
 #include <limits>
 
-#include "../text_builder.hpp"
-#include "../transformer_estimate.hpp"
-#include "dlcost/checked.hpp"
-#include "dlcost/error.hpp"
-#include "dlcost/estimate.hpp"
-#include "dlcost/ggml_types.hpp"
-#include "dlcost/gpu_compute.hpp"
-#include "dlcost/quant_formats.hpp"
-#include "dlcost/serving.hpp"
+#include "base/text_builder.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/memory/quant_formats.hpp"
+#include "dlcost/serving/serving.hpp"
+#include "dlcost/types/ggml_types.hpp"
+#include "transformer/transformer_estimate.hpp"
 
 namespace dlcost {
 

@@ -1,8 +1,8 @@
 // The serving plan as the report's "serving" object, written once as JsonObject
 // (report_writers.hpp).
-#include "dlcost/serving_json.hpp"
+#include "dlcost/serving/serving_json.hpp"
 
-#include "report_writers.hpp"
+#include "types/report_writers.hpp"
 
 namespace dlcost {
 

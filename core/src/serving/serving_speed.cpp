@@ -7,10 +7,10 @@
 // link. On a CPU device every byte is read from system RAM at the CPU's bandwidth.
 #include <algorithm>
 
-#include "dlcost/checked.hpp"
-#include "dlcost/interconnect.hpp"
-#include "dlcost/quant_formats.hpp"
-#include "dlcost/serving.hpp"
+#include "dlcost/base/checked.hpp"
+#include "dlcost/memory/quant_formats.hpp"
+#include "dlcost/serving/serving.hpp"
+#include "dlcost/types/interconnect.hpp"
 
 namespace dlcost {
 

@@ -1,0 +1,48 @@
+#pragma once
+// Running a report's workload on its GPU: per-GPU memory under data/tensor/pipeline
+// parallelism and ZeRO, fit and largest batch, roofline step time, and the advisor.
+
+#include "dlcost/types/gpu_fit.hpp"
+#include "dlcost/types/model.hpp"
+#include "dlcost/types/report.hpp"
+
+namespace dlcost {
+
+/// Per-GPU memory of `r` (estimated at the workload's global batch) under `p`:
+/// - tensor and pipeline parallelism split every model state by tp x pp;
+/// - ZeRO over the data-parallel degree N_d (Rajbhandari et al. 2020, sec. 5): stage 1 divides
+///   optimizer states and fp32 master weights by N_d, stage 2 also gradients, stage 3 also
+///   weights (their example: 7.5B parameters, mixed-precision Adam, 64 GPUs: 120 GB ->
+///   31.4 / 16.6 / 1.9 GB);
+/// - activations: the replica's batch (batch / N_d); tensor parallelism divides them by tp
+///   with sequence parallelism, and otherwise leaves the 10 of 34 sbh bytes per layer
+///   (LayerNorm and dropout inputs) replicated (Korthikanti et al. 2022, sec. 4.2.2); the
+///   first pipeline stage holds 1/pp of the layers' activations for min(pp, micro-batches)
+///   micro-batches in flight under 1F1B (Narayanan et al. 2021).
+/// Rounds every division up. Throws ArithmeticOverflow past 64 bits.
+PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p);
+
+/// Roofline time of one step of `r` on `gpu` with `peak_flops` x `utilization` for
+/// matmul-bound work and the GPU's bandwidth for traffic, per layer for layer graphs (per
+/// phase otherwise); backward runs the counted backward FLOPs over twice the forward traffic;
+/// training adds a memory-bound optimizer update over this GPU's states. Pipelines take
+/// (micro-batches + pp - 1) / pp of one micro-batch through all layers (the 1F1B bubble).
+StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory& per_gpu,
+                      const Gpu& gpu, double peak_flops, double utilization);
+
+/// The step of `r` on `net` under `p`, from the roofline's `t` (dlcost/step_breakdown.hpp):
+/// per micro-batch and stage the roofline compute plus tensor-parallel collectives and the
+/// activations sent between stages, times the micro-batches plus the 1F1B bubble's pp - 1
+/// slots (Narayanan et al. 2021), times the gradient-accumulation micro-steps; plus the
+/// exposed data-parallel/ZeRO communication and the optimizer update. MFU against
+/// `peak_flops` (dense) over every GPU.
+StepBreakdown stepBreakdown(const Model& model, const Report& r, const Parallelism& p,
+                            const Network& net, const StepTime& t, double peak_flops);
+
+/// Everything above for `w.hardware` (which must hold a GPU); the advisor
+/// (dlcost/explore/advisor.hpp) is asked for separately. Throws InputError for layouts the model
+/// cannot take (batch not divisible by the data-parallel degree, tp not dividing a layer's
+/// channels, more stages than layers).
+GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r);
+
+}  // namespace dlcost

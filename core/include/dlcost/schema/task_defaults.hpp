@@ -1,0 +1,42 @@
+#pragma once
+// Starting points for the four tasks people price: inference, full training, LoRA and QLoRA.
+// Each is a set of workload fields (keys of the workload schema) with the public recipe they
+// come from, so that choosing a task on the page starts from what such runs actually use
+// instead of the schema's bare defaults (fp32, no recomputation). Exported with the schema
+// (`dlcost schema --json`, the wasm module's workloadSchema) and applied by the page.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dlcost/schema/workload_schema.hpp"
+
+namespace dlcost {
+
+/// One task's starting point for one kind of model.
+struct TaskDefaults {
+  std::string task;                  ///< "infer", "train", "lora", "qlora"
+  std::string model_kind;            ///< "transformer" or "layer_graph"
+  Text label;                        ///< the task's name in a menu
+  nlohmann::json set;                ///< workload fields the task sets, as workload JSON
+  Text note;                         ///< what the settings are, in one line
+  std::vector<std::string> sources;  ///< where each setting comes from
+};
+
+/// Every task's starting point, in menu order (tasks a layer graph cannot run are absent for
+/// it: LoRA and QLoRA need a transformer).
+const std::vector<TaskDefaults>& taskDefaults();
+
+/// The table as JSON: [{task, model_kind, label, set, note, sources}].
+nlohmann::json taskDefaultsJson();
+
+/// `task`'s starting point for a transformer (`transformer`) or a layer graph; null when
+/// that kind of model has no such task.
+const TaskDefaults* findTask(const std::string& task, bool transformer);
+
+/// `workload` (a workload JSON object) started from `task`'s settings: the task's fields set,
+/// its null fields removed; fields of `workload` the task does not name are kept.
+nlohmann::json applyTask(const TaskDefaults& task, nlohmann::json workload);
+
+}  // namespace dlcost

@@ -1,0 +1,50 @@
+#pragma once
+// Time of the collectives a multi-GPU step runs, by the bandwidth-latency ("alpha-beta")
+// model of NCCL's ring algorithm: a ring of n ranks moves 2(n-1)/n of the buffer through each
+// rank's link in an all-reduce and (n-1)/n in a reduce-scatter or all-gather (Patarasuk and
+// Yuan 2009, "Bandwidth optimal all-reduce algorithms for clusters of workstations"; NCCL's
+// performance notes, nccl-tests doc/PERFORMANCE.md, "bus bandwidth"), plus NCCL's latency:
+// a base per call and a per-step figure for each step of the ring (src/graph/tuning.cc).
+// A group spanning several nodes runs hierarchically: reduce-scatter inside each node, the
+// collective between nodes on each GPU's 1/k share through its own network adapter, then
+// all-gather inside the node (k = the group's GPUs per node).
+
+#include <cstdint>
+#include <string>
+
+#include "dlcost/types/interconnect.hpp"
+
+namespace dlcost {
+
+enum class Collective {
+  kAllReduce,      ///< bytes: each rank's buffer (input = output)
+  kReduceScatter,  ///< bytes: each rank's whole input (it keeps 1/n of it)
+  kAllGather,      ///< bytes: each rank's whole output (it contributes 1/n of it)
+  kAllToAll,       ///< bytes: each rank's send buffer (1/n of it stays)
+  kSendRecv,       ///< bytes: the message between two neighbouring ranks
+};
+
+/// "all-reduce", "reduce-scatter", "all-gather", "all-to-all", "send-recv".
+const char* collectiveName(Collective c);
+
+/// How a communicating group sits on the nodes.
+struct GroupPlacement {
+  int64_t ranks = 1;     ///< GPUs in the group
+  int64_t per_node = 1;  ///< of them in one node
+  int64_t nodes = 1;     ///< nodes the group spans
+};
+
+/// A group of `ranks` GPUs whose global ranks are `stride` apart, on nodes of
+/// `gpus_per_node` consecutive ranks (Megatron-LM's order: tensor-parallel ranks adjacent,
+/// then data-parallel, then pipeline stages).
+GroupPlacement placeGroup(int64_t ranks, int64_t stride, int64_t gpus_per_node);
+
+/// Seconds for one call of `c` on `bytes` within group `g` on `net` (0 for a group of one).
+/// Send-recv between two ranks of a group spanning nodes goes over the network (the
+/// slowest boundary of a pipeline sets its pace).
+double collectiveTime(Collective c, double bytes, const GroupPlacement& g, const Network& net);
+
+/// The link(s) a group's collective crosses: "nvlink4", "ib-ndr" or "nvlink4 + ib-ndr".
+std::string groupLinks(const GroupPlacement& g, const Network& net);
+
+}  // namespace dlcost

@@ -1,0 +1,142 @@
+// Every data x tensor x pipeline split of a workload's GPUs, estimated and ranked
+// (dlcost/layouts.hpp).
+
+#include "dlcost/explore/layouts.hpp"
+
+#include <algorithm>
+
+#include "dlcost/gpu/step_json.hpp"
+#include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
+#include "dlcost/schema/config_json.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 1; i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    d.push_back(i);
+    if (i != n / i) d.push_back(n / i);
+  }
+  std::sort(d.begin(), d.end());
+  return d;
+}
+
+/// Fitting options by step time, then the rest by memory per GPU, then the refused ones.
+bool ranksBefore(const LayoutOption& a, const LayoutOption& b) {
+  if (a.fit.has_value() != b.fit.has_value()) return a.fit.has_value();
+  if (!a.fit) return false;
+  if (a.fit->fits != b.fit->fits) return a.fit->fits;
+  if (a.fit->fits) return a.fit->time.step_s < b.fit->time.step_s;
+  return a.fit->per_gpu.total < b.fit->per_gpu.total;
+}
+
+json optionJson(const LayoutOption& o) {
+  const Parallelism& p = o.parallel;
+  json j = {{"dp", p.dataParallel()},
+            {"tp", p.tp},
+            {"pp", p.pp},
+            {"ep", p.ep},
+            {"virtual_stages", p.virtual_stages},
+            {"zero", p.zero},
+            {"sp", p.sp},
+            {"microbatches", p.microbatchCount()}};
+  if (!o.fit) {
+    j["error"] = {{"code", errorCodeName(o.error->code)},
+                  {"path", o.error->path},
+                  {"message", o.error->message}};
+    return j;
+  }
+  const GpuFit& f = *o.fit;
+  j["fits"] = f.fits;
+  j["per_gpu_bytes"] = f.per_gpu.total;
+  j["usable_bytes"] = f.usable_bytes;
+  j["headroom_bytes"] = f.headroom_bytes;
+  j["step_s"] = f.time.step_s;
+  j["samples_per_s"] = f.time.samples_per_s;
+  j["mfu"] = f.step.mfu;
+  j["step_time"] = stepBreakdownToJson(f.step);
+  j["per_gpu"] = memoryToJson(f.per_gpu, "bytes per GPU");
+  j["run"] = f.run ? runCostToJson(*f.run) : json();
+  return j;
+}
+
+}  // namespace
+
+std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& workload) {
+  if (!workload.hardware.gpu) {
+    throw InputError(ErrorCode::kMissingField, "/workload/gpu",
+                     "layout advice needs a GPU (gpu) and a number of GPUs (gpus)");
+  }
+  const int64_t gpus = workload.hardware.parallel.gpus;
+  // Errors of the network apply to every layout: report them once, as they are.
+  resolveNetwork(workload.hardware.network, gpus, *workload.hardware.gpu);
+  // Mixture-of-experts models also split their experts: every ep dividing the data-parallel
+  // GPUs and the expert count.
+  const auto* t = std::get_if<Transformer>(&model.body);
+  const int64_t experts = t ? t->experts : 0;
+  std::vector<LayoutOption> options;
+  for (int64_t tp : divisors(gpus)) {
+    for (int64_t pp : divisors(gpus / tp)) {
+      for (int64_t ep : divisors(gpus / tp / pp)) {
+        if (ep > 1 && (experts == 0 || experts % ep != 0)) continue;
+        LayoutOption o;
+        Workload w = workload;
+        Parallelism& p = w.hardware.parallel;
+        p.tp = tp;
+        p.pp = pp;
+        p.ep = ep;
+        // The workload's interleaving where there is a pipeline to interleave.
+        if (pp == 1) p.virtual_stages = 1;
+        if (workload.hardware.parallel.microbatches == 0 && pp > 1 &&
+            w.batch % p.dataParallel() == 0) {
+          p.microbatches = w.batch / p.dataParallel();
+        }
+        o.parallel = p;
+        try {
+          Report r = estimate(model, w);
+          o.fit = std::move(r.gpu_fit);
+        } catch (const InputError& e) {
+          o.error = e.error();
+        }
+        options.push_back(std::move(o));
+      }
+    }
+  }
+  std::stable_sort(options.begin(), options.end(), ranksBefore);
+  return options;
+}
+
+json layoutsDocument(const json& document) {
+  const Config c = parseConfig(document);
+  const std::vector<LayoutOption> options = layoutOptions(c.model, c.workload);
+  json rows = json::array(), refused = json::array();
+  for (const LayoutOption& o : options) (o.fit ? rows : refused).push_back(optionJson(o));
+  if (rows.empty()) {
+    const Error& first = *options.front().error;
+    throw InputError(ErrorCode::kValue, "/workload/gpus",
+                     "no split of " + std::to_string(c.workload.hardware.parallel.gpus) +
+                         " GPUs suits the model; e.g. " + first.path + ": " + first.message);
+  }
+  const Network net = options.front().fit->network;
+  return {{"schema", "dlcost.layouts/1"},
+          {"model", c.model.name},
+          {"gpus", c.workload.hardware.parallel.gpus},
+          {"network", networkToJson(net)},
+          {"rows", rows},
+          {"refused", refused},
+          {"notes",
+           {"ranked: layouts that fit by step time, then the others by memory per GPU",
+            "with pp > 1 and no microbatches in the workload, one sample per micro-batch",
+            "mixture-of-experts models: every expert-parallel degree ep dividing the "
+            "data-parallel GPUs and the expert count; the workload's virtual_stages where pp > 1",
+            "tensor-parallel ranks are adjacent (inside a node while tp <= GPUs per node), "
+            "then data-parallel, then pipeline stages (Megatron-LM's order)"}}};
+}
+
+}  // namespace dlcost

@@ -1,0 +1,57 @@
+#pragma once
+// Which activation tensors are alive when: the forward pass, and in training the backward
+// pass with its gradients, simulated op by op over the layer graph.
+
+#include <cstdint>
+#include <vector>
+
+#include "dlcost/types/model.hpp"
+#include "dlcost/types/workload.hpp"
+#include "graph/layer_analysis.hpp"
+
+namespace dlcost {
+
+/// Activation memory per sample (all tensors scale with batch) plus a per-batch part.
+struct ActivationMemory {
+  /// Training: bytes kept for backward. Inference: peak of live tensors.
+  int64_t kept_per_sample = 0;
+  /// Training: the peak over all steps of live tensors (kept ones not yet freed, forward
+  /// temporaries, gradients and their temporaries) minus kept_per_sample.
+  int64_t backward_extra_per_sample = 0;
+  /// Per-batch bytes (batchnorm statistics), counted as alive throughout.
+  int64_t fixed_bytes = 0;
+  /// Per row of the report (model input first): bytes kept (training) or allocated
+  /// (inference) per sample.
+  std::vector<int64_t> row_bytes_per_sample;
+  /// Training: the live bytes per sample at each step, forward steps 0..n (0 = the input)
+  /// then the backward steps, layer n-1 first (layer i's at 2n - i).
+  std::vector<int64_t> live_per_sample;
+};
+
+/// `elements[0]` is the model input's elements per sample, `elements[i + 1]` layer i's
+/// output's.
+ActivationMemory simulateActivations(const LayerGraph& graph,
+                                     const std::vector<LayerAnalysis>& layers,
+                                     const std::vector<int64_t>& elements, Mode mode,
+                                     int64_t activation_bytes, int64_t input_bytes);
+
+/// A step of the training timeline: what is alive then.
+struct StepLive {
+  size_t step = 0;
+  int64_t gradient_bytes = 0;  ///< parameter gradients alive at that step
+  int64_t per_sample = 0;      ///< activation bytes alive at that step, per sample
+};
+
+/// The steps of the training timeline (ActivationMemory::live_per_sample) where parameter
+/// gradients plus activations can peak, whatever the batch: those no other step matches or
+/// exceeds in both. `layer_gradient_bytes[i]` is layer i's parameter gradients. Steady state
+/// (`first_step` false) with kZero: every gradient exists all step, and backward computes
+/// layer i's new gradients into fresh tensors before adding them in (a transient of
+/// layer_gradient_bytes[i] at its step). With kSetToNone, and in the first step whatever the
+/// setting (no .grad exists yet), layer i's gradients appear at its backward step. Throws
+/// ArithmeticOverflow.
+std::vector<StepLive> peakCandidates(const ActivationMemory& act,
+                                     const std::vector<int64_t>& layer_gradient_bytes,
+                                     ZeroGrad zero_grad, bool first_step);
+
+}  // namespace dlcost

@@ -1,0 +1,332 @@
+#include "dlcost/report/estimate.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <type_traits>
+
+#include "dlcost/base/checked.hpp"
+#include "dlcost/base/error.hpp"
+#include "dlcost/gpu/fit.hpp"
+#include "dlcost/serving/serving.hpp"
+#include "graph/activation_memory.hpp"
+#include "graph/layer_analysis.hpp"
+#include "transformer/transformer_estimate.hpp"
+
+namespace dlcost {
+
+namespace {
+
+/// Forward memory traffic of layer i at batch b: weights read + inputs read + output written.
+/// Views (flatten, dropout at inference) move nothing.
+int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
+                       const std::vector<int64_t>& elements, const PrecisionLayout& lay,
+                       int64_t input_bytes, int64_t b) {
+  const Layer& layer = g.layers[i];
+  const bool is_view = (a.aliases_input && (std::holds_alternative<Flatten>(layer.spec) ||
+                                            std::holds_alternative<Reshape>(layer.spec) ||
+                                            std::holds_alternative<Dropout>(layer.spec))) ||
+                       std::holds_alternative<Permute>(layer.spec) ||
+                       std::holds_alternative<Select>(layer.spec);
+  if (is_view) return 0;
+  const int64_t act_bytes = dtypeBits(lay.activations) / 8;
+  int64_t per_sample = 0;
+  for (int k : layer.inputs) {
+    const int64_t elem_bytes = k == kModelInput ? input_bytes : act_bytes;
+    per_sample =
+        checkedAdd(per_sample, checkedMul(elements[static_cast<size_t>(k + 1)], elem_bytes));
+  }
+  per_sample = checkedAdd(per_sample, checkedMul(elements[i + 1], act_bytes));
+  // An embedding gathers one row per token instead of reading its whole table.
+  if (std::holds_alternative<Embedding>(layer.spec)) {
+    const int64_t rows = bytesForBits(elements[i + 1], dtypeBits(lay.weights));
+    return checkedMul(checkedAdd(per_sample, rows), b);
+  }
+  const int64_t weights = bytesForBits(a.params, dtypeBits(lay.weights));
+  return checkedAdd(weights, checkedMul(per_sample, b));
+}
+
+/// Appends the elements of a layer's parameter tensors to `out` in the order PyTorch
+/// registers them (weight, then bias).
+void addParameterTensors(const Layer& layer, int64_t params, std::vector<int64_t>& out) {
+  if (params == 0) return;
+  int64_t bias = 0;
+  if (const auto* c = std::get_if<Conv2d>(&layer.spec)) {
+    bias = c->bias ? c->out_channels : 0;
+  } else if (const auto* t = std::get_if<ConvTranspose2d>(&layer.spec)) {
+    bias = t->bias ? t->out_channels : 0;
+  } else if (const auto* l = std::get_if<Linear>(&layer.spec)) {
+    bias = l->bias ? l->out_features : 0;
+  } else if (std::holds_alternative<BatchNorm2d>(layer.spec) ||
+             std::holds_alternative<InstanceNorm2d>(layer.spec) ||
+             std::holds_alternative<GroupNorm>(layer.spec)) {
+    bias = params / 2;
+  } else if (const auto* n = std::get_if<LayerNorm>(&layer.spec)) {
+    bias = n->bias ? params / 2 : 0;
+  }
+  if (bias == 0) {
+    out.push_back(params);
+  } else {
+    out.push_back(params - bias);
+    out.push_back(bias);
+  }
+}
+
+/// The parameter gradients alive at the backward peak, less all of them (sumTerms fills
+/// in the value, describeBackwardTerms the inputs).
+MemoryTerm gradientDeltaTerm(int64_t all_grads, ZeroGrad zero_grad) {
+  MemoryTerm t;
+  t.key = MemoryKey::kBackwardGradientDelta;
+  t.sharding = Sharding::kZero2;  // as the gradients
+  t.phase = MemoryPhase::kBackward;
+  t.formula = "at_peak − all";
+  t.inputs = {
+      {"at_peak", all_grads,
+       zero_grad == ZeroGrad::kZero ? "bytes: every gradient, and the new one being added in"
+                                    : "bytes: the gradients of the layers backward has reached"},
+      {"all", all_grads, "bytes of gradients"}};
+  return t;
+}
+
+/// Writes the chosen backward candidate's values into the two terms' inputs.
+void describeBackwardTerms(MemoryBreakdown& m, int64_t all_grads) {
+  for (MemoryTerm& t : m.terms) {
+    if (t.key == MemoryKey::kBackwardGradientDelta) {
+      t.inputs[0].value = checkedAdd(all_grads, t.fixed);
+    } else if (t.key == MemoryKey::kBackwardPeakExtra) {
+      t.inputs[1].value = t.per_sample;
+    }
+  }
+}
+
+/// Forward and backward work of a layer graph for the roofline. Backward FLOPs are the
+/// counted backward MACs x 2; its traffic is taken as twice the forward's (it reads the saved
+/// activations and the output gradients and writes input and weight gradients).
+std::vector<PhaseWork> graphPhases(const Report& r, const Workload& w) {
+  PhaseWork fwd{"forward", checkedMul(2, r.macs.forward), 0, 0};
+  for (const LayerReport& l : r.layers) fwd.bytes = checkedAdd(fwd.bytes, l.bytes_accessed);
+  std::vector<PhaseWork> phases{fwd};
+  if (w.mode == Mode::kTrain) {
+    phases.push_back({"backward", checkedMul(2, r.macs.backward), checkedMul(2, fwd.bytes), 0});
+  }
+  return phases;
+}
+
+Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
+  const PrecisionLayout lay = layoutOf(w.precision);
+  const int64_t act_bytes = dtypeBits(lay.activations) / 8;
+  const int64_t input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : act_bytes;
+  // Buffers stay fp32 under mixed precision (batchnorm is kept in fp32).
+  const int64_t buffer_bits = lay.master_weights ? 32 : dtypeBits(lay.weights);
+
+  Report r;
+  r.model_name = name;
+  r.model_kind = "layers";
+  r.workload = w;
+
+  try {
+    checkedMul(elementCount(g.input), input_bytes);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, "/input",
+        "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
+  }
+
+  // Layer i's output is analyses[i].output; its elements per sample are elements[i + 1]
+  // (elements[0]: the model input's).
+  std::vector<int64_t> elements{elementCount(g.input)};
+  elements.reserve(g.layers.size() + 1);
+  std::vector<LayerAnalysis> analyses;
+  analyses.reserve(g.layers.size());
+  std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
+  int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
+  try {
+    std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      const Layer& layer = g.layers[i];
+      in.clear();
+      in_strides.clear();
+      bool input_grad = false;
+      int64_t inputs_with_grad = 0;
+      for (int input : layer.inputs) {
+        const auto k = static_cast<size_t>(input + 1);
+        in.push_back(k == 0 ? g.input : analyses[k - 1].output);
+        in_strides.push_back(k == 0 ? Shape{} : analyses[k - 1].strides);  // empty: contiguous
+        input_grad = input_grad || needs_input_grad[k];
+        inputs_with_grad += needs_input_grad[k] ? 1 : 0;
+      }
+      const LayerAnalysis& a = analyses.emplace_back(
+          analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights));
+      needs_input_grad[i + 1] = input_grad || a.params > 0;
+      r.params.total = checkedAdd(r.params.total, a.params);
+      buffer_values = checkedAdd(buffer_values, a.buffer_values);
+      counters = checkedAdd(counters, a.buffer_counters);
+      macs_ps = checkedAdd(macs_ps, a.macs_per_sample);
+      if (a.macs_per_sample) {
+        // Backward: the weight gradient always, the input gradient only where the input
+        // itself needs one (never for the layer reading the model input).
+        int64_t bwd = a.params > 0 ? a.macs_per_sample : 0;
+        if (std::holds_alternative<MatMul>(layer.spec)) {
+          // Both factors are tensors: one product per factor that needs a gradient.
+          bwd = checkedMul(a.macs_per_sample, inputs_with_grad);
+        } else if (input_grad) {
+          bwd = checkedAdd(bwd, a.macs_per_sample);
+        }
+        macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
+      }
+      elements.push_back(elementCount(a.output));
+    }
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
+  }
+
+  // Everything per sample is checked before the batch multiplies it, so that an overflow
+  // at batch 1 blames the model, not the batch.
+  ActivationMemory act;
+  try {
+    act = simulateActivations(g, analyses, elements, w.mode, act_bytes, input_bytes);
+    checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
+    checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "",
+                     "the activations or MACs of one sample overflow 64-bit arithmetic");
+  }
+
+  const std::string batch_path = "/workload/batch";
+  try {
+    r.params.trainable = r.params.total;
+    r.params.buffers = checkedAdd(buffer_values, counters);
+
+    const int64_t b = w.batch;
+    r.macs.forward = checkedMul(macs_ps, b);
+    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
+    checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
+
+    const bool train = w.mode == Mode::kTrain;
+    ModelStateCounts counts;
+    counts.params = r.params.total;
+    counts.trainable = r.params.trainable;
+    counts.weight_dtype = lay.weights;
+    std::vector<int64_t> layer_grads;
+    layer_grads.reserve(g.layers.size());
+    counts.tensors.reserve(2 * g.layers.size());
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      addParameterTensors(g.layers[i], analyses[i].params, counts.tensors);
+      layer_grads.push_back(bytesForBits(analyses[i].params, dtypeBits(lay.gradients)));
+    }
+    // The training loop holds the batch and the model's output through optimizer.step().
+    counts.held_per_sample = checkedAdd(checkedMul(elements.front(), input_bytes),
+                                        checkedMul(elements.back(), act_bytes));
+    std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
+    MemoryTerm buffers;
+    buffers.key = MemoryKey::kBuffers;
+    buffers.sharding = Sharding::kModelParallel;
+    buffers.fixed = checkedAdd(bytesForBits(buffer_values, buffer_bits), checkedMul(counters, 8));
+    buffers.formula = "buffer_values × bits_per_value / 8 + counters × 8";
+    buffers.inputs = {{"buffer_values", buffer_values, ""},
+                      {"bits_per_value", buffer_bits, buffer_bits == 32 ? "fp32" : ""},
+                      {"counters", counters, "int64"}};
+    terms.insert(terms.begin() + 1, std::move(buffers));
+    terms.push_back(
+        activationTerm(MemoryKey::kActivations, act.fixed_bytes, act.kept_per_sample,
+                       "batch × per_sample + per_batch",
+                       {{"batch", b, ""},
+                        {"per_sample", act.kept_per_sample, "bytes"},
+                        {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
+    int64_t all_grads = 0;
+    for (int64_t grad : layer_grads) all_grads = checkedAdd(all_grads, grad);
+    // A candidate as the two backward terms' values: gradients and activations beyond
+    // all gradients and the saved activations.
+    const auto relative = [&](const StepLive& s) {
+      return BackwardCandidate{checkedSub(s.gradient_bytes, all_grads),
+                               checkedSub(s.per_sample, act.kept_per_sample)};
+    };
+    std::vector<BackwardCandidate> candidates;
+    if (train) {
+      terms.back().phase = MemoryPhase::kBackward;
+      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false))
+        candidates.push_back(relative(s));
+      // sumTerms sets both to the candidate that peaks at the batch.
+      terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, 0, "batch × per_sample",
+                                     {{"batch", b, ""}, {"per_sample", 0, "bytes"}}));
+      terms.back().phase = MemoryPhase::kBackward;
+      terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad));
+    }
+    terms.push_back(overheadTerm(w));
+    r.memory = sumTerms(std::move(terms), b, std::move(candidates));
+    const MemoryBreakdown& m = r.memory;
+    if (train) {
+      describeBackwardTerms(r.memory, all_grads);
+      // The first step: no optimizer state during its backward (Adam's exp_avg and
+      // exp_avg_sq, momentum's buffer are made in step()), no .grad to add into.
+      const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
+      const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
+      std::optional<int64_t> first;  // the first step's backward peak less the steady one
+      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true)) {
+        const BackwardCandidate c = relative(s);
+        const int64_t d = checkedAdd(checkedSub(c.gradient_delta, delta.bytes),
+                                     checkedSub(checkedMul(b, c.extra_per_sample), extra.bytes));
+        first = std::max(first.value_or(d), d);
+      }
+      const int64_t first_backward = checkedAdd(
+          checkedSub(m.phases[0].bytes, m.bytesOf(MemoryKey::kOptimizerStates)), first.value_or(0));
+      r.memory.first_step_total = std::max(first_backward, m.phases[1].bytes);
+    }
+    if (w.memory_bytes) r.max_batch = m.maxBatch(*w.memory_bytes);
+
+    r.layers.resize(g.layers.size() + 1);  // the rows made at once, then filled in
+    LayerReport& input = r.layers[0];
+    input.name = "input";
+    input.type = "input";
+    input.output_shape = g.input;
+    input.activation_bytes = checkedMul(act.row_bytes_per_sample[0], b);
+    for (size_t i = 0; i < g.layers.size(); ++i) {
+      LayerReport& row = r.layers[i + 1];
+      row.name = g.layers[i].name;
+      row.type = g.layers[i].type;
+      row.output_shape = analyses[i].output;
+      row.params = analyses[i].params;
+      row.buffers = checkedAdd(analyses[i].buffer_values, analyses[i].buffer_counters);
+      row.macs = checkedMul(analyses[i].macs_per_sample, b);
+      row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
+      row.inplace = analyses[i].aliases_input;
+      row.bytes_accessed = forwardTraffic(g, i, analyses[i], elements, lay, input_bytes, b);
+    }
+    r.phases = graphPhases(r, w);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(
+        ErrorCode::kTooLarge, batch_path,
+        "batch " + std::to_string(w.batch) + " makes the totals overflow 64-bit arithmetic");
+  }
+  return r;
+}
+
+}  // namespace
+
+Report estimate(const Model& model, const Workload& given) {
+  const Transformer* llm = std::get_if<Transformer>(&model.body);
+  const Workload workload = llm ? withServingDefaults(*llm, given) : given;
+  Report report = std::visit(
+      [&](const auto& body) -> Report {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, LayerGraph>) {
+          return estimateGraph(model.name, body, workload);
+        } else {
+          static_assert(std::is_same_v<T, Transformer>);
+          return estimateTransformer(model.name, body, workload);
+        }
+      },
+      model.body);
+  if (model.weights_file) useFileWeights(report, *model.weights_file, workload);
+  if (workload.hardware.gpu) report.gpu_fit = fitOnGpu(model, workload, report);
+  if (workload.serving.engine != Engine::kNone) {
+    if (!llm || workload.mode != Mode::kInfer) {
+      throw InputError(ErrorCode::kValue, "/workload/engine",
+                       "a serving engine runs a transformer in inference (mode infer)");
+    }
+    report.serving = servingPlan(*llm, workload, report);
+  }
+  report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
+  return report;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,198 @@
+#include "dlcost/report/report_json.hpp"
+
+#include "dlcost/schema/workload_json.hpp"
+#include "types/report_writers.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+namespace {
+
+JsonObject transformerObject(const TransformerSummary& t) {
+  const TransformerParams& p = t.params;
+  JsonObject j;
+  j.add("architecture", t.architecture)
+      .add("params_by_component", JsonObject()
+                                      .add("embeddings", p.embeddings)
+                                      .add("attention", p.attention)
+                                      .add("mlp", p.mlp)
+                                      .add("norms", p.norms)
+                                      .add("lm_head", p.lm_head)
+                                      .add("other", p.other))
+      .add("active_params_per_token", p.active_per_token)
+      .add("seq_len", t.seq_len)
+      .add("generated_tokens", t.generated_tokens)
+      .add("context_tokens", t.context_tokens)
+      .add("tokens_per_step", t.tokens_per_step)
+      .add("forward_flops_per_token", t.forward_flops_per_token)
+      .add("kv_cache_bytes_per_token", t.kv_cache_bytes_per_token);
+  // Only a model read through the generic fallback, at the user's request.
+  if (t.approximate) j.add("approximate", true);
+  return j;
+}
+
+JsonObject termObject(const MemoryTerm& t, const MemoryBreakdown& m) {
+  JsonArray inputs;
+  for (const TermInput& in : t.inputs) {
+    JsonObject input;
+    input.add("name", in.name).add("value", in.value);
+    if (!in.note.empty()) input.add("note", in.note);
+    inputs.push(input);
+  }
+  // Share of the total, for the breakdown's percentages (0 when the total is 0).
+  const double share =
+      m.total > 0 ? static_cast<double>(t.bytes) / static_cast<double>(m.total) : 0.0;
+  JsonObject j;
+  j.add("key", memoryKeyName(t.key))
+      .add("bytes", t.bytes)
+      .add("share", share)
+      .add("fixed", t.fixed)
+      .add("per_sample", t.per_sample)
+      .add("sharding", shardingName(t.sharding))
+      .add("phase", memoryPhaseName(t.phase))
+      // Whether the total counts it: the peak phase's terms and the others'.
+      .add("in_peak", t.phase == MemoryPhase::kAlways || t.phase == m.peak_phase)
+      .add("formula", t.formula)
+      .add("inputs", inputs);
+  return j;
+}
+
+/// A layer's row of "layers". Its JSON is written straight into the array: one row per
+/// layer is most of a CNN's report (30 of resnet50's 35 KB), and a JsonObject per row was
+/// most of the report's writing time. The keys are written sorted, as JsonObject writes
+/// them (tests/test_json_writer.cpp checks every preset's report against nlohmann's dump).
+struct LayerRow {
+  const LayerReport& layer;
+};
+
+// (Qualified: this overload hides the others of namespace dlcost.)
+void appendJson(std::string& out, const LayerRow& row) {
+  const LayerReport& l = row.layer;
+  out += "{\"activation_bytes\":";
+  dlcost::appendJson(out, l.activation_bytes);
+  out += ",\"buffers\":";
+  dlcost::appendJson(out, l.buffers);
+  out += ",\"bytes_accessed\":";
+  dlcost::appendJson(out, l.bytes_accessed);
+  out += ",\"inplace\":";
+  dlcost::appendJson(out, l.inplace);
+  out += ",\"macs\":";
+  dlcost::appendJson(out, l.macs);
+  out += ",\"name\":";
+  dlcost::appendJson(out, l.name);
+  out += ",\"output_shape\":";
+  dlcost::appendJson(out, l.output_shape);
+  out += ",\"params\":";
+  dlcost::appendJson(out, l.params);
+  out += ",\"type\":";
+  dlcost::appendJson(out, l.type);
+  out += '}';
+}
+
+}  // namespace
+
+JsonObject memoryObject(const MemoryBreakdown& m, const char* units) {
+  JsonArray terms;
+  for (const MemoryTerm& t : m.terms) terms.push(termObject(t, m));
+  JsonObject out;
+  out.add("terms", terms)
+      .add("total", m.total)
+      .add("fixed", m.fixed)
+      .add("per_sample", m.per_sample)
+      .add("units", units);
+  if (!m.phases.empty()) {
+    JsonArray phases;
+    for (const PhaseTotal& p : m.phases) {
+      phases.push(JsonObject()
+                      .add("phase", memoryPhaseName(p.phase))
+                      .add("bytes", p.bytes)
+                      .add("fixed", p.fixed)
+                      .add("per_sample", p.per_sample));
+    }
+    out.add("phases", phases).add("peak_phase", memoryPhaseName(m.peak_phase));
+  }
+  if (m.first_step_total) out.add("first_step_total", *m.first_step_total);
+  return out;
+}
+
+json memoryToJson(const MemoryBreakdown& m, const char* units) {
+  return toDocument(memoryObject(m, units));
+}
+
+std::string reportJsonText(const Report& r) {
+  JsonArray layers;
+  for (const LayerReport& l : r.layers) layers.push(LayerRow{l});
+  JsonArray phases;
+  for (const PhaseWork& p : r.phases) {
+    phases.push(JsonObject()
+                    .add("name", p.name)
+                    .add("flops", p.flops)
+                    .add("bytes", p.bytes)
+                    .add("tokens", p.tokens));
+  }
+  const char* macs_convention =
+      r.transformer
+          ? "multiply-accumulates of every matmul (linear layers, QK^T and AV over the full s x s "
+            "square, LM head) at the workload's batch, for the whole step (grad_accum "
+            "micro-batches)"
+          : "multiply-accumulates of conv, linear and matmul layers at the workload's batch";
+  JsonObject j;
+  j.add("schema", kReportSchema)
+      .add("model", JsonObject().add("name", r.model_name).add("kind", r.model_kind))
+      .add("workload", writeAppliedWorkload(r.workload, r.transformer.has_value()))
+      .add("params", JsonObject()
+                         .add("total", r.params.total)
+                         .add("trainable", r.params.trainable)
+                         .add("non_trainable", r.params.total - r.params.trainable)
+                         .add("buffers", r.params.buffers)
+                         .add("adapters", r.params.adapters))
+      .add("macs", JsonObject()
+                       .add("forward", r.macs.forward)
+                       .add("backward", r.macs.backward)
+                       .add("total", r.macs.forward + r.macs.backward)
+                       .add("convention", macs_convention))
+      .add("flops", JsonObject()
+                        .add("forward", flopsOf(r.macs.forward))
+                        .add("backward", flopsOf(r.macs.backward))
+                        .add("total", flopsOf(r.macs.forward + r.macs.backward))
+                        .add("convention", "FLOPs = 2 x MACs"))
+      .add("memory", memoryObject(r.memory, "bytes"))
+      .add("layers", layers)
+      .add("phases", phases)
+      .add("warnings", r.warnings);
+  if (r.workload.memory_bytes && r.max_batch) {
+    // Fit against a plain memory size (no GPU reserves): the whole model's total.
+    const int64_t capacity = *r.workload.memory_bytes;
+    j.add("memory_fit", JsonObject()
+                            .add("memory_bytes", capacity)
+                            .add("fits", r.memory.total <= capacity)
+                            .add("headroom_bytes", capacity - r.memory.total)
+                            .add("max_batch", *r.max_batch));
+  }
+  if (r.transformer) j.add("transformer", transformerObject(*r.transformer));
+  // With a GPU: its own object, so that its max_batch and fit stay apart from memory_fit's.
+  if (r.gpu_fit) j.add("gpu_fit", gpuFitObject(*r.gpu_fit, r.workload));
+  if (r.serving) j.add("serving", servingPlanObject(*r.serving));
+  return j.str();
+}
+
+json reportToJson(const Report& r) {
+  return json::parse(reportJsonText(r));
+}
+
+json toDocument(const JsonObject& object) {
+  return json::parse(object.str());
+}
+
+std::string dumpJson(const json& value, int indent) {
+  return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+json errorToJson(const Error& e) {
+  json j = {{"code", errorCodeName(e.code)}, {"path", e.path}, {"message", e.message}};
+  if (!e.message_zh.empty()) j["message_zh"] = e.message_zh;
+  return {{"error", std::move(j)}};
+}
+
+}  // namespace dlcost

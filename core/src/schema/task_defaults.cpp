@@ -1,0 +1,139 @@
+// The task table: what each kind of run starts from, with the recipe each setting comes from.
+// The values are workload JSON read by the same reader as any document, so a key or value the
+// schema does not know fails the schema's tests, not the page.
+
+#include "dlcost/schema/task_defaults.hpp"
+
+namespace dlcost {
+
+using nlohmann::json;
+
+namespace {
+
+// Sources, cited once each.
+constexpr const char* kTorchvisionRecipe =
+    "torchvision references/classification/train.py: --opt sgd, --momentum 0.9, "
+    "--batch-size 32, --amp off (fp32) by default";
+constexpr const char* kHfTrainer =
+    "Hugging Face TrainingArguments: optim adamw_torch by default; bf16=True is how LLM "
+    "recipes train (16-bit compute, fp32 master weights and Adam states)";
+constexpr const char* kModelCardDtype =
+    "Llama, Mistral, Qwen config.json: torch_dtype bfloat16; vLLM --dtype auto serves in it";
+constexpr const char* kPeftLora =
+    "PEFT LoraConfig: r=8, lora_alpha=8; target modules for Llama-family models q_proj, v_proj "
+    "(peft/utils/constants.py)";
+constexpr const char* kTrlSft =
+    "TRL SFT examples (trl/scripts/sft.py docstring): model loaded in torch_dtype bfloat16, "
+    "--gradient_checkpointing";
+constexpr const char* kQloraScript =
+    "QLoRA paper's qlora.py (artidoro/qlora): bits 4 nf4 with double quant, --bf16 compute, "
+    "gradient_checkpointing=True, optim paged_adamw_32bit (32-bit AdamW states, paged to CPU "
+    "only under pressure), lora_r 64, lora_alpha 16, adapters on all linear layers";
+
+/// The fields every task clears back to the engine's default unless it sets them: a task
+/// leaves nothing of the previous one behind (QLoRA's int4 base in an inference run).
+json cleared() {
+  return {{"weight_dtype", nullptr}, {"kv_dtype", nullptr}, {"recompute", nullptr}};
+}
+
+TaskDefaults task(const char* name, const char* kind, Text label, json set, Text note,
+                  std::vector<std::string> sources) {
+  json all = cleared();
+  all.update(set);
+  return {name, kind, std::move(label), std::move(all), std::move(note), std::move(sources)};
+}
+
+std::vector<TaskDefaults> buildTable() {
+  const Text infer{"Inference", "推理"};
+  const Text train{"Full training", "全量训练"};
+  std::vector<TaskDefaults> t;
+  // Layer graphs (CNNs and the like): the torchvision recipe.
+  t.push_back(task("train", "layer_graph", train,
+                   {{"mode", "train"}, {"dtype", "fp32"}, {"optimizer", "momentum"}},
+                   {"fp32, SGD with momentum", "fp32，带动量的 SGD"}, {kTorchvisionRecipe}));
+  t.push_back(task("infer", "layer_graph", infer, {{"mode", "infer"}, {"dtype", "fp32"}},
+                   {"fp32 forward passes", "fp32 前向"}, {kTorchvisionRecipe}));
+  // Transformers.
+  t.push_back(
+      task("train", "transformer", train,
+           {{"mode", "train"}, {"finetune", "none"}, {"dtype", "mixed"}, {"optimizer", "adamw"}},
+           {"mixed precision (16-bit compute, fp32 master weights), AdamW, every weight "
+            "trained",
+            "混合精度（16 位计算，fp32 主权重），AdamW，训练全部权重"},
+           {kHfTrainer}));
+  t.push_back(task("infer", "transformer", infer, {{"mode", "infer"}, {"dtype", "bf16"}},
+                   {"bf16 weights and KV cache", "bf16 权重与 KV 缓存"}, {kModelCardDtype}));
+  t.push_back(task("lora", "transformer", {"LoRA", "LoRA"},
+                   {{"mode", "train"},
+                    {"finetune", "lora"},
+                    {"dtype", "bf16"},
+                    {"optimizer", "adamw"},
+                    {"recompute", "full"},
+                    {"lora_rank", 8},
+                    {"lora_alpha", 8},
+                    {"lora_targets", {"q_proj", "v_proj"}}},
+                   {"bf16 base, rank-8 adapters on q_proj and v_proj, AdamW, gradient "
+                    "checkpointing",
+                    "bf16 基座，q_proj 与 v_proj 上秩 8 适配器，AdamW，梯度检查点"},
+                   {kPeftLora, kTrlSft}));
+  t.push_back(task("qlora", "transformer", {"QLoRA", "QLoRA"},
+                   {{"mode", "train"},
+                    {"finetune", "qlora"},
+                    {"weight_dtype", "int4"},
+                    {"dtype", "bf16"},
+                    {"optimizer", "adamw"},
+                    {"recompute", "full"},
+                    {"lora_rank", 64},
+                    {"lora_alpha", 16},
+                    {"lora_targets", {"all-linear"}}},
+                   {"4-bit base, bf16 compute, rank-64 adapters on every linear layer, 32-bit "
+                    "AdamW, gradient checkpointing",
+                    "4 位基座，bf16 计算，所有线性层上秩 64 适配器，32 位 AdamW，梯度检查点"},
+                   {kQloraScript}));
+  return t;
+}
+
+json textJson(const Text& t) {
+  return {{"en", t.en}, {"zh", t.zh}};
+}
+
+}  // namespace
+
+const std::vector<TaskDefaults>& taskDefaults() {
+  static const std::vector<TaskDefaults> kTable = buildTable();
+  return kTable;
+}
+
+json taskDefaultsJson() {
+  json out = json::array();
+  for (const TaskDefaults& d : taskDefaults()) {
+    out.push_back({{"task", d.task},
+                   {"model_kind", d.model_kind},
+                   {"label", textJson(d.label)},
+                   {"set", d.set},
+                   {"note", textJson(d.note)},
+                   {"sources", d.sources}});
+  }
+  return out;
+}
+
+const TaskDefaults* findTask(const std::string& task, bool transformer) {
+  const char* kind = transformer ? "transformer" : "layer_graph";
+  for (const TaskDefaults& d : taskDefaults())
+    if (d.task == task && d.model_kind == kind) return &d;
+  return nullptr;
+}
+
+json applyTask(const TaskDefaults& task, json workload) {
+  if (!workload.is_object()) workload = json::object();
+  for (auto it = task.set.begin(); it != task.set.end(); ++it) {
+    if (it->is_null()) {
+      workload.erase(it.key());
+    } else {
+      workload[it.key()] = *it;
+    }
+  }
+  return workload;
+}
+
+}  // namespace dlcost

@@ -1,0 +1,107 @@
+// Names of the serving enums, as the workload JSON, the CLI and the page spell them.
+#include "dlcost/types/serving_settings.hpp"
+
+namespace dlcost {
+
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> parseBy(const E (&all)[N], const char* (*name)(E), const std::string& text) {
+  for (E e : all)
+    if (text == name(e)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* engineName(Engine e) {
+  switch (e) {
+    case Engine::kNone:
+      return "none";
+    case Engine::kHf:
+      return "hf";
+    case Engine::kVllm:
+      return "vllm";
+    case Engine::kSglang:
+      return "sglang";
+    case Engine::kLlamaCpp:
+      return "llamacpp";
+  }
+  return "none";
+}
+std::optional<Engine> parseEngine(const std::string& name) {
+  return parseBy(kEngines, engineName, name);
+}
+
+const char* quantFormatName(QuantFormat q) {
+  switch (q) {
+    case QuantFormat::kNone:
+      return "none";
+    case QuantFormat::kGguf:
+      return "gguf";
+    case QuantFormat::kGptq:
+      return "gptq";
+    case QuantFormat::kAwq:
+      return "awq";
+    case QuantFormat::kBnbNf4:
+      return "bnb-nf4";
+    case QuantFormat::kBnbFp4:
+      return "bnb-fp4";
+    case QuantFormat::kFp8Tensor:
+      return "fp8-tensor";
+    case QuantFormat::kFp8Channel:
+      return "fp8-channel";
+    case QuantFormat::kFp8Block:
+      return "fp8-block";
+    case QuantFormat::kMxfp4:
+      return "mxfp4";
+    case QuantFormat::kNvfp4:
+      return "nvfp4";
+  }
+  return "none";
+}
+std::optional<QuantFormat> parseQuantFormat(const std::string& name) {
+  return parseBy(kQuantFormats, quantFormatName, name);
+}
+
+const char* ggufFileTypeName(GgufFileType t) {
+  switch (t) {
+    case GgufFileType::kF16:
+      return "F16";
+    case GgufFileType::kBf16:
+      return "BF16";
+    case GgufFileType::kQ8_0:
+      return "Q8_0";
+    case GgufFileType::kQ6_K:
+      return "Q6_K";
+    case GgufFileType::kQ5_K_M:
+      return "Q5_K_M";
+    case GgufFileType::kQ4_K_M:
+      return "Q4_K_M";
+    case GgufFileType::kQ4_K_S:
+      return "Q4_K_S";
+    case GgufFileType::kQ4_0:
+      return "Q4_0";
+  }
+  return "F16";
+}
+std::optional<GgufFileType> parseGgufFileType(const std::string& name) {
+  return parseBy(kGgufFileTypes, ggufFileTypeName, name);
+}
+
+const char* cacheTypeName(CacheType c) {
+  switch (c) {
+    case CacheType::kF16:
+      return "f16";
+    case CacheType::kQ8_0:
+      return "q8_0";
+    case CacheType::kQ4_0:
+      return "q4_0";
+  }
+  return "f16";
+}
+std::optional<CacheType> parseCacheType(const std::string& name) {
+  return parseBy(kCacheTypes, cacheTypeName, name);
+}
+
+}  // namespace dlcost

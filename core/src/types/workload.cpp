@@ -1,0 +1,146 @@
+#include "dlcost/types/workload.hpp"
+
+namespace dlcost {
+
+const char* modeName(Mode mode) {
+  return mode == Mode::kTrain ? "train" : "infer";
+}
+
+std::optional<Mode> parseMode(const std::string& name) {
+  if (name == "train") return Mode::kTrain;
+  if (name == "infer" || name == "inference") return Mode::kInfer;
+  return std::nullopt;
+}
+
+const char* optimizerName(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kMomentum:
+      return "momentum";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kRmsprop:
+      return "rmsprop";
+    case Optimizer::kAdagrad:
+      return "adagrad";
+    case Optimizer::kAdam8bit:
+      return "adam8bit";
+  }
+  return "sgd";
+}
+
+std::optional<Optimizer> parseOptimizer(const std::string& name) {
+  for (Optimizer o : kOptimizers) {
+    if (name == optimizerName(o)) return o;
+  }
+  return std::nullopt;
+}
+
+int optimizerStateCount(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kSgd:
+      return 0;
+    case Optimizer::kMomentum:
+      return 1;
+    case Optimizer::kAdam:
+      return 2;
+    case Optimizer::kAdamW:
+      return 2;
+    case Optimizer::kRmsprop:
+      return 1;
+    case Optimizer::kAdagrad:
+      return 1;
+    case Optimizer::kAdam8bit:
+      return 2;
+  }
+  return 0;
+}
+
+int optimizerStateBits(Optimizer optimizer) {
+  return optimizer == Optimizer::kAdam8bit ? 8 : 0;
+}
+
+const char* zeroGradName(ZeroGrad zero_grad) {
+  return zero_grad == ZeroGrad::kZero ? "zero" : "set_to_none";
+}
+
+std::optional<ZeroGrad> parseZeroGrad(const std::string& name) {
+  for (ZeroGrad z : kZeroGrads) {
+    if (name == zeroGradName(z)) return z;
+  }
+  return std::nullopt;
+}
+
+const char* optimizerImplName(OptimizerImpl impl) {
+  switch (impl) {
+    case OptimizerImpl::kForeach:
+      return "foreach";
+    case OptimizerImpl::kForLoop:
+      return "for_loop";
+    case OptimizerImpl::kFused:
+      return "fused";
+  }
+  return "foreach";
+}
+
+std::optional<OptimizerImpl> parseOptimizerImpl(const std::string& name) {
+  for (OptimizerImpl i : kOptimizerImpls) {
+    if (name == optimizerImplName(i)) return i;
+  }
+  return std::nullopt;
+}
+
+const char* attentionName(AttentionImpl attention) {
+  return attention == AttentionImpl::kEager ? "eager" : "flash";
+}
+
+std::optional<AttentionImpl> parseAttention(const std::string& name) {
+  if (name == "eager") return AttentionImpl::kEager;
+  if (name == "flash") return AttentionImpl::kFlash;
+  return std::nullopt;
+}
+
+const char* recomputeName(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "none";
+}
+
+std::optional<Recompute> parseRecompute(const std::string& name) {
+  for (Recompute r : kRecomputes) {
+    if (name == recomputeName(r)) return r;
+  }
+  return std::nullopt;
+}
+
+const char* finetuneName(Finetune finetune) {
+  switch (finetune) {
+    case Finetune::kNone:
+      return "none";
+    case Finetune::kFull:
+      return "full";
+    case Finetune::kLora:
+      return "lora";
+    case Finetune::kQlora:
+      return "qlora";
+  }
+  return "none";
+}
+
+std::optional<Finetune> parseFinetune(const std::string& name) {
+  for (Finetune f : kFinetunes) {
+    if (name == finetuneName(f)) return f;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dlcost
