@@ -92,7 +92,7 @@ json inspectFile(const std::string& path) {
   if (!in || ec) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
   const int64_t file_size = static_cast<int64_t>(size);
   if (endsWith(path, ".onnx"))
-    return onnxSummaryJson(readOnnx(FileSource(in, file_size)), file_size);
+    return onnxFileSummaryJson(readOnnx(FileSource(in, file_size)), file_size);
   int64_t want = std::min(file_size, kModelHeaderFirstRead);
   for (;;) {
     std::string prefix(static_cast<size_t>(want), '\0');

@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const dlcost::MemorySource src(data, static_cast<int64_t>(size));
     const nlohmann::json summary =
-        dlcost::onnxSummaryJson(dlcost::readOnnx(src), static_cast<int64_t>(size));
+        dlcost::onnxFileSummaryJson(dlcost::readOnnx(src), static_cast<int64_t>(size));
     const nlohmann::json& model = summary["layer_graph"]["model"];
     if (model.is_object()) estimateGraph(model);
   } catch (const dlcost::InputError&) {

@@ -19,6 +19,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import validate_common as v
+
 # A small Llama with grouped-query attention (2 query heads per key/value head).
 CONFIG = {
     "model_type": "llama",
@@ -181,7 +183,6 @@ def engine(dlcost, batch, seq, optimizer, zero_grad, config=None, extra=()):
 def saved_with_loss(model, ids):
     """Bytes saved during the forward and the loss (the loss keeps the fp32 log-softmax and
     the labels), each storage once, parameters excluded."""
-    import validate_torch as v
     params = {v.storage_of(p)[0] for p in model.parameters()}
     seen = {}
 
@@ -199,7 +200,6 @@ def saved_with_loss(model, ids):
 
 def measure(batch, seq, optimizers, config=None):
     """Saved bytes and the step peaks (see validate_torch.measure), fp32 on CPU."""
-    import validate_torch as v
     torch.manual_seed(0)
     config = config or CONFIG
     model = LlamaForCausalLM(config).train()
@@ -242,7 +242,6 @@ def compare(what, meas, optimizers, add, estimate):
     """The table's lines for one measured case through `add`, and its (what, figure, estimate,
     measured) rows: saved bytes, then steps 2, 3 and 1 per optimizer. `estimate(optimizer,
     zero_grad)` is the engine's memory for that step."""
-    import validate_torch as v
     rows = []
     saved_est = v.term(estimate("sgd", "set_to_none"), "activations")
     add(f"| {what} | saved for backward | {v.mib(meas['saved'])} | {v.mib(saved_est)} | "

@@ -16,6 +16,7 @@ import math
 import torch
 import torch.nn as nn
 
+import validate_common as v
 import validate_llama as llama
 
 RANK = 8
@@ -63,7 +64,6 @@ def engine(dlcost, batch, seq, optimizer, zero_grad, targets):
 
 
 def measure(batch, seq, optimizers, targets):
-    import validate_torch as v
     model = lora_model(llama.CONFIG, targets)
     torch.manual_seed(1)
     ids = torch.randint(0, llama.CONFIG["vocab_size"], (batch, seq))

@@ -5,6 +5,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/compare.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/schema/config_json.hpp"
 

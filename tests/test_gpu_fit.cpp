@@ -8,6 +8,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/advisor.hpp"
 #include "dlcost/gpu/fit.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/types/gpu.hpp"

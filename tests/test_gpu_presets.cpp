@@ -6,6 +6,7 @@
 
 #include "dlcost/gpu/gpu_compute.hpp"
 #include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/types/gpu.hpp"
 
 using Catch::Matchers::WithinRel;

@@ -8,9 +8,11 @@
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/layouts.hpp"
+#include "dlcost/gpu/collectives.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/schema/config_json.hpp"
-#include "dlcost/types/collectives.hpp"
+#include "dlcost/types/collective.hpp"
 #include "dlcost/types/interconnect.hpp"
 
 using Catch::Matchers::WithinAbs;

@@ -9,6 +9,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/model_files/model_file.hpp"
 #include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
 #include "model_file_writer.hpp"
 
 using nlohmann::json;
@@ -63,7 +64,7 @@ TEST_CASE("a torch.onnx export is summarised: initializers, bytes and operators"
   CHECK(m.op_counts ==
         std::map<std::string, int64_t>{
             {"BatchNormalization", 1}, {"Conv", 1}, {"Flatten", 1}, {"Gemm", 1}, {"Relu", 1}});
-  const json s = dlcost::onnxSummaryJson(m, static_cast<int64_t>(file.size()));
+  const json s = dlcost::onnxFileSummaryJson(m, static_cast<int64_t>(file.size()));
   // torch: Conv2d(3, 4, 3) 108 + 4, BatchNorm2d(4) weight and bias 8, Linear(144, 5) 720 + 5:
   // sum(p.numel() for p in model.parameters()) = 845; the BatchNormalization node also takes
   // running_mean and running_var as initializers (8 more floats), as ONNX has no buffers.
@@ -130,7 +131,7 @@ TEST_CASE("element types: bytes per element, and which initializers are weights"
             bytesField(5, tensor({7}, 22, "int4", "")) +     // INT4: two per byte, rounded up
             bytesField(5, tensor({2}, 7, "shape", "")) +     // INT64: a shape constant
             bytesField(5, tensor({}, 1, "scalar", "")));     // FLOAT scalar: one element
-  const json s = dlcost::onnxSummaryJson(read(file), -1);
+  const json s = dlcost::onnxFileSummaryJson(read(file), -1);
   CHECK(s["parameters"] == 15 + 7 + 1);
   CHECK(s["weight_bytes"] == 30 + 4 + 4);
   CHECK(s["onnx"]["other_initializers"] ==

@@ -7,6 +7,8 @@
 
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/gpu.hpp"

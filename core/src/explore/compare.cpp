@@ -7,6 +7,7 @@
 
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/report/estimate.hpp"
 
 namespace dlcost {

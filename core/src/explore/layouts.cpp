@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/report/report_json.hpp"

@@ -1,7 +1,8 @@
 // The alpha-beta time of ring collectives, flat inside a node and hierarchical across nodes
 // (see dlcost/collectives.hpp for the model and its sources).
 
-#include "dlcost/types/collectives.hpp"
+#include "dlcost/gpu/collectives.hpp"
+#include "dlcost/types/collective.hpp"
 
 #include <algorithm>
 

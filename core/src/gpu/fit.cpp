@@ -9,6 +9,9 @@
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/run_cost.hpp"
+#include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/types/run_cost.hpp"
 
 namespace dlcost {

@@ -10,8 +10,11 @@
 
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
+#include "gpu/gpu_writers.hpp"
+#include "memory/memory_json.hpp"
 #include "types/json_reader.hpp"
-#include "types/report_writers.hpp"
 
 namespace dlcost {
 

@@ -13,6 +13,9 @@
 #include "dlcost/types/gpu.hpp"
 #include "types/json_reader.hpp"
 
+#include "dlcost/base/enum_names.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
+
 namespace dlcost {
 
 namespace {
@@ -121,11 +124,7 @@ const char* mathFormatName(MathFormat format) {
 }
 
 std::optional<MathFormat> parseMathFormat(const std::string& name) {
-  for (MathFormat f : {MathFormat::kFp32, MathFormat::kTf32, MathFormat::kFp16, MathFormat::kBf16,
-                       MathFormat::kFp8, MathFormat::kInt8}) {
-    if (name == mathFormatName(f)) return f;
-  }
-  return std::nullopt;
+  return parseEnum(kMathFormats, mathFormatName, name);
 }
 
 const std::vector<Gpu>& gpuPresets() {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "dlcost/base/error.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/types/gpu.hpp"
 
 namespace dlcost {

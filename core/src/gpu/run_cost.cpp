@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "dlcost/base/error.hpp"
+#include "dlcost/gpu/run_cost.hpp"
 #include "dlcost/types/report.hpp"
 
 namespace dlcost {

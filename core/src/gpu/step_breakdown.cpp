@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlcost/gpu/collectives.hpp"
 #include "dlcost/gpu/fit.hpp"
 #include "dlcost/types/report.hpp"
 

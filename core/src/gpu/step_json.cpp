@@ -1,9 +1,11 @@
 // The multi-GPU step, links and run cost as report JSON (dlcost/step_json.hpp), written once
-// as JsonObject (report_writers.hpp).
+// as JsonObject (gpu_writers.hpp).
 
 #include "dlcost/gpu/step_json.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/run_cost.hpp"
 
-#include "types/report_writers.hpp"
+#include "gpu/gpu_writers.hpp"
 
 namespace dlcost {
 

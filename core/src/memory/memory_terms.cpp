@@ -1,8 +1,9 @@
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 
 #include <algorithm>
 
 #include "dlcost/base/checked.hpp"
+#include "dlcost/memory/memory_terms.hpp"
 
 namespace dlcost {
 

@@ -7,7 +7,7 @@
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/types/ggml_types.hpp"
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 
 namespace dlcost {
 

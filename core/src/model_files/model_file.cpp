@@ -8,6 +8,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/model_files/gguf.hpp"
 #include "dlcost/model_files/onnx.hpp"
+#include "dlcost/model_files/onnx_graph.hpp"
 #include "dlcost/model_files/safetensors.hpp"
 #include "dlcost/report/report_json.hpp"
 
@@ -72,7 +73,7 @@ json inspectModelFile(const std::string& prefix, int64_t file_size) {
     }
     if (file_size > have) throw HeaderIncomplete(file_size);
     const MemorySource src(data, have);
-    return onnxSummaryJson(readOnnx(src), have);
+    return onnxFileSummaryJson(readOnnx(src), have);
   }
   throw InputError(ErrorCode::kValue, "",
                    "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "

@@ -8,7 +8,6 @@
 
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
-#include "dlcost/model_files/onnx_graph.hpp"
 #include "model_files/tensor_summary.hpp"
 
 namespace dlcost {
@@ -605,7 +604,6 @@ nlohmann::json onnxSummaryJson(const OnnxModel& m, int64_t file_size) {
                      {"operators", std::move(ops)},
                      {"external_initializers", external},
                      {"other_initializers", std::move(other)}};
-  summary["layer_graph"] = onnxGraphJson(onnxLayerGraph(m));
   return summary;
 }
 

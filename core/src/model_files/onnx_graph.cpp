@@ -1405,4 +1405,10 @@ json onnxModelOrError(const json& summary) {
                        ". It gives no estimate rather than one that leaves them out.");
 }
 
+nlohmann::json onnxFileSummaryJson(const OnnxModel& model, int64_t file_size) {
+  nlohmann::json summary = onnxSummaryJson(model, file_size);
+  summary["layer_graph"] = onnxGraphJson(onnxLayerGraph(model));
+  return summary;
+}
+
 }  // namespace dlcost

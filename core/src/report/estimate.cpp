@@ -7,9 +7,11 @@
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/fit.hpp"
+#include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "graph/activation_memory.hpp"
 #include "graph/layer_analysis.hpp"
+#include "report/file_weights.hpp"
 #include "transformer/transformer_estimate.hpp"
 
 namespace dlcost {

@@ -10,6 +10,7 @@
 #include "dlcost/base/units.hpp"
 #include "dlcost/base/units_json.hpp"
 #include "dlcost/gpu/gpu_json.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/schema/task_defaults.hpp"
 #include "dlcost/types/interconnect.hpp"
 #include "dlcost/types/parallel.hpp"

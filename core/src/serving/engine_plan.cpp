@@ -11,6 +11,7 @@
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/ggml_types.hpp"

@@ -1,8 +1,9 @@
 // The serving plan as the report's "serving" object, written once as JsonObject
-// (report_writers.hpp).
+// (serving_writers.hpp).
 #include "dlcost/serving/serving_json.hpp"
 
-#include "types/report_writers.hpp"
+#include "memory/memory_json.hpp"
+#include "serving/serving_writers.hpp"
 
 namespace dlcost {
 

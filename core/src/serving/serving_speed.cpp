@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "dlcost/base/checked.hpp"
+#include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"

@@ -8,8 +8,9 @@
 
 #include "dlcost/base/checked.hpp"
 #include "dlcost/base/error.hpp"
+#include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/memory/quant_formats.hpp"
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 
 namespace dlcost {
 

@@ -106,4 +106,8 @@ std::string JsonObject::str() const {
   return out;
 }
 
+nlohmann::json toDocument(const JsonObject& object) {
+  return nlohmann::json::parse(object.str());
+}
+
 }  // namespace dlcost

@@ -121,4 +121,7 @@ class JsonArray {
   std::string text_;
 };
 
+/// A JsonObject as a nlohmann::json document (for the callers that want a document).
+nlohmann::json toDocument(const JsonObject& object);
+
 }  // namespace dlcost

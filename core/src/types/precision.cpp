@@ -1,5 +1,7 @@
 #include "dlcost/types/precision.hpp"
 
+#include "dlcost/base/enum_names.hpp"
+
 namespace dlcost {
 
 int dtypeBits(DType dtype) {
@@ -47,11 +49,7 @@ const char* dtypeName(DType dtype) {
 }
 
 std::optional<DType> parseDType(const std::string& name) {
-  for (DType d : {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8, DType::kInt8, DType::kInt4,
-                  DType::kInt64, DType::kBool}) {
-    if (name == dtypeName(d)) return d;
-  }
-  return std::nullopt;
+  return parseEnum(kDTypes, dtypeName, name);
 }
 
 const char* precisionName(Precision precision) {
@@ -69,10 +67,7 @@ const char* precisionName(Precision precision) {
 }
 
 std::optional<Precision> parsePrecision(const std::string& name) {
-  for (Precision p : kPrecisions) {
-    if (name == precisionName(p)) return p;
-  }
-  return std::nullopt;
+  return parseEnum(kPrecisions, precisionName, name);
 }
 
 PrecisionLayout layoutOf(Precision precision) {

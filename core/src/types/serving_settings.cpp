@@ -1,18 +1,9 @@
 // Names of the serving enums, as the workload JSON, the CLI and the page spell them.
 #include "dlcost/types/serving_settings.hpp"
 
+#include "dlcost/base/enum_names.hpp"
+
 namespace dlcost {
-
-namespace {
-
-template <typename E, size_t N>
-std::optional<E> parseBy(const E (&all)[N], const char* (*name)(E), const std::string& text) {
-  for (E e : all)
-    if (text == name(e)) return e;
-  return std::nullopt;
-}
-
-}  // namespace
 
 const char* engineName(Engine e) {
   switch (e) {
@@ -30,7 +21,7 @@ const char* engineName(Engine e) {
   return "none";
 }
 std::optional<Engine> parseEngine(const std::string& name) {
-  return parseBy(kEngines, engineName, name);
+  return parseEnum(kEngines, engineName, name);
 }
 
 const char* quantFormatName(QuantFormat q) {
@@ -61,7 +52,7 @@ const char* quantFormatName(QuantFormat q) {
   return "none";
 }
 std::optional<QuantFormat> parseQuantFormat(const std::string& name) {
-  return parseBy(kQuantFormats, quantFormatName, name);
+  return parseEnum(kQuantFormats, quantFormatName, name);
 }
 
 const char* ggufFileTypeName(GgufFileType t) {
@@ -86,7 +77,7 @@ const char* ggufFileTypeName(GgufFileType t) {
   return "F16";
 }
 std::optional<GgufFileType> parseGgufFileType(const std::string& name) {
-  return parseBy(kGgufFileTypes, ggufFileTypeName, name);
+  return parseEnum(kGgufFileTypes, ggufFileTypeName, name);
 }
 
 const char* cacheTypeName(CacheType c) {
@@ -101,7 +92,7 @@ const char* cacheTypeName(CacheType c) {
   return "f16";
 }
 std::optional<CacheType> parseCacheType(const std::string& name) {
-  return parseBy(kCacheTypes, cacheTypeName, name);
+  return parseEnum(kCacheTypes, cacheTypeName, name);
 }
 
 }  // namespace dlcost

@@ -1,5 +1,7 @@
 #include "dlcost/types/workload.hpp"
 
+#include "dlcost/base/enum_names.hpp"
+
 namespace dlcost {
 
 const char* modeName(Mode mode) {
@@ -33,10 +35,7 @@ const char* optimizerName(Optimizer optimizer) {
 }
 
 std::optional<Optimizer> parseOptimizer(const std::string& name) {
-  for (Optimizer o : kOptimizers) {
-    if (name == optimizerName(o)) return o;
-  }
-  return std::nullopt;
+  return parseEnum(kOptimizers, optimizerName, name);
 }
 
 int optimizerStateCount(Optimizer optimizer) {
@@ -68,10 +67,7 @@ const char* zeroGradName(ZeroGrad zero_grad) {
 }
 
 std::optional<ZeroGrad> parseZeroGrad(const std::string& name) {
-  for (ZeroGrad z : kZeroGrads) {
-    if (name == zeroGradName(z)) return z;
-  }
-  return std::nullopt;
+  return parseEnum(kZeroGrads, zeroGradName, name);
 }
 
 const char* optimizerImplName(OptimizerImpl impl) {
@@ -87,10 +83,7 @@ const char* optimizerImplName(OptimizerImpl impl) {
 }
 
 std::optional<OptimizerImpl> parseOptimizerImpl(const std::string& name) {
-  for (OptimizerImpl i : kOptimizerImpls) {
-    if (name == optimizerImplName(i)) return i;
-  }
-  return std::nullopt;
+  return parseEnum(kOptimizerImpls, optimizerImplName, name);
 }
 
 const char* attentionName(AttentionImpl attention) {
@@ -116,10 +109,7 @@ const char* recomputeName(Recompute recompute) {
 }
 
 std::optional<Recompute> parseRecompute(const std::string& name) {
-  for (Recompute r : kRecomputes) {
-    if (name == recomputeName(r)) return r;
-  }
-  return std::nullopt;
+  return parseEnum(kRecomputes, recomputeName, name);
 }
 
 const char* finetuneName(Finetune finetune) {
@@ -137,10 +127,7 @@ const char* finetuneName(Finetune finetune) {
 }
 
 std::optional<Finetune> parseFinetune(const std::string& name) {
-  for (Finetune f : kFinetunes) {
-    if (name == finetuneName(f)) return f;
-  }
-  return std::nullopt;
+  return parseEnum(kFinetunes, finetuneName, name);
 }
 
 }  // namespace dlcost

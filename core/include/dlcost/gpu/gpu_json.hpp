@@ -1,5 +1,5 @@
 #pragma once
-// GPUs and hardware settings in JSON (the report's GPU fit: core/src/report_writers.hpp).
+// GPUs and hardware settings in JSON (the report's GPU fit: core/src/gpu/gpu_writers.hpp).
 
 #include <string>
 

@@ -109,7 +109,8 @@ OnnxModel readOnnx(const ByteSource& src);
 /// parameters and weight_bytes over the initializers whose type holds weights (floating point
 /// and 8/16-bit or 4-bit integers; int32/int64/bool/string initializers are shape constants and
 /// indices, listed under "onnx.other_initializers"), by_dtype, tensors, and
-/// "onnx": {"ir_version", "producer", "nodes", "operators": [{"op_type", "count"}]}.
+/// "onnx": {"ir_version", "producer", "nodes", "operators": [{"op_type", "count"}]}. The header
+/// only: onnxFileSummaryJson (onnx_graph.hpp) adds the graph import.
 nlohmann::json onnxSummaryJson(const OnnxModel& model, int64_t file_size);
 
 }  // namespace dlcost

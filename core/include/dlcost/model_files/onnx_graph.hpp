@@ -63,4 +63,9 @@ nlohmann::json onnxGraphJson(const OnnxGraphImport& import);
 /// engine does not model (with their counts) or why the graph could not be read.
 nlohmann::json onnxModelOrError(const nlohmann::json& summary);
 
+/// An ONNX file's whole summary: onnxSummaryJson (the tensor table) plus "layer_graph"
+/// (onnxGraphJson of its import). The reader reads, the importer imports; this puts them side
+/// by side for inspectModelFile and the CLI.
+nlohmann::json onnxFileSummaryJson(const OnnxModel& model, int64_t file_size);
+
 }  // namespace dlcost

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 #include "dlcost/types/report.hpp"
 #include "dlcost/types/serving_plan.hpp"
 #include "dlcost/types/transformer.hpp"

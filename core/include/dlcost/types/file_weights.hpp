@@ -10,9 +10,6 @@
 
 namespace dlcost {
 
-struct Report;
-struct Workload;
-
 /// The weights of a model file, from its header's tensor table (inspectModelFile's
 /// "weights_file" object: {"format", "weight_bytes", "parameters"}).
 struct FileWeights {
@@ -26,11 +23,5 @@ FileWeights readFileWeights(const nlohmann::json& j, const std::string& path);
 
 /// The object readFileWeights reads.
 nlohmann::json fileWeightsToJson(const FileWeights& f);
-
-/// Replaces the report's weights term by the file's bytes (its formula and inputs name the
-/// file), drops the quantization-scales term (the file's bytes hold each block's scales), sums
-/// the terms again at the workload's batch and recomputes the largest batch. A file whose
-/// parameter count differs from the engine's adds a warning. Throws ArithmeticOverflow.
-void useFileWeights(Report& r, const FileWeights& f, const Workload& w);
 
 }  // namespace dlcost

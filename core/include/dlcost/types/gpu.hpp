@@ -72,12 +72,6 @@ struct Gpu {
   std::string source;  ///< the datasheet or whitepaper the figures come from
 };
 
-/// The built-in table (at least 30 GPUs), in release order.
-const std::vector<Gpu>& gpuPresets();
-
-/// The preset with this id (case-insensitive), or nullptr.
-const Gpu* findGpu(const std::string& id);
-
 /// Memory one device offers before any reserve: smi_total_mib x 2^20 when known, else
 /// memory_bytes.
 int64_t gpuCapacityBytes(const Gpu& gpu);

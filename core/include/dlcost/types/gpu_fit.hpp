@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dlcost/types/gpu.hpp"
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 #include "dlcost/types/step_breakdown.hpp"
 #include "dlcost/types/workload.hpp"
 

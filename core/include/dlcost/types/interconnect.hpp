@@ -51,24 +51,6 @@ struct Interconnect {
 /// Ring/Simple: 8.4 us), paid once per collective call.
 constexpr double kCollectiveBaseLatency = 8.4e-6;
 
-/// The built-in links, intra-node first, each group fastest last.
-const std::vector<Interconnect>& interconnectPresets();
-
-/// The link with this id (case-sensitive), or nullptr.
-const Interconnect* findInterconnect(const std::string& id);
-
-/// The ids of the links of one scope, in table order (the schema's menu).
-std::vector<std::string> interconnectIds(LinkScope scope);
-
-/// The link that connects the GPUs of one node when the workload names none: NVLink through
-/// NVSwitch for SXM parts of the HGX/DGX systems, the board's PCIe generation otherwise.
-/// Empty when dlcost knows none for the GPU (custom GPUs, multi-die boards).
-std::string defaultIntraNodeLink(const Gpu& gpu);
-
-/// The network of the GPU's DGX system (one adapter per GPU) when the workload names none;
-/// empty when there is no such reference system.
-std::string defaultInterNodeLink(const Gpu& gpu);
-
 /// How the workload places its GPUs on nodes and links them ("nodes", "gpus_per_node",
 /// "intra_node_link", "inter_node_link" in the workload; see workload_schema.cpp).
 struct NetworkSettings {
@@ -89,11 +71,5 @@ struct Network {
 /// GPUs per node when the workload names neither nodes nor GPUs per node: an 8-GPU server
 /// (DGX/HGX), or all of them when fewer.
 constexpr int64_t kDefaultGpusPerNode = 8;
-
-/// Resolves `s` for `gpus` GPUs of `gpu`. Throws InputError naming the field
-/// (/workload/nodes, /workload/gpus_per_node, /workload/intra_node_link,
-/// /workload/inter_node_link) when the counts do not multiply to gpus or a needed link has no
-/// default.
-Network resolveNetwork(const NetworkSettings& s, int64_t gpus, const Gpu& gpu);
 
 }  // namespace dlcost

@@ -13,6 +13,9 @@ enum class DType { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4, kInt64, kBool };
 inline constexpr DType kStorageDTypes[] = {DType::kFp32, DType::kFp16, DType::kBf16,
                                            DType::kFp8,  DType::kInt8, DType::kInt4};
 
+/// Every dtype, in declaration order (parseDType's names).
+inline constexpr DType kDTypes[] = {DType::kFp32, DType::kFp16, DType::kBf16,  DType::kFp8,
+                                    DType::kInt8, DType::kInt4, DType::kInt64, DType::kBool};
 int dtypeBits(DType dtype);
 const char* dtypeName(DType dtype);
 std::optional<DType> parseDType(const std::string& name);

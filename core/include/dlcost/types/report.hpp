@@ -8,7 +8,7 @@
 
 #include "dlcost/base/checked.hpp"
 #include "dlcost/types/gpu_fit.hpp"
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 #include "dlcost/types/serving_plan.hpp"
 #include "dlcost/types/shape.hpp"
 #include "dlcost/types/transformer.hpp"

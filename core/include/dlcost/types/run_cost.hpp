@@ -32,12 +32,6 @@ struct GpuListPrice {
   std::string source;
 };
 
-/// The built-in list prices.
-const std::vector<GpuListPrice>& gpuListPrices();
-
-/// The list price of a GPU preset, or nullptr.
-const GpuListPrice* findListPrice(const std::string& gpu_id);
-
 struct RunCost {
   int64_t steps = 0;            ///< optimizer steps: ceil(tokens / tokens per step), or samples
   double tokens = 0;            ///< tokens processed (transformers; 0 otherwise)
@@ -51,11 +45,5 @@ struct RunCost {
   double energy_kwh = 0;           ///< gpu_hours x board power per GPU (TDP), an upper bound
   double mfu = 0;                  ///< the step's model FLOPs utilisation
 };
-
-/// The run of `r`'s workload on `fit`, or nothing when the workload names no tokens or
-/// samples (or is not training). Throws InputError: tokens for a layer graph
-/// (/workload/tokens), tokens and samples together (/workload/samples), a step count past
-/// 2^53.
-std::optional<RunCost> runCost(const Report& r, const GpuFit& fit);
 
 }  // namespace dlcost

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/types/memory_terms.hpp"
+#include "dlcost/types/memory.hpp"
 #include "dlcost/types/serving_settings.hpp"
 
 namespace dlcost {

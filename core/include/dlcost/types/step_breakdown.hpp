@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "dlcost/types/collectives.hpp"
+#include "dlcost/types/collective.hpp"
 #include "dlcost/types/interconnect.hpp"
 
 namespace dlcost {
