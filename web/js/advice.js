@@ -1,7 +1,7 @@
 // "To make it fit": the engine's advice (report.gpu_fit.advice), each with an Apply button that
-// merges the advice's workload patch ("set", written by core/src/gpu_json.cpp) into the form,
+// merges the advice's workload patch ("set", written by core/src/gpu/gpu_json.cpp) into the form,
 // and an Undo that restores the workload as it was (the store keeps the snapshots: state.undo). The page decides nothing: the changes,
-// their order and their memory are the advisor's (core/src/advisor.cpp).
+// their order and their memory are the advisor's (core/src/explore/advisor.cpp).
 // @ts-check
 
 import dlcost from './dlcost.js';

@@ -140,7 +140,7 @@ export function renderExtras(root, report, units) {
   const blocks = [];
   const list = h('dl', { class: 'extras' });
   // LLM inference has two phases: the step time is the prompt's prefill, tokens/s the decode
-  // (core/src/roofline.cpp); the labels say which.
+  // (core/src/gpu/roofline.cpp); the labels say which.
   const phased = isPhased(report);
   /** @param {string} key */
   const labelOf = (key) => (phased && (key === 'step_time_s' || key === 'tokens_per_s' || key === 'samples_per_s')
@@ -158,7 +158,7 @@ export function renderExtras(root, report, units) {
   if (gpu && gpu.roofline && typeof gpu.roofline.bound === 'string') addPair('bound', gpu.roofline.bound);
   if (list.childNodes.length) blocks.push(list);
   // The advice has its own list ("To make it fit", advice.js); the engine's warnings (text,
-  // core/include/dlcost/report.hpp) show here.
+  // core/include/dlcost/types/report.hpp) show here.
   const notes = Array.isArray(report.warnings) ? report.warnings : [];
   if (notes.length) blocks.push(h('ul', { class: 'notes' }, notes.map((n) => h('li', {}, n))));
   morph(root, ...blocks);

@@ -1,5 +1,5 @@
 // The four tasks people price (inference, full training, LoRA, QLoRA) and what each starts
-// from: the engine's task table (schema.tasks, core/src/task_defaults.cpp) with its sources.
+// from: the engine's task table (schema.tasks, core/src/schema/task_defaults.cpp) with its sources.
 // Choosing a task, or a model of another kind, sets the task's fields; nothing here names a
 // value: the table is the engine's.
 // @ts-check

@@ -11,10 +11,10 @@ export interface Text {
   zh: string;
 }
 
-/** An input error (core/src/report_json.cpp errorToJson, inside {error: ...}). */
+/** An input error (core/src/report/report_json.cpp errorToJson, inside {error: ...}). */
 export interface EngineError {
   /** "parse", "missing_field", "unknown_field", "type", "value", "shape", "graph",
-   *  "too_large" or "internal" (core/src/error.cpp errorCodeName). */
+   *  "too_large" or "internal" (core/src/base/error.cpp errorCodeName). */
   code: string;
   /** JSON pointer into the document; "" for the whole document. */
   path: string;
@@ -24,7 +24,7 @@ export interface EngineError {
 }
 
 /** The workload as the engine writes it back: only the fields that apply to the model and
- *  the workload (core/src/workload_json.cpp writeAppliedWorkload); keys are the schema's. */
+ *  the workload (core/src/schema/workload_json.cpp writeAppliedWorkload); keys are the schema's. */
 export interface Workload {
   mode?: string;
   batch?: number;
@@ -62,7 +62,7 @@ export interface Workload {
   /** RAM installed (GiB): a CPU device's memory; where llama.cpp keeps its CPU layers. */
   system_ram_gib?: number;
   gpu_dtype?: string;
-  /** Training step (core/src/workload_schema.cpp): gradient zeroing and the optimizer's
+  /** Training step (core/src/schema/workload_schema.cpp): gradient zeroing and the optimizer's
    *  implementation, which shape the step's peak. */
   zero_grad?: string;
   optimizer_impl?: string;
@@ -81,7 +81,7 @@ export interface Workload {
   n_gpu_layers?: number;
   cache_type?: string;
   host_bandwidth_gb_s?: number;
-  /** Multi-GPU network and a whole run (core/src/workload_schema.cpp, run_cost.hpp). */
+  /** Multi-GPU network and a whole run (core/src/schema/workload_schema.cpp, run_cost.hpp). */
   nodes?: number;
   gpus_per_node?: number;
   intra_node_link?: string;
@@ -102,7 +102,7 @@ export interface TermInput {
   note?: string;
 }
 
-/** One term of the memory list (core/include/dlcost/memory_terms.hpp). */
+/** One term of the memory list (core/include/dlcost/types/memory.hpp). */
 export interface MemoryTerm {
   /** "weights", "gradients", "optimizer_states", "activations", "kv_cache", ... */
   key: string;
@@ -129,7 +129,7 @@ export interface MemoryPhaseTotal {
   per_sample: number;
 }
 
-/** Memory as a list of terms and its totals (core/src/report_json.cpp memoryToJson). */
+/** Memory as a list of terms and its totals (core/src/report/report_json.cpp memoryToJson). */
 export interface Memory {
   terms: MemoryTerm[];
   total: number;
@@ -163,7 +163,7 @@ export interface PhaseWork {
   tokens: number;
 }
 
-/** A GPU preset or custom GPU (core/src/gpu_json.cpp gpuToJson). */
+/** A GPU preset or custom GPU (core/src/gpu/gpu_json.cpp gpuToJson). */
 export interface Gpu {
   id: string;
   name: string;
@@ -197,7 +197,7 @@ export interface Gpu {
   cpu?: { memory_channels: number; memory_mt_s: number };
 }
 
-/** One change the advisor suggests when the model does not fit (core/src/advisor.cpp). */
+/** One change the advisor suggests when the model does not fit (core/src/explore/advisor.cpp). */
 export interface Advice {
   change: string;
   /** The same sentence in Chinese (the advisor writes both). */
@@ -209,7 +209,7 @@ export interface Advice {
   usable_bytes: number;
 }
 
-/** Fit, speed and advice on the workload's GPU (core/src/gpu_json.cpp gpuFitToJson). */
+/** Fit, speed and advice on the workload's GPU (core/src/gpu/gpu_json.cpp gpuFitToJson). */
 export interface GpuFit {
   gpu: Gpu;
   fits: boolean;
@@ -256,7 +256,7 @@ export interface GpuFit {
   samples_per_s_per_1000usd: number | null;
   notes: string[];
   /** The step broken into compute, exposed communication, bubble and optimizer
-   *  (core/src/step_json.cpp). */
+   *  (core/src/gpu/step_json.cpp). */
   step_time: StepTime;
   /** Nodes and links of a multi-GPU layout. */
   network?: Network | null;
@@ -264,7 +264,7 @@ export interface GpuFit {
   run?: RunCost | null;
 }
 
-/** One interconnect (core/src/interconnect.cpp). */
+/** One interconnect (core/src/gpu/interconnect_table.cpp). */
 export interface Interconnect {
   id: string;
   name: string;
@@ -359,7 +359,7 @@ export interface MemoryFit {
   max_batch: number;
 }
 
-/** What a transformer's report adds (core/src/report_json.cpp transformerToJson). */
+/** What a transformer's report adds (core/src/report/report_json.cpp transformerToJson). */
 export interface TransformerSummary {
   architecture: string;
   params_by_component: {
@@ -381,7 +381,7 @@ export interface TransformerSummary {
   approximate?: true;
 }
 
-/** The report, schema "dlcost.report/2" (core/src/report_json.cpp reportToJson): the CLI's
+/** The report, schema "dlcost.report/2" (core/src/report/report_json.cpp reportToJson): the CLI's
  *  --json for the same input. */
 export interface Report {
   schema: string;
@@ -525,7 +525,7 @@ export interface SchemaEnumValue {
   label?: Text;
 }
 
-/** One field of the workload schema (core/src/workload_schema.cpp fieldJson). */
+/** One field of the workload schema (core/src/schema/workload_schema.cpp fieldJson). */
 export interface SchemaField {
   key: string;
   /** "integer", "number", "enum", "boolean", "name_list" or "gpu". */
@@ -551,7 +551,7 @@ export interface SchemaField {
   values?: SchemaEnumValue[];
 }
 
-/** A task the page offers and the workload it starts from (core/src/task_defaults.cpp). */
+/** A task the page offers and the workload it starts from (core/src/schema/task_defaults.cpp). */
 export interface TaskDefaults {
   /** "infer", "train", "lora", "qlora". */
   task: string;
@@ -564,7 +564,7 @@ export interface TaskDefaults {
   sources: string[];
 }
 
-/** The workload schema (`dlcost schema --json`, core/src/workload_schema.cpp). */
+/** The workload schema (`dlcost schema --json`, core/src/schema/workload_schema.cpp). */
 export interface WorkloadSchema {
   version: number;
   /** The one rule for numbers typed as text, in words. */
@@ -603,7 +603,7 @@ export interface PresetEntry {
 /** Workload fields as text, keyed by schema key (the form's state; '' = the default). */
 export type WorkloadTexts = { [key: string]: string };
 
-/** One input of a figure's formula, already formatted (core/include/dlcost/explain.hpp). */
+/** One input of a figure's formula, already formatted (core/include/dlcost/report/explain.hpp). */
 export interface FormulaTerm {
   symbol: string;
   label: string;

@@ -38,7 +38,7 @@ export function unitStep(name) {
 }
 
 /** `value` with `decimals` decimals as C's printf("%.*f") writes it, which the CLI's text uses
- *  (core/src/units.cpp): the exact value rounded to the nearest, and a value exactly halfway
+ *  (core/src/base/units.cpp): the exact value rounded to the nearest, and a value exactly halfway
  *  to the even digit. toFixed rounds that half away from zero instead: 6.125 MiB (vgg11's
  *  features.3, 6,422,528 B) is "6.12" in printf and "6.13" in toFixed.
  *  @param {number} value (not negative, finite) @param {number} decimals @returns {string} */
@@ -68,7 +68,7 @@ export function fixedAsPrintf(value, decimals) {
 }
 
 /** A figure scaled to a prefix with the engine's decimals (dlcost::ScaledDecimals, which
- *  core/src/units.cpp prints with too). @param {number} value (not negative) */
+ *  core/src/base/units.cpp prints with too). @param {number} value (not negative) */
 function scaledDigits(value) {
   const d = units().scaled_decimals;
   return fixedAsPrintf(value, value >= d.large_from ? d.large_decimals : d.decimals);
