@@ -627,7 +627,7 @@ def summary_row(key, pts):
     errors = [p.error() for p in pts]
     within = sum(abs(e) <= BOUNDS[kind] for e in errors)
     worst = max(pts, key=lambda p: abs(p.error()))
-    return [key[0], key[1], key[2], str(len(pts)), f"{within} ({BOUNDS[kind] * 100:.0f} %)",
+    return [key[0], key[1], key[2], str(len(pts)), f"{within} ({within / len(pts) * 100:.0f} %)",
             pct(statistics.median(abs(e) for e in errors), sign=False),
             pct(statistics.median(errors)),
             f"{worst.key} {pct(worst.error())}"]
@@ -697,7 +697,14 @@ over the batch's prefill (`gpu_fit.step_time_s` at `--batch users`) plus output 
 `serving.speed.itl_s` at the mean context, users being the static batch or, for trtllm-bench's
 max-load rows, the plan's `serving.max_users`; serving latency `serving.speed.ttft_s`; training
 `gpu_fit.samples_per_s` x sequence length / GPUs. `--json` lists every point with its commands.
-docs/speed-model.md reads what the residuals say is missing."""
+docs/speed-model.md reads what the residuals say is missing.
+
+Setup choices where a row leaves a field open: llama.cpp runs `--dtype fp16` (f16 activations,
+16-bit math for the prompt); an H100 80GB is the SXM part; a KV cache whose type the row does
+not state is 16-bit; TensorRT-LLM's max-load batch is capped at 8,192 sequences (its CUDA
+graphs); gpt-fast's prompt is 5 tokens; NVFP4 math runs at dlcost's FP8 rate (it has no FP4
+rate); BLOOM's Omni-Path network is `ib-edr` with one adapter per GPU (the nodes had one per
+two)."""
 
 
 def write_docs(points, data):
@@ -739,6 +746,10 @@ def main():
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args()
     dlcost = os.path.abspath(a.dlcost)
+    if not os.access(dlcost, os.X_OK):
+        print(f"calibrate_speed: no dlcost at {a.dlcost} (build it, or pass --dlcost)",
+              file=sys.stderr)
+        return 2
     with open(os.path.join(ROOT, DATA)) as f:
         data = json.load(f)
     points = run_all(all_points(data), dlcost)
