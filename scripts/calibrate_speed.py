@@ -348,23 +348,31 @@ def number(text):
     return float(m.group()) if m else None
 
 
+def kv_quant_flags(row):
+    quant = row.get("quantization")
+    if quant is None and "FP8" in row["model"]:
+        return ["--quant", "fp8-block"]  # Qwen's -FP8 checkpoints: 128 x 128 blocks
+    return KV_QUANT[quant]
+
+
+def kv_engine_flags(row):
+    """The engine's settings as the row's launch command or log states them."""
+    block = row.get("block_size")
+    return flags(gpu_memory_utilization=number(row.get("gpu_memory_utilization")
+                                               or row.get("mem_fraction_static")),
+                 block_size=block if isinstance(block, int) else None)
+
+
 def kv_build(row, point):
     point.gpu = gpu_id(row["gpu"])
     model = model_args(row["model"])
     _, engine, _ = engine_of(row["engine"])
     tp = row.get("tensor_parallel_size") or 1
-    quant = row.get("quantization")
-    if quant is None and "FP8" in row["model"]:
-        quant_flags = ["--quant", "fp8-block"]  # Qwen's -FP8 checkpoints: 128 x 128 blocks
-    else:
-        quant_flags = KV_QUANT[quant]
     dtype = "fp16" if row.get("dtype") == "float16" else "bf16"
-    context = row.get("max_model_len")
-    util = number(row.get("gpu_memory_utilization") or row.get("mem_fraction_static"))
     args = (model + ["--mode", "infer", "--engine", engine, "--gpu", point.gpu, "--dtype", dtype]
-            + quant_flags + flags(gpus=tp, tp=tp, gpu_memory_utilization=util,
-                                  block_size=row["block_size"] if isinstance(row.get("block_size"), int) else None))
+            + kv_quant_flags(row) + flags(gpus=tp, tp=tp) + kv_engine_flags(row))
     reader = read_kv_tokens if point.unit == "tokens" else read_kv_gib
+    context = row.get("max_model_len")  # an int, or "default (model max)" / absent
 
     def compute(run):
         ctx = context if isinstance(context, int) else model_context(run, model)
@@ -678,7 +686,8 @@ def point_json(p):
             "estimate": p.estimate, "error": p.error(),
             "within": None if p.error() is None else abs(p.error()) <= BOUNDS[p.kind],
             "commands": p.commands, "notes": p.notes,
-            "reason": p.skip.reason if p.skip else None, "detail": p.skip.detail if p.skip else None}
+            "reason": p.skip.reason if p.skip else None,
+            "detail": p.skip.detail if p.skip else None}
 
 
 # ---- docs and --check ---------------------------------------------------------------------------
