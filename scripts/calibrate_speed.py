@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+"""Calibration harness for dlcost's speed figures (issue #32, "Calibrated, not tuned").
+
+For every measurement in tests/fixtures/speed/speed-calibration.json (published llama-bench
+speeds, vLLM/SGLang KV-cache sizes, TensorRT-LLM / gpt-fast serving figures, multi-GPU training
+throughput; tests/fixtures/speed/SOURCES.md), builds the `dlcost estimate` command of that setup
+(model, GPU, engine, precision/quantization, batch, lengths, GPUs and layout), runs it with
+--json, reads the matching figure and compares it with the measurement. Prints ONE table: per
+kind of measurement, device family and engine, the points run, those within the issue's bounds,
+the median error and the worst point; then the points that cannot run, grouped by reason.
+
+    python3 scripts/calibrate_speed.py [--dlcost build/dlcost] [--json] [--check] [--write-docs]
+
+  --json        per-point residuals (measured, estimate, error, commands, reason) as JSON
+  --check       exit 1 only when a point that produced a figure at the last --write-docs
+                (tests/fixtures/speed/baseline.json) now errors or gives none; a benchmark,
+                not an accuracy test
+  --write-docs  rewrite the section of docs/accuracy.md between the markers below, and the
+                baseline of --check
+
+Nothing here is fitted: dlcost runs with its defaults (utilization 0.5, its engine factors)
+and the setup's own fields. Where dlcost has no engine of the row's kind, the row runs through
+a proxy engine named in the table (ENGINES).
+"""
+import argparse
+import concurrent.futures
+import functools
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DATA = "tests/fixtures/speed/speed-calibration.json"
+MODELS = "tests/fixtures/speed/models"
+BASELINE = "tests/fixtures/speed/baseline.json"
+DOC = "docs/accuracy.md"
+BEGIN = "<!-- speed-calibration: written by scripts/calibrate_speed.py -->"
+END = "<!-- /speed-calibration -->"
+GIB = 2**30
+
+# Issue #32's bounds on |estimate / measured - 1| per kind of measurement. Serving latency (time
+# to first token) has no bound of its own in the issue; it takes serving throughput's.
+BOUNDS = {"decode": 0.20, "prefill": 0.20, "kv_capacity": 0.03, "serving_throughput": 0.25,
+          "serving_latency": 0.25, "training": 0.15}
+
+# Why a point cannot run (the headings of the list under the table).
+GPU_MISSING = "GPU missing from dlcost"
+GPU_UNSTATED = "GPU variant not stated"
+MODEL_MISSING = "model missing (no preset; its config.json is not known exactly)"
+FAMILY_MISSING = "model family not read by dlcost"
+ENGINE_OPTION = "engine option missing"
+LAYOUT_OPTION = "parallel layout option missing"
+SETUP_UNSTATED = "setup not stated"
+NOT_A_STEP = "not a speed of one setup"
+NOT_RELEASED = "unreleased build"
+REFUSED = "dlcost refuses the setup"
+NO_FIGURE = "dlcost gives no figure"
+
+
+class Skip(Exception):
+    """A point that cannot run: a reason (one of the headings above) and a detail."""
+
+    def __init__(self, reason, detail):
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+# The row's device text (first match wins) -> dlcost GPU id, or why not.
+GPUS = [
+    (r"RTX 4090", "rtx-4090"),
+    (r"RTX 3090", "rtx-3090"),
+    (r"RTX 3060 12GB", "rtx-3060-12gb"),
+    (r"RTX A6000", "rtx-a6000"),
+    (r"A100 80GB PCIe", Skip(GPU_MISSING, "A100 80GB PCIe")),
+    (r"PCIe or SXM not stated|A100 \(memory size not stated\)|^NVIDIA A100$",
+     Skip(GPU_UNSTATED, "A100 (40/80 GB, PCIe/SXM)")),
+    (r"A100-SXM4-80GB|A100-SXM 80GB|A100 80GB", "a100-sxm4-80gb"),
+    (r"A100 40GB", "a100-sxm4-40gb"),
+    (r"H100 96GB", Skip(GPU_MISSING, "H100 96GB HBM2e (500 W)")),
+    (r"H100", "h100-sxm"),  # 80 GB H100s; the rows' logs and node types are SXM (HBM3)
+    (r"H200", "h200"),
+    (r"GB200", Skip(GPU_MISSING, "GB200")),
+    (r"B200", "b200"),
+    (r"L40S", "l40s"),
+    (r"GB10", "nvidia-gb10-128gb"),
+    (r"MI250X", "mi250x"),
+    (r"Apple M1 Max 32-core", "apple-m1-max-32gb"),
+    (r"Apple M4 Max 40-core", "apple-m4-max-128gb"),
+]
+
+# dlcost GPU id prefix -> device family (the table's second column).
+FAMILIES = [("apple-", "Apple silicon"), ("nvidia-gb10", "NVIDIA GB10"), ("mi", "AMD Instinct"),
+            ("rtx-", "NVIDIA RTX"), ("", "NVIDIA datacenter")]
+
+# The row's model text (first match wins) -> how dlcost is given the model, or why not.
+MODEL_TABLE = [
+    (r"^Llama-3-8B$", ["--preset", "llama-3-8b"]),
+    (r"^Llama-3-70B$", ["--preset", "llama-3-70b"]),
+    # The TensorRT-LLM methodology names Llama-2 engines for "LLaMA 7B/70B"; llama.cpp's
+    # "LLaMA 7B" (PR #4766) has Llama 2 7B's shapes.
+    (r"Llama-2-7B$|Llama-2-7B \(|^LLaMA 7B$", ["--preset", "llama-2-7b"]),
+    (r"^LLaMA 70B$|^LLAMA2-70B$", ["--preset", "llama-2-70b"]),
+    (r"verifier", Skip(ENGINE_OPTION, "speculative decoding")),
+    (r"gpt-oss-20b", ["--preset", "gpt-oss-20b"]),
+    (r"gemma-3-4b-it", ["--preset", "gemma-3-4b-it"]),
+    (r"google/gemma-2-9b-it", ["--preset", "gemma-2-9b"]),
+    (r"microsoft/phi-2", ["--preset", "phi-2"]),
+    (r"Mixtral-8x7B-Instruct-v0.1", ["--preset", "mixtral-8x7b"]),
+    (r"^Qwen/Qwen3-8B$", ["--preset", "qwen3-8b"]),
+    (r"^Llama 3\.1 8B$|Meta-Llama-3\.1-8B-Instruct", ["--preset", "llama-3.1-8b"]),
+    (r"^GPT-2 350M", ["--preset", "gpt2-medium"]),
+    (r"^GPT-2 774M", ["--preset", "gpt2-large"]),
+    (r"^GPT-2 1558M", ["--preset", "gpt2-xl"]),
+    (r"^GPT-J 6B$", ["tests/fixtures/hf-configs/gpt-j-6b.json"]),
+    (r"^Falcon 180B$", [f"{MODELS}/falcon-180b.json"]),
+    (r"^Llama 3\.3 70B$", [f"{MODELS}/llama-3.3-70b.json"]),
+    (r"^Llama 3\.1 405B$", [f"{MODELS}/llama-3.1-405b.json"]),
+    (r"codellama/CodeLlama-7b-hf", [f"{MODELS}/codellama-7b-hf.json"]),
+    (r"^Qwen/Qwen3-32B$", [f"{MODELS}/qwen3-32b.json"]),
+    (r"Qwen3-235B-A22B", [f"{MODELS}/qwen3-235b-a22b.json"]),
+    (r"Qwen2\.5-7B-Instruct", [f"{MODELS}/qwen2.5-7b-instruct.json"]),
+    (r"^BLOOM 176B", [f"{MODELS}/bloom-176b.json"]),
+    (r"^MPT-", Skip(FAMILY_MISSING, "mpt (llm-foundry's MPT)")),
+    (r"^Nemotron-", Skip(FAMILY_MISSING, "nemotron (NeMo's Nemotron)")),
+    (r"granite", Skip(FAMILY_MISSING, "granite")),
+    (r"Llama-4-Scout", Skip(FAMILY_MISSING, "llama4")),
+    (r"Kimi-VL", Skip(FAMILY_MISSING, "kimi_vl")),
+    (r"Kimi-Dev-72B", Skip(MODEL_MISSING, "Kimi-Dev-72B")),
+    (r"gemma-3-12b-it", Skip(MODEL_MISSING, "gemma-3-12b-it (multimodal gemma3)")),
+    (r"Mistral-Small-3\.1-24B", Skip(MODEL_MISSING, "Mistral-Small-3.1-24B (multimodal mistral3)")),
+    (r"^Llama 3\.1 70B$", Skip(MODEL_MISSING, "Llama 3.1 70B")),
+]
+
+# The row's engine -> (dlcost --engine, proxy). dlcost has no TensorRT-LLM or gpt-fast engine;
+# both run CUDA graphs over a static or paged KV cache, so their rows run as vLLM, and the table
+# names them "ENGINE (as vllm)".
+ENGINES = {"llama.cpp": ("llamacpp", False), "vLLM": ("vllm", False), "SGLang": ("sglang", False),
+           "TensorRT-LLM": ("vllm", True), "gpt-fast": ("vllm", True)}
+
+# Serving rows' precision text (first match wins) -> flags, and the approximation made if any.
+PER_CHANNEL = "1048576"  # a group wider than any matrix row: one scale per output channel
+PRECISIONS = [
+    (r"FP8 KV cache", ["--dtype", "fp16", "--quant", "fp8-tensor", "--gpu-dtype", "fp8",
+                       "--kv-dtype", "fp8"], None),
+    (r"^FP8$", ["--dtype", "bf16", "--quant", "fp8-tensor", "--gpu-dtype", "fp8"], None),
+    (r"^FP4$", ["--dtype", "bf16", "--quant", "nvfp4", "--gpu-dtype", "fp8"],
+     "FP4 math at dlcost's FP8 rate (it has no FP4 rate)"),
+    (r"^FP16$", ["--dtype", "fp16"], None),
+    (r"^bf16", ["--dtype", "bf16"], None),
+    (r"^int8 weight-only", ["--dtype", "bf16", "--weight-dtype", "int8",
+                            "--quant-group-size", PER_CHANNEL], None),
+    (r"^int4 weight-only \(group 32\)", ["--dtype", "bf16", "--weight-dtype", "int4",
+                                         "--quant-group-size", "32"], None),
+]
+
+# KV-capacity rows' quantization -> flags (vLLM's compressed-tensors W8A8: int8 weights with a
+# scale per output channel).
+KV_QUANT = {None: [], "mxfp4": ["--quant", "mxfp4"],
+            "compressed-tensors": ["--weight-dtype", "int8", "--quant-group-size", PER_CHANNEL]}
+
+# llama.cpp rows' GGUF type -> flags.
+GGUF_TYPES = {"Q4_K_M", "Q4_0", "Q8_0", "F16"}
+LLAMA_TEST = re.compile(r"^(?:(?P<quant>F16|Q4_0)_)?(?P<op>pp|tg)(?P<n>\d+)(?:@d(?P<depth>\d+))?"
+                        r"(?:_fa(?P<fa>[01]))?(?:_(?P<build>master|branch))?$")
+LLAMA_BATCHED = re.compile(r"^batched_bench_PP(?P<pp>\d+)_TG(?P<tg>\d+)_B(?P<b>\d+)_S_TG$")
+
+# Training rows: activation checkpointing -> --recompute.
+RECOMPUTE = {True: "full", "full": "full", "selective": "selective", False: "none", None: "none"}
+
+
+def first_match(table, text, what):
+    for pattern, value, *rest in table:
+        if re.search(pattern, text or ""):
+            if isinstance(value, Skip):
+                raise value
+            return (value, *rest) if rest else value
+    raise Skip(GPU_MISSING if what == "GPU" else MODEL_MISSING, text)
+
+
+def gpu_id(text):
+    return first_match(GPUS, text, "GPU")
+
+
+def family(gpu):
+    return next(name for prefix, name in FAMILIES if gpu.startswith(prefix))
+
+
+def model_args(text):
+    return list(first_match(MODEL_TABLE, text, "model"))
+
+
+def engine_of(text):
+    for name, (engine, proxy) in ENGINES.items():
+        if (text or "").startswith(name):
+            return name, engine, proxy
+    raise Skip(ENGINE_OPTION, f"engine {text}")
+
+
+def flags(**kw):
+    """--key value flags from keyword arguments (underscores become dashes), skipping None."""
+    out = []
+    for key, value in kw.items():
+        if value is not None:
+            out += [f"--{key.replace('_', '-')}", str(value)]
+    return out
+
+
+class Point:
+    """One measured figure of a row and how dlcost computes it."""
+
+    def __init__(self, row, test, kind, engine, measured, unit):
+        self.row, self.test, self.kind, self.engine = row, test, kind, engine
+        self.measured, self.unit = measured, unit
+        self.gpu = ""
+        self.compute = None  # compute(run) -> figure
+        self.skip = None
+        self.notes = []
+        self.estimate = None
+        self.commands = []
+
+    @property
+    def key(self):
+        return f"{self.row}/{self.test}"
+
+    def error(self):
+        return self.estimate / self.measured - 1 if self.estimate is not None else None
+
+
+def make_point(point, build):
+    """point with point.compute set by build(point), or point.skip set by the Skip it raised."""
+    try:
+        build(point)
+    except Skip as s:
+        point.skip = s
+    return point
+
+
+# ---- readers: which field of the JSON report each kind reads --------------------------------
+
+def read_decode(report):
+    # serving.speed.tokens_per_s: the decode step of `users` sequences at the plan's context,
+    # every user's tokens together
+    return report["serving"]["speed"]["tokens_per_s"]
+
+
+def read_prefill(report, prompt):
+    # serving.speed.ttft_s: one user's prefill of the prompt (time to first token)
+    ttft = report["serving"]["speed"]["ttft_s"]
+    return prompt / ttft if ttft else None
+
+
+def read_ttft_ms(report):
+    ttft = report["serving"]["speed"]["ttft_s"]
+    return ttft * 1000 if ttft else None
+
+
+def read_kv_tokens(report):
+    # serving.paged.kv_tokens: num_blocks x block_size (vLLM's "GPU KV cache size", SGLang's
+    # "#tokens")
+    return report["serving"]["paged"]["kv_tokens"]
+
+
+def read_kv_gib(report):
+    # serving.device.terms[kv_cache].bytes: the KV pool on one GPU (vLLM's "Available KV cache
+    # memory")
+    terms = report["serving"]["device"]["terms"]
+    return sum(t["bytes"] for t in terms if t["key"] == "kv_cache") / GIB
+
+
+def read_training(report, seq_len, gpus):
+    # gpu_fit.samples_per_s: the global batch over one optimizer step (gpu_fit.step_time_s)
+    return report["gpu_fit"]["samples_per_s"] * seq_len / gpus
+
+
+def e2e_output_tokens_per_s(run, base, users, prompt, output):
+    """Output tokens/s of `users` requests of `prompt` in and `output` out: the batch's prefill
+    (gpu_fit.step_time_s at --batch users, the roofline of the prefill phase) and `output` decode
+    steps of all users at the mean context (serving.speed.itl_s at prompt + output/2)."""
+    report = run(base + flags(users=users, batch=users, prompt_tokens=prompt,
+                              generated_tokens=output // 2))
+    prefill_s = report["gpu_fit"]["step_time_s"]
+    itl_s = report["serving"]["speed"]["itl_s"]
+    return users * output / (prefill_s + output * itl_s)
+
+
+def max_users(run, base, prompt, output):
+    # serving.max_users: the sequences of prompt + output tokens the plan's KV pool holds
+    return run(base + flags(prompt_tokens=prompt, generated_tokens=output))["serving"]["max_users"]
+
+
+# ---- llama.cpp rows (llama-bench) -------------------------------------------------------------
+
+def llama_device(row):
+    hw = row["hardware"]
+    return hw.get("gpu") or f"{hw.get('chip')} {hw.get('gpu_cores')}-core"
+
+
+def llama_base(row, quant, fa):
+    gguf = quant or row["quant"]
+    if gguf not in GGUF_TYPES:
+        raise Skip(ENGINE_OPTION, f"GGUF type {gguf} (dlcost's llama.cpp loads "
+                   f"{', '.join(sorted(GGUF_TYPES))} among others)")
+    gpus = row["hardware"].get("n_gpus", 1)
+    if gpus > 1:
+        raise Skip(ENGINE_OPTION, "llama.cpp layer split over several GPUs")
+    return (["--mode", "infer", "--engine", "llamacpp", "--dtype", "fp16", "--quant", "gguf",
+             "--gguf-type", gguf] + (["--attention", "eager"] if fa == "0" else []))
+
+
+def llama_build(row, test, point):
+    point.gpu = gpu_id(llama_device(row))
+    model = model_args(row["model"])
+    m = LLAMA_TEST.match(test)
+    if m and m["build"] == "branch":
+        raise Skip(NOT_RELEASED, "PR #4766's branch build (its master build runs)")
+    b = LLAMA_BATCHED.match(test)
+    base = model + ["--gpu", point.gpu] + llama_base(row, m["quant"] if m else None,
+                                                     m["fa"] if m else None)
+    if b:  # llama-batched-bench: B sequences decoding together after a PP-token prompt
+        args = base + flags(users=b["b"], prompt_tokens=b["pp"], generated_tokens=int(b["tg"]) // 2)
+        point.compute = lambda run: read_decode(run(args))
+        return
+    depth, n = int(m["depth"] or 0), int(m["n"])
+    if m["op"] == "pp":
+        if depth:
+            raise Skip(ENGINE_OPTION, "a prompt after tokens already in the KV cache (pp@d)")
+        args = base + flags(prompt_tokens=n, generated_tokens=0)
+        point.compute = lambda run: read_prefill(run(args), n)
+    else:  # tgN: N tokens from `depth` cached tokens; the mean step attends depth + N/2 keys
+        args = base + flags(prompt_tokens=max(1, depth + n // 2), generated_tokens=0)
+        point.compute = lambda run: read_decode(run(args))
+
+
+def llama_points(row):
+    for test, value in row["tests"].items():
+        kind = "prefill" if re.match(r"^(\w+_)?pp\d", test) else "decode"
+        point = Point(row["id"], test, kind, "llama.cpp", value["tokens_per_s"], "tokens/s")
+        yield make_point(point, functools.partial(llama_build, row, test))
+
+
+# ---- vLLM / SGLang start-up memory rows -------------------------------------------------------
+
+def number(text):
+    m = re.search(r"\d+(\.\d+)?", str(text)) if text is not None else None
+    return float(m.group()) if m else None
+
+
+def kv_quant_flags(row):
+    quant = row.get("quantization")
+    if quant is None and "FP8" in row["model"]:
+        return ["--quant", "fp8-block"]  # Qwen's -FP8 checkpoints: 128 x 128 blocks
+    return KV_QUANT[quant]
+
+
+def kv_engine_flags(row):
+    """The engine's settings as the row's launch command or log states them."""
+    block = row.get("block_size")
+    return flags(gpu_memory_utilization=number(row.get("gpu_memory_utilization")
+                                               or row.get("mem_fraction_static")),
+                 block_size=block if isinstance(block, int) else None)
+
+
+def kv_build(row, point):
+    point.gpu = gpu_id(row["gpu"])
+    model = model_args(row["model"])
+    _, engine, _ = engine_of(row["engine"])
+    tp = row.get("tensor_parallel_size") or 1
+    dtype = "fp16" if row.get("dtype") == "float16" else "bf16"
+    args = (model + ["--mode", "infer", "--engine", engine, "--gpu", point.gpu, "--dtype", dtype]
+            + kv_quant_flags(row) + flags(gpus=tp, tp=tp) + kv_engine_flags(row))
+    reader = read_kv_tokens if point.unit == "tokens" else read_kv_gib
+    context = row.get("max_model_len")  # an int, or "default (model max)" / absent
+
+    def compute(run):
+        ctx = context if isinstance(context, int) else model_context(run, model)
+        return reader(run(args + flags(context=ctx, prompt_tokens=ctx, generated_tokens=0)))
+    point.compute = compute
+
+
+def model_context(run, model):
+    # transformer.context_tokens of a one-token run is not the model's limit; the config's
+    # max_position_embeddings is, and `dlcost preset` / the file holds it.
+    if model[0] == "--preset":
+        text = subprocess.run([run.dlcost, "preset", model[1]], capture_output=True,
+                              text=True, check=True).stdout
+    else:
+        with open(os.path.join(ROOT, model[0])) as f:
+            text = f.read()
+    return json.loads(text)["max_position_embeddings"]
+
+
+def kv_points(row):
+    measured = row.get("measured_per_gpu_rank0") or row.get("measured_per_gpu") or row["measured"]
+    tokens = measured.get("gpu_kv_cache_size_tokens") or measured.get("kv_cache_tokens")
+    if tokens:
+        point = Point(row["id"], "kv_tokens", "kv_capacity", row["engine"], tokens, "tokens")
+    else:
+        point = Point(row["id"], "kv_GiB", "kv_capacity", row["engine"],
+                      measured["available_kv_cache_GiB"], "GiB")
+    if row.get("extra"):
+        point.notes.append(f"run with {row['extra']} (not modelled)")
+    yield make_point(point, functools.partial(kv_build, row))
+
+
+# ---- inference throughput and latency rows ----------------------------------------------------
+
+def serving_base(row, point):
+    point.gpu = gpu_id(row["gpu"])
+    model = model_args(row["model"])
+    name, engine, proxy = engine_of(row["engine"])
+    if proxy:
+        point.engine = f"{name} (as {engine})"
+    precision, note = first_match_precision(row.get("precision"))
+    if note:
+        point.notes.append(note)
+    tp = row.get("tensor_parallel_size") or 1
+    return model + ["--mode", "infer", "--engine", engine, "--gpu", point.gpu] + precision + flags(
+        gpus=tp, tp=tp)
+
+
+def first_match_precision(text):
+    for pattern, args, note in PRECISIONS:
+        if re.search(pattern, text or ""):
+            return args, note
+    raise Skip(SETUP_UNSTATED, f"precision {text}")
+
+
+def serving_build(row, point):
+    base = serving_base(row, point)
+    prompt = row.get("input_len") or 5  # gpt-fast's benchmark prompt (its A100 rows: 5 tokens)
+    output = row.get("output_len") or 0
+    if point.test == "first_token_latency_ms":
+        args = base + flags(prompt_tokens=prompt, generated_tokens=0)
+        point.compute = lambda run: read_ttft_ms(run(args))
+    elif point.test == "decode_tokens_per_s":  # batch 1, decode right after the prompt
+        args = base + flags(prompt_tokens=prompt, generated_tokens=0)
+        point.compute = lambda run: read_decode(run(args))
+    elif point.test == "total_output_tokens_per_s":  # the scheduler's batch: what the plan holds
+        base += flags(max_num_seqs=8192)  # CUDA graphs up to 8192 sequences (the rows' setup)
+        point.compute = lambda run: e2e_output_tokens_per_s(
+            run, base, max_users(run, base, prompt, output), prompt, output)
+    else:  # static batch; per GPU when the row says so
+        users, per = row["batch_size"], row["n_gpus"] if point.test.endswith("per_gpu") else 1
+        point.compute = lambda run: e2e_output_tokens_per_s(run, base, users, prompt, output) / per
+
+
+SERVING_KINDS = {"first_token_latency_ms": ("serving_latency", "ms"),
+                 "decode_tokens_per_s": ("decode", "tokens/s"),
+                 "total_output_tokens_per_s": ("serving_throughput", "tokens/s"),
+                 "output_tokens_per_s": ("serving_throughput", "tokens/s"),
+                 "output_tokens_per_s_per_gpu": ("serving_throughput", "tokens/s per GPU")}
+
+
+def serving_points(row):
+    for test, value in row["measured"].items():
+        if test not in SERVING_KINDS:
+            continue  # achieved_memory_bandwidth_GBps: the same decode speed restated
+        kind, unit = SERVING_KINDS[test]
+        point = Point(row["id"], test, kind, row["engine"].split(" (")[0], value, unit)
+        yield make_point(point, functools.partial(serving_build, row))
+
+
+# ---- training rows ------------------------------------------------------------------------------
+
+def layout(row):
+    """(tp, pp, cp, virtual stages, ZeRO stage) of a training row."""
+    text = row.get("parallelism") or ""
+    named = {k: int(v) for k, v in re.findall(r"(FSDP|TP|CP|PP) (\d+)", text)}
+    tp = row.get("tp") or named.get("TP", 1)
+    pp = row.get("pp") or named.get("PP", 1)
+    cp = row.get("cp") or named.get("CP", 1)
+    sharded = "FSDP" in named or row.get("fsdp_sharding") == "FULL_SHARD"
+    zero = 3 if sharded else 1 if "ZeRO-1" in (row.get("framework") or "") else 0
+    return tp, pp, cp, row.get("virtual_pipeline") or 1, zero
+
+
+def training_measured(row):
+    m, seq = row["measured"], row.get("seq_len")
+    if "tokens_per_s_per_gpu" in m:
+        return m["tokens_per_s_per_gpu"]
+    if "samples_per_s" in m:
+        return m["samples_per_s"] * seq / row["n_gpus"]
+    if "seconds_per_iteration_approx" in m:  # llm.c: the batch's tokens per iteration
+        return row["total_batch_tokens"] / m["seconds_per_iteration_approx"] / row["n_gpus"]
+    return None
+
+
+def global_batch(row):
+    if row.get("global_batch_size"):
+        return row["global_batch_size"]
+    if row.get("total_batch_tokens") and isinstance(row.get("seq_len"), int):
+        return row["total_batch_tokens"] // row["seq_len"]
+    raise Skip(SETUP_UNSTATED, "global batch")
+
+
+def recompute(row):
+    """--recompute: the row's activation_checkpointing, else what its framework text says."""
+    if "activation_checkpointing" in row:
+        return RECOMPUTE[row["activation_checkpointing"]]
+    return "full" if "activation checkpointing" in (row.get("framework") or "") else "none"
+
+
+def training_build(row, point):
+    if point.measured is None:
+        raise Skip(NOT_A_STEP, "MLPerf time-to-train")
+    point.gpu = gpu_id(row["gpu"])
+    model = model_args(row["model"])
+    tp, pp, cp, vp, zero = layout(row)
+    if cp > 1:
+        raise Skip(LAYOUT_OPTION, "context parallelism")
+    seq = row.get("seq_len")
+    if not isinstance(seq, int):
+        raise Skip(SETUP_UNSTATED, "sequence length")
+    gpus, batch = row["n_gpus"], global_batch(row)
+    micro = row.get("micro_batch_size") or row.get("micro_batch_size_per_gpu") or 1
+    steps = batch // (gpus // (tp * pp) * micro)  # micro-batches per replica and step
+    fp8 = re.search(r"fp8", row.get("precision") or "", re.I)
+    args = (model + ["--mode", "train", "--dtype", "mixed", "--gpu", point.gpu]
+            + (["--gpu-dtype", "fp8"] if fp8 else [])
+            + flags(gpus=gpus, tp=tp, pp=pp, zero=zero, batch=batch, seq_len=seq,
+                    recompute=recompute(row),
+                    microbatches=steps if pp > 1 else None,
+                    virtual_stages=vp if vp > 1 else None,
+                    grad_accum=steps if pp == 1 and steps > 1 else None))
+    if "Omni-Path" in row["gpu"]:
+        args += ["--inter-node-link", "ib-edr"]
+        point.notes.append("Omni-Path 100 Gb/s as ib-edr, one adapter per GPU (the nodes had one "
+                           "per two GPUs)")
+    point.compute = lambda run: read_training(run(args), seq, gpus)
+
+
+def training_points(row):
+    point = Point(row["id"], "tokens_per_s_per_gpu", "training", training_engine(row),
+                  training_measured(row), "tokens/s per GPU")
+    yield make_point(point, functools.partial(training_build, row))
+
+
+def training_engine(row):
+    text = row.get("framework") or ""
+    for name in ("NeMo", "torchtitan", "llm-foundry", "Megatron-DeepSpeed", "llm.c"):
+        if name in text:
+            return name
+    return "MLPerf" if row["id"].startswith("mlperf") else text or "not stated"
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+SOURCES = {"llama_cpp": llama_points, "vllm_memory": kv_points,
+           "inference_throughput": serving_points, "training_throughput": training_points}
+
+
+def all_points(data):
+    return [p for source, build in SOURCES.items() for row in data[source] for p in build(row)]
+
+
+RESULTS = {}  # dlcost's JSON per distinct command, shared by the points
+
+
+class Runner:
+    """Runs `dlcost estimate ARGS --json` (once per distinct command) for one point, and records
+    the commands in its log."""
+
+    def __init__(self, dlcost, log):
+        self.dlcost, self.log = dlcost, log
+
+    def __call__(self, args):
+        key = tuple(str(a) for a in args)
+        if key not in RESULTS:
+            RESULTS[key] = self.invoke(key)
+        self.log.append(" ".join(("dlcost", "estimate") + key + ("--json",)))
+        result = RESULTS[key]
+        if "error" in result:
+            raise Skip(REFUSED, result["error"]["message"])
+        return result
+
+    def invoke(self, key):
+        proc = subprocess.run([self.dlcost, "estimate", *key, "--json"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        try:
+            return json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            return {"error": {"message": f"exit {proc.returncode}: {proc.stderr.strip()[:200]}"}}
+
+
+def evaluate(point, dlcost):
+    try:
+        point.estimate = point.compute(Runner(dlcost, point.commands))
+    except Skip as s:
+        point.skip = s
+    except (KeyError, TypeError, ZeroDivisionError) as e:
+        point.skip = Skip(NO_FIGURE, f"{type(e).__name__} {e}")
+    if point.skip is None and point.estimate is None:
+        point.skip = Skip(NO_FIGURE, "the figure is null (no published compute rate)")
+    return point
+
+
+def run_all(points, dlcost):
+    todo = [p for p in points if p.skip is None]
+    with concurrent.futures.ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as pool:
+        list(pool.map(lambda p: evaluate(p, dlcost), todo))
+    return points
+
+
+# ---- reporting ----------------------------------------------------------------------------------
+
+def pct(x, sign=True):
+    return f"{x * 100:+.0f} %" if sign else f"{x * 100:.0f} %"
+
+
+def group_key(p):
+    return (p.kind, family(p.gpu), p.engine)
+
+
+def summary_rows(points):
+    ran = [p for p in points if p.estimate is not None]
+    groups = {}
+    for p in ran:
+        groups.setdefault(group_key(p), []).append(p)
+    order = list(BOUNDS)
+    rows = []
+    for key in sorted(groups, key=lambda k: (order.index(k[0]), k[1], k[2])):
+        rows.append(summary_row(key, groups[key]))
+    for kind in order:  # one line per kind, all families and engines together
+        of_kind = [p for p in ran if p.kind == kind]
+        if of_kind:
+            rows.append(summary_row((f"**{kind}**", "all", "all"), of_kind))
+    return rows
+
+
+def summary_row(key, pts):
+    kind = key[0].strip("*")
+    errors = [p.error() for p in pts]
+    within = sum(abs(e) <= BOUNDS[kind] for e in errors)
+    worst = max(pts, key=lambda p: abs(p.error()))
+    return [key[0], key[1], key[2], str(len(pts)), f"{within} ({within / len(pts) * 100:.0f} %)",
+            pct(statistics.median(abs(e) for e in errors), sign=False),
+            pct(statistics.median(errors)),
+            f"{worst.key} {pct(worst.error())}"]
+
+
+HEADER = ["kind", "device family", "engine", "run", "within bound", "median abs error",
+          "median error", "worst point"]
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def skipped_lines(points):
+    groups = {}
+    for p in points:
+        if p.skip is not None:
+            groups.setdefault(p.skip.reason, []).append(p)
+    lines = []
+    for reason, pts in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        rows = len({p.row for p in pts})
+        details = {}
+        for p in pts:
+            details[p.skip.detail] = details.get(p.skip.detail, 0) + 1
+        shown = "; ".join(f"{d} ({n})" for d, n in sorted(details.items(), key=lambda kv: -kv[1]))
+        lines.append(f"- **{reason}**: {len(pts)} points of {rows} rows: {shown}")
+    return lines
+
+
+def report_lines(points, data):
+    ran = sum(p.estimate is not None for p in points)
+    rows = sum(len(data[s]) for s in SOURCES)
+    proxies = sorted({p.engine for p in points if "(as " in p.engine})
+    lines = [f"{rows} rows, {len(points)} measured points: {ran} run, {len(points) - ran} cannot "
+             "run. Error = estimate / measured - 1; bounds (issue #32): "
+             + ", ".join(f"{k} {v * 100:.0f} %" for k, v in BOUNDS.items()) + ".", ""]
+    lines += markdown_table(HEADER, summary_rows(points))
+    lines += ["", f"Proxy engines (dlcost has none of their kind): {', '.join(proxies)}.", "",
+              "Points that cannot run, by reason:", ""]
+    return lines + skipped_lines(points)
+
+
+def point_json(p):
+    return {"row": p.row, "test": p.test, "kind": p.kind, "engine": p.engine, "gpu": p.gpu,
+            "family": family(p.gpu) if p.gpu else None, "measured": p.measured, "unit": p.unit,
+            "estimate": p.estimate, "error": p.error(),
+            "within": None if p.error() is None else abs(p.error()) <= BOUNDS[p.kind],
+            "commands": p.commands, "notes": p.notes,
+            "reason": p.skip.reason if p.skip else None,
+            "detail": p.skip.detail if p.skip else None}
+
+
+# ---- docs and --check ---------------------------------------------------------------------------
+
+DOC_INTRO = """## Speed: baseline against the calibration set (session 8)
+
+Written by `scripts/calibrate_speed.py --write-docs` from `build/dlcost` (do not edit by hand).
+Every row of `tests/fixtures/speed/speed-calibration.json` (published llama-bench speeds, vLLM and
+SGLang start-up KV-cache sizes, TensorRT-LLM and gpt-fast serving figures, multi-GPU training
+throughput; `tests/fixtures/speed/SOURCES.md`) is run as `dlcost estimate` with the setup's own
+fields and dlcost's defaults (nothing is fitted to these points). What each kind reads: decode
+`serving.speed.tokens_per_s` at the mean context of the run (llama-bench tgN: N/2 tokens after
+the depth); prefill the prompt over `serving.speed.ttft_s`; KV capacity `serving.paged.kv_tokens`
+(or the KV pool's bytes where the log gives only GiB); serving throughput users x output tokens
+over the batch's prefill (`gpu_fit.step_time_s` at `--batch users`) plus output x
+`serving.speed.itl_s` at the mean context, users being the static batch or, for trtllm-bench's
+max-load rows, the plan's `serving.max_users`; serving latency `serving.speed.ttft_s`; training
+`gpu_fit.samples_per_s` x sequence length / GPUs. `--json` lists every point with its commands.
+docs/speed-model.md reads what the residuals say is missing.
+
+Setup choices where a row leaves a field open: llama.cpp runs `--dtype fp16` (f16 activations,
+16-bit math for the prompt); an H100 80GB is the SXM part; a KV cache whose type the row does
+not state is 16-bit; TensorRT-LLM's max-load batch is capped at 8,192 sequences (its CUDA
+graphs); gpt-fast's prompt is 5 tokens; NVFP4 math runs at dlcost's FP8 rate (it has no FP4
+rate); BLOOM's Omni-Path network is `ib-edr` with one adapter per GPU (the nodes had one per
+two)."""
+
+
+def write_docs(points, data):
+    section = "\n".join([BEGIN, DOC_INTRO, ""] + report_lines(points, data) + [END])
+    path = os.path.join(ROOT, DOC)
+    with open(path) as f:
+        text = f.read()
+    if BEGIN in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + section + (rest.split(END, 1)[1] if END in rest else "\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    baseline = {p.key: p.estimate for p in points if p.estimate is not None}
+    with open(os.path.join(ROOT, BASELINE), "w") as f:
+        json.dump({"what": "figures of the points that ran at the last --write-docs "
+                           "(scripts/calibrate_speed.py --check)", "figures": baseline},
+                  f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def check(points):
+    """Points that produced a figure at the last --write-docs and now do not."""
+    path = os.path.join(ROOT, BASELINE)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        before = json.load(f)["figures"]
+    now = {p.key: p for p in points}
+    return [k for k in before if k not in now or now[k].estimate is None]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dlcost", default="build/dlcost")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--write-docs", action="store_true")
+    a = ap.parse_args()
+    dlcost = os.path.abspath(a.dlcost)
+    if not os.access(dlcost, os.X_OK):
+        print(f"calibrate_speed: no dlcost at {a.dlcost} (build it, or pass --dlcost)",
+              file=sys.stderr)
+        return 2
+    with open(os.path.join(ROOT, DATA)) as f:
+        data = json.load(f)
+    points = run_all(all_points(data), dlcost)
+    if a.json:
+        json.dump([point_json(p) for p in points], sys.stdout, indent=1)
+        print()
+    else:
+        print("\n".join(report_lines(points, data)))
+    if a.write_docs:
+        write_docs(points, data)
+    lost = check(points) if a.check else []
+    for key in lost:
+        print(f"calibrate_speed: {key} ran before and now gives no figure", file=sys.stderr)
+    return 1 if lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
