@@ -74,3 +74,24 @@ test('types.d.ts describes the engine outputs exactly (tsc --strict)', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The keys of `export interface NAME { ... }` in types.d.ts (its own members, not nested). */
+function interfaceKeys(text, name) {
+  const start = text.indexOf(`export interface ${name} {`);
+  assert.ok(start >= 0, `types.d.ts declares ${name}`);
+  const body = text.slice(start, text.indexOf('\n}\n', start));
+  return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]);
+}
+
+// A workload field lives in two places: its struct field with one schema row in core, and its
+// line in types.d.ts. This keeps the second in step with the first: the Workload interface
+// lists exactly the schema's fields, except a field the engine writes back under another key.
+test('types.d.ts Workload has exactly the workload schema fields', () => {
+  const writtenBackAs = { memory_gib: 'memory_bytes' };
+  const schema = api
+    .workloadSchema()
+    .fields.map((f) => f.key)
+    .filter((k) => !(k in writtenBackAs));
+  const typed = interfaceKeys(readFileSync(TYPES, 'utf8'), 'Workload');
+  assert.deepEqual([...typed].sort(), [...schema].sort());
+});

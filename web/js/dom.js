@@ -103,3 +103,15 @@ function patchNode(have, want) {
 
 /** @param {string} id */
 export const byId = (id) => document.getElementById(id);
+
+/** Writes `text` into `node` when it differs; a lone text node's data is changed in place
+ *  (the cell keeps its layout object, and the table's redraw stays a text change).
+ *  @param {Node} node @param {string} text */
+export function setText(node, text) {
+  const only = node.firstChild;
+  if (only instanceof Text && only === node.lastChild) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
+}

@@ -8,7 +8,7 @@
 // elsewhere or the list's structure changes, so typing in a row keeps its focus and caret.
 // @ts-check
 
-import { h, replace } from './dom.js';
+import { h, replace, setText } from './dom.js';
 import { formatFields, parseFields } from './fields_text.js';
 import { t } from './i18n.js';
 import { formatCount, formatShape } from './units.js';
@@ -42,16 +42,6 @@ const DEFAULT_FIELDS = {
 };
 
 const GROUP = '(group)';
-
-/** Writes `text` when it differs, a lone text node's data in place (no new layout object). */
-function setText(node, text) {
-  const only = node.firstChild;
-  if (only instanceof Text && only === node.lastChild) {
-    if (only.data !== text) only.data = text;
-  } else if (node.textContent !== text) {
-    node.textContent = text;
-  }
-}
 
 /** The report's layers under each name prefix ("block" holds "block.0", "block.0.conv", ...),
  *  in report order: a group row's layers, found in one pass over the report rather than one

@@ -3,7 +3,7 @@
 // read from the report JSON, so new fields show up without changes here where possible.
 
 // @ts-check
-import { h, morph, replace } from './dom.js';
+import { h, morph, replace, setText } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatRate, formatSeconds, formatShape, formatSignificant, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
@@ -173,18 +173,6 @@ const COLUMNS = [
   { key: 'macs', num: true, bar: true },
   { key: 'activation_bytes', num: true, bar: true },
 ];
-
-/** Writes `text` into `node` when it differs; a lone text node's data is changed in place
- *  (the cell keeps its layout object, and the table's redraw stays a text change).
- *  @param {Node} node @param {string} text */
-function setText(node, text) {
-  const only = node.firstChild;
-  if (only instanceof Text && only === node.lastChild) {
-    if (only.data !== text) only.data = text;
-  } else if (node.textContent !== text) {
-    node.textContent = text;
-  }
-}
 
 /** @param {Column} col @param {LayerReport} l @param {string} units @returns {string} */
 function cellText(col, l, units) {
