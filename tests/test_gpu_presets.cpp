@@ -50,39 +50,16 @@ TEST_CASE("the table holds at least 30 GPUs with unique ids and the ones users a
     CHECK(ids.insert(g.id).second);
     CHECK_FALSE(g.source.empty());
   }
-  for (const char* id : {"tesla-k80",
-                         "gtx-1080-ti",
-                         "titan-x-pascal",
-                         "titan-xp",
-                         "titan-v",
-                         "v100-sxm2-16gb",
-                         "v100-sxm2-32gb",
-                         "t4",
-                         "p100-pcie-16gb",
-                         "rtx-2080-ti",
-                         "rtx-3060-12gb",
-                         "rtx-3080",
-                         "rtx-3090",
-                         "rtx-4060-ti-16gb",
-                         "rtx-4070",
-                         "rtx-4080",
-                         "rtx-4090",
-                         "rtx-5080",
-                         "rtx-5090",
-                         "a10",
-                         "a40",
-                         "a100-sxm4-40gb",
-                         "a100-sxm4-80gb",
-                         "l4",
-                         "l40s",
-                         "h100-sxm",
-                         "h100-pcie",
-                         "h200",
-                         "b200",
-                         "mi250x",
-                         "mi300x",
-                         "rtx-6000-ada",
-                         "rtx-a6000"}) {
+  for (const char* id :
+       {"tesla-k80", "gtx-1080-ti", "titan-x-pascal", "titan-xp", "titan-v", "v100-sxm2-16gb",
+        "v100-sxm2-32gb", "t4", "p100-pcie-16gb", "rtx-2080-ti", "rtx-3060-12gb", "rtx-3080",
+        "rtx-3090", "rtx-4060-ti-16gb", "rtx-4070", "rtx-4080", "rtx-4090", "rtx-5080", "rtx-5090",
+        "a10", "a40", "a100-sxm4-40gb", "a100-sxm4-80gb", "l4", "l40s", "h100-sxm", "h100-pcie",
+        "h200", "b200", "mi250x", "mi300x", "rtx-6000-ada", "rtx-a6000",
+        // issue #32's list of GPUs users run
+        "rtx-3070", "rtx-3080-ti", "rtx-4070-ti", "rtx-5000-ada", "a100-pcie-80gb", "gb200",
+        "rtx-pro-6000-blackwell", "apple-m1-8gb", "apple-m1-max-24c-32gb", "apple-m2-8gb",
+        "apple-m2-16gb", "apple-m4-max-32c-36gb"}) {
     CAPTURE(id);
     CHECK(findGpu(id) != nullptr);
   }
@@ -102,6 +79,20 @@ TEST_CASE("preset figures equal their datasheets after the documented conversion
       Sheet{"a100-sxm4-80gb", 80, 81920, 2039, 19.5, 312, 156, 0, 400},
       // Same, 40GB SXM: 1555 GB/s. nvidia-smi: 40960 MiB.
       Sheet{"a100-sxm4-40gb", 40, 40960, 1555, 19.5, 312, 156, 0, 400},
+      // Same datasheet, 80GB PCIe column: the SXM rates, 1935 GB/s, 300 W.
+      Sheet{"a100-pcie-80gb", 80, 81920, 1935, 19.5, 312, 156, 0, 300},
+      // GA102 whitepaper Appendix A, RTX 3070: FP16 tensor 81.3 with FP16 accumulate (40.6
+      // with FP32), TF32 40.6 sparse; FP32 20.3; 8 GB at 448 GB/s; 220 W.
+      Sheet{"rtx-3070", 8, 8192, 448, 20.3, 81.3, 40.6, 0, 220, 1, 2},
+      // NVIDIA RTX 5000 Ada datasheet: FP32 65.3, 1044.4 tensor TFLOPS (FP8, sparse), 32 GB at
+      // 576 GB/s, 250 W; FP16 and TF32 are the FP8 figure's half and quarter (per-SM rates).
+      Sheet{"rtx-5000-ada", 32, 0, 576, 65.3, 522.2, 261.1, 1044.4, 250, 1, 2},
+      // GB200 NVL72 datasheet, per superchip of two GPUs (sparse): FP16 10 PF, TF32 5 PF, FP8
+      // 20 PF; FP32 180 TF; 372 GB at 16 TB/s. Per GPU: half (the row is one GPU).
+      Sheet{"gb200", 186, 0, 8000, 90, 5000, 2500, 10000, 1200, 1, 2},
+      // RTX PRO 6000 Blackwell datasheet: FP32 125, 4000 AI TOPS (FP4 sparse = FP8 dense x 4),
+      // 96 GB GDDR7 at 1792 GB/s, 600 W.
+      Sheet{"rtx-pro-6000-blackwell", 96, 0, 1792, 125, 1007.6, 503.8, 2015.2, 600, 1, 2},
       // NVIDIA V100 datasheet (SXM2): FP32 15.7, tensor 125, 900 GB/s, 300 W.
       Sheet{"v100-sxm2-16gb", 16, 16160, 900, 15.7, 125, 0, 0, 300},
       // NVIDIA T4 datasheet: FP32 8.1, mixed FP16/FP32 65, 320 GB/s, 70 W; 15360 MiB (ECC on).
@@ -228,7 +219,7 @@ TEST_CASE("Apple silicon's GPU gets macOS's default share of the unified memory"
   CHECK_FALSE(findGpu("h100-sxm")->unified_memory);
 }
 
-TEST_CASE("Apple M3/M4 and Strix Halo rows carry their datasheet memory and bandwidth",
+TEST_CASE("Apple and Strix Halo rows carry their datasheet memory and bandwidth",
           "[gpu][presets]") {
   struct Row {
     const char* id;
@@ -247,6 +238,14 @@ TEST_CASE("Apple M3/M4 and Strix Halo rows carry their datasheet memory and band
       Row{"apple-m4-max-128gb", 128, 546, 131072 * 3 / 4},
       // Apple Mac Studio (2025) specifications: M3 Ultra 819 GB/s, up to 512 GB.
       Row{"apple-m3-ultra-512gb", 512, 819, 524288 * 3 / 4},
+      // Apple MacBook Pro (M4 Max, Nov 2024) specifications: the 32-core GPU part with 36 GB,
+      // 410 GB/s.
+      Row{"apple-m4-max-32c-36gb", 36, 410, 36864 * 2 / 3},
+      // Apple newsroom: M1 (2020-11-10) LPDDR4X-4266 on 128 bits = 68.25 GB/s; M2 (2022-06-06)
+      // 100 GB/s; M1 Max (2021-10-18) 400 GB/s for both GPU sizes.
+      Row{"apple-m1-8gb", 8, 68.25, 8192 * 2 / 3}, Row{"apple-m2-8gb", 8, 100, 8192 * 2 / 3},
+      Row{"apple-m2-16gb", 16, 100, 16384 * 2 / 3},
+      Row{"apple-m1-max-24c-32gb", 32, 400, 32768 * 2 / 3},
       // AMD Ryzen AI Max+ 395: LPDDR5x-8000 on 256 bits = 256 GB/s, up to 128 GB; Linux
       // amdgpu's default GTT is half the RAM (kernel commit f7ba887f).
       Row{"amd-strix-halo-128gb", 128, 256, 131072 / 2});
@@ -264,7 +263,7 @@ TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived f
   // Apple publishes no TFLOPS, ALU count or GPU clock for M3 and M4: the rows leave every rate
   // at 0 rather than guess one.
   for (const char* id : {"apple-m3-pro-36gb", "apple-m3-max-128gb", "apple-m3-ultra-512gb",
-                         "apple-m4-pro-64gb", "apple-m4-max-128gb"}) {
+                         "apple-m4-pro-64gb", "apple-m4-max-128gb", "apple-m4-max-32c-36gb"}) {
     CAPTURE(id);
     CHECK_FALSE(dlcost::gpuComputePublished(*findGpu(id)));
   }
@@ -276,6 +275,29 @@ TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived f
   CHECK_THAT(21.75 * kT, WithinRel(32 * 256 * 2.655e9, kDatasheetRounding));
   CHECK_THAT(43.5 * kT, WithinRel(32 * 512 * 2.655e9, kDatasheetRounding));
   CHECK(s.fp8_flops == 0);
+}
+
+TEST_CASE("rates derived from SM counts, clocks and GPU cores follow their sources",
+          "[gpu][presets]") {
+  // GA102 whitepaper per-SM rates, as its RTX 3090 column shows (82 SMs at 1695 MHz: 71 TFLOPS
+  // FP16 with FP32 accumulate = 512 FLOP/clk/SM): RTX 3080 Ti, 80 SMs at 1665 MHz (NVIDIA's
+  // specifications: 10240 CUDA cores, 34.1 TFLOPS FP32).
+  CHECK_THAT(71 * kT, WithinRel(82 * 512 * 1.695e9, kDatasheetRounding));
+  CHECK_THAT(findGpu("rtx-3080-ti")->fp16_flops, WithinRel(80 * 512 * 1.665e9, kDatasheetRounding));
+  CHECK_THAT(findGpu("rtx-3080-ti")->fp32_flops,
+             WithinRel(10240 * 2 * 1.665e9, kDatasheetRounding));
+  // Ada whitepaper per-SM rates (RTX 4090: 128 SMs at 2520 MHz, 165.2 = 512 FLOP/clk/SM with FP32
+  // accumulate): RTX 4070 Ti, 60 SMs (7680 cores) at 2610 MHz.
+  CHECK_THAT(165.2 * kT, WithinRel(128 * 512 * 2.52e9, kDatasheetRounding));
+  CHECK_THAT(findGpu("rtx-4070-ti")->fp16_flops, WithinRel(60 * 512 * 2.61e9, kDatasheetRounding));
+  CHECK_THAT(findGpu("rtx-4070-ti")->fp8_flops, WithinRel(60 * 1024 * 2.61e9, kDatasheetRounding));
+  // Apple states one FP32 rate per chip at its largest GPU; smaller GPUs of the same chip scale
+  // per core (same clock): M1 8-core 2.6 TFLOPS, M1 Max 32-core 10.4, M2 10-core 3.6.
+  CHECK_THAT(findGpu("apple-m1-8gb")->fp32_flops, WithinRel(2.6 * 7 / 8 * kT, kDatasheetRounding));
+  CHECK_THAT(findGpu("apple-m1-max-24c-32gb")->fp32_flops,
+             WithinRel(10.4 * 24 / 32 * kT, kDatasheetRounding));
+  CHECK_THAT(findGpu("apple-m2-8gb")->fp32_flops, WithinRel(3.6 * 8 / 10 * kT, kDatasheetRounding));
+  CHECK_THAT(findGpu("apple-m2-16gb")->fp32_flops, WithinRel(3.6 * kT, kDatasheetRounding));
 }
 
 TEST_CASE("a card's host link has the lanes its board wires", "[gpu][presets]") {

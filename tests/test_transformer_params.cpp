@@ -66,6 +66,11 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
   // - Qwen3-8B 8,190,735,360 (per-head q/k RMSNorms): the Hub's safetensors.total of
   //   Qwen/Qwen3-8B; gemma-2-9b 9,241,705,984 (four norms per layer): the Hub's
   //   safetensors.total of google/gemma-2-9b and keras-hub gemma2_9b_en metadata.
+  // - Llama-3.1-405B 405,853,388,800: the Hub's safetensors.total of meta-llama/Llama-3.1-405B
+  //   ("406B params"); Qwen2.5-72B 72,706,203,648: the Hub's safetensors.total of
+  //   Qwen/Qwen2.5-72B ("72.7B"); phi-4 14,659,507,200: the Hub's safetensors.total of
+  //   microsoft/phi-4 ("14.7B"); gemma-2-27b 27,227,128,320: the Hub's safetensors.total of
+  //   google/gemma-2-27b and keras-hub gemma2_27b_en metadata.
   // - pythia-70m 70,426,624: Biderman et al. 2023 (Pythia) Table 1 gives 18,915,328
   //   non-embedding parameters; plus the untied 50304 x 512 embedding and head.
   const Case c = GENERATE(
@@ -77,7 +82,9 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
       Case{"llama-3-70b", 70553706496}, Case{"mistral-7b", 7241732096},
       Case{"mixtral-8x7b", 46702792704}, Case{"qwen2-7b", 7615616512}, Case{"gemma-7b", 8537680896},
       Case{"phi-2", 2779683840}, Case{"phi-3-mini-4k", 3821079552}, Case{"falcon-7b", 6921720704},
-      Case{"pythia-70m", 18915328 + 2 * 50304 * 512});
+      Case{"pythia-70m", 18915328 + 2 * 50304 * 512}, Case{"llama-3.1-405b", 405853388800},
+      Case{"qwen2.5-72b", 72706203648}, Case{"phi-4", 14659507200},
+      Case{"gemma-2-27b", 27227128320});
   CAPTURE(c.preset);
   const dlcost::Report r = runPreset(c.preset);
   CHECK(r.model_kind == "transformer");

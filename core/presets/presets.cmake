@@ -59,4 +59,8 @@ set(DLCOST_PRESET_FILES
   hf/gpt-oss-20b.json
   hf/llama-3.2-3b-instruct.json
   hf/gemma-3-1b.json
+  hf/llama-3.1-405b.json
+  hf/qwen2.5-72b.json
+  hf/phi-4.json
+  hf/gemma-2-27b.json
 )
