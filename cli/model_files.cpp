@@ -23,14 +23,15 @@ namespace dlcost::cli {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-std::string readWhole(const std::string& path) {
+std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
 
 /// An index whose shards lie next to it becomes the exact summary of all of them; otherwise
 /// the index alone, with the shards that were not found.
@@ -52,7 +53,7 @@ json withShards(const std::string& path, json summary) {
     summary["shards_not_found"] = missing;
     return summary;
   }
-  const json index = json::parse(readWhole(path), nullptr, false);
+  const json index = json::parse(readFile(path), nullptr, false);
   json all = safetensorsShardedSummary(index, shards);
   all["file_size"] = summary["file_size"];
   return all;
