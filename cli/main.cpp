@@ -2,9 +2,7 @@
 // come from the core engine.
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
@@ -34,14 +32,6 @@ using nlohmann::json;
 
 constexpr int kExitInput = 2;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 /// The document the engine sees: the file (or preset) with the flags merged into its
 /// "workload", so that `--json` equals what the page computes for the same document.
 json buildDocument(const dlcost::cli::Options& o) {
@@ -61,7 +51,7 @@ json buildDocument(const dlcost::cli::Options& o) {
     // The graph's own name is torch's "torch_jit" more often than not: the file names it.
     doc["model"]["name"] = std::filesystem::path(*o.onnx).stem().string();
   } else if (o.hf) {
-    doc = dlcost::parseDocumentText(readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
+    doc = dlcost::parseDocumentText(dlcost::cli::readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
   } else if (o.preset) {
     doc = json{{"model", {{"preset", *o.preset}}}};
   } else if (o.link) {
@@ -71,7 +61,7 @@ json buildDocument(const dlcost::cli::Options& o) {
     }
     doc = state["doc"];
   } else {
-    doc = dlcost::parseDocumentText(readFile(o.positional[0]));
+    doc = dlcost::parseDocumentText(dlcost::cli::readFile(o.positional[0]));
   }
   if (!doc.is_object()) return doc;  // parseConfig reports the type error
   if (dlcost::isHfConfig(doc)) {

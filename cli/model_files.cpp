@@ -23,14 +23,15 @@ namespace dlcost::cli {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-std::string readWhole(const std::string& path) {
+std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
 
 /// An index whose shards lie next to it becomes the exact summary of all of them; otherwise
 /// the index alone, with the shards that were not found.
@@ -52,7 +53,7 @@ json withShards(const std::string& path, json summary) {
     summary["shards_not_found"] = missing;
     return summary;
   }
-  const json index = json::parse(readWhole(path), nullptr, false);
+  const json index = json::parse(readFile(path), nullptr, false);
   json all = safetensorsShardedSummary(index, shards);
   all["file_size"] = summary["file_size"];
   return all;
@@ -150,76 +151,72 @@ void printLayerGraph(std::ostream& out, const json& g) {
   }
 }
 
-void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensors) {
-  const std::string format = s["format"];
-  out << "format        " << format;
-  if (format == "gguf") out << " v" << s["gguf"]["version"].get<int>();
-  if (s["file_size"].is_number()) out << ", " << formatBytes(s["file_size"].get<int64_t>(), units);
+// printSummary prints in sections, each a function below: what the format itself says
+// (a GGUF's architecture, an index's shards, an ONNX graph), then the weights by type.
+
+/// A GGUF's architecture and the hyperparameters it stores.
+void printGgufModel(std::ostream& out, const json& g) {
+  out << "architecture  " << text(g["architecture"]);
+  if (g["name"].is_string()) out << " (" << g["name"].get<std::string>() << ")";
   out << "\n";
-  if (format == "gguf") {
-    const json& g = s["gguf"];
-    out << "architecture  " << text(g["architecture"]);
-    if (g["name"].is_string()) out << " (" << g["name"].get<std::string>() << ")";
-    out << "\n";
-    static const std::pair<const char*, const char*> kLabels[] = {
-        {"context_length", "context length"},
-        {"layers", "layers"},
-        {"embedding_width", "embedding width"},
-        {"feed_forward_width", "feed-forward width"},
-        {"heads", "attention heads"},
-        {"kv_heads", "KV heads"},
-        {"head_dim", "head dim"},
-        {"experts", "experts"},
-        {"experts_used", "experts used"},
-        {"vocab_size", "vocabulary"}};
-    for (const auto& [key, label] : kLabels) {
-      if (g["model"].contains(key)) {
-        out << "  " << std::left << std::setw(20) << label << text(g["model"][key]) << "\n";
-      }
+  static const std::pair<const char*, const char*> kLabels[] = {
+      {"context_length", "context length"},
+      {"layers", "layers"},
+      {"embedding_width", "embedding width"},
+      {"feed_forward_width", "feed-forward width"},
+      {"heads", "attention heads"},
+      {"kv_heads", "KV heads"},
+      {"head_dim", "head dim"},
+      {"experts", "experts"},
+      {"experts_used", "experts used"},
+      {"vocab_size", "vocabulary"}};
+  for (const auto& [key, label] : kLabels) {
+    if (g["model"].contains(key)) {
+      out << "  " << std::left << std::setw(20) << label << text(g["model"][key]) << "\n";
     }
   }
-  if (format == "safetensors_index") {
-    out << "tensors       " << s["tensor_count"].get<int64_t>() << " in " << s["shards"].size()
-        << " shard(s)\n";
-    for (const auto& sh : s["shards"]) {
-      out << "  " << sh["file"].get<std::string>() << "  " << sh["tensors"].get<int64_t>()
-          << " tensors\n";
-    }
-    if (s["parameters"].is_null()) {
-      if (s["weight_bytes"].is_number()) {
-        const int64_t b = s["weight_bytes"];
-        out << "weights       " << formatBytes(b, units) << " (" << groupDigits(b)
-            << " B, metadata.total_size)\n";
-      }
-      out << "parameters    need the shards' headers; not found next to the index:";
-      for (const auto& f : s["shards_not_found"]) out << " " << f.get<std::string>();
-      out << "\n";
-      return;
-    }
+}
+
+/// A safetensors index's shards. Returns false where the shards were not found, and the
+/// summary has no parameters to print.
+bool printShards(std::ostream& out, const json& s, ByteUnits units) {
+  out << "tensors       " << s["tensor_count"].get<int64_t>() << " in " << s["shards"].size()
+      << " shard(s)\n";
+  for (const auto& sh : s["shards"]) {
+    out << "  " << sh["file"].get<std::string>() << "  " << sh["tensors"].get<int64_t>()
+        << " tensors\n";
   }
-  if (format == "onnx") {
-    const json& o = s["onnx"];
-    out << "producer      " << text(o["producer"]) << ", IR version " << o["ir_version"].dump()
-        << "\n";
-    out << "graph         " << groupDigits(o["nodes"]) << " nodes:";
-    for (const auto& op : o["operators"]) {
-      out << " " << op["op_type"].get<std::string>() << " " << op["count"].dump();
-    }
-    out << "\n";
-    if (!o["other_initializers"].empty()) {
-      out << "not weights   " << o["other_initializers"].size()
-          << " int/bool initializers (shape constants, indices)\n";
-    }
-    printLayerGraph(out, s["layer_graph"]);
+  if (!s["parameters"].is_null()) return true;
+  if (s["weight_bytes"].is_number()) {
+    const int64_t b = s["weight_bytes"];
+    out << "weights       " << formatBytes(b, units) << " (" << groupDigits(b)
+        << " B, metadata.total_size)\n";
   }
-  if (format == "gguf" && s["gguf"].contains("config_check")) {
-    const json& c = s["gguf"]["config_check"];
-    out << "config check  the engine counts " << groupDigits(c["engine_parameters"])
-        << " parameters for this architecture's config.json (difference "
-        << groupDigits(c["difference"]) << "); `--config` prints it\n";
-  } else if (format == "gguf") {
-    out << "config        " << s["gguf"]["hf_config_error"]["message"].get<std::string>() << "\n";
+  out << "parameters    need the shards' headers; not found next to the index:";
+  for (const auto& f : s["shards_not_found"]) out << " " << f.get<std::string>();
+  out << "\n";
+  return false;
+}
+
+/// An ONNX file's producer, operators and layer graph.
+void printOnnxGraph(std::ostream& out, const json& s) {
+  const json& o = s["onnx"];
+  out << "producer      " << text(o["producer"]) << ", IR version " << o["ir_version"].dump()
+      << "\n";
+  out << "graph         " << groupDigits(o["nodes"]) << " nodes:";
+  for (const auto& op : o["operators"]) {
+    out << " " << op["op_type"].get<std::string>() << " " << op["count"].dump();
   }
+  out << "\n";
+  if (!o["other_initializers"].empty()) {
+    out << "not weights   " << o["other_initializers"].size()
+        << " int/bool initializers (shape constants, indices)\n";
+  }
+  printLayerGraph(out, s["layer_graph"]);
+}
+
+/// Parameters and bytes, by storage type, and (with --tensors) every tensor.
+void printWeights(std::ostream& out, const json& s, ByteUnits units, bool tensors) {
   const int64_t params = s["parameters"];
   const int64_t bytes = s["weight_bytes"];
   out << "parameters    " << groupDigits(params) << " (" << formatCount(params) << ")\n";
@@ -242,6 +239,26 @@ void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensor
     out << "tensors\n";
     printTable(out, {"name", "dtype", "shape", "parameters", "bytes"}, rows, 3, "  ");
   }
+}
+
+void printSummary(std::ostream& out, const json& s, ByteUnits units, bool tensors) {
+  const std::string format = s["format"];
+  out << "format        " << format;
+  if (format == "gguf") out << " v" << s["gguf"]["version"].get<int>();
+  if (s["file_size"].is_number()) out << ", " << formatBytes(s["file_size"].get<int64_t>(), units);
+  out << "\n";
+  if (format == "gguf") printGgufModel(out, s["gguf"]);
+  if (format == "safetensors_index" && !printShards(out, s, units)) return;
+  if (format == "onnx") printOnnxGraph(out, s);
+  if (format == "gguf" && s["gguf"].contains("config_check")) {
+    const json& c = s["gguf"]["config_check"];
+    out << "config check  the engine counts " << groupDigits(c["engine_parameters"])
+        << " parameters for this architecture's config.json (difference "
+        << groupDigits(c["difference"]) << "); `--config` prints it\n";
+  } else if (format == "gguf") {
+    out << "config        " << s["gguf"]["hf_config_error"]["message"].get<std::string>() << "\n";
+  }
+  printWeights(out, s, units, tensors);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@
 
 namespace dlcost::cli {
 
+/// The whole file at `path` (the CLI's one reader of whole files). Throws InputError when it
+/// cannot be opened.
+std::string readFile(const std::string& path);
+
 /// The engine's summary of a GGUF, safetensors or index file (inspectModelFile), reading its
 /// first megabyte and more only when the header is longer. Throws InputError.
 nlohmann::json inspectFile(const std::string& path);

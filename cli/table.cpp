@@ -61,7 +61,11 @@ std::string seconds(double s) {
   return fixed(s * 1e6, 1) + " us";
 }
 
-void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
+// printFit prints in sections, each a function below: the per-GPU memory against the usable
+// memory, the step time and its parts, the network and the whole run, then the advice.
+
+/// The heading and the per-GPU memory terms against what the GPU can use.
+void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
   const Parallelism& p = w.hardware.parallel;
   out << "\non " << f.gpu.name;
   if (p.gpus > 1) {
@@ -90,27 +94,36 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
       << "\n";
   out << "  largest batch that fits: " << f.max_batch << "\n";
+}
+
+/// The step time from the roofline, and the parts it adds up.
+void printStepTime(std::ostream& out, const GpuFit& f) {
   if (!gpuComputePublished(f.gpu)) {
     out << "  step time unavailable: " << f.gpu.name << " has no published compute rate\n";
-  } else {
-    out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
-        << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
-        << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
-        << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
-    if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
-    out << "\n";
-    const StepBreakdown& s = f.step;
-    // The parts a layout has: a single GPU has no communication and no bubble to list.
-    out << "  = compute " << seconds(s.compute_s);
-    const std::pair<const char*, double> parts[] = {
-        {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
-        {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
-    for (const auto& [part, time_s] : parts) {
-      if (time_s > 0) out << " + " << part << " " << seconds(time_s);
-    }
-    out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
+    return;
   }
-  if (p.gpus > 1) {
+  out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
+      << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
+      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+      << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
+  if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
+  out << "\n";
+  const StepBreakdown& s = f.step;
+  // The parts a layout has: a single GPU has no communication and no bubble to list.
+  out << "  = compute " << seconds(s.compute_s);
+  const std::pair<const char*, double> parts[] = {
+      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
+      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
+  for (const auto& [part, time_s] : parts) {
+    if (time_s > 0) out << " + " << part << " " << seconds(time_s);
+  }
+  out << "; MFU " << fixed(100 * s.mfu, 1) << " %\n";
+}
+
+/// The nodes and links of a multi-GPU layout, the whole run's cost, and throughput per dollar
+/// and per watt.
+void printRunAndValue(std::ostream& out, const GpuFit& f, const Workload& w) {
+  if (w.hardware.parallel.gpus > 1) {
     const Network& n = f.network;
     out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
     if (n.intra) out << "; inside a node " << n.intra->name;
@@ -135,6 +148,12 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
     out << "  ";
   }
   if (gpuComputePublished(f.gpu)) out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
+}
+
+void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
+  printFitMemory(out, f, w, units);
+  printStepTime(out, f);
+  printRunAndValue(out, f, w);
   for (const auto& n : f.notes) out << "  note: " << n << "\n";
   if (!f.advice.empty()) {
     out << "\nto make it fit (each checked by re-estimating):\n";
@@ -173,9 +192,11 @@ void printTransformer(std::ostream& out, const Report& r) {
   }
 }
 
-}  // namespace
+// printReport prints in sections, each a function below: the heading, the table of layers
+// (repeated transformer layers folded into one row), the totals, then the memory terms.
 
-void printReport(std::ostream& out, const Report& r, ByteUnits units) {
+/// The model and the workload settings that change its figures.
+void printHeading(std::ostream& out, const Report& r) {
   const Workload& w = r.workload;
   out << r.model_name << "  (" << modeName(w.mode) << ", batch " << w.batch << ", "
       << precisionName(w.precision);
@@ -186,12 +207,12 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   if (r.transformer && w.mode == Mode::kTrain && w.recompute != Recompute::kNone)
     out << ", " << recomputeName(w.recompute) << " recomputation";
   out << ")\n\n";
+}
 
-  const std::vector<std::string> head = {"layer",  "type", "output",
-                                         "params", "MACs", "activations"};
+/// The rows of the layer table. Transformer layers repeat: identical rows "layers.7.mlp"
+/// fold into one "layers.0-31.mlp (x32)" row.
+std::vector<std::vector<std::string>> layerRows(const Report& r, ByteUnits units) {
   std::vector<std::vector<std::string>> rows;
-  // Transformer layers repeat: identical rows "layers.7.mlp" fold into one
-  // "layers.0-31.mlp (x32)" row.
   struct Fold {
     size_t row;
     std::string prefix, suffix, first, last;
@@ -227,6 +248,13 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
                     shapeToString(l.output_shape), groupDigits(l.params), groupDigits(l.macs),
                     formatBytes(l.activation_bytes, units)});
   }
+  return rows;
+}
+
+void printLayerTable(std::ostream& out, const Report& r, ByteUnits units) {
+  const std::vector<std::string> head = {"layer",  "type", "output",
+                                         "params", "MACs", "activations"};
+  const std::vector<std::vector<std::string>> rows = layerRows(r, units);
   std::vector<size_t> widths(head.size());
   for (size_t c = 0; c < head.size(); ++c) {
     widths[c] = head[c].size();
@@ -234,20 +262,28 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   }
   printRow(out, head, widths);
   for (const auto& row : rows) printRow(out, row, widths);
+}
 
-  const char* unit_note = units == ByteUnits::kBinary ? "binary units: 1 GiB = 2^30 bytes"
-                                                      : "decimal units: 1 GB = 10^9 bytes";
+/// Parameters and MACs of the whole model (and a transformer's own figures).
+void printTotals(std::ostream& out, const Report& r) {
   out << "\nparameters       " << groupDigits(r.params.total) << " (" << formatCount(r.params.total)
       << "), trainable " << groupDigits(r.params.trainable) << ", buffers "
       << groupDigits(r.params.buffers) << "\n";
   out << "MACs forward     " << groupDigits(r.macs.forward) << " ("
       << formatCount(r.macs.forward, "MACs") << " = "
       << formatCount(flopsOf(r.macs.forward), "FLOPs") << "; FLOPs = 2 x MACs)\n";
-  if (w.mode == Mode::kTrain) {
+  if (r.workload.mode == Mode::kTrain) {
     out << "MACs backward    " << groupDigits(r.macs.backward) << " ("
         << formatCount(r.macs.backward, "MACs") << ")\n";
   }
   if (r.transformer) printTransformer(out, r);
+}
+
+/// The memory terms, their total and (training) its phases.
+void printMemory(std::ostream& out, const Report& r, ByteUnits units) {
+  const Workload& w = r.workload;
+  const char* unit_note = units == ByteUnits::kBinary ? "binary units: 1 GiB = 2^30 bytes"
+                                                      : "decimal units: 1 GB = 10^9 bytes";
   const MemoryBreakdown& m = r.memory;
   out << "\nmemory (" << unit_note << ")\n";
   auto line = [&](const char* label, int64_t bytes) {
@@ -271,6 +307,16 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
   } else {
     out << "\n";
   }
+}
+
+}  // namespace
+
+void printReport(std::ostream& out, const Report& r, ByteUnits units) {
+  const Workload& w = r.workload;
+  printHeading(out, r);
+  printLayerTable(out, r, units);
+  printTotals(out, r);
+  printMemory(out, r, units);
   if (r.max_batch && w.memory_bytes) {
     out << "\nlargest batch in " << formatBytes(*w.memory_bytes, units) << ": " << *r.max_batch
         << "\n";

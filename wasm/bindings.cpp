@@ -11,8 +11,6 @@
 
 #include <emscripten/bind.h>
 
-#include <cstdint>
-#include <exception>
 #include <map>
 #include <string>
 
@@ -121,13 +119,6 @@ std::string isHfConfig(const std::string& document_text) {
   });
 }
 
-/// For debugging only: the message of a C++ exception whose pointer reached JavaScript
-/// (e.g. from an abort), which Embind otherwise shows as a bare number.
-std::string exceptionMessage(uintptr_t exception_ptr) {
-  if (exception_ptr == 0) return "";
-  return reinterpret_cast<const std::exception*>(exception_ptr)->what();
-}
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(dlcost_extra) {
@@ -139,7 +130,7 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("sweepThroughput", &sweepThroughput);
   emscripten::function("inspectModelFile", &inspectModelFile);
   emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
-  emscripten::function("exceptionMessage", &exceptionMessage);
+  emscripten::function("exceptionMessage", &dlcost_wasm::exceptionMessage);
   emscripten::function("servingSweep", &servingSweep);
   emscripten::function("checkComponents", &checkComponents);
   emscripten::function("isHfConfig", &isHfConfig);

@@ -15,8 +15,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cstdint>
-#include <exception>
 #include <map>
 #include <string>
 
@@ -131,13 +129,6 @@ std::string workloadToText(const std::string& request_text) {
   });
 }
 
-/// For debugging only: the message of a C++ exception whose pointer reached JavaScript
-/// (e.g. from an abort), which Embind otherwise shows as a bare number.
-std::string exceptionMessage(uintptr_t exception_ptr) {
-  if (exception_ptr == 0) return "";
-  return reinterpret_cast<const std::exception*>(exception_ptr)->what();
-}
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(dlcost) {
@@ -153,5 +144,5 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("numberUnits", &numberUnits);
   emscripten::function("workloadFromText", &workloadFromText);
   emscripten::function("workloadToText", &workloadToText);
-  emscripten::function("exceptionMessage", &exceptionMessage);
+  emscripten::function("exceptionMessage", &dlcost_wasm::exceptionMessage);
 }

@@ -5,6 +5,7 @@
 // This only works because the modules are compiled and linked with the exception flag (see
 // wasm/CMakeLists.txt).
 
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -30,6 +31,13 @@ std::string guarded(Body body) {
   } catch (...) {
     return internalError("unknown exception");
   }
+}
+
+/// For debugging only: the message of a C++ exception whose pointer reached JavaScript
+/// (e.g. from an abort), which Embind otherwise shows as a bare number. Both modules bind it.
+inline std::string exceptionMessage(uintptr_t exception_ptr) {
+  if (exception_ptr == 0) return "";
+  return reinterpret_cast<const std::exception*>(exception_ptr)->what();
 }
 
 }  // namespace dlcost_wasm

@@ -117,84 +117,109 @@ void holdModuleInputs(const LayerGraph& graph, const std::vector<size_t>& storag
   }
 }
 
-}  // namespace
+// simulateActivations runs in stages, each a function below: where each tensor lives and
+// when it is last read (tensorLives), then the inference timeline (simulateInference) or the
+// training one: what backward keeps (keepSaved), and the gradients' buffers (addGradients).
+// Tensor 0 is the model input, tensor i + 1 layer i's output; step i + 1 makes layer i's
+// output, and training appends the backward steps, layer n-1 first.
 
-ActivationMemory simulateActivations(const LayerGraph& graph,
-                                     const std::vector<LayerAnalysis>& layers,
-                                     const std::vector<int64_t>& elements, Mode mode,
-                                     int64_t activation_bytes, int64_t input_bytes) {
+/// The step at which backward runs layer `layer` of `n`.
+size_t backwardStep(size_t n, size_t layer) {
+  return n + 1 + (n - 1 - layer);
+}
+
+size_t tensorOf(int input) {
+  return static_cast<size_t>(input + 1);
+}
+
+/// Each tensor's memory and how long it is read.
+struct TensorLives {
+  std::vector<size_t> storage;   ///< the tensor whose memory each one lives in
+  std::vector<int64_t> bytes;    ///< per sample, of each tensor with its own memory
+  std::vector<size_t> last_use;  ///< per storage: the last step that reads it
+};
+
+/// Memory each tensor lives in (its own, or its input's for in-place ops and views) and the
+/// last step that reads it.
+TensorLives tensorLives(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
+                        const std::vector<int64_t>& elements, const Readers& readers, size_t steps,
+                        int64_t activation_bytes, int64_t input_bytes) {
   const size_t n = graph.layers.size();
-  const size_t tensors = n + 1;  // tensor 0 is the model input, tensor i + 1 layer i's output
-  auto tensorOf = [](int input) { return static_cast<size_t>(input + 1); };
-
-  // Memory each tensor lives in: its own, or its input's for in-place ops and views.
-  std::vector<size_t> storage(tensors);
-  std::vector<int64_t> bytes(tensors, 0);
-  storage[0] = 0;
-  bytes[0] = checkedMul(elements[0], input_bytes);
+  const size_t tensors = n + 1;
+  TensorLives lives;
+  std::vector<size_t>& storage = lives.storage;
+  storage.assign(tensors, 0);
+  lives.bytes.assign(tensors, 0);
+  lives.bytes[0] = checkedMul(elements[0], input_bytes);
   for (size_t i = 0; i < n; ++i) {
     const size_t t = i + 1;
     if (layers[i].aliases_input) {
       storage[t] = storage[tensorOf(graph.layers[i].inputs[0])];
     } else {
       storage[t] = t;
-      bytes[t] = checkedMul(elements[t], activation_bytes);
+      lives.bytes[t] = checkedMul(elements[t], activation_bytes);
     }
   }
-
-  // Forward time step of tensor creation is its layer index + 1 (the input exists at 0);
-  // training appends the backward steps, layer n-1 first.
-  const bool training = mode == Mode::kTrain;
-  const size_t fwd_end = n;  // last forward step
-  auto bwdStep = [&](size_t layer) { return n + 1 + (n - 1 - layer); };
-  const size_t steps = training ? 2 * n + 1 : n + 1;
-
-  // Readers of each tensor, in forward order (a layer reading a tensor twice appears twice).
-  const Readers readers(graph, tensors);
-  std::vector<size_t> last_use(tensors, 0);
+  std::vector<size_t>& last_use = lives.last_use;
+  last_use.assign(tensors, 0);
   for (size_t t = 0; t < tensors; ++t) {
     for (size_t i : readers.of(t)) last_use[storage[t]] = std::max(last_use[storage[t]], i + 1);
   }
   // Outputs (the last layer, and any tensor no layer reads, such as an auxiliary head) are
   // kept to the end of the forward pass, where the loss reads them.
   for (size_t t = 1; t < tensors; ++t) {
-    if (t == n || readers.of(t).empty()) last_use[storage[t]] = fwd_end;
+    if (t == n || readers.of(t).empty()) last_use[storage[t]] = n;
   }
   // The caller holds the model input for the whole step (`out = model(x)`; the training
   // loop's batch), and every module's input until the module returns.
   last_use[storage[0]] = steps - 1;
   holdModuleInputs(graph, storage, last_use);
+  return lives;
+}
 
+/// Inference: each tensor lives from its step to its last read; nothing is kept.
+ActivationMemory simulateInference(const std::vector<LayerAnalysis>& layers,
+                                   const TensorLives& lives, Timeline& timeline) {
+  const size_t n = lives.storage.size() - 1;  // layers
   ActivationMemory out;
-  out.row_bytes_per_sample.assign(tensors, 0);
-  Timeline timeline(steps);
-
-  if (!training) {
-    for (size_t s = 0; s < tensors; ++s) {
-      if (storage[s] != s) continue;
-      const size_t created = s;  // tensor index == its creation step
-      timeline.add(created, std::max(last_use[s], created), bytes[s]);
-      out.row_bytes_per_sample[s] = bytes[s];
-    }
-    for (size_t i = 0; i < n; ++i) timeline.add(i + 1, i + 1, layers[i].scratch_bytes_per_sample);
-    out.kept_per_sample = timeline.peak();
-    return out;
+  out.row_bytes_per_sample.assign(n + 1, 0);
+  for (size_t s = 0; s <= n; ++s) {
+    if (lives.storage[s] != s) continue;
+    const size_t created = s;  // tensor index == its creation step
+    timeline.add(created, std::max(lives.last_use[s], created), lives.bytes[s]);
+    out.row_bytes_per_sample[s] = lives.bytes[s];
   }
+  for (size_t i = 0; i < n; ++i) timeline.add(i + 1, i + 1, layers[i].scratch_bytes_per_sample);
+  out.kept_per_sample = timeline.peak();
+  return out;
+}
 
-  // A tensor needs a gradient if it depends on a trainable parameter (the model input never
-  // does). A layer whose output needs none records no backward node and saves nothing
-  // (autograd builds a node only where an input requires grad: a padding or pooling of the
-  // model input keeps nothing, a convolution of it keeps it for its weight's gradient).
-  std::vector<char> needs_grad(tensors, false);  // bools, one byte each (read per input)
+/// A tensor needs a gradient if it depends on a trainable parameter (the model input never
+/// does). A layer whose output needs none records no backward node and saves nothing
+/// (autograd builds a node only where an input requires grad: a padding or pooling of the
+/// model input keeps nothing, a convolution of it keeps it for its weight's gradient).
+std::vector<char> tensorsNeedingGrad(const LayerGraph& graph,
+                                     const std::vector<LayerAnalysis>& layers) {
+  const size_t n = graph.layers.size();
+  std::vector<char> needs_grad(n + 1, false);  // bools, one byte each (read per input)
   for (size_t i = 0; i < n; ++i) {
     bool any = layers[i].params > 0;
     for (int in : graph.layers[i].inputs) any = any || needs_grad[tensorOf(in)];
     needs_grad[i + 1] = any;
   }
+  return needs_grad;
+}
 
-  // Saved tensors live until the backward step of the earliest layer that saved them.
+/// Training's forward: what each layer saves for backward, kept until the backward step of
+/// the earliest layer that saved it; the rest lives to its last read. Returns the bytes
+/// kept per sample, and fills `out`'s rows and per-batch bytes.
+int64_t keepSaved(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
+                  const TensorLives& lives, const std::vector<char>& needs_grad, Timeline& timeline,
+                  ActivationMemory& out) {
+  const size_t n = graph.layers.size();
+  const std::vector<size_t>& storage = lives.storage;
   constexpr size_t kNone = static_cast<size_t>(-1);
-  std::vector<size_t> first_saver(tensors, kNone);
+  std::vector<size_t> first_saver(n + 1, kNone);
   auto markSaved = [&](size_t s, size_t layer) {
     first_saver[s] = first_saver[s] == kNone ? layer : std::min(first_saver[s], layer);
   };
@@ -212,66 +237,77 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     }
     if (sv.output) markSaved(storage[i + 1], i);
     if (sv.extra_bytes_per_sample) {
-      timeline.add(i + 1, bwdStep(i), sv.extra_bytes_per_sample);
+      timeline.add(i + 1, backwardStep(n, i), sv.extra_bytes_per_sample);
       kept = checkedAdd(kept, sv.extra_bytes_per_sample);
       out.row_bytes_per_sample[i + 1] =
           checkedAdd(out.row_bytes_per_sample[i + 1], sv.extra_bytes_per_sample);
     }
     out.fixed_bytes = checkedAdd(out.fixed_bytes, sv.extra_fixed_bytes);
   }
-  for (size_t s = 0; s < tensors; ++s) {
+  for (size_t s = 0; s <= n; ++s) {
     if (storage[s] != s) continue;
     if (first_saver[s] != kNone) {
-      timeline.add(s, bwdStep(first_saver[s]), bytes[s]);
-      kept = checkedAdd(kept, bytes[s]);
-      out.row_bytes_per_sample[s] = checkedAdd(out.row_bytes_per_sample[s], bytes[s]);
+      timeline.add(s, backwardStep(n, first_saver[s]), lives.bytes[s]);
+      kept = checkedAdd(kept, lives.bytes[s]);
+      out.row_bytes_per_sample[s] = checkedAdd(out.row_bytes_per_sample[s], lives.bytes[s]);
     } else {
-      timeline.add(s, std::max(last_use[s], s), bytes[s]);
+      timeline.add(s, std::max(lives.last_use[s], s), lives.bytes[s]);
     }
   }
+  return kept;
+}
 
-  // Gradients: for the tensors that need one. Backward visits a tensor's readers in reverse order;
-  // the first to run (its last reader; the loss, for an output) creates the gradient buffer, which
-  // is freed after the backward of the tensor's producer. Where that reader passes its output
-  // gradient through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
-  // kept alive until its last user is done. Every other reader's contribution is computed
-  // into a temporary tensor that lives during its backward step and is then accumulated in
-  // place, as PyTorch 2.x's InputBuffer does when it holds the sum's last reference
-  // (torch/csrc/autograd/input_buffer.cpp, accumulate: `buffer[pos] = old_var.add_(var)` under
-  // can_accumulate_inplace; 1.13 summed out of place, docs/accuracy.md); pass-through readers
-  // add without a temporary.
-  // Whether layer `reader` hands `t` its output gradient without new memory: it reads t in
-  // exactly one input slot, and that slot passes the gradient through.
-  auto passesThrough = [&](size_t reader, size_t t) {
-    const std::vector<int>& ins = graph.layers[reader].inputs;
-    int slots = 0;
-    bool passes = false;
-    for (size_t k = 0; k < ins.size(); ++k) {
-      if (tensorOf(ins[k]) != t) continue;
-      ++slots;
-      passes = layers[reader].passes_gradient[k];
-    }
-    return slots == 1 && passes;
-  };
+// Gradients: for the tensors that need one. Backward visits a tensor's readers in reverse order;
+// the first to run (its last reader; the loss, for an output) creates the gradient buffer, which
+// is freed after the backward of the tensor's producer. Where that reader passes its output
+// gradient through (add of equal shapes, concat, flatten), the buffer is that gradient's memory,
+// kept alive until its last user is done. Every other reader's contribution is computed
+// into a temporary tensor that lives during its backward step and is then accumulated in
+// place, as PyTorch 2.x's InputBuffer does when it holds the sum's last reference
+// (torch/csrc/autograd/input_buffer.cpp, accumulate: `buffer[pos] = old_var.add_(var)` under
+// can_accumulate_inplace; 1.13 summed out of place, docs/accuracy.md); pass-through readers
+// add without a temporary.
+
+/// Whether layer `reader` hands `t` its output gradient without new memory: it reads t in
+/// exactly one input slot, and that slot passes the gradient through.
+bool passesThrough(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers, size_t reader,
+                   size_t t) {
+  const std::vector<int>& ins = graph.layers[reader].inputs;
+  int slots = 0;
+  bool passes = false;
+  for (size_t k = 0; k < ins.size(); ++k) {
+    if (tensorOf(ins[k]) != t) continue;
+    ++slots;
+    passes = layers[reader].passes_gradient[k];
+  }
+  return slots == 1 && passes;
+}
+
+/// Adds the gradients' buffers and temporaries (see above) to the training timeline.
+void addGradients(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
+                  const std::vector<int64_t>& elements, int64_t activation_bytes,
+                  const Readers& readers, const std::vector<char>& needs_grad, Timeline& timeline) {
+  const size_t n = graph.layers.size();
+  const size_t tensors = n + 1;
   std::vector<size_t> grad_owner(tensors), grad_born(tensors, 0), grad_dies(tensors, 0);
   for (size_t t = n; t >= 1; --t) {  // outputs before inputs: owners are settled first
     grad_owner[t] = t;
     if (!needs_grad[t]) continue;
-    const size_t dies = bwdStep(t - 1);
+    const size_t dies = backwardStep(n, t - 1);
     const int64_t size = checkedMul(elements[t], activation_bytes);
     if (readers.of(t).empty()) {
-      grad_born[t] = bwdStep(n - 1);  // from the loss, at the first backward step
+      grad_born[t] = backwardStep(n, n - 1);  // from the loss, at the first backward step
     } else {
       const size_t first = readers.of(t).back();
-      if (passesThrough(first, t)) {
+      if (passesThrough(graph, layers, first, t)) {
         grad_owner[t] = grad_owner[first + 1];
       } else {
-        grad_born[t] = bwdStep(first);
+        grad_born[t] = backwardStep(n, first);
       }
       for (size_t k = 0; k + 1 < readers.of(t).size(); ++k) {
         const size_t other = readers.of(t)[k];
-        if (other != first && !passesThrough(other, t)) {
-          timeline.add(bwdStep(other), bwdStep(other), size);
+        if (other != first && !passesThrough(graph, layers, other, t)) {
+          timeline.add(backwardStep(n, other), backwardStep(n, other), size);
         }
       }
     }
@@ -282,7 +318,30 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
     if (!needs_grad[t] || grad_owner[t] != t) continue;
     timeline.add(grad_born[t], grad_dies[t], checkedMul(elements[t], activation_bytes));
   }
+}
 
+}  // namespace
+
+ActivationMemory simulateActivations(const LayerGraph& graph,
+                                     const std::vector<LayerAnalysis>& layers,
+                                     const std::vector<int64_t>& elements, Mode mode,
+                                     int64_t activation_bytes, int64_t input_bytes) {
+  const size_t n = graph.layers.size();
+  const size_t tensors = n + 1;
+  const bool training = mode == Mode::kTrain;
+  const size_t steps = training ? 2 * n + 1 : n + 1;
+  // Readers of each tensor, in forward order (a layer reading a tensor twice appears twice).
+  const Readers readers(graph, tensors);
+  const TensorLives lives =
+      tensorLives(graph, layers, elements, readers, steps, activation_bytes, input_bytes);
+  Timeline timeline(steps);
+  if (!training) return simulateInference(layers, lives, timeline);
+
+  ActivationMemory out;
+  out.row_bytes_per_sample.assign(tensors, 0);
+  const std::vector<char> needs_grad = tensorsNeedingGrad(graph, layers);
+  const int64_t kept = keepSaved(graph, layers, lives, needs_grad, timeline, out);
+  addGradients(graph, layers, elements, activation_bytes, readers, needs_grad, timeline);
   out.kept_per_sample = kept;
   out.live_per_sample = timeline.series();
   const int64_t peak = *std::max_element(out.live_per_sample.begin(), out.live_per_sample.end());

@@ -172,7 +172,12 @@ bool dense(const Shape& full, const Shape& strides) {
   return true;
 }
 
-struct Analyzer {
+// Each kind of layer has its rule: one overload of analyze() per alternative of LayerSpec,
+// the table std::visit dispatches on (a kind without a rule does not compile). The rules
+// share a LayerContext: the layer, its inputs, the analysis being made, and the helpers that
+// say how an input is laid out and what backward keeps of it.
+
+struct LayerContext {
   const Layer& layer;
   const std::vector<Shape>& in;
   Mode mode;
@@ -222,570 +227,575 @@ struct Analyzer {
           checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(inElements(), act_bytes));
     }
   }
-
-  void operator()(const Conv2d& c) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    const int64_t cin = in[0][0];
-    if (c.in_channels && c.in_channels != cin) {
-      const std::string given = std::to_string(c.in_channels), has = std::to_string(cin);
-      fail(layer, "in_channels", ErrorCode::kShape,
-           Text{"in_channels is " + given + " but the input has " + has + " channels",
-                "in_channels 为 " + given + "，但输入有 " + has + " 个通道"});
-    }
-    if (cin % c.groups || c.out_channels % c.groups) {
-      const std::string g = std::to_string(c.groups), ci = std::to_string(cin),
-                        co = std::to_string(c.out_channels);
-      fail(layer, "groups", ErrorCode::kShape,
-           Text{"groups " + g + " must divide both in channels (" + ci + ") and out_channels (" +
-                    co + ")",
-                "groups " + g + " 必须同时整除输入通道数（" + ci + "）和 out_channels（" + co +
-                    "）"});
-    }
-    Pair2 pad = c.padding;
-    if (c.padding_same) {
-      if (c.stride.h != 1 || c.stride.w != 1) {
-        fail(layer, "padding", ErrorCode::kValue,
-             "padding \"same\" needs stride 1 (as in PyTorch); give the padding as numbers");
-      }
-      // PyTorch pads d(k-1) in total; the output size equals the input either way.
-      pad = {c.dilation.h * (c.kernel.h - 1) / 2, c.dilation.w * (c.kernel.w - 1) / 2};
-    }
-    const int64_t h = c.padding_same ? in[0][1]
-                                     : windowOutput(layer, "height", in[0][1], c.kernel.h,
-                                                    c.stride.h, pad.h, c.dilation.h, false);
-    const int64_t w = c.padding_same ? in[0][2]
-                                     : windowOutput(layer, "width", in[0][2], c.kernel.w,
-                                                    c.stride.w, pad.w, c.dilation.w, false);
-    r.output = {c.out_channels, h, w};
-    const int64_t per_output = checkedMul(checkedMul(cin / c.groups, c.kernel.h), c.kernel.w);
-    r.params = checkedAdd(checkedMul(per_output, c.out_channels), c.bias ? c.out_channels : 0);
-    r.macs_per_sample = checkedMul(elementCount(r.output), per_output);
-    saveInputs();
-  }
-
-  void operator()(const Linear& l) {
-    if (in[0].empty()) fail(layer, "", ErrorCode::kShape, "linear needs a non-scalar input");
-    const int64_t fin = in[0].back();
-    if (l.in_features && l.in_features != fin) {
-      const std::string given = std::to_string(l.in_features), last = std::to_string(fin),
-                        shape = shapeToString(in[0]);
-      fail(layer, "in_features", ErrorCode::kShape,
-           Text{"in_features is " + given + " but the input's last dimension is " + last +
-                    " (shape " + shape + "; add a flatten?)",
-                "in_features 为 " + given + "，但输入的最后一维为 " + last + "（形状 " + shape +
-                    "；需要先加 flatten？）"});
-    }
-    r.output = in[0];
-    r.output.back() = l.out_features;
-    r.params = checkedAdd(checkedMul(fin, l.out_features), l.bias ? l.out_features : 0);
-    r.macs_per_sample = checkedMul(inElements(), l.out_features);
-    // F.linear multiplies a matrix: an input of more dimensions is folded to [rows, in]
-    // (aten/src/ATen/native/Linear.cpp, linear; LinearAlgebra.cpp, matmul's folding), a
-    // view where the layout allows it; addmm/mm then saves that matrix.
-    const Shape full = withBatch(in[0]);
-    if (in[0].size() == 1) {
-      saveInputs();
-    } else {
-      saveReshaped(0, full, strides(0), Shape{elementCount(full) / fin, fin});
-    }
-  }
-
-  void operator()(const Pool2d& p) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    if (2 * p.padding.h > p.kernel.h || 2 * p.padding.w > p.kernel.w) {
-      fail(layer, "padding", ErrorCode::kValue, "padding must be at most half the kernel size");
-    }
-    const int64_t h = windowOutput(layer, "height", in[0][1], p.kernel.h, p.stride.h, p.padding.h,
-                                   p.dilation.h, p.ceil_mode);
-    const int64_t w = windowOutput(layer, "width", in[0][2], p.kernel.w, p.stride.w, p.padding.w,
-                                   p.dilation.w, p.ceil_mode);
-    r.output = {in[0][0], h, w};
-    poolSaved(p.kind);
-  }
-
-  void operator()(const AdaptivePool2d& p) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    r.output = {in[0][0], p.output.h, p.output.w};
-    poolSaved(p.kind);
-  }
-
-  void poolSaved(PoolKind kind) {
-    saveInputs();  // both max and average pooling keep their input in PyTorch's autograd
-    if (kind != PoolKind::kMax) return;
-    // Max pooling always computes int64 indices off CPU: aten/src/ATen/native/Pooling.cpp,
-    // max_pool2d: `auto output_and_indices = at::max_pool2d_with_indices(...); return
-    // std::get<0>(output_and_indices);` (adaptive_max_pool2d returns them too). Training
-    // saves them for backward; at inference they are freed when the op returns.
-    const int64_t indices = checkedMul(elementCount(r.output), kIndexBytes);
-    if (training()) {
-      r.saved.extra_bytes_per_sample = indices;
-    } else {
-      r.scratch_bytes_per_sample = indices;
-    }
-  }
-
-  void operator()(const BatchNorm2d& b) {
-    if (in[0].size() < 2) {
-      fail(layer, "", ErrorCode::kShape,
-           "batchnorm2d needs a [C, H, W] (or [C, L]) input, got " + shapeToString(in[0]));
-    }
-    const int64_t c = in[0][0];
-    r.output = in[0];
-    r.params = b.affine ? checkedMul(2, c) : 0;
-    if (b.track_running_stats) {
-      r.buffer_values = checkedMul(2, c);
-      r.buffer_counters = 1;
-    }
-    saveInputs();
-    r.saved.extra_fixed_bytes = checkedMul(checkedMul(2, c), kStatBytes);  // mean, invstd
-  }
-
-  void operator()(const InstanceNorm2d& n) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    const int64_t c = in[0][0];
-    r.output = in[0];
-    r.params = n.affine ? checkedMul(2, c) : 0;
-    // aten/src/ATen/native/Normalization.cpp (v1.13), instance_norm: the batch becomes
-    // channels, `weight_ = repeat_if_defined(weight, b)`, `input.contiguous().view(shape)`
-    // into at::batch_norm(..., use_input_stats = true), `out.view_as(input)`. The batch norm
-    // (NativeBatchNormBackward0 in 1.13's generated Functions.h) keeps its input (a view of
-    // this layer's input, or of its contiguous copy), the repeated weight (batch x C values
-    // in the weights' format: new memory, unlike batchnorm's parameter) and its mean and
-    // inverse std (fp32, batch x C each); RepeatBackward0 keeps only sizes.
-    saveContiguousInput();
-    int64_t extra = checkedMul(checkedMul(2, c), kStatBytes);
-    if (n.affine) extra = checkedAdd(extra, bytesForBits(c, dtypeBits(weights)));
-    r.saved.extra_bytes_per_sample = checkedAdd(r.saved.extra_bytes_per_sample, extra);
-  }
-
-  void operator()(const GroupNorm& n) {
-    if (in[0].size() < 2) {
-      fail(layer, "", ErrorCode::kShape,
-           "groupnorm needs a [C, ...] input of 2+ dimensions, got " + shapeToString(in[0]));
-    }
-    const int64_t c = in[0][0];
-    if (c % n.groups) {
-      fail(layer, "num_groups", ErrorCode::kShape,
-           "num_groups " + std::to_string(n.groups) + " must divide the " + std::to_string(c) +
-               " channels (as in nn.GroupNorm)");
-    }
-    r.output = in[0];
-    r.params = n.affine ? checkedMul(2, c) : 0;
-    // aten/src/ATen/native/group_norm.cpp (v1.13), group_norm: native_group_norm of
-    // `input.contiguous()`; NativeGroupNormBackward0 (1.13's generated Functions.h) keeps
-    // input_, weight_ (the parameter) and the mean and rstd per sample and group (fp32).
-    saveContiguousInput();
-    r.saved.extra_bytes_per_sample =
-        checkedAdd(r.saved.extra_bytes_per_sample, checkedMul(checkedMul(2, n.groups), kStatBytes));
-  }
-
-  void operator()(const LayerNorm& n) {
-    if (n.normalized_dims > static_cast<int64_t>(in[0].size())) {
-      fail(layer, "normalized_dims", ErrorCode::kShape,
-           "cannot normalise the last " + std::to_string(n.normalized_dims) + " dimensions of " +
-               shapeToString(in[0]));
-    }
-    int64_t d = 1;
-    for (size_t i = in[0].size() - n.normalized_dims; i < in[0].size(); ++i)
-      d = checkedMul(d, in[0][i]);
-    r.output = in[0];
-    r.params = n.elementwise_affine ? checkedMul(d, n.bias ? 2 : 1) : 0;
-    saveInputs();
-    const int64_t rows = inElements() / d;
-    r.saved.extra_bytes_per_sample = checkedMul(checkedMul(2, rows), kStatBytes);  // mean, rstd
-  }
-
-  void operator()(const Activation& a) {
-    r.output = in[0];
-    r.aliases_input = a.inplace;
-    // Which tensor the gradient formula reads, from PyTorch's tools/autograd/derivatives.yaml
-    // (2.x): the result for relu (`self: threshold_backward(grad, result, 0)`), sigmoid
-    // (`sigmoid_backward(grad, result)`) and tanh (`tanh_backward(grad, result)`); the input
-    // (`self`) for the others: `hardtanh_backward(grad, self, min_val, max_val)` (relu6 is
-    // hardtanh(0, 6)), `gelu_backward(grad, self, approximate)`, `silu_backward(grad, self)`,
-    // `hardswish_backward(grad, self)`, `hardsigmoid_backward(grad, self)`. An in-place
-    // variant without its own entry (hardtanh_, silu_, hardswish_, hardsigmoid_) uses that
-    // formula, so autograd saves a clone of `self` taken before it is overwritten
-    // (tools/autograd/gen_variable_type.py, save_variables: `original_self = self.clone()`
-    // for `self` of an in-place op). Measured on 1.13.1 by scripts/validate-torch: an
-    // in-place ReLU6 keeps that copy (mobilenet_v2's saved bytes match only with it).
-    // Leaky ReLU: `leaky_relu: self: leaky_relu_backward(grad, self, negative_slope,
-    // false)`, `leaky_relu_: self: leaky_relu_backward(grad, result, negative_slope, true)`:
-    // out of place it keeps its input, in place its result (1.13's generated Functions.h:
-    // LeakyReluBackward0 holds `self_`, LeakyReluBackward1 `result_`), with no clone.
-    bool uses_result = false;
-    switch (a.kind) {
-      case ActivationKind::kRelu:
-      case ActivationKind::kSigmoid:
-      case ActivationKind::kTanh:
-        uses_result = true;
-        break;
-      case ActivationKind::kLeakyRelu:
-        uses_result = a.inplace;
-        break;
-      default:
-        break;
-    }
-    keepLayout(a.inplace);
-    if (uses_result) {
-      r.saved.output = true;
-    } else if (a.inplace) {
-      // The clone of the input is new memory the op allocates only for backward; the
-      // overwritten input's memory holds the output, which nothing saves.
-      if (training()) r.saved.extra_bytes_per_sample = checkedMul(inElements(), act_bytes);
-    } else {
-      saveInputs();
-    }
-  }
-
-  void operator()(const Dropout& d) {
-    r.output = in[0];
-    if (!training()) {
-      r.aliases_input = true;  // the identity at inference
-      r.passes_gradient.set(0);
-      return;
-    }
-    // CUDA runs the fused kernel, which saves only its mask: derivatives.yaml,
-    // `native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`,
-    // `input: ... native_dropout_backward(grad, result1, ...)`, result1 a bool tensor.
-    // Elsewhere (CPU) aten/src/ATen/native/Dropout.cpp's _dropout_impl multiplies by a noise
-    // tensor of the input's dtype (4 bytes per element in fp32); docs/accuracy.md says so.
-    r.aliases_input = d.inplace;
-    keepLayout(d.inplace);
-    r.saved.extra_bytes_per_sample = checkedMul(inElements(), kMaskBytes);
-  }
-
-  void operator()(const Flatten& f) {
-    const size_t rank = in[0].size();
-    if (rank == 0) fail(layer, "", ErrorCode::kShape, "cannot flatten a scalar");
-    const int64_t s = normalizeAxis(layer, "start_dim", f.start_dim, rank);
-    const int64_t e = normalizeAxis(layer, "end_dim", f.end_dim, rank);
-    if (s > e) fail(layer, "end_dim", ErrorCode::kValue, "end_dim must not come before start_dim");
-    Shape out(in[0].begin(), in[0].begin() + s);
-    int64_t merged = 1;
-    for (int64_t i = s; i <= e; ++i) merged = checkedMul(merged, in[0][i]);
-    out.push_back(merged);
-    out.append(in[0].begin() + e + 1, in[0].end());
-    r.output = out;
-    reshapeTo(out);
-  }
-
-  /// torch.reshape (flatten is one): a view with new strides where computeStride finds
-  /// them, else a contiguous copy (`_unsafe_view(self.clone(at::MemoryFormat::Contiguous),
-  /// shape)`, aten/src/ATen/native/TensorShape.cpp, reshape). Either way the gradient is
-  /// reshaped back, a view (ViewBackward0 and CloneBackward0 keep no tensor).
-  void reshapeTo(const Shape& out) {
-    r.passes_gradient.set(0);
-    if (auto st = viewStrides(withBatch(in[0]), strides(0), withBatch(out))) {
-      r.aliases_input = true;
-      if (*st != contiguousStrides(withBatch(out))) r.strides = *st;
-    }
-  }
-
-  /// The inputs with the tensor operand (first), for the broadcast rule.
-  std::vector<Shape> withOperand(const TensorOperand& t) const {
-    std::vector<Shape> all = in;
-    if (t.present) all.insert(all.begin(), t.shape);
-    return all;
-  }
-
-  void operandParams(const TensorOperand& t) {
-    if (t.present && t.learned) r.params = elementCount(t.shape);
-  }
-
-  void operator()(const Add& a) {
-    r.output = broadcast(layer, withOperand(a.operand));
-    operandParams(a.operand);
-    if (a.inplace && r.output != in[0]) {
-      fail(layer, "inplace", ErrorCode::kShape,
-           "an in-place add writes into its first input, so that input must have the "
-           "result's shape " +
-               shapeToString(r.output) + ", not " + shapeToString(in[0]));
-    }
-    // Nothing is saved either way. AddBackward hands its output gradient to each input
-    // unchanged (alpha = 1); only a broadcast input gets a new, reduced tensor (sum_to).
-    r.aliases_input = a.inplace;
-    for (size_t k = 0; k < in.size(); ++k)
-      if (in[k] == r.output) r.passes_gradient.set(k);
-  }
-
-  void operator()(const Multiply& m) {
-    r.output = broadcast(layer, withOperand(m.operand));
-    operandParams(m.operand);
-    // Each factor's gradient needs the others (MulBackward0 holds self_ and other_). By a
-    // tensor that needs no gradient, autograd saves only that tensor (not an activation):
-    // measured on 1.13, x * c saves c alone, x * p (p a parameter) saves x too.
-    if (!m.operand.present) {
-      saveInputs();
-    } else if (m.operand.learned) {
-      r.saved.inputs.set(0);
-    }
-  }
-
-  void operator()(const Concat& c) {
-    const std::vector<Shape> all = withOperand(c.operand);
-    operandParams(c.operand);
-    const size_t rank = all[0].size();
-    const int64_t axis = normalizeAxis(layer, "axis", c.axis, rank);
-    Shape out = all[0];
-    for (size_t k = 1; k < all.size(); ++k) {
-      bool ok = all[k].size() == rank;
-      for (size_t i = 0; ok && i < rank; ++i)
-        ok = static_cast<int64_t>(i) == axis || all[k][i] == out[i];
-      if (!ok) {
-        fail(layer, "inputs", ErrorCode::kShape,
-             "concat needs shapes equal except along axis " + std::to_string(axis) + ": " +
-                 shapeToString(all[0]) + " and " + shapeToString(all[k]));
-      }
-      out[axis] = checkedAdd(out[axis], all[k][axis]);
-    }
-    r.output = out;
-    r.passes_gradient.setFirst(in.size());  // CatBackward narrows: views of one gradient
-  }
-
-  void operator()(const Embedding& e) {
-    r.output = in[0];
-    r.output.push_back(e.embedding_dim);
-    r.params = checkedMul(e.num_embeddings, e.embedding_dim);
-    saveInputs();  // the ids, to scatter the gradient
-  }
-
-  void operator()(const ConvTranspose2d& c) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    const int64_t cin = in[0][0];
-    if (c.in_channels && c.in_channels != cin) {
-      fail(layer, "in_channels", ErrorCode::kShape,
-           "in_channels is " + std::to_string(c.in_channels) + " but the input has " +
-               std::to_string(cin) + " channels");
-    }
-    if (cin % c.groups || c.out_channels % c.groups) {
-      fail(layer, "groups", ErrorCode::kShape,
-           "groups " + std::to_string(c.groups) + " must divide both in channels (" +
-               std::to_string(cin) + ") and out_channels (" + std::to_string(c.out_channels) + ")");
-    }
-    // torch/nn/modules/conv.py, _ConvTransposeNd._output_padding: "output padding must be
-    // smaller than either stride or dilation".
-    if ((c.output_padding.h >= c.stride.h && c.output_padding.h >= c.dilation.h) ||
-        (c.output_padding.w >= c.stride.w && c.output_padding.w >= c.dilation.w)) {
-      fail(layer, "output_padding", ErrorCode::kValue,
-           "output_padding must be smaller than the stride or the dilation (as in PyTorch)");
-    }
-    // Output size (nn.ConvTranspose2d's docs): (in - 1) x stride - 2 x padding +
-    // dilation x (kernel - 1) + output_padding + 1.
-    auto size = [&](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, int64_t op) {
-      return checkedAdd(checkedSub(checkedMul(n - 1, s), checkedMul(2, p)),
-                        checkedAdd(checkedMul(d, k - 1), op + 1));
-    };
-    r.output = {
-        c.out_channels,
-        size(in[0][1], c.kernel.h, c.stride.h, c.padding.h, c.dilation.h, c.output_padding.h),
-        size(in[0][2], c.kernel.w, c.stride.w, c.padding.w, c.dilation.w, c.output_padding.w)};
-    const int64_t per_input =
-        checkedMul(checkedMul(c.out_channels / c.groups, c.kernel.h), c.kernel.w);
-    r.params = checkedAdd(checkedMul(per_input, cin), c.bias ? c.out_channels : 0);
-    // Every input element is multiplied by a kernel of out/groups x kh x kw weights
-    // (fvcore's conv_flop_count for transposed convolutions: batch x prod(w.shape) x
-    // prod(x.shape[2:]), with x the input).
-    r.macs_per_sample = checkedMul(inElements(), per_input);
-    // derivatives.yaml, convolution: `input, weight, bias: "grad.defined() ?
-    // convolution_backward(grad, input, weight, ...)"`; ConvolutionBackward0 holds input_.
-    saveInputs();
-  }
-
-  void operator()(const Upsample& u) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    if (u.size.h > 0) {
-      r.output = {in[0][0], u.size.h, u.size.w};
-    } else {
-      // PyTorch's output size for a scale factor: floor(input x scale)
-      // (aten/src/ATen/native/UpSample.cpp, compute_output_size).
-      const double h = std::floor(static_cast<double>(in[0][1]) * u.scale_h);
-      const double w = std::floor(static_cast<double>(in[0][2]) * u.scale_w);
-      if (!(h >= 1 && w >= 1 && h <= 9e15 && w <= 9e15)) {
-        fail(layer, "scale_factor", ErrorCode::kShape,
-             "scale_factor gives an output of " + std::to_string(h) + " x " + std::to_string(w));
-      }
-      r.output = {in[0][0], static_cast<int64_t>(h), static_cast<int64_t>(w)};
-    }
-    // Nothing is kept: UpsampleNearest2DBackward0/1 and UpsampleBilinear2DBackward0/1 hold
-    // only sizes (1.13's generated Functions.h; derivatives.yaml, upsample_nearest2d:
-    // `self: upsample_nearest2d_backward(grad, output_size, self.sizes(), ...)`).
-  }
-
-  void operator()(const PixelShuffle& p) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    const int64_t rr = checkedMul(p.factor, p.factor);
-    const int64_t c = in[0][0], h = in[0][1], w = in[0][2];
-    if (!p.unshuffle) {
-      if (c % rr) {
-        fail(layer, "upscale_factor", ErrorCode::kShape,
-             "pixel_shuffle needs channels divisible by upscale_factor^2 = " + std::to_string(rr) +
-                 ", got " + std::to_string(c));
-      }
-      r.output = {c / rr, checkedMul(h, p.factor), checkedMul(w, p.factor)};
-    } else {
-      if (h % p.factor || w % p.factor) {
-        fail(layer, "downscale_factor", ErrorCode::kShape,
-             "pixel_unshuffle needs height and width divisible by downscale_factor " +
-                 std::to_string(p.factor) + ", got " + shapeToString(in[0]));
-      }
-      r.output = {checkedMul(c, rr), h / p.factor, w / p.factor};
-    }
-    // A new tensor; PixelShuffleBackward0 / PixelUnshuffleBackward0 keep only the factor
-    // (1.13's generated Functions.h; derivatives.yaml, pixel_shuffle: `self:
-    // pixel_unshuffle(grad, upscale_factor)`), and the gradient is a new tensor too.
-  }
-
-  void operator()(const Pad2d& p) {
-    requireRank(layer, in[0], 3, "[C, H, W]");
-    const int64_t h = in[0][1], w = in[0][2];
-    if (p.mode == PadMode::kReflect &&
-        (p.left >= w || p.right >= w || p.top >= h || p.bottom >= h)) {
-      // aten/src/ATen/native/ReflectionPad.cpp: "Padding size should be less than the
-      // corresponding input dimension".
-      fail(layer, "padding", ErrorCode::kShape,
-           "reflect padding must be smaller than the input's height and width " +
-               shapeToString(in[0]));
-    }
-    r.output = {in[0][0], checkedAdd(h, checkedAdd(p.top, p.bottom)),
-                checkedAdd(w, checkedAdd(p.left, p.right))};
-    // 1.13's generated Functions.h: ConstantPadNdBackward0 keeps only the amounts (its
-    // gradient, constant_pad_nd of the output's by the negated amounts, is a narrowed
-    // clone: new memory); ReflectionPad2DBackward0 and ReplicationPad2DBackward0 keep
-    // `self_`, the input.
-    if (p.mode != PadMode::kConstant) saveInputs();
-  }
-
-  void operator()(const Permute& p) {
-    const size_t rank = in[0].size();
-    if (p.dims.size() != rank) {
-      fail(layer, "dims", ErrorCode::kShape,
-           "permute needs " + std::to_string(rank) + " dims for a sample of shape " +
-               shapeToString(in[0]));
-    }
-    std::vector<bool> seen(rank, false);
-    const Shape st = strides(0);
-    r.output.clear();
-    Shape out_strides{st[0]};
-    for (int64_t d : p.dims) {
-      const auto a = static_cast<size_t>(normalizeAxis(layer, "dims", d, rank));
-      if (seen[a]) fail(layer, "dims", ErrorCode::kValue, "dims repeats a dimension");
-      seen[a] = true;
-      r.output.push_back(in[0][a]);
-      out_strides.push_back(st[a + 1]);
-    }
-    // A view (PermuteBackward0 keeps only dims; its gradient is a permuted view).
-    r.aliases_input = true;
-    r.passes_gradient.set(0);
-    if (out_strides != contiguousStrides(withBatch(r.output))) r.strides = out_strides;
-  }
-
-  void operator()(const Reshape& s) {
-    Shape out = s.shape;
-    const int64_t elements = inElements();
-    int64_t known = 1;
-    int infer = -1;
-    for (size_t k = 0; k < out.size(); ++k) {
-      if (out[k] == -1) {
-        if (infer >= 0) fail(layer, "shape", ErrorCode::kValue, "only one dimension may be -1");
-        infer = static_cast<int>(k);
-      } else if (out[k] == 0) {
-        fail(layer, "shape", ErrorCode::kValue, "dimensions must be positive or -1");
-      } else {
-        known = checkedMul(known, out[k]);
-      }
-    }
-    if (infer >= 0 && elements % known == 0) out[static_cast<size_t>(infer)] = elements / known;
-    if (elementCount(out) != elements || out.empty()) {
-      fail(layer, "shape", ErrorCode::kShape,
-           "cannot reshape " + shapeToString(in[0]) + " (" + std::to_string(elements) +
-               " values) to " + shapeToString(s.shape));
-    }
-    r.output = out;
-    reshapeTo(out);
-  }
-
-  void operator()(const MatMul&) {
-    if (in[0].size() < 2 || in[1].size() < 2) {
-      fail(layer, "inputs", ErrorCode::kShape,
-           "matmul needs samples of two or more dimensions, got " + shapeToString(in[0]) + " and " +
-               shapeToString(in[1]));
-    }
-    const int64_t n = in[0][in[0].size() - 2], k = in[0].back();
-    const int64_t k2 = in[1][in[1].size() - 2], m = in[1].back();
-    if (k != k2) {
-      fail(layer, "inputs", ErrorCode::kShape,
-           "matmul of " + shapeToString(in[0]) + " and " + shapeToString(in[1]) +
-               ": the inner dimensions differ");
-    }
-    const Shape b0(in[0].begin(), in[0].end() - 2), b1(in[1].begin(), in[1].end() - 2);
-    const Shape batch = broadcast(layer, {b0, b1});
-    r.output = batch;
-    r.output.push_back(n);
-    r.output.push_back(m);
-    const int64_t batches = elementCount(batch);
-    r.macs_per_sample = checkedMul(checkedMul(checkedMul(batches, n), k), m);
-    // aten/src/ATen/native/LinearAlgebra.cpp (v1.13), matmul of two batched tensors:
-    // `tensor1.expand(tensor1_expand_size).reshape({expand_batch_product, n, m1})`, the
-    // same for tensor2, then bmm, which keeps both (derivatives.yaml, bmm: `self:
-    // grad.bmm(mat2.transpose(1, 2).conj())`, `mat2: self.transpose(1, 2).conj().bmm(grad)`;
-    // BmmBackward0 holds self_ and mat2_). Where reshape cannot view (a permuted Q, K or V
-    // whose heads are not outermost), the saved operand is a new copy.
-    for (size_t x = 0; x < 2; ++x) {
-      const Shape& own = x == 0 ? b0 : b1;
-      Shape full{kAnyBatch}, st{strides(x)[0]};
-      const Shape in_st = strides(x);
-      for (size_t d = 0; d < batch.size(); ++d) {
-        // Expanded dimensions (missing or of size 1) get stride 0.
-        const size_t pad = batch.size() - own.size();
-        full.push_back(batch[d]);
-        const bool expanded = d < pad || own[d - pad] != batch[d];
-        st.push_back(expanded ? 0 : in_st[1 + d - pad]);
-      }
-      for (size_t d = in[x].size() - 2; d < in[x].size(); ++d) {
-        full.push_back(in[x][d]);
-        st.push_back(in_st[1 + d]);
-      }
-      saveReshaped(x, full, st,
-                   Shape{checkedMul(kAnyBatch, batches), in[x][in[x].size() - 2], in[x].back()});
-    }
-  }
-
-  void operator()(const Select& s) {
-    const size_t rank = in[0].size();
-    if (rank < 2) fail(layer, "dim", ErrorCode::kShape, "select needs a sample of 2+ dimensions");
-    const auto d = static_cast<size_t>(normalizeAxis(layer, "dim", s.dim, rank));
-    if (s.index < -in[0][d] || s.index >= in[0][d]) {
-      fail(layer, "index", ErrorCode::kValue,
-           "index " + std::to_string(s.index) + " is outside dimension " + std::to_string(d) +
-               " of size " + std::to_string(in[0][d]));
-    }
-    const Shape st = strides(0);
-    Shape out_st{st[0]};
-    for (size_t k = 0; k < rank; ++k) {
-      if (k == d) continue;
-      r.output.push_back(in[0][k]);
-      out_st.push_back(st[k + 1]);
-    }
-    // A view; SelectBackward0 keeps only sizes (its gradient is a new zero tensor).
-    r.aliases_input = true;
-    if (out_st != contiguousStrides(withBatch(r.output))) r.strides = out_st;
-  }
-
-  void operator()(const Softmax& s) {
-    normalizeAxis(layer, "dim", s.dim, in[0].size());
-    r.output = in[0];
-    r.saved.output = true;
-  }
 };
+
+// Helpers that more than one rule uses.
+
+void poolSaved(LayerContext& ctx, PoolKind kind) {
+  ctx.saveInputs();  // both max and average pooling keep their input in PyTorch's autograd
+  if (kind != PoolKind::kMax) return;
+  // Max pooling always computes int64 indices off CPU: aten/src/ATen/native/Pooling.cpp,
+  // max_pool2d: `auto output_and_indices = at::max_pool2d_with_indices(...); return
+  // std::get<0>(output_and_indices);` (adaptive_max_pool2d returns them too). Training
+  // saves them for backward; at inference they are freed when the op returns.
+  const int64_t indices = checkedMul(elementCount(ctx.r.output), kIndexBytes);
+  if (ctx.training()) {
+    ctx.r.saved.extra_bytes_per_sample = indices;
+  } else {
+    ctx.r.scratch_bytes_per_sample = indices;
+  }
+}
+
+/// torch.reshape (flatten is one): a view with new strides where computeStride finds
+/// them, else a contiguous copy (`_unsafe_view(self.clone(at::MemoryFormat::Contiguous),
+/// shape)`, aten/src/ATen/native/TensorShape.cpp, reshape). Either way the gradient is
+/// reshaped back, a view (ViewBackward0 and CloneBackward0 keep no tensor).
+void reshapeTo(LayerContext& ctx, const Shape& out) {
+  ctx.r.passes_gradient.set(0);
+  if (auto st = viewStrides(withBatch(ctx.in[0]), ctx.strides(0), withBatch(out))) {
+    ctx.r.aliases_input = true;
+    if (*st != contiguousStrides(withBatch(out))) ctx.r.strides = *st;
+  }
+}
+
+/// The inputs with the tensor operand (first), for the broadcast rule.
+std::vector<Shape> withOperand(const LayerContext& ctx, const TensorOperand& t) {
+  std::vector<Shape> all = ctx.in;
+  if (t.present) all.insert(all.begin(), t.shape);
+  return all;
+}
+
+void operandParams(LayerContext& ctx, const TensorOperand& t) {
+  if (t.present && t.learned) ctx.r.params = elementCount(t.shape);
+}
+
+void analyze(const Conv2d& c, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  const int64_t cin = ctx.in[0][0];
+  if (c.in_channels && c.in_channels != cin) {
+    const std::string given = std::to_string(c.in_channels), has = std::to_string(cin);
+    fail(ctx.layer, "in_channels", ErrorCode::kShape,
+         Text{"in_channels is " + given + " but the input has " + has + " channels",
+              "in_channels 为 " + given + "，但输入有 " + has + " 个通道"});
+  }
+  if (cin % c.groups || c.out_channels % c.groups) {
+    const std::string g = std::to_string(c.groups), ci = std::to_string(cin),
+                      co = std::to_string(c.out_channels);
+    fail(
+        ctx.layer, "groups", ErrorCode::kShape,
+        Text{"groups " + g + " must divide both in channels (" + ci + ") and out_channels (" + co +
+                 ")",
+             "groups " + g + " 必须同时整除输入通道数（" + ci + "）和 out_channels（" + co + "）"});
+  }
+  Pair2 pad = c.padding;
+  if (c.padding_same) {
+    if (c.stride.h != 1 || c.stride.w != 1) {
+      fail(ctx.layer, "padding", ErrorCode::kValue,
+           "padding \"same\" needs stride 1 (as in PyTorch); give the padding as numbers");
+    }
+    // PyTorch pads d(k-1) in total; the output size equals the input either way.
+    pad = {c.dilation.h * (c.kernel.h - 1) / 2, c.dilation.w * (c.kernel.w - 1) / 2};
+  }
+  const int64_t h = c.padding_same ? ctx.in[0][1]
+                                   : windowOutput(ctx.layer, "height", ctx.in[0][1], c.kernel.h,
+                                                  c.stride.h, pad.h, c.dilation.h, false);
+  const int64_t w = c.padding_same ? ctx.in[0][2]
+                                   : windowOutput(ctx.layer, "width", ctx.in[0][2], c.kernel.w,
+                                                  c.stride.w, pad.w, c.dilation.w, false);
+  ctx.r.output = {c.out_channels, h, w};
+  const int64_t per_output = checkedMul(checkedMul(cin / c.groups, c.kernel.h), c.kernel.w);
+  ctx.r.params = checkedAdd(checkedMul(per_output, c.out_channels), c.bias ? c.out_channels : 0);
+  ctx.r.macs_per_sample = checkedMul(elementCount(ctx.r.output), per_output);
+  ctx.saveInputs();
+}
+
+void analyze(const Linear& l, LayerContext& ctx) {
+  if (ctx.in[0].empty()) fail(ctx.layer, "", ErrorCode::kShape, "linear needs a non-scalar input");
+  const int64_t fin = ctx.in[0].back();
+  if (l.in_features && l.in_features != fin) {
+    const std::string given = std::to_string(l.in_features), last = std::to_string(fin),
+                      shape = shapeToString(ctx.in[0]);
+    fail(ctx.layer, "in_features", ErrorCode::kShape,
+         Text{"in_features is " + given + " but the input's last dimension is " + last +
+                  " (shape " + shape + "; add a flatten?)",
+              "in_features 为 " + given + "，但输入的最后一维为 " + last + "（形状 " + shape +
+                  "；需要先加 flatten？）"});
+  }
+  ctx.r.output = ctx.in[0];
+  ctx.r.output.back() = l.out_features;
+  ctx.r.params = checkedAdd(checkedMul(fin, l.out_features), l.bias ? l.out_features : 0);
+  ctx.r.macs_per_sample = checkedMul(ctx.inElements(), l.out_features);
+  // F.linear multiplies a matrix: an input of more dimensions is folded to [rows, in]
+  // (aten/src/ATen/native/Linear.cpp, linear; LinearAlgebra.cpp, matmul's folding), a
+  // view where the layout allows it; addmm/mm then saves that matrix.
+  const Shape full = withBatch(ctx.in[0]);
+  if (ctx.in[0].size() == 1) {
+    ctx.saveInputs();
+  } else {
+    ctx.saveReshaped(0, full, ctx.strides(0), Shape{elementCount(full) / fin, fin});
+  }
+}
+
+void analyze(const Pool2d& p, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  if (2 * p.padding.h > p.kernel.h || 2 * p.padding.w > p.kernel.w) {
+    fail(ctx.layer, "padding", ErrorCode::kValue, "padding must be at most half the kernel size");
+  }
+  const int64_t h = windowOutput(ctx.layer, "height", ctx.in[0][1], p.kernel.h, p.stride.h,
+                                 p.padding.h, p.dilation.h, p.ceil_mode);
+  const int64_t w = windowOutput(ctx.layer, "width", ctx.in[0][2], p.kernel.w, p.stride.w,
+                                 p.padding.w, p.dilation.w, p.ceil_mode);
+  ctx.r.output = {ctx.in[0][0], h, w};
+  poolSaved(ctx, p.kind);
+}
+
+void analyze(const AdaptivePool2d& p, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  ctx.r.output = {ctx.in[0][0], p.output.h, p.output.w};
+  poolSaved(ctx, p.kind);
+}
+
+void analyze(const BatchNorm2d& b, LayerContext& ctx) {
+  if (ctx.in[0].size() < 2) {
+    fail(ctx.layer, "", ErrorCode::kShape,
+         "batchnorm2d needs a [C, H, W] (or [C, L]) input, got " + shapeToString(ctx.in[0]));
+  }
+  const int64_t c = ctx.in[0][0];
+  ctx.r.output = ctx.in[0];
+  ctx.r.params = b.affine ? checkedMul(2, c) : 0;
+  if (b.track_running_stats) {
+    ctx.r.buffer_values = checkedMul(2, c);
+    ctx.r.buffer_counters = 1;
+  }
+  ctx.saveInputs();
+  ctx.r.saved.extra_fixed_bytes = checkedMul(checkedMul(2, c), kStatBytes);  // mean, invstd
+}
+
+void analyze(const InstanceNorm2d& n, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  const int64_t c = ctx.in[0][0];
+  ctx.r.output = ctx.in[0];
+  ctx.r.params = n.affine ? checkedMul(2, c) : 0;
+  // aten/src/ATen/native/Normalization.cpp (v1.13), instance_norm: the batch becomes
+  // channels, `weight_ = repeat_if_defined(weight, b)`, `input.contiguous().view(shape)`
+  // into at::batch_norm(..., use_input_stats = true), `out.view_as(input)`. The batch norm
+  // (NativeBatchNormBackward0 in 1.13's generated Functions.h) keeps its input (a view of
+  // this layer's input, or of its contiguous copy), the repeated weight (batch x C values
+  // in the weights' format: new memory, unlike batchnorm's parameter) and its mean and
+  // inverse std (fp32, batch x C each); RepeatBackward0 keeps only sizes.
+  ctx.saveContiguousInput();
+  int64_t extra = checkedMul(checkedMul(2, c), kStatBytes);
+  if (n.affine) extra = checkedAdd(extra, bytesForBits(c, dtypeBits(ctx.weights)));
+  ctx.r.saved.extra_bytes_per_sample = checkedAdd(ctx.r.saved.extra_bytes_per_sample, extra);
+}
+
+void analyze(const GroupNorm& n, LayerContext& ctx) {
+  if (ctx.in[0].size() < 2) {
+    fail(ctx.layer, "", ErrorCode::kShape,
+         "groupnorm needs a [C, ...] input of 2+ dimensions, got " + shapeToString(ctx.in[0]));
+  }
+  const int64_t c = ctx.in[0][0];
+  if (c % n.groups) {
+    fail(ctx.layer, "num_groups", ErrorCode::kShape,
+         "num_groups " + std::to_string(n.groups) + " must divide the " + std::to_string(c) +
+             " channels (as in nn.GroupNorm)");
+  }
+  ctx.r.output = ctx.in[0];
+  ctx.r.params = n.affine ? checkedMul(2, c) : 0;
+  // aten/src/ATen/native/group_norm.cpp (v1.13), group_norm: native_group_norm of
+  // `input.contiguous()`; NativeGroupNormBackward0 (1.13's generated Functions.h) keeps
+  // input_, weight_ (the parameter) and the mean and rstd per sample and group (fp32).
+  ctx.saveContiguousInput();
+  ctx.r.saved.extra_bytes_per_sample = checkedAdd(ctx.r.saved.extra_bytes_per_sample,
+                                                  checkedMul(checkedMul(2, n.groups), kStatBytes));
+}
+
+void analyze(const LayerNorm& n, LayerContext& ctx) {
+  if (n.normalized_dims > static_cast<int64_t>(ctx.in[0].size())) {
+    fail(ctx.layer, "normalized_dims", ErrorCode::kShape,
+         "cannot normalise the last " + std::to_string(n.normalized_dims) + " dimensions of " +
+             shapeToString(ctx.in[0]));
+  }
+  int64_t d = 1;
+  for (size_t i = ctx.in[0].size() - n.normalized_dims; i < ctx.in[0].size(); ++i)
+    d = checkedMul(d, ctx.in[0][i]);
+  ctx.r.output = ctx.in[0];
+  ctx.r.params = n.elementwise_affine ? checkedMul(d, n.bias ? 2 : 1) : 0;
+  ctx.saveInputs();
+  const int64_t rows = ctx.inElements() / d;
+  ctx.r.saved.extra_bytes_per_sample = checkedMul(checkedMul(2, rows), kStatBytes);  // mean, rstd
+}
+
+void analyze(const Activation& a, LayerContext& ctx) {
+  ctx.r.output = ctx.in[0];
+  ctx.r.aliases_input = a.inplace;
+  // Which tensor the gradient formula reads, from PyTorch's tools/autograd/derivatives.yaml
+  // (2.x): the result for relu (`self: threshold_backward(grad, result, 0)`), sigmoid
+  // (`sigmoid_backward(grad, result)`) and tanh (`tanh_backward(grad, result)`); the input
+  // (`self`) for the others: `hardtanh_backward(grad, self, min_val, max_val)` (relu6 is
+  // hardtanh(0, 6)), `gelu_backward(grad, self, approximate)`, `silu_backward(grad, self)`,
+  // `hardswish_backward(grad, self)`, `hardsigmoid_backward(grad, self)`. An in-place
+  // variant without its own entry (hardtanh_, silu_, hardswish_, hardsigmoid_) uses that
+  // formula, so autograd saves a clone of `self` taken before it is overwritten
+  // (tools/autograd/gen_variable_type.py, save_variables: `original_self = self.clone()`
+  // for `self` of an in-place op). Measured on 1.13.1 by scripts/validate-torch: an
+  // in-place ReLU6 keeps that copy (mobilenet_v2's saved bytes match only with it).
+  // Leaky ReLU: `leaky_relu: self: leaky_relu_backward(grad, self, negative_slope,
+  // false)`, `leaky_relu_: self: leaky_relu_backward(grad, result, negative_slope, true)`:
+  // out of place it keeps its input, in place its result (1.13's generated Functions.h:
+  // LeakyReluBackward0 holds `self_`, LeakyReluBackward1 `result_`), with no clone.
+  bool uses_result = false;
+  switch (a.kind) {
+    case ActivationKind::kRelu:
+    case ActivationKind::kSigmoid:
+    case ActivationKind::kTanh:
+      uses_result = true;
+      break;
+    case ActivationKind::kLeakyRelu:
+      uses_result = a.inplace;
+      break;
+    default:
+      break;
+  }
+  ctx.keepLayout(a.inplace);
+  if (uses_result) {
+    ctx.r.saved.output = true;
+  } else if (a.inplace) {
+    // The clone of the input is new memory the op allocates only for backward; the
+    // overwritten input's memory holds the output, which nothing saves.
+    if (ctx.training())
+      ctx.r.saved.extra_bytes_per_sample = checkedMul(ctx.inElements(), ctx.act_bytes);
+  } else {
+    ctx.saveInputs();
+  }
+}
+
+void analyze(const Dropout& d, LayerContext& ctx) {
+  ctx.r.output = ctx.in[0];
+  if (!ctx.training()) {
+    ctx.r.aliases_input = true;  // the identity at inference
+    ctx.r.passes_gradient.set(0);
+    return;
+  }
+  // CUDA runs the fused kernel, which saves only its mask: derivatives.yaml,
+  // `native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)`,
+  // `input: ... native_dropout_backward(grad, result1, ...)`, result1 a bool tensor.
+  // Elsewhere (CPU) aten/src/ATen/native/Dropout.cpp's _dropout_impl multiplies by a noise
+  // tensor of the input's dtype (4 bytes per element in fp32); docs/accuracy.md says so.
+  ctx.r.aliases_input = d.inplace;
+  ctx.keepLayout(d.inplace);
+  ctx.r.saved.extra_bytes_per_sample = checkedMul(ctx.inElements(), kMaskBytes);
+}
+
+void analyze(const Flatten& f, LayerContext& ctx) {
+  const size_t rank = ctx.in[0].size();
+  if (rank == 0) fail(ctx.layer, "", ErrorCode::kShape, "cannot flatten a scalar");
+  const int64_t s = normalizeAxis(ctx.layer, "start_dim", f.start_dim, rank);
+  const int64_t e = normalizeAxis(ctx.layer, "end_dim", f.end_dim, rank);
+  if (s > e)
+    fail(ctx.layer, "end_dim", ErrorCode::kValue, "end_dim must not come before start_dim");
+  Shape out(ctx.in[0].begin(), ctx.in[0].begin() + s);
+  int64_t merged = 1;
+  for (int64_t i = s; i <= e; ++i) merged = checkedMul(merged, ctx.in[0][i]);
+  out.push_back(merged);
+  out.append(ctx.in[0].begin() + e + 1, ctx.in[0].end());
+  ctx.r.output = out;
+  reshapeTo(ctx, out);
+}
+
+void analyze(const Add& a, LayerContext& ctx) {
+  ctx.r.output = broadcast(ctx.layer, withOperand(ctx, a.operand));
+  operandParams(ctx, a.operand);
+  if (a.inplace && ctx.r.output != ctx.in[0]) {
+    fail(ctx.layer, "inplace", ErrorCode::kShape,
+         "an in-place add writes into its first input, so that input must have the "
+         "result's shape " +
+             shapeToString(ctx.r.output) + ", not " + shapeToString(ctx.in[0]));
+  }
+  // Nothing is saved either way. AddBackward hands its output gradient to each input
+  // unchanged (alpha = 1); only a broadcast input gets a new, reduced tensor (sum_to).
+  ctx.r.aliases_input = a.inplace;
+  for (size_t k = 0; k < ctx.in.size(); ++k)
+    if (ctx.in[k] == ctx.r.output) ctx.r.passes_gradient.set(k);
+}
+
+void analyze(const Multiply& m, LayerContext& ctx) {
+  ctx.r.output = broadcast(ctx.layer, withOperand(ctx, m.operand));
+  operandParams(ctx, m.operand);
+  // Each factor's gradient needs the others (MulBackward0 holds self_ and other_). By a
+  // tensor that needs no gradient, autograd saves only that tensor (not an activation):
+  // measured on 1.13, x * c saves c alone, x * p (p a parameter) saves x too.
+  if (!m.operand.present) {
+    ctx.saveInputs();
+  } else if (m.operand.learned) {
+    ctx.r.saved.inputs.set(0);
+  }
+}
+
+void analyze(const Concat& c, LayerContext& ctx) {
+  const std::vector<Shape> all = withOperand(ctx, c.operand);
+  operandParams(ctx, c.operand);
+  const size_t rank = all[0].size();
+  const int64_t axis = normalizeAxis(ctx.layer, "axis", c.axis, rank);
+  Shape out = all[0];
+  for (size_t k = 1; k < all.size(); ++k) {
+    bool ok = all[k].size() == rank;
+    for (size_t i = 0; ok && i < rank; ++i)
+      ok = static_cast<int64_t>(i) == axis || all[k][i] == out[i];
+    if (!ok) {
+      fail(ctx.layer, "inputs", ErrorCode::kShape,
+           "concat needs shapes equal except along axis " + std::to_string(axis) + ": " +
+               shapeToString(all[0]) + " and " + shapeToString(all[k]));
+    }
+    out[axis] = checkedAdd(out[axis], all[k][axis]);
+  }
+  ctx.r.output = out;
+  ctx.r.passes_gradient.setFirst(ctx.in.size());  // CatBackward narrows: views of one gradient
+}
+
+void analyze(const Embedding& e, LayerContext& ctx) {
+  ctx.r.output = ctx.in[0];
+  ctx.r.output.push_back(e.embedding_dim);
+  ctx.r.params = checkedMul(e.num_embeddings, e.embedding_dim);
+  ctx.saveInputs();  // the ids, to scatter the gradient
+}
+
+void analyze(const ConvTranspose2d& c, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  const int64_t cin = ctx.in[0][0];
+  if (c.in_channels && c.in_channels != cin) {
+    fail(ctx.layer, "in_channels", ErrorCode::kShape,
+         "in_channels is " + std::to_string(c.in_channels) + " but the input has " +
+             std::to_string(cin) + " channels");
+  }
+  if (cin % c.groups || c.out_channels % c.groups) {
+    fail(ctx.layer, "groups", ErrorCode::kShape,
+         "groups " + std::to_string(c.groups) + " must divide both in channels (" +
+             std::to_string(cin) + ") and out_channels (" + std::to_string(c.out_channels) + ")");
+  }
+  // torch/nn/modules/conv.py, _ConvTransposeNd._output_padding: "output padding must be
+  // smaller than either stride or dilation".
+  if ((c.output_padding.h >= c.stride.h && c.output_padding.h >= c.dilation.h) ||
+      (c.output_padding.w >= c.stride.w && c.output_padding.w >= c.dilation.w)) {
+    fail(ctx.layer, "output_padding", ErrorCode::kValue,
+         "output_padding must be smaller than the stride or the dilation (as in PyTorch)");
+  }
+  // Output size (nn.ConvTranspose2d's docs): (in - 1) x stride - 2 x padding +
+  // dilation x (kernel - 1) + output_padding + 1.
+  auto size = [&](int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, int64_t op) {
+    return checkedAdd(checkedSub(checkedMul(n - 1, s), checkedMul(2, p)),
+                      checkedAdd(checkedMul(d, k - 1), op + 1));
+  };
+  ctx.r.output = {
+      c.out_channels,
+      size(ctx.in[0][1], c.kernel.h, c.stride.h, c.padding.h, c.dilation.h, c.output_padding.h),
+      size(ctx.in[0][2], c.kernel.w, c.stride.w, c.padding.w, c.dilation.w, c.output_padding.w)};
+  const int64_t per_input =
+      checkedMul(checkedMul(c.out_channels / c.groups, c.kernel.h), c.kernel.w);
+  ctx.r.params = checkedAdd(checkedMul(per_input, cin), c.bias ? c.out_channels : 0);
+  // Every input element is multiplied by a kernel of out/groups x kh x kw weights
+  // (fvcore's conv_flop_count for transposed convolutions: batch x prod(w.shape) x
+  // prod(x.shape[2:]), with x the input).
+  ctx.r.macs_per_sample = checkedMul(ctx.inElements(), per_input);
+  // derivatives.yaml, convolution: `input, weight, bias: "grad.defined() ?
+  // convolution_backward(grad, input, weight, ...)"`; ConvolutionBackward0 holds input_.
+  ctx.saveInputs();
+}
+
+void analyze(const Upsample& u, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  if (u.size.h > 0) {
+    ctx.r.output = {ctx.in[0][0], u.size.h, u.size.w};
+  } else {
+    // PyTorch's output size for a scale factor: floor(input x scale)
+    // (aten/src/ATen/native/UpSample.cpp, compute_output_size).
+    const double h = std::floor(static_cast<double>(ctx.in[0][1]) * u.scale_h);
+    const double w = std::floor(static_cast<double>(ctx.in[0][2]) * u.scale_w);
+    if (!(h >= 1 && w >= 1 && h <= 9e15 && w <= 9e15)) {
+      fail(ctx.layer, "scale_factor", ErrorCode::kShape,
+           "scale_factor gives an output of " + std::to_string(h) + " x " + std::to_string(w));
+    }
+    ctx.r.output = {ctx.in[0][0], static_cast<int64_t>(h), static_cast<int64_t>(w)};
+  }
+  // Nothing is kept: UpsampleNearest2DBackward0/1 and UpsampleBilinear2DBackward0/1 hold
+  // only sizes (1.13's generated Functions.h; derivatives.yaml, upsample_nearest2d:
+  // `self: upsample_nearest2d_backward(grad, output_size, self.sizes(), ...)`).
+}
+
+void analyze(const PixelShuffle& p, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  const int64_t rr = checkedMul(p.factor, p.factor);
+  const int64_t c = ctx.in[0][0], h = ctx.in[0][1], w = ctx.in[0][2];
+  if (!p.unshuffle) {
+    if (c % rr) {
+      fail(ctx.layer, "upscale_factor", ErrorCode::kShape,
+           "pixel_shuffle needs channels divisible by upscale_factor^2 = " + std::to_string(rr) +
+               ", got " + std::to_string(c));
+    }
+    ctx.r.output = {c / rr, checkedMul(h, p.factor), checkedMul(w, p.factor)};
+  } else {
+    if (h % p.factor || w % p.factor) {
+      fail(ctx.layer, "downscale_factor", ErrorCode::kShape,
+           "pixel_unshuffle needs height and width divisible by downscale_factor " +
+               std::to_string(p.factor) + ", got " + shapeToString(ctx.in[0]));
+    }
+    ctx.r.output = {checkedMul(c, rr), h / p.factor, w / p.factor};
+  }
+  // A new tensor; PixelShuffleBackward0 / PixelUnshuffleBackward0 keep only the factor
+  // (1.13's generated Functions.h; derivatives.yaml, pixel_shuffle: `self:
+  // pixel_unshuffle(grad, upscale_factor)`), and the gradient is a new tensor too.
+}
+
+void analyze(const Pad2d& p, LayerContext& ctx) {
+  requireRank(ctx.layer, ctx.in[0], 3, "[C, H, W]");
+  const int64_t h = ctx.in[0][1], w = ctx.in[0][2];
+  if (p.mode == PadMode::kReflect && (p.left >= w || p.right >= w || p.top >= h || p.bottom >= h)) {
+    // aten/src/ATen/native/ReflectionPad.cpp: "Padding size should be less than the
+    // corresponding input dimension".
+    fail(ctx.layer, "padding", ErrorCode::kShape,
+         "reflect padding must be smaller than the input's height and width " +
+             shapeToString(ctx.in[0]));
+  }
+  ctx.r.output = {ctx.in[0][0], checkedAdd(h, checkedAdd(p.top, p.bottom)),
+                  checkedAdd(w, checkedAdd(p.left, p.right))};
+  // 1.13's generated Functions.h: ConstantPadNdBackward0 keeps only the amounts (its
+  // gradient, constant_pad_nd of the output's by the negated amounts, is a narrowed
+  // clone: new memory); ReflectionPad2DBackward0 and ReplicationPad2DBackward0 keep
+  // `self_`, the input.
+  if (p.mode != PadMode::kConstant) ctx.saveInputs();
+}
+
+void analyze(const Permute& p, LayerContext& ctx) {
+  const size_t rank = ctx.in[0].size();
+  if (p.dims.size() != rank) {
+    fail(ctx.layer, "dims", ErrorCode::kShape,
+         "permute needs " + std::to_string(rank) + " dims for a sample of shape " +
+             shapeToString(ctx.in[0]));
+  }
+  std::vector<bool> seen(rank, false);
+  const Shape st = ctx.strides(0);
+  ctx.r.output.clear();
+  Shape out_strides{st[0]};
+  for (int64_t d : p.dims) {
+    const auto a = static_cast<size_t>(normalizeAxis(ctx.layer, "dims", d, rank));
+    if (seen[a]) fail(ctx.layer, "dims", ErrorCode::kValue, "dims repeats a dimension");
+    seen[a] = true;
+    ctx.r.output.push_back(ctx.in[0][a]);
+    out_strides.push_back(st[a + 1]);
+  }
+  // A view (PermuteBackward0 keeps only dims; its gradient is a permuted view).
+  ctx.r.aliases_input = true;
+  ctx.r.passes_gradient.set(0);
+  if (out_strides != contiguousStrides(withBatch(ctx.r.output))) ctx.r.strides = out_strides;
+}
+
+void analyze(const Reshape& s, LayerContext& ctx) {
+  Shape out = s.shape;
+  const int64_t elements = ctx.inElements();
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k] == -1) {
+      if (infer >= 0) fail(ctx.layer, "shape", ErrorCode::kValue, "only one dimension may be -1");
+      infer = static_cast<int>(k);
+    } else if (out[k] == 0) {
+      fail(ctx.layer, "shape", ErrorCode::kValue, "dimensions must be positive or -1");
+    } else {
+      known = checkedMul(known, out[k]);
+    }
+  }
+  if (infer >= 0 && elements % known == 0) out[static_cast<size_t>(infer)] = elements / known;
+  if (elementCount(out) != elements || out.empty()) {
+    fail(ctx.layer, "shape", ErrorCode::kShape,
+         "cannot reshape " + shapeToString(ctx.in[0]) + " (" + std::to_string(elements) +
+             " values) to " + shapeToString(s.shape));
+  }
+  ctx.r.output = out;
+  reshapeTo(ctx, out);
+}
+
+void analyze(const MatMul&, LayerContext& ctx) {
+  if (ctx.in[0].size() < 2 || ctx.in[1].size() < 2) {
+    fail(ctx.layer, "inputs", ErrorCode::kShape,
+         "matmul needs samples of two or more dimensions, got " + shapeToString(ctx.in[0]) +
+             " and " + shapeToString(ctx.in[1]));
+  }
+  const int64_t n = ctx.in[0][ctx.in[0].size() - 2], k = ctx.in[0].back();
+  const int64_t k2 = ctx.in[1][ctx.in[1].size() - 2], m = ctx.in[1].back();
+  if (k != k2) {
+    fail(ctx.layer, "inputs", ErrorCode::kShape,
+         "matmul of " + shapeToString(ctx.in[0]) + " and " + shapeToString(ctx.in[1]) +
+             ": the inner dimensions differ");
+  }
+  const Shape b0(ctx.in[0].begin(), ctx.in[0].end() - 2),
+      b1(ctx.in[1].begin(), ctx.in[1].end() - 2);
+  const Shape batch = broadcast(ctx.layer, {b0, b1});
+  ctx.r.output = batch;
+  ctx.r.output.push_back(n);
+  ctx.r.output.push_back(m);
+  const int64_t batches = elementCount(batch);
+  ctx.r.macs_per_sample = checkedMul(checkedMul(checkedMul(batches, n), k), m);
+  // aten/src/ATen/native/LinearAlgebra.cpp (v1.13), matmul of two batched tensors:
+  // `tensor1.expand(tensor1_expand_size).reshape({expand_batch_product, n, m1})`, the
+  // same for tensor2, then bmm, which keeps both (derivatives.yaml, bmm: `self:
+  // grad.bmm(mat2.transpose(1, 2).conj())`, `mat2: self.transpose(1, 2).conj().bmm(grad)`;
+  // BmmBackward0 holds self_ and mat2_). Where reshape cannot view (a permuted Q, K or V
+  // whose heads are not outermost), the saved operand is a new copy.
+  for (size_t x = 0; x < 2; ++x) {
+    const Shape& own = x == 0 ? b0 : b1;
+    Shape full{kAnyBatch}, st{ctx.strides(x)[0]};
+    const Shape in_st = ctx.strides(x);
+    for (size_t d = 0; d < batch.size(); ++d) {
+      // Expanded dimensions (missing or of size 1) get stride 0.
+      const size_t pad = batch.size() - own.size();
+      full.push_back(batch[d]);
+      const bool expanded = d < pad || own[d - pad] != batch[d];
+      st.push_back(expanded ? 0 : in_st[1 + d - pad]);
+    }
+    for (size_t d = ctx.in[x].size() - 2; d < ctx.in[x].size(); ++d) {
+      full.push_back(ctx.in[x][d]);
+      st.push_back(in_st[1 + d]);
+    }
+    ctx.saveReshaped(
+        x, full, st,
+        Shape{checkedMul(kAnyBatch, batches), ctx.in[x][ctx.in[x].size() - 2], ctx.in[x].back()});
+  }
+}
+
+void analyze(const Select& s, LayerContext& ctx) {
+  const size_t rank = ctx.in[0].size();
+  if (rank < 2) fail(ctx.layer, "dim", ErrorCode::kShape, "select needs a sample of 2+ dimensions");
+  const auto d = static_cast<size_t>(normalizeAxis(ctx.layer, "dim", s.dim, rank));
+  if (s.index < -ctx.in[0][d] || s.index >= ctx.in[0][d]) {
+    fail(ctx.layer, "index", ErrorCode::kValue,
+         "index " + std::to_string(s.index) + " is outside dimension " + std::to_string(d) +
+             " of size " + std::to_string(ctx.in[0][d]));
+  }
+  const Shape st = ctx.strides(0);
+  Shape out_st{st[0]};
+  for (size_t k = 0; k < rank; ++k) {
+    if (k == d) continue;
+    ctx.r.output.push_back(ctx.in[0][k]);
+    out_st.push_back(st[k + 1]);
+  }
+  // A view; SelectBackward0 keeps only sizes (its gradient is a new zero tensor).
+  ctx.r.aliases_input = true;
+  if (out_st != contiguousStrides(withBatch(ctx.r.output))) ctx.r.strides = out_st;
+}
+
+void analyze(const Softmax& s, LayerContext& ctx) {
+  normalizeAxis(ctx.layer, "dim", s.dim, ctx.in[0].size());
+  ctx.r.output = ctx.in[0];
+  ctx.r.saved.output = true;
+}
 
 }  // namespace
 
 LayerAnalysis analyzeLayer(const Layer& layer, const std::vector<Shape>& inputs, Mode mode,
                            DType activation, const std::vector<Shape>* strides, DType weights) {
-  Analyzer a{layer, inputs, mode, dtypeBits(activation) / 8, strides, weights, {}};
+  LayerContext a{layer, inputs, mode, dtypeBits(activation) / 8, strides, weights, {}};
   try {
-    std::visit(a, layer.spec);
+    std::visit([&a](const auto& spec) { analyze(spec, a); }, layer.spec);
     // The output tensor's bytes must fit too, or the memory simulation would overflow
     // later without a layer to blame.
     checkedMul(elementCount(a.r.output), a.act_bytes);

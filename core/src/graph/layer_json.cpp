@@ -159,7 +159,8 @@ Linear linear(const ObjectReader& r) {
   return l;
 }
 
-Pool2d pool2d(const ObjectReader& r, PoolKind kind) {
+template <PoolKind kind>
+Pool2d pool2d(const ObjectReader& r) {
   if (kind == PoolKind::kMax) {
     r.rejectUnknown({DLCOST_COMMON, "kernel", "stride", "padding", "dilation", "ceil_mode"});
   } else {
@@ -177,7 +178,8 @@ Pool2d pool2d(const ObjectReader& r, PoolKind kind) {
   return p;
 }
 
-AdaptivePool2d adaptive(const ObjectReader& r, PoolKind kind, bool global) {
+template <PoolKind kind, bool global>
+AdaptivePool2d adaptive(const ObjectReader& r) {
   AdaptivePool2d p;
   p.kind = kind;
   if (global) {
@@ -189,7 +191,8 @@ AdaptivePool2d adaptive(const ObjectReader& r, PoolKind kind, bool global) {
   return p;
 }
 
-Activation activation(const ObjectReader& r, ActivationKind kind, bool can_inplace) {
+template <ActivationKind kind, bool can_inplace>
+Activation activation(const ObjectReader& r) {
   if (can_inplace) {
     r.rejectUnknown({DLCOST_COMMON, "inplace", "approximate"});
   } else {
@@ -221,142 +224,162 @@ Activation leakyRelu(const ObjectReader& r) {
   return Activation{ActivationKind::kLeakyRelu, inplace};
 }
 
+BatchNorm2d batchNorm2d(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "affine", "track_running_stats", "eps", "momentum"});
+  r.optionalNumber("eps", 1e-5, 0, 1);
+  r.optionalNumber("momentum", 0.1, 0, 1);
+  return BatchNorm2d{r.optionalBool("affine", true), r.optionalBool("track_running_stats", true)};
+}
+
+InstanceNorm2d instanceNorm2d(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "affine", "eps", "momentum"});
+  r.optionalNumber("eps", 1e-5, 0, 1);
+  r.optionalNumber("momentum", 0.1, 0, 1);
+  return InstanceNorm2d{r.optionalBool("affine", false)};
+}
+
+GroupNorm groupNorm(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "num_groups", "affine", "eps"});
+  r.optionalNumber("eps", 1e-5, 0, 1);
+  return GroupNorm{r.requiredInt("num_groups", 1, kMax), r.optionalBool("affine", true)};
+}
+
+LayerNorm layerNorm(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "normalized_dims", "elementwise_affine", "bias", "eps"});
+  r.optionalNumber("eps", 1e-5, 0, 1);
+  return LayerNorm{r.optionalInt("normalized_dims", 1, 1, 8),
+                   r.optionalBool("elementwise_affine", true), r.optionalBool("bias", true)};
+}
+
+template <bool unshuffle>
+PixelShuffle pixelShuffle(const ObjectReader& r) {
+  const char* field = unshuffle ? "downscale_factor" : "upscale_factor";
+  r.rejectUnknown({DLCOST_COMMON, field});
+  return PixelShuffle{r.requiredInt(field, 1, 1 << 20), unshuffle};
+}
+
+Dropout dropout(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "p", "inplace"});
+  return Dropout{r.optionalNumber("p", 0.5, 0, 1), r.optionalBool("inplace", false)};
+}
+
+Flatten flatten(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "start_dim", "end_dim"});
+  return Flatten{r.optionalInt("start_dim", 0, -8, 8), r.optionalInt("end_dim", -1, -8, 8)};
+}
+
+Add add(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "inplace", "parameter", "constant"});
+  return Add{r.optionalBool("inplace", false), operand(r)};
+}
+
+Multiply multiply(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "parameter", "constant"});
+  return Multiply{operand(r)};
+}
+
+Concat concat(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "axis", "parameter", "constant"});
+  return Concat{r.optionalInt("axis", 0, -8, 8), operand(r)};
+}
+
+Permute permute(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "dims"});
+  const Shape dims = intList(r, "dims", -8, 7);
+  return Permute{{dims.begin(), dims.end()}};
+}
+
+Reshape reshape(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "shape"});
+  return Reshape{intList(r, "shape", -1, kMax)};
+}
+
+MatMul matMul(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON});
+  return MatMul{};
+}
+
+Select select(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "dim", "index"});
+  return Select{r.optionalInt("dim", 0, -8, 7), r.optionalInt("index", 0, -kMax, kMax)};
+}
+
+Embedding embedding(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "num_embeddings", "embedding_dim"});
+  return Embedding{r.requiredInt("num_embeddings", 1, kMax),
+                   r.requiredInt("embedding_dim", 1, kMax)};
+}
+
+Softmax softmax(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "dim"});
+  return Softmax{r.optionalInt("dim", -1, -8, 8)};
+}
+
+/// One of the readers above, its result as a LayerSpec: what the table holds.
+template <auto read>
+LayerSpec asSpec(const ObjectReader& r) {
+  return read(r);
+}
+
+struct LayerType {
+  const char* name;
+  LayerSpec (*read)(const ObjectReader&);
+};
+
+/// Every layer type with its reader, in the order the error for an unknown type lists them.
+const LayerType kLayerTypes[] = {
+    {"conv2d", asSpec<conv2d>},
+    {"linear", asSpec<linear>},
+    {"maxpool2d", asSpec<pool2d<PoolKind::kMax>>},
+    {"avgpool2d", asSpec<pool2d<PoolKind::kAvg>>},
+    {"adaptive_avgpool2d", asSpec<adaptive<PoolKind::kAvg, false>>},
+    {"adaptive_maxpool2d", asSpec<adaptive<PoolKind::kMax, false>>},
+    {"global_avgpool2d", asSpec<adaptive<PoolKind::kAvg, true>>},
+    {"batchnorm2d", asSpec<batchNorm2d>},
+    {"layernorm", asSpec<layerNorm>},
+    {"relu", asSpec<activation<ActivationKind::kRelu, true>>},
+    {"relu6", asSpec<activation<ActivationKind::kRelu6, true>>},
+    {"gelu", asSpec<activation<ActivationKind::kGelu, false>>},
+    {"silu", asSpec<activation<ActivationKind::kSilu, true>>},
+    {"sigmoid", asSpec<activation<ActivationKind::kSigmoid, true>>},
+    {"tanh", asSpec<activation<ActivationKind::kTanh, true>>},
+    {"hardswish", asSpec<activation<ActivationKind::kHardswish, true>>},
+    {"hardsigmoid", asSpec<activation<ActivationKind::kHardsigmoid, true>>},
+    {"dropout", asSpec<dropout>},
+    {"flatten", asSpec<flatten>},
+    {"add", asSpec<add>},
+    {"multiply", asSpec<multiply>},
+    {"concat", asSpec<concat>},
+    {"embedding", asSpec<embedding>},
+    {"softmax", asSpec<softmax>},
+    {"conv_transpose2d", asSpec<convTranspose2d>},
+    {"upsample", asSpec<upsample>},
+    {"leaky_relu", asSpec<leakyRelu>},
+    {"permute", asSpec<permute>},
+    {"reshape", asSpec<reshape>},
+    {"matmul", asSpec<matMul>},
+    {"select", asSpec<select>},
+    {"instancenorm2d", asSpec<instanceNorm2d>},
+    {"pixel_shuffle", asSpec<pixelShuffle<false>>},
+    {"pixel_unshuffle", asSpec<pixelShuffle<true>>},
+    {"pad", asSpec<pad2d>},
+    {"groupnorm", asSpec<groupNorm>},
+};
+
 }  // namespace
 
 const std::vector<std::string>& layerTypeNames() {
-  static const std::vector<std::string> kNames = {"conv2d",
-                                                  "linear",
-                                                  "maxpool2d",
-                                                  "avgpool2d",
-                                                  "adaptive_avgpool2d",
-                                                  "adaptive_maxpool2d",
-                                                  "global_avgpool2d",
-                                                  "batchnorm2d",
-                                                  "layernorm",
-                                                  "relu",
-                                                  "relu6",
-                                                  "gelu",
-                                                  "silu",
-                                                  "sigmoid",
-                                                  "tanh",
-                                                  "hardswish",
-                                                  "hardsigmoid",
-                                                  "dropout",
-                                                  "flatten",
-                                                  "add",
-                                                  "multiply",
-                                                  "concat",
-                                                  "embedding",
-                                                  "softmax",
-                                                  "conv_transpose2d",
-                                                  "upsample",
-                                                  "leaky_relu",
-                                                  "permute",
-                                                  "reshape",
-                                                  "matmul",
-                                                  "select",
-                                                  "instancenorm2d",
-                                                  "pixel_shuffle",
-                                                  "pixel_unshuffle",
-                                                  "pad",
-                                                  "groupnorm"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const LayerType& t : kLayerTypes) names.push_back(t.name);
+    return names;
+  }();
   return kNames;
 }
 
 LayerSpec parseLayerSpec(const std::string& type, const ObjectReader& r) {
-  if (type == "conv2d") return conv2d(r);
-  if (type == "linear") return linear(r);
-  if (type == "maxpool2d") return pool2d(r, PoolKind::kMax);
-  if (type == "avgpool2d") return pool2d(r, PoolKind::kAvg);
-  if (type == "adaptive_avgpool2d") return adaptive(r, PoolKind::kAvg, false);
-  if (type == "adaptive_maxpool2d") return adaptive(r, PoolKind::kMax, false);
-  if (type == "global_avgpool2d") return adaptive(r, PoolKind::kAvg, true);
-  if (type == "batchnorm2d") {
-    r.rejectUnknown({DLCOST_COMMON, "affine", "track_running_stats", "eps", "momentum"});
-    r.optionalNumber("eps", 1e-5, 0, 1);
-    r.optionalNumber("momentum", 0.1, 0, 1);
-    return BatchNorm2d{r.optionalBool("affine", true), r.optionalBool("track_running_stats", true)};
-  }
-  if (type == "instancenorm2d") {
-    r.rejectUnknown({DLCOST_COMMON, "affine", "eps", "momentum"});
-    r.optionalNumber("eps", 1e-5, 0, 1);
-    r.optionalNumber("momentum", 0.1, 0, 1);
-    return InstanceNorm2d{r.optionalBool("affine", false)};
-  }
-  if (type == "groupnorm") {
-    r.rejectUnknown({DLCOST_COMMON, "num_groups", "affine", "eps"});
-    r.optionalNumber("eps", 1e-5, 0, 1);
-    return GroupNorm{r.requiredInt("num_groups", 1, kMax), r.optionalBool("affine", true)};
-  }
-  if (type == "pixel_shuffle" || type == "pixel_unshuffle") {
-    const char* field = type == "pixel_shuffle" ? "upscale_factor" : "downscale_factor";
-    r.rejectUnknown({DLCOST_COMMON, field});
-    return PixelShuffle{r.requiredInt(field, 1, 1 << 20), type == "pixel_unshuffle"};
-  }
-  if (type == "pad") return pad2d(r);
-  if (type == "layernorm") {
-    r.rejectUnknown({DLCOST_COMMON, "normalized_dims", "elementwise_affine", "bias", "eps"});
-    r.optionalNumber("eps", 1e-5, 0, 1);
-    return LayerNorm{r.optionalInt("normalized_dims", 1, 1, 8),
-                     r.optionalBool("elementwise_affine", true), r.optionalBool("bias", true)};
-  }
-  if (type == "relu") return activation(r, ActivationKind::kRelu, true);
-  if (type == "relu6") return activation(r, ActivationKind::kRelu6, true);
-  if (type == "gelu") return activation(r, ActivationKind::kGelu, false);
-  if (type == "silu") return activation(r, ActivationKind::kSilu, true);
-  if (type == "sigmoid") return activation(r, ActivationKind::kSigmoid, true);
-  if (type == "tanh") return activation(r, ActivationKind::kTanh, true);
-  if (type == "hardswish") return activation(r, ActivationKind::kHardswish, true);
-  if (type == "hardsigmoid") return activation(r, ActivationKind::kHardsigmoid, true);
-  if (type == "dropout") {
-    r.rejectUnknown({DLCOST_COMMON, "p", "inplace"});
-    return Dropout{r.optionalNumber("p", 0.5, 0, 1), r.optionalBool("inplace", false)};
-  }
-  if (type == "flatten") {
-    r.rejectUnknown({DLCOST_COMMON, "start_dim", "end_dim"});
-    return Flatten{r.optionalInt("start_dim", 0, -8, 8), r.optionalInt("end_dim", -1, -8, 8)};
-  }
-  if (type == "add") {
-    r.rejectUnknown({DLCOST_COMMON, "inplace", "parameter", "constant"});
-    return Add{r.optionalBool("inplace", false), operand(r)};
-  }
-  if (type == "multiply") {
-    r.rejectUnknown({DLCOST_COMMON, "parameter", "constant"});
-    return Multiply{operand(r)};
-  }
-  if (type == "concat") {
-    r.rejectUnknown({DLCOST_COMMON, "axis", "parameter", "constant"});
-    return Concat{r.optionalInt("axis", 0, -8, 8), operand(r)};
-  }
-  if (type == "conv_transpose2d") return convTranspose2d(r);
-  if (type == "upsample") return upsample(r);
-  if (type == "leaky_relu") return leakyRelu(r);
-  if (type == "permute") {
-    r.rejectUnknown({DLCOST_COMMON, "dims"});
-    const Shape dims = intList(r, "dims", -8, 7);
-    return Permute{{dims.begin(), dims.end()}};
-  }
-  if (type == "reshape") {
-    r.rejectUnknown({DLCOST_COMMON, "shape"});
-    return Reshape{intList(r, "shape", -1, kMax)};
-  }
-  if (type == "matmul") {
-    r.rejectUnknown({DLCOST_COMMON});
-    return MatMul{};
-  }
-  if (type == "select") {
-    r.rejectUnknown({DLCOST_COMMON, "dim", "index"});
-    return Select{r.optionalInt("dim", 0, -8, 7), r.optionalInt("index", 0, -kMax, kMax)};
-  }
-  if (type == "embedding") {
-    r.rejectUnknown({DLCOST_COMMON, "num_embeddings", "embedding_dim"});
-    return Embedding{r.requiredInt("num_embeddings", 1, kMax),
-                     r.requiredInt("embedding_dim", 1, kMax)};
-  }
-  if (type == "softmax") {
-    r.rejectUnknown({DLCOST_COMMON, "dim"});
-    return Softmax{r.optionalInt("dim", -1, -8, 8)};
-  }
+  for (const LayerType& t : kLayerTypes)
+    if (type == t.name) return t.read(r);
   std::string list;
   for (const auto& n : layerTypeNames()) list += (list.empty() ? "" : ", ") + n;
   throw InputError(ErrorCode::kValue, r.pathOf("type"),

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "dlcost/base/checked.hpp"
@@ -86,50 +87,6 @@ int64_t wholeValue(double v, const std::string& op) {
     throw Unmodelled{op + " by a value that is not a whole number"};
   }
   return static_cast<int64_t>(v);
-}
-
-/// The operators dispatch() reads (some only in the forms it names when it refuses them).
-bool knownOp(const std::string& op) {
-  static const std::set<std::string> kOps = {"Conv",
-                                             "Gemm",
-                                             "MatMul",
-                                             "BatchNormalization",
-                                             "LayerNormalization",
-                                             "MaxPool",
-                                             "AveragePool",
-                                             "GlobalAveragePool",
-                                             "GlobalMaxPool",
-                                             "Relu",
-                                             "Sigmoid",
-                                             "Tanh",
-                                             "HardSwish",
-                                             "HardSigmoid",
-                                             "Gelu",
-                                             "Clip",
-                                             "Softmax",
-                                             "Dropout",
-                                             "Identity",
-                                             "Add",
-                                             "Mul",
-                                             "Concat",
-                                             "Flatten",
-                                             "Reshape",
-                                             "Pad",
-                                             "ConvTranspose",
-                                             "Resize",
-                                             "LeakyRelu",
-                                             "Transpose",
-                                             "Sub",
-                                             "Div",
-                                             "Gather",
-                                             "Expand",
-                                             "Shape",
-                                             "Erf",
-                                             "InstanceNormalization",
-                                             "DepthToSpace",
-                                             "SpaceToDepth",
-                                             "Upsample"};
-  return kOps.count(op) > 0 || foldableOp(op);
 }
 
 /// "[a, b, ...]" of a list of integers (an ONNX tensor's dims may be longer than a Shape).
@@ -288,54 +245,93 @@ class Builder {
     }
   }
 
+  using Handler = void (Builder::*)(const OnnxNode&);
+
+  /// The operators dispatch() reads, each with its handler (some read only the forms they
+  /// name when they refuse the others). One table for what is read and how, so that the two
+  /// cannot drift apart.
+  static const std::map<std::string, Handler>& handlers() {
+    static const std::map<std::string, Handler> kHandlers = {
+        {"Conv", &Builder::conv},
+        {"Gemm", &Builder::gemm},
+        {"MatMul", &Builder::matmul},
+        {"BatchNormalization", &Builder::batchnorm},
+        {"LayerNormalization", &Builder::layernorm},
+        {"MaxPool", &Builder::pool},
+        {"AveragePool", &Builder::pool},
+        {"GlobalAveragePool", &Builder::globalAveragePool},
+        {"GlobalMaxPool", &Builder::globalMaxPool},
+        {"ConvTranspose", &Builder::convTranspose},
+        {"Resize", &Builder::resize},
+        {"Upsample", &Builder::resize},
+        {"InstanceNormalization", &Builder::instanceNorm},
+        {"DepthToSpace", &Builder::depthToSpace},
+        {"SpaceToDepth", &Builder::depthToSpace},
+        {"LeakyRelu", &Builder::leakyRelu},
+        {"Transpose", &Builder::transpose},
+        {"Gather", &Builder::gather},
+        {"Expand", &Builder::expand},
+        {"Sub", &Builder::elementwise},
+        {"Div", &Builder::elementwise},
+        {"Erf", &Builder::erfOutsideGelu},
+        {"Relu", &Builder::relu},
+        {"Sigmoid", &Builder::sigmoid},
+        {"Tanh", &Builder::tanhOp},
+        {"HardSwish", &Builder::hardSwish},
+        {"HardSigmoid", &Builder::hardSigmoid},
+        {"Gelu", &Builder::gelu},
+        {"Clip", &Builder::clip},
+        {"Softmax", &Builder::softmax},
+        {"Dropout", &Builder::dropout},
+        {"Identity", &Builder::identity},
+        {"Add", &Builder::elementwise},
+        {"Mul", &Builder::elementwise},
+        {"Concat", &Builder::concat},
+        {"Flatten", &Builder::flatten},
+        {"Reshape", &Builder::reshape},
+        {"Pad", &Builder::pad},
+    };
+    return kHandlers;
+  }
+
+  /// Whether a node of this operator is read: by a handler, or as shape arithmetic (Shape,
+  /// and the operators onnx_constants.hpp folds).
+  static bool knownOp(const std::string& op) {
+    return handlers().count(op) > 0 || op == "Shape" || foldableOp(op);
+  }
+
   void dispatch(const OnnxNode& n) {
     const std::string& op = n.op_type;
     if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty()) {
       throw Unmodelled{op + " without an input or an output"};
     }
-    if (op == "Conv") return conv(n);
-    if (op == "Gemm") return gemm(n);
-    if (op == "MatMul") return matmul(n);
-    if (op == "BatchNormalization") return batchnorm(n);
-    if (op == "LayerNormalization") return layernorm(n);
-    if (op == "MaxPool" || op == "AveragePool") return pool(n);
-    if (op == "GlobalAveragePool") return emit(n, {{"type", "global_avgpool2d"}}, {n.inputs[0]});
-    if (op == "GlobalMaxPool") {
-      return emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
-    }
-    if (op == "ConvTranspose") return convTranspose(n);
-    if (op == "Resize" || op == "Upsample") return resize(n);
-    if (op == "InstanceNormalization") return instanceNorm(n);
-    if (op == "DepthToSpace" || op == "SpaceToDepth") return depthToSpace(n);
-    if (op == "LeakyRelu") {
-      return emit(n, {{"type", "leaky_relu"}, {"negative_slope", floatAttr(n, "alpha", 0.01)}},
-                  {n.inputs[0]});
-    }
-    if (op == "Transpose") return transpose(n);
-    if (op == "Gather") return gather(n);
-    if (op == "Expand") return expand(n);
-    if (op == "Sub" || op == "Div") return elementwise(n);
-    if (op == "Erf")
-      throw Unmodelled{"Erf outside the pattern of GELU (x/sqrt2, erf, +1, *x, *0.5)"};
-    if (op == "Relu") return emit(n, {{"type", "relu"}}, {n.inputs[0]});
-    if (op == "Sigmoid") return emit(n, {{"type", "sigmoid"}}, {n.inputs[0]});
-    if (op == "Tanh") return emit(n, {{"type", "tanh"}}, {n.inputs[0]});
-    if (op == "HardSwish") return emit(n, {{"type", "hardswish"}}, {n.inputs[0]});
-    if (op == "HardSigmoid") return emit(n, {{"type", "hardsigmoid"}}, {n.inputs[0]});
-    if (op == "Gelu") return emit(n, {{"type", "gelu"}}, {n.inputs[0]});
-    if (op == "Clip") return clip(n);
-    if (op == "Softmax") {
-      return emit(n, {{"type", "softmax"}, {"dim", sampleAxis(n, intAttr(n, "axis", -1))}},
-                  {n.inputs[0]});
-    }
-    if (op == "Dropout") return dropout(n);
-    if (op == "Identity") return identity(n);
-    if (op == "Add" || op == "Mul") return elementwise(n);
-    if (op == "Concat") return concat(n);
-    if (op == "Flatten") return flatten(n);
-    if (op == "Reshape") return reshape(n);
-    if (op == "Pad") return pad(n);
-    throw Unmodelled{"no layer of dlcost's schema computes " + op};
+    const auto handler = handlers().find(op);
+    if (handler == handlers().end()) throw Unmodelled{"no layer of dlcost's schema computes " + op};
+    (this->*handler->second)(n);
+  }
+
+  // --- operators read as one layer of the same kind ----------------------------------------
+  void relu(const OnnxNode& n) { emit(n, {{"type", "relu"}}, {n.inputs[0]}); }
+  void sigmoid(const OnnxNode& n) { emit(n, {{"type", "sigmoid"}}, {n.inputs[0]}); }
+  void tanhOp(const OnnxNode& n) { emit(n, {{"type", "tanh"}}, {n.inputs[0]}); }
+  void hardSwish(const OnnxNode& n) { emit(n, {{"type", "hardswish"}}, {n.inputs[0]}); }
+  void hardSigmoid(const OnnxNode& n) { emit(n, {{"type", "hardsigmoid"}}, {n.inputs[0]}); }
+  void gelu(const OnnxNode& n) { emit(n, {{"type", "gelu"}}, {n.inputs[0]}); }
+  void globalAveragePool(const OnnxNode& n) {
+    emit(n, {{"type", "global_avgpool2d"}}, {n.inputs[0]});
+  }
+  void globalMaxPool(const OnnxNode& n) {
+    emit(n, {{"type", "adaptive_maxpool2d"}, {"output_size", 1}}, {n.inputs[0]});
+  }
+  void leakyRelu(const OnnxNode& n) {
+    emit(n, {{"type", "leaky_relu"}, {"negative_slope", floatAttr(n, "alpha", 0.01)}},
+         {n.inputs[0]});
+  }
+  void softmax(const OnnxNode& n) {
+    emit(n, {{"type", "softmax"}, {"dim", sampleAxis(n, intAttr(n, "axis", -1))}}, {n.inputs[0]});
+  }
+  void erfOutsideGelu(const OnnxNode&) {
+    throw Unmodelled{"Erf outside the pattern of GELU (x/sqrt2, erf, +1, *x, *0.5)"};
   }
 
   // --- operators -----------------------------------------------------------------------------

@@ -113,70 +113,222 @@ std::vector<PhaseWork> graphPhases(const Report& r, const Workload& w) {
   return phases;
 }
 
-Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
-  const PrecisionLayout lay = layoutOf(w.precision);
-  const int64_t act_bytes = dtypeBits(lay.activations) / 8;
-  const int64_t input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : act_bytes;
-  // Buffers stay fp32 under mixed precision (batchnorm is kept in fp32).
-  const int64_t buffer_bits = lay.master_weights ? 32 : dtypeBits(lay.weights);
+// estimateGraph runs in stages, each a function below: the layers' rules per sample
+// (analyzeLayers), the activation simulation, then at the batch the memory terms
+// (graphMemory, with the first training step's peak apart) and the report's rows (layerRows).
+// The stages keep estimateGraph's order of checks, so that an overflow blames the same part.
 
+/// The byte sizes every stage reads.
+struct GraphSizes {
+  PrecisionLayout lay;
+  int64_t act_bytes = 0;    ///< one activation value
+  int64_t input_bytes = 0;  ///< one value of the model input (int64 token ids, or activations)
+  int64_t buffer_bits = 0;  ///< one buffer value (batchnorm's statistics)
+};
+
+GraphSizes graphSizes(const LayerGraph& g, const Workload& w) {
+  GraphSizes z;
+  z.lay = layoutOf(w.precision);
+  z.act_bytes = dtypeBits(z.lay.activations) / 8;
+  z.input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : z.act_bytes;
+  // Buffers stay fp32 under mixed precision (batchnorm is kept in fp32).
+  z.buffer_bits = z.lay.master_weights ? 32 : dtypeBits(z.lay.weights);
+  return z;
+}
+
+/// Per sample, layer by layer: each layer's analysis and the totals of the graph.
+struct GraphPass {
+  /// Layer i's output is analyses[i].output; its elements per sample are elements[i + 1]
+  /// (elements[0]: the model input's).
+  std::vector<int64_t> elements;
+  std::vector<LayerAnalysis> analyses;
+  int64_t params = 0, macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
+};
+
+/// Backward MACs of a layer: the weight gradient always, the input gradient only where the
+/// input itself needs one (never for the layer reading the model input).
+int64_t backwardMacs(const Layer& layer, const LayerAnalysis& a, bool input_grad,
+                     int64_t inputs_with_grad) {
+  int64_t bwd = a.params > 0 ? a.macs_per_sample : 0;
+  if (std::holds_alternative<MatMul>(layer.spec)) {
+    // Both factors are tensors: one product per factor that needs a gradient.
+    bwd = checkedMul(a.macs_per_sample, inputs_with_grad);
+  } else if (input_grad) {
+    bwd = checkedAdd(bwd, a.macs_per_sample);
+  }
+  return bwd;
+}
+
+/// Runs each layer's rule on its inputs' shapes and strides, in graph order, adding up
+/// parameters, buffers and MACs per sample. Throws ArithmeticOverflow.
+void analyzeLayers(const LayerGraph& g, const Workload& w, const GraphSizes& z, GraphPass& p) {
+  p.elements.reserve(g.layers.size() + 1);
+  p.analyses.reserve(g.layers.size());
+  std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
+  std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
+  for (size_t i = 0; i < g.layers.size(); ++i) {
+    const Layer& layer = g.layers[i];
+    in.clear();
+    in_strides.clear();
+    bool input_grad = false;
+    int64_t inputs_with_grad = 0;
+    for (int input : layer.inputs) {
+      const auto k = static_cast<size_t>(input + 1);
+      in.push_back(k == 0 ? g.input : p.analyses[k - 1].output);
+      in_strides.push_back(k == 0 ? Shape{} : p.analyses[k - 1].strides);  // empty: contiguous
+      input_grad = input_grad || needs_input_grad[k];
+      inputs_with_grad += needs_input_grad[k] ? 1 : 0;
+    }
+    const LayerAnalysis& a = p.analyses.emplace_back(
+        analyzeLayer(layer, in, w.mode, z.lay.activations, &in_strides, z.lay.weights));
+    needs_input_grad[i + 1] = input_grad || a.params > 0;
+    p.params = checkedAdd(p.params, a.params);
+    p.buffer_values = checkedAdd(p.buffer_values, a.buffer_values);
+    p.counters = checkedAdd(p.counters, a.buffer_counters);
+    p.macs_ps = checkedAdd(p.macs_ps, a.macs_per_sample);
+    if (a.macs_per_sample) {
+      p.macs_bwd_ps =
+          checkedAdd(p.macs_bwd_ps, backwardMacs(layer, a, input_grad, inputs_with_grad));
+    }
+    p.elements.push_back(elementCount(a.output));
+  }
+}
+
+/// Batchnorm's running statistics (in the buffer format) and int64 counters.
+MemoryTerm buffersTerm(const GraphPass& p, int64_t buffer_bits) {
+  MemoryTerm buffers;
+  buffers.key = MemoryKey::kBuffers;
+  buffers.sharding = Sharding::kModelParallel;
+  buffers.fixed = checkedAdd(bytesForBits(p.buffer_values, buffer_bits), checkedMul(p.counters, 8));
+  buffers.formula = "buffer_values × bits_per_value / 8 + counters × 8";
+  buffers.inputs = {{"buffer_values", p.buffer_values, ""},
+                    {"bits_per_value", buffer_bits, buffer_bits == 32 ? "fp32" : ""},
+                    {"counters", p.counters, "int64"}};
+  return buffers;
+}
+
+/// A backward candidate as the two backward terms' values: gradients and activations beyond
+/// all gradients and the saved activations.
+BackwardCandidate relativeCandidate(const StepLive& s, int64_t all_grads,
+                                    const ActivationMemory& act) {
+  return BackwardCandidate{checkedSub(s.gradient_bytes, all_grads),
+                           checkedSub(s.per_sample, act.kept_per_sample)};
+}
+
+/// The first training step's peak: no optimizer state during its backward (Adam's exp_avg
+/// and exp_avg_sq, momentum's buffer are made in step()), no .grad to add into.
+int64_t firstStepTotal(const MemoryBreakdown& m, const ActivationMemory& act,
+                       const std::vector<int64_t>& layer_grads, int64_t all_grads,
+                       const Workload& w) {
+  const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
+  const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
+  std::optional<int64_t> first;  // the first step's backward peak less the steady one
+  for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true)) {
+    const BackwardCandidate c = relativeCandidate(s, all_grads, act);
+    const int64_t d = checkedAdd(checkedSub(c.gradient_delta, delta.bytes),
+                                 checkedSub(checkedMul(w.batch, c.extra_per_sample), extra.bytes));
+    first = std::max(first.value_or(d), d);
+  }
+  const int64_t first_backward = checkedAdd(
+      checkedSub(m.phases[0].bytes, m.bytesOf(MemoryKey::kOptimizerStates)), first.value_or(0));
+  return std::max(first_backward, m.phases[1].bytes);
+}
+
+/// The memory terms at the workload's batch: model states, buffers, activations and, in
+/// training, the backward peak's two terms; summed. Throws ArithmeticOverflow.
+MemoryBreakdown graphMemory(const LayerGraph& g, const Workload& w, const GraphSizes& z,
+                            const GraphPass& p, const ParamCounts& params,
+                            const ActivationMemory& act) {
+  const int64_t b = w.batch;
+  const bool train = w.mode == Mode::kTrain;
+  ModelStateCounts counts;
+  counts.params = params.total;
+  counts.trainable = params.trainable;
+  counts.weight_dtype = z.lay.weights;
+  std::vector<int64_t> layer_grads;
+  layer_grads.reserve(g.layers.size());
+  counts.tensors.reserve(2 * g.layers.size());
+  for (size_t i = 0; i < g.layers.size(); ++i) {
+    addParameterTensors(g.layers[i], p.analyses[i].params, counts.tensors);
+    layer_grads.push_back(bytesForBits(p.analyses[i].params, dtypeBits(z.lay.gradients)));
+  }
+  // The training loop holds the batch and the model's output through optimizer.step().
+  counts.held_per_sample = checkedAdd(checkedMul(p.elements.front(), z.input_bytes),
+                                      checkedMul(p.elements.back(), z.act_bytes));
+  std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
+  terms.insert(terms.begin() + 1, buffersTerm(p, z.buffer_bits));
+  terms.push_back(
+      activationTerm(MemoryKey::kActivations, act.fixed_bytes, act.kept_per_sample,
+                     "batch × per_sample + per_batch",
+                     {{"batch", b, ""},
+                      {"per_sample", act.kept_per_sample, "bytes"},
+                      {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
+  int64_t all_grads = 0;
+  for (int64_t grad : layer_grads) all_grads = checkedAdd(all_grads, grad);
+  std::vector<BackwardCandidate> candidates;
+  if (train) {
+    terms.back().phase = MemoryPhase::kBackward;
+    for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false))
+      candidates.push_back(relativeCandidate(s, all_grads, act));
+    // sumTerms sets both to the candidate that peaks at the batch.
+    terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, 0, "batch × per_sample",
+                                   {{"batch", b, ""}, {"per_sample", 0, "bytes"}}));
+    terms.back().phase = MemoryPhase::kBackward;
+    terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad));
+  }
+  terms.push_back(overheadTerm(w));
+  MemoryBreakdown m = sumTerms(std::move(terms), b, std::move(candidates));
+  if (train) {
+    describeBackwardTerms(m, all_grads);
+    m.first_step_total = firstStepTotal(m, act, layer_grads, all_grads, w);
+  }
+  return m;
+}
+
+/// The report's rows at the batch: the model input, then one per layer.
+std::vector<LayerReport> layerRows(const LayerGraph& g, const GraphSizes& z, const GraphPass& p,
+                                   const ActivationMemory& act, int64_t b) {
+  std::vector<LayerReport> rows(g.layers.size() + 1);  // made at once, then filled in
+  LayerReport& input = rows[0];
+  input.name = "input";
+  input.type = "input";
+  input.output_shape = g.input;
+  input.activation_bytes = checkedMul(act.row_bytes_per_sample[0], b);
+  for (size_t i = 0; i < g.layers.size(); ++i) {
+    const LayerAnalysis& a = p.analyses[i];
+    LayerReport& row = rows[i + 1];
+    row.name = g.layers[i].name;
+    row.type = g.layers[i].type;
+    row.output_shape = a.output;
+    row.params = a.params;
+    row.buffers = checkedAdd(a.buffer_values, a.buffer_counters);
+    row.macs = checkedMul(a.macs_per_sample, b);
+    row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
+    row.inplace = a.aliases_input;
+    row.bytes_accessed = forwardTraffic(g, i, a, p.elements, z.lay, z.input_bytes, b);
+  }
+  return rows;
+}
+
+Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
+  const GraphSizes z = graphSizes(g, w);
   Report r;
   r.model_name = name;
   r.model_kind = "layers";
   r.workload = w;
 
   try {
-    checkedMul(elementCount(g.input), input_bytes);
+    checkedMul(elementCount(g.input), z.input_bytes);
   } catch (const ArithmeticOverflow&) {
     throw InputError(
         ErrorCode::kTooLarge, "/input",
         "one input sample of shape " + shapeToString(g.input) + " overflows 64-bit arithmetic");
   }
 
-  // Layer i's output is analyses[i].output; its elements per sample are elements[i + 1]
-  // (elements[0]: the model input's).
-  std::vector<int64_t> elements{elementCount(g.input)};
-  elements.reserve(g.layers.size() + 1);
-  std::vector<LayerAnalysis> analyses;
-  analyses.reserve(g.layers.size());
-  std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
-  int64_t macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
+  GraphPass p;
+  p.elements = {elementCount(g.input)};
   try {
-    std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
-    for (size_t i = 0; i < g.layers.size(); ++i) {
-      const Layer& layer = g.layers[i];
-      in.clear();
-      in_strides.clear();
-      bool input_grad = false;
-      int64_t inputs_with_grad = 0;
-      for (int input : layer.inputs) {
-        const auto k = static_cast<size_t>(input + 1);
-        in.push_back(k == 0 ? g.input : analyses[k - 1].output);
-        in_strides.push_back(k == 0 ? Shape{} : analyses[k - 1].strides);  // empty: contiguous
-        input_grad = input_grad || needs_input_grad[k];
-        inputs_with_grad += needs_input_grad[k] ? 1 : 0;
-      }
-      const LayerAnalysis& a = analyses.emplace_back(
-          analyzeLayer(layer, in, w.mode, lay.activations, &in_strides, lay.weights));
-      needs_input_grad[i + 1] = input_grad || a.params > 0;
-      r.params.total = checkedAdd(r.params.total, a.params);
-      buffer_values = checkedAdd(buffer_values, a.buffer_values);
-      counters = checkedAdd(counters, a.buffer_counters);
-      macs_ps = checkedAdd(macs_ps, a.macs_per_sample);
-      if (a.macs_per_sample) {
-        // Backward: the weight gradient always, the input gradient only where the input
-        // itself needs one (never for the layer reading the model input).
-        int64_t bwd = a.params > 0 ? a.macs_per_sample : 0;
-        if (std::holds_alternative<MatMul>(layer.spec)) {
-          // Both factors are tensors: one product per factor that needs a gradient.
-          bwd = checkedMul(a.macs_per_sample, inputs_with_grad);
-        } else if (input_grad) {
-          bwd = checkedAdd(bwd, a.macs_per_sample);
-        }
-        macs_bwd_ps = checkedAdd(macs_bwd_ps, bwd);
-      }
-      elements.push_back(elementCount(a.output));
-    }
+    analyzeLayers(g, w, z, p);
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "", "model sizes overflow 64-bit arithmetic");
   }
@@ -185,118 +337,29 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   // at batch 1 blames the model, not the batch.
   ActivationMemory act;
   try {
-    act = simulateActivations(g, analyses, elements, w.mode, act_bytes, input_bytes);
+    act = simulateActivations(g, p.analyses, p.elements, w.mode, z.act_bytes, z.input_bytes);
     checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
-    checkedMul(2, checkedAdd(macs_ps, macs_bwd_ps));
+    checkedMul(2, checkedAdd(p.macs_ps, p.macs_bwd_ps));
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "",
                      "the activations or MACs of one sample overflow 64-bit arithmetic");
   }
 
-  const std::string batch_path = "/workload/batch";
   try {
+    r.params.total = p.params;
     r.params.trainable = r.params.total;
-    r.params.buffers = checkedAdd(buffer_values, counters);
-
+    r.params.buffers = checkedAdd(p.buffer_values, p.counters);
     const int64_t b = w.batch;
-    r.macs.forward = checkedMul(macs_ps, b);
-    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(macs_bwd_ps, b) : 0;
+    r.macs.forward = checkedMul(p.macs_ps, b);
+    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(p.macs_bwd_ps, b) : 0;
     checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
-
-    const bool train = w.mode == Mode::kTrain;
-    ModelStateCounts counts;
-    counts.params = r.params.total;
-    counts.trainable = r.params.trainable;
-    counts.weight_dtype = lay.weights;
-    std::vector<int64_t> layer_grads;
-    layer_grads.reserve(g.layers.size());
-    counts.tensors.reserve(2 * g.layers.size());
-    for (size_t i = 0; i < g.layers.size(); ++i) {
-      addParameterTensors(g.layers[i], analyses[i].params, counts.tensors);
-      layer_grads.push_back(bytesForBits(analyses[i].params, dtypeBits(lay.gradients)));
-    }
-    // The training loop holds the batch and the model's output through optimizer.step().
-    counts.held_per_sample = checkedAdd(checkedMul(elements.front(), input_bytes),
-                                        checkedMul(elements.back(), act_bytes));
-    std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
-    MemoryTerm buffers;
-    buffers.key = MemoryKey::kBuffers;
-    buffers.sharding = Sharding::kModelParallel;
-    buffers.fixed = checkedAdd(bytesForBits(buffer_values, buffer_bits), checkedMul(counters, 8));
-    buffers.formula = "buffer_values × bits_per_value / 8 + counters × 8";
-    buffers.inputs = {{"buffer_values", buffer_values, ""},
-                      {"bits_per_value", buffer_bits, buffer_bits == 32 ? "fp32" : ""},
-                      {"counters", counters, "int64"}};
-    terms.insert(terms.begin() + 1, std::move(buffers));
-    terms.push_back(
-        activationTerm(MemoryKey::kActivations, act.fixed_bytes, act.kept_per_sample,
-                       "batch × per_sample + per_batch",
-                       {{"batch", b, ""},
-                        {"per_sample", act.kept_per_sample, "bytes"},
-                        {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
-    int64_t all_grads = 0;
-    for (int64_t grad : layer_grads) all_grads = checkedAdd(all_grads, grad);
-    // A candidate as the two backward terms' values: gradients and activations beyond
-    // all gradients and the saved activations.
-    const auto relative = [&](const StepLive& s) {
-      return BackwardCandidate{checkedSub(s.gradient_bytes, all_grads),
-                               checkedSub(s.per_sample, act.kept_per_sample)};
-    };
-    std::vector<BackwardCandidate> candidates;
-    if (train) {
-      terms.back().phase = MemoryPhase::kBackward;
-      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false))
-        candidates.push_back(relative(s));
-      // sumTerms sets both to the candidate that peaks at the batch.
-      terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, 0, "batch × per_sample",
-                                     {{"batch", b, ""}, {"per_sample", 0, "bytes"}}));
-      terms.back().phase = MemoryPhase::kBackward;
-      terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad));
-    }
-    terms.push_back(overheadTerm(w));
-    r.memory = sumTerms(std::move(terms), b, std::move(candidates));
-    const MemoryBreakdown& m = r.memory;
-    if (train) {
-      describeBackwardTerms(r.memory, all_grads);
-      // The first step: no optimizer state during its backward (Adam's exp_avg and
-      // exp_avg_sq, momentum's buffer are made in step()), no .grad to add into.
-      const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
-      const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
-      std::optional<int64_t> first;  // the first step's backward peak less the steady one
-      for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true)) {
-        const BackwardCandidate c = relative(s);
-        const int64_t d = checkedAdd(checkedSub(c.gradient_delta, delta.bytes),
-                                     checkedSub(checkedMul(b, c.extra_per_sample), extra.bytes));
-        first = std::max(first.value_or(d), d);
-      }
-      const int64_t first_backward = checkedAdd(
-          checkedSub(m.phases[0].bytes, m.bytesOf(MemoryKey::kOptimizerStates)), first.value_or(0));
-      r.memory.first_step_total = std::max(first_backward, m.phases[1].bytes);
-    }
-    if (w.memory_bytes) r.max_batch = m.maxBatch(*w.memory_bytes);
-
-    r.layers.resize(g.layers.size() + 1);  // the rows made at once, then filled in
-    LayerReport& input = r.layers[0];
-    input.name = "input";
-    input.type = "input";
-    input.output_shape = g.input;
-    input.activation_bytes = checkedMul(act.row_bytes_per_sample[0], b);
-    for (size_t i = 0; i < g.layers.size(); ++i) {
-      LayerReport& row = r.layers[i + 1];
-      row.name = g.layers[i].name;
-      row.type = g.layers[i].type;
-      row.output_shape = analyses[i].output;
-      row.params = analyses[i].params;
-      row.buffers = checkedAdd(analyses[i].buffer_values, analyses[i].buffer_counters);
-      row.macs = checkedMul(analyses[i].macs_per_sample, b);
-      row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
-      row.inplace = analyses[i].aliases_input;
-      row.bytes_accessed = forwardTraffic(g, i, analyses[i], elements, lay, input_bytes, b);
-    }
+    r.memory = graphMemory(g, w, z, p, r.params, act);
+    if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
+    r.layers = layerRows(g, z, p, act, b);
     r.phases = graphPhases(r, w);
   } catch (const ArithmeticOverflow&) {
     throw InputError(
-        ErrorCode::kTooLarge, batch_path,
+        ErrorCode::kTooLarge, "/workload/batch",
         "batch " + std::to_string(w.batch) + " makes the totals overflow 64-bit arithmetic");
   }
   return r;

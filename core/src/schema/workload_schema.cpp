@@ -97,8 +97,8 @@ json orNull(const std::optional<T>& v) {
   return v ? json(*v) : json();
 }
 
-/// The fields every model reads, and the memory size and GPU they are run on.
-void addModelFields(std::vector<Row>& rows) {
+/// What one step does: training or inference, its batch and precision.
+void addStepFields(std::vector<Row>& rows) {
   rows.push_back(Row("mode", FieldType::kEnum, "--mode")
                      .values(kModes, modeName)
                      .valueLabel("train", {"Training", "训练"})
@@ -133,6 +133,10 @@ void addModelFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.precision = *parsePrecision(v.get<std::string>()); },
               [](const Workload& w) { return json(precisionName(w.precision)); }));
+}
+
+/// The optimizer and how PyTorch runs it (training only).
+void addOptimizerFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("optimizer", FieldType::kEnum, "--optimizer")
           .values(kOptimizers, optimizerName)
@@ -186,6 +190,10 @@ void addModelFields(std::vector<Row>& rows) {
                 w.optimizer_impl = *parseOptimizerImpl(v.get<std::string>());
               },
               [](const Workload& w) { return json(optimizerImplName(w.optimizer_impl)); }));
+}
+
+/// The memory size and GPU a model is run on, and the host it sits in.
+void addMemoryFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("overhead_bytes", FieldType::kInteger, "--overhead-bytes")
           .range(0, kMaxBytes, "bytes")
@@ -252,8 +260,8 @@ void addModelFields(std::vector<Row>& rows) {
               }));
 }
 
-/// The fields only transformers read (docs/transformers.md).
-void addTransformerFields(std::vector<Row>& rows) {
+/// The tokens a transformer reads and writes (docs/transformers.md).
+void addSequenceFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("seq_len", FieldType::kInteger, "--seq-len")
           .range(1, static_cast<double>(kMaxSequence), "tokens")
@@ -282,6 +290,10 @@ void addTransformerFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.generated_tokens = v.get<int64_t>(); },
                          [](const Workload& w) { return json(w.generated_tokens); }));
+}
+
+/// How a transformer stores its weights and KV cache, and its attention.
+void addStorageFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("weight_dtype", FieldType::kEnum, "--weight-dtype")
           .values(kStorageDTypes, dtypeName)
@@ -339,6 +351,10 @@ void addTransformerFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.mla_cache = *parseMlaCache(v.get<std::string>()); },
               [](const Workload& w) { return json(mlaCacheName(w.mla_cache)); }));
+}
+
+/// How a transformer trains: recomputation, fine-tuning, LoRA, accumulation.
+void addTrainingFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("recompute", FieldType::kEnum, "--recompute")
           .values(kRecomputes, recomputeName)
@@ -450,8 +466,8 @@ void addNetworkFields(std::vector<Row>& rows) {
               [](const Workload& w) { return orNull(w.hardware.network.inter_link); }));
 }
 
-/// The multi-GPU layout and the roofline's settings (docs/gpu-fit.md).
-void addParallelFields(std::vector<Row>& rows) {
+/// How many GPUs, and how ZeRO shards the data-parallel copies (docs/gpu-fit.md).
+void addDataParallelFields(std::vector<Row>& rows) {
   rows.push_back(Row("gpus", FieldType::kInteger, "--gpus")
                      .range(1, kMaxGpus, "GPUs")
                      .byDefault(1)
@@ -473,6 +489,11 @@ void addParallelFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.hardware.parallel.zero = v.get<int>(); },
               [](const Workload& w) { return json(w.hardware.parallel.zero); }));
+}
+
+/// How the model is split: tensor, pipeline, sequence and expert parallelism
+/// (docs/gpu-fit.md).
+void addModelParallelFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("tp", FieldType::kInteger, "--tp")
           .range(1, kMaxGpus, "GPUs")
@@ -536,7 +557,10 @@ void addParallelFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.hardware.parallel.ep = v.get<int64_t>(); },
                          [](const Workload& w) { return json(w.hardware.parallel.ep); }));
-  addNetworkFields(rows);
+}
+
+/// The roofline's settings and what the allocator keeps back (docs/gpu-fit.md).
+void addRooflineFields(std::vector<Row>& rows) {
   rows.push_back(Row("utilization", FieldType::kNumber, "--utilization")
                      .range(kMinUtilization, 1, "")
                      .byDefault(kDefaultUtilization)
@@ -590,10 +614,13 @@ void addParallelFields(std::vector<Row>& rows) {
               }));
 }
 
-/// How an LLM is served: engine, users, context, checkpoint format (docs/serving.md).
-void addServingFields(std::vector<Row>& rows) {
-  constexpr unsigned kInferLlm = kWhenTransformer | kWhenInfer;
-  constexpr unsigned kServing = kInferLlm | kWhenServing;
+// The serving rows apply to an LLM in inference; most of them only with an engine.
+constexpr unsigned kInferLlm = kWhenTransformer | kWhenInfer;
+constexpr unsigned kServing = kInferLlm | kWhenServing;
+
+/// Which engine serves an LLM, to how many users, with what context
+/// (docs/serving.md).
+void addEngineFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("engine", FieldType::kEnum, "--engine")
           .values(kEngines, engineName)
@@ -634,6 +661,10 @@ void addServingFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.serving.context = v.get<int64_t>(); },
                          [](const Workload& w) { return orNull(w.serving.context); }));
+}
+
+/// The checkpoint format an engine loads (docs/serving.md).
+void addCheckpointFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("quant", FieldType::kEnum, "--quant")
           .values(kQuantFormats, quantFormatName)
@@ -678,6 +709,10 @@ void addServingFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.serving.bnb_double_quant = v.get<bool>(); },
                          [](const Workload& w) { return json(w.serving.bnb_double_quant); }));
+}
+
+/// How vLLM and SGLang size their KV cache and batches (docs/serving.md).
+void addEngineMemoryFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("gpu_memory_utilization", FieldType::kNumber, "--gpu-memory-utilization")
           .range(0.01, 1, "")
@@ -720,6 +755,10 @@ void addServingFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.serving.block_size = v.get<int64_t>(); },
                          [](const Workload& w) { return orNull(w.serving.block_size); }));
+}
+
+/// llama.cpp's offload and cache settings (docs/serving.md).
+void addLlamaCppFields(std::vector<Row>& rows) {
   rows.push_back(Row("n_gpu_layers", FieldType::kInteger, "--n-gpu-layers")
                      .range(0, static_cast<double>(kMaxDimension), "layers")
                      .derived({"as many as fit", "能放下的最多层数"})
@@ -805,10 +844,21 @@ void addRunFields(std::vector<Row>& rows) {
 
 std::vector<WorkloadField> buildFields() {
   std::vector<Row> rows;
-  addModelFields(rows);
-  addTransformerFields(rows);
-  addParallelFields(rows);
-  addServingFields(rows);
+  // In the schema's order (the page's form and `dlcost schema` list them so).
+  addStepFields(rows);
+  addOptimizerFields(rows);
+  addMemoryFields(rows);
+  addSequenceFields(rows);
+  addStorageFields(rows);
+  addTrainingFields(rows);
+  addDataParallelFields(rows);
+  addModelParallelFields(rows);
+  addNetworkFields(rows);
+  addRooflineFields(rows);
+  addEngineFields(rows);
+  addCheckpointFields(rows);
+  addEngineMemoryFields(rows);
+  addLlamaCppFields(rows);
   addRunFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));
