@@ -315,65 +315,70 @@ MemoryTerm optimizerStepTerm(const ModelStateCounts& c, const Workload& w, DType
   return t;
 }
 
-}  // namespace
-
-std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workload& w) {
-  const PrecisionLayout lay = layoutOf(w.precision);
-  const bool train = w.mode == Mode::kTrain;
-  std::vector<MemoryTerm> out;
-
-  if (isQuantized(c.weight_dtype)) {
-    // Block linear weights quantized; embeddings, norms, biases, routers and the LM head stay
-    // in the compute format (as GPTQ, AWQ and bitsandbytes leave them).
-    const int qbits = dtypeBits(c.weight_dtype), bits = dtypeBits(lay.weights);
-    const int64_t rest = checkedSub(c.params, c.quantized);
-    MemoryTerm t;
-    t.key = MemoryKey::kWeights;
-    t.sharding = Sharding::kZero3;
-    t.fixed = checkedAdd(bytesForBits(c.quantized, qbits), bytesForBits(rest, bits));
-    t.formula = "quantized × quantized_bits / 8 + other × bits_per_value / 8";
-    t.inputs = {{"quantized", c.quantized, ""},
-                {"quantized_bits", qbits, dtypeName(c.weight_dtype)},
-                {"other", rest, ""},
-                {"bits_per_value", bits, dtypeName(lay.weights)}};
-    out.push_back(std::move(t));
-    MemoryTerm s;
-    s.key = MemoryKey::kQuantScales;
-    s.sharding = Sharding::kZero3;
-    if (c.weight_dtype == DType::kFp8) {
-      s.fixed = checkedMul(4, c.quant_matrices);
-      s.formula = "matrices × 4";  // one fp32 scale per matrix
-      s.inputs = {{"matrices", c.quant_matrices, "fp32 scale each"}};
-    } else {
-      s.fixed = checkedMul(2, c.quant_groups);
-      s.formula = "groups × 2";  // one fp16 scale per group
-      s.inputs = {{"groups", c.quant_groups, "fp16 scale each"}};
-    }
-    out.push_back(std::move(s));
-  } else {
+/// The weights, and for int8/int4/fp8 weights their scales. Block linear weights are the
+/// quantized ones; embeddings, norms, biases, routers and the LM head stay in the compute format
+/// (as GPTQ, AWQ and bitsandbytes leave them).
+void addWeightTerms(const ModelStateCounts& c, const PrecisionLayout& lay,
+                    std::vector<MemoryTerm>& out) {
+  if (!isQuantized(c.weight_dtype)) {
     out.push_back(valuesTerm(MemoryKey::kWeights, Sharding::kZero3, c.params,
                              dtypeBits(c.weight_dtype), "parameters", dtypeName(c.weight_dtype)));
+    return;
   }
-  if (!train) return out;
+  const int qbits = dtypeBits(c.weight_dtype), bits = dtypeBits(lay.weights);
+  const int64_t rest = checkedSub(c.params, c.quantized);
+  MemoryTerm t;
+  t.key = MemoryKey::kWeights;
+  t.sharding = Sharding::kZero3;
+  t.fixed = checkedAdd(bytesForBits(c.quantized, qbits), bytesForBits(rest, bits));
+  t.formula = "quantized × quantized_bits / 8 + other × bits_per_value / 8";
+  t.inputs = {{"quantized", c.quantized, ""},
+              {"quantized_bits", qbits, dtypeName(c.weight_dtype)},
+              {"other", rest, ""},
+              {"bits_per_value", bits, dtypeName(lay.weights)}};
+  out.push_back(std::move(t));
+  MemoryTerm s;
+  s.key = MemoryKey::kQuantScales;
+  s.sharding = Sharding::kZero3;
+  if (c.weight_dtype == DType::kFp8) {
+    s.fixed = checkedMul(4, c.quant_matrices);
+    s.formula = "matrices × 4";  // one fp32 scale per matrix
+    s.inputs = {{"matrices", c.quant_matrices, "fp32 scale each"}};
+  } else {
+    s.fixed = checkedMul(2, c.quant_groups);
+    s.formula = "groups × 2";  // one fp16 scale per group
+    s.inputs = {{"groups", c.quant_groups, "fp16 scale each"}};
+  }
+  out.push_back(std::move(s));
+}
 
-  const auto stateBits = [&](DType format) {
-    const int own = optimizerStateBits(w.optimizer);
-    return own ? own : dtypeBits(format);
-  };
-  const auto optimizerTerm = [&](MemoryKey key, Sharding sharding, int64_t trainable, int bits,
-                                 DType format) {
-    const int k = optimizerStateCount(w.optimizer);
-    MemoryTerm t;
-    t.key = key;
-    t.sharding = sharding;
-    t.fixed = bytesForBits(checkedMul(trainable, k), bits);
-    t.formula = "states × trainable × bits_per_value / 8";
-    t.inputs = {
-        {"states", k, optimizerName(w.optimizer)},
-        {"trainable", trainable, ""},
-        {"bits_per_value", bits, optimizerStateBits(w.optimizer) ? "8-bit" : dtypeName(format)}};
-    return t;
-  };
+/// Bits per optimizer-state value: the optimizer's own (8-bit Adam) or the format's.
+int stateBits(const Workload& w, DType format) {
+  const int own = optimizerStateBits(w.optimizer);
+  return own ? own : dtypeBits(format);
+}
+
+/// The optimizer's states over `trainable` values.
+MemoryTerm optimizerTerm(const Workload& w, MemoryKey key, Sharding sharding, int64_t trainable,
+                         DType format) {
+  const int k = optimizerStateCount(w.optimizer);
+  const int bits = stateBits(w, format);
+  MemoryTerm t;
+  t.key = key;
+  t.sharding = sharding;
+  t.fixed = bytesForBits(checkedMul(trainable, k), bits);
+  t.formula = "states × trainable × bits_per_value / 8";
+  t.inputs = {
+      {"states", k, optimizerName(w.optimizer)},
+      {"trainable", trainable, ""},
+      {"bits_per_value", bits, optimizerStateBits(w.optimizer) ? "8-bit" : dtypeName(format)}};
+  return t;
+}
+
+/// Gradients, fp32 master weights and optimizer states of the trained parameters, and the
+/// adapters' own weights, gradients and states under LoRA.
+void addTrainingTerms(const ModelStateCounts& c, const Workload& w, const PrecisionLayout& lay,
+                      std::vector<MemoryTerm>& out) {
   // Only adapters train under LoRA: the base model has no gradients or optimizer states.
   if (c.trainable > 0 || c.adapters == 0) {
     out.push_back(valuesTerm(MemoryKey::kGradients, Sharding::kZero2, c.trainable,
@@ -382,8 +387,8 @@ std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workloa
       out.push_back(valuesTerm(MemoryKey::kMasterWeights, Sharding::kZero1, c.trainable, 32,
                                "trainable", "fp32"));
     }
-    out.push_back(optimizerTerm(MemoryKey::kOptimizerStates, Sharding::kZero1, c.trainable,
-                                stateBits(lay.optimizer_states), lay.optimizer_states));
+    out.push_back(optimizerTerm(w, MemoryKey::kOptimizerStates, Sharding::kZero1, c.trainable,
+                                lay.optimizer_states));
   }
   if (c.adapters > 0) {
     // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's
@@ -394,9 +399,19 @@ std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workloa
                              "adapters", "fp32"));
     out.push_back(valuesTerm(MemoryKey::kAdapterGradients, Sharding::kZero2, c.adapters, 32,
                              "adapters", "fp32"));
-    out.push_back(optimizerTerm(MemoryKey::kAdapterOptimizerStates, Sharding::kZero1, c.adapters,
-                                stateBits(DType::kFp32), DType::kFp32));
+    out.push_back(optimizerTerm(w, MemoryKey::kAdapterOptimizerStates, Sharding::kZero1, c.adapters,
+                                DType::kFp32));
   }
+}
+
+}  // namespace
+
+std::vector<MemoryTerm> modelStateTerms(const ModelStateCounts& c, const Workload& w) {
+  const PrecisionLayout lay = layoutOf(w.precision);
+  std::vector<MemoryTerm> out;
+  addWeightTerms(c, lay, out);
+  if (w.mode != Mode::kTrain) return out;
+  addTrainingTerms(c, w, lay, out);
   out.push_back(optimizerStepTerm(c, w, lay.optimizer_states));
   return out;
 }
