@@ -48,7 +48,11 @@ async function fetchId(page, id) {
     { timeout: 30000 },
   );
   await page.fill('#hub-id', id);
-  await page.click('#hub-fetch');
+  // The button pressed as the DOM presses it, not at screen coordinates: under load a late
+  // layout shift moved the button after Playwright had computed its point, and the click fell
+  // beside it (the "missing" and "not_json" cases timed out that way in two runs of
+  // 2026-12-05 with a load of 8; each passed alone).
+  await page.$eval('#hub-fetch', (button) => button.click());
 }
 
 const ownProblems = (problems) =>
