@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
 #include "dlcost/serving/serving.hpp"
@@ -518,4 +519,61 @@ TEST_CASE("HF transformers generate() on an A10G: speed and peak memory of its o
   // prefill's activations (the estimate leaves out torch.cat's transient cache copies).
   const double peak = static_cast<double>(r.serving->device.total);
   CHECK(std::abs(peak / 14776.09e6 - 1) <= kTolerance);
+}
+
+TEST_CASE("An inference report with an engine gives one figure per question",
+          "[serving][speed][one_answer]") {
+  // Issue #32, item 3: with a serving plan the plan answers how many users and how fast; the
+  // GPU fit's training-style batch and step are not shown beside it, and where the page reads
+  // gpu_fit it finds the plan's figures. Every engine on a datacenter GPU, a consumer GPU and
+  // an Apple chip (where only llama.cpp runs: the others are refused at /workload/engine).
+  const char* engine = GENERATE("hf", "vllm", "sglang", "llamacpp");
+  const char* gpu = GENERATE("h100-sxm", "rtx-4090", "apple-m1-max-32gb");
+  CAPTURE(engine, gpu);
+  const json doc = {{"model", {{"preset", "llama-3.1-8b"}}},
+                    {"workload",
+                     {{"mode", "infer"},
+                      {"engine", engine},
+                      {"gpu", gpu},
+                      {"context", 4096},
+                      {"users", 4},
+                      {"quant", std::string(engine) == "llamacpp" ? "gguf" : "none"}}}};
+  const bool apple = std::string(gpu).rfind("apple", 0) == 0;
+  if (apple && std::string(engine) != "llamacpp") {
+    CHECK(errorPath([&] { dlcost::estimateDocument(doc); }) == "/workload/engine");
+    return;
+  }
+  const json r = dlcost::estimateDocument(doc);
+  const json& fit = r["gpu_fit"];
+  const json& speed = r["serving"]["speed"];
+  CHECK(fit["answered_by"] == "serving");
+  CHECK(fit["step_time_s"].is_null());
+  CHECK(fit["samples_per_s"].is_null());
+  CHECK(fit["max_batch"] == r["serving"]["max_users"]);
+  CHECK(fit["tokens_per_s"] == speed["tokens_per_s"]);
+  // Each time figure carries its calibrated range around it.
+  for (const char* key : {"tokens_per_s", "tokens_per_s_per_user", "itl_s", "ttft_s"}) {
+    CAPTURE(key);
+    REQUIRE(speed[key].is_number());
+    const json& range = speed[std::string(key) + "_range"];
+    CHECK(range[0].get<double>() <= speed[key].get<double>());
+    CHECK(range[1].get<double>() >= speed[key].get<double>());
+  }
+  // The engine's own compute precision when the workload names none: never fp32.
+  CHECK(r["workload"]["dtype"] != "fp32");
+}
+
+TEST_CASE("llama.cpp without a dtype prices its prompt at 16-bit, not FP32",
+          "[serving][speed][one_answer]") {
+  // Issue #32: `--engine llamacpp` with no dtype used to take fp32 and price the prefill at the
+  // FP32 rate, ~16x too slow on an H100. llama.cpp's CUDA matmuls run F16.
+  const auto ttft = [](const json& extra) {
+    json w = {{"mode", "infer"}, {"engine", "llamacpp"}, {"gpu", "h100-pcie"}};
+    w.update(extra);
+    return dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}}, {"workload", w}})
+        ["serving"]["speed"]["ttft_s"]
+            .get<double>();
+  };
+  CHECK(ttft(json::object()) == ttft({{"dtype", "fp16"}}));
+  CHECK(ttft({{"dtype", "fp32"}}) > 5 * ttft(json::object()));
 }
