@@ -10,6 +10,7 @@ kind of measurement, device family and engine, the points run, those within the 
 the median error and the worst point; then the points that cannot run, grouped by reason.
 
     python3 scripts/calibrate_speed.py [--dlcost build/dlcost] [--json] [--check] [--write-docs]
+                                       [--fit]
 
   --json        per-point residuals (measured, estimate, error, commands, reason) as JSON
   --check       exit 1 only when a point that produced a figure at the last --write-docs
@@ -18,11 +19,19 @@ the median error and the worst point; then the points that cannot run, grouped b
   --write-docs  rewrite the section of docs/accuracy.md between the markers below, and the
                 baseline of --check
 
-Nothing here is fitted: dlcost runs with its defaults (utilization 0.5, its engine factors)
-and the setup's own fields. Where dlcost has no engine of the row's kind, the row runs through
-a proxy engine named in the table (ENGINES).
+  --fit         fit the time model's parameters (core/hardware/time_params.json: per device
+                family and engine, never per model or row) by least squares on
+                log(estimate / measured), running dlcost with trial values
+                (DLCOST_TIME_PARAMS); writes the file with the residual ranges, prints the
+                parameters and the table before and after. Rebuild dlcost to embed them.
+
+dlcost runs with the parameters of core/hardware/time_params.json (passed as
+DLCOST_TIME_PARAMS, so a fit is checked before the rebuild that embeds it) and the setup's own
+fields. Where dlcost has no engine of the row's kind, the row runs through a proxy engine named
+in the table (ENGINES).
 """
 import argparse
+import atexit
 import concurrent.futures
 import functools
 import json
@@ -600,6 +609,13 @@ def read_params_text():
 PARAM_FILES = {}  # parameter text -> the temporary file the CLI reads it from
 
 
+@atexit.register
+def remove_param_files():
+    for path in PARAM_FILES.values():
+        if os.path.exists(path):
+            os.remove(path)
+
+
 def params_file(text):
     if text not in PARAM_FILES:
         fd, path = tempfile.mkstemp(prefix="dlcost-time-params-", suffix=".json")
@@ -802,8 +818,10 @@ def fit_params(points):
             formats.setdefault(fmt, []).append(p)
     params = []
     for fam, pts in sorted(fams.items()):
-        params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 1.0, pts))
-        params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 1.0, pts))
+        # Physical bounds: the best measured large GEMMs reach 80-87 % of the dense peak
+        # (GPU-NOTES), streaming reads ~90 % of the DRAM bandwidth.
+        params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 0.9, pts))
+        params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 0.92, pts))
         params.append(Param(("families", fam, "gemm_half_rows"), 1.0, 4096.0, pts))
         fp8 = [p for p in pts if any("fp8" in c for c in p.commands[:1])]
         if fp8:
@@ -813,6 +831,9 @@ def fit_params(points):
             params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
         params.append(Param(("engines", eng, "step_overhead_s"), 0.0, 0.05, pts, floor=1e-4))
+        tp = [p for p in pts if re.search(r"--tp [2-9]", " ".join(p.commands[:1]))]
+        if tp and eng != "none":
+            params.append(Param(("engines", eng, "allreduce_latency_s"), 1e-6, 2e-4, tp))
     for fmt, pts in sorted(formats.items()):
         params.append(Param(("dequant_ops_per_weight", fmt), 0.0, 200.0, pts, floor=1.0))
     return params
@@ -874,8 +895,17 @@ def residual_ranges(points):
     return out
 
 
+# Engines with no point of their own take a fitted engine's values: SGLang runs CUDA graphs over
+# a paged KV cache with custom all-reduce kernels, as vLLM does.
+ENGINE_LIKE = {"sglang": "vllm"}
+
+
 def write_params(params, points):
     n = sum(p.kind in FIT_KINDS and p.estimate is not None for p in points)
+    have = {time_engine(p) for p in points if p.kind in FIT_KINDS and p.estimate is not None}
+    for engine, like in ENGINE_LIKE.items():
+        if engine not in have and like in have:
+            params["engines"][engine] = dict(params["engines"][like])
     params["fitted"] = (f"scripts/calibrate_speed.py --fit on {n} time points of "
                         f"{DATA} ({time.strftime('%Y-%m-%d')})")
     params["residuals"].update(residual_ranges(points))
@@ -886,32 +916,82 @@ def write_params(params, points):
 
 # ---- docs and --check ---------------------------------------------------------------------------
 
-DOC_INTRO = """## Speed: baseline against the calibration set (session 8)
+DOC_INTRO = """## Speed: the time model against the calibration set
 
 Written by `scripts/calibrate_speed.py --write-docs` from `build/dlcost` (do not edit by hand).
 Every row of `tests/fixtures/speed/speed-calibration.json` (published llama-bench speeds, vLLM and
 SGLang start-up KV-cache sizes, TensorRT-LLM and gpt-fast serving figures, multi-GPU training
 throughput; `tests/fixtures/speed/SOURCES.md`) is run as `dlcost estimate` with the setup's own
-fields and dlcost's defaults (nothing is fitted to these points). What each kind reads: decode
-`serving.speed.tokens_per_s` at the mean context of the run (llama-bench tgN: N/2 tokens after
-the depth); prefill the prompt over `serving.speed.ttft_s`; KV capacity `serving.paged.kv_tokens`
-(or the KV pool's bytes where the log gives only GiB); serving throughput users x output tokens
-over the batch's prefill (`gpu_fit.step_time_s` at `--batch users`) plus output x
-`serving.speed.itl_s` at the mean context, users being the static batch or, for trtllm-bench's
-max-load rows, the plan's `serving.max_users`; serving latency `serving.speed.ttft_s`; training
-`gpu_fit.samples_per_s` x sequence length / GPUs. `--json` lists every point with its commands.
-docs/speed-model.md reads what the residuals say is missing.
+fields. Every time figure comes from one per-op time model (docs/speed-model.md,
+`core/include/dlcost/gpu/time_model.hpp`) whose few parameters per device family and engine
+(never per model or row) are fitted on these points by `scripts/calibrate_speed.py --fit`
+(least squares on log(estimate / measured), coordinate descent, dlcost itself evaluating each
+trial) and embedded from `core/hardware/time_params.json`; the table of parameters is below the
+residuals. What each kind reads: decode `serving.speed.tokens_per_s` at the mean context of the
+run (llama-bench tgN: N/2 tokens after the depth); prefill the prompt over
+`serving.speed.ttft_s`; KV capacity `serving.paged.kv_tokens` (or the KV pool's bytes where the
+log gives only GiB); serving throughput users x output tokens over the batch's prefill
+(`serving.speed.batch_prefill_s`) plus output x `serving.speed.itl_s` at the mean context, users
+being the static batch or, for trtllm-bench's max-load rows, the plan's `serving.max_users`;
+serving latency `serving.speed.ttft_s`; training `gpu_fit.samples_per_s` x sequence length /
+GPUs. `--json` lists every point with its commands. The residuals' p10 and p90 per kind are
+the range every time figure of that kind carries (`..._range` in JSON, "≈ x (lo–hi)" in the CLI).
 
 Setup choices where a row leaves a field open: llama.cpp runs `--dtype fp16` (f16 activations,
 16-bit math for the prompt); an H100 80GB is the SXM part; a KV cache whose type the row does
 not state is 16-bit; TensorRT-LLM's max-load batch is capped at 8,192 sequences (its CUDA
 graphs); gpt-fast's prompt is 5 tokens; NVFP4 math runs at dlcost's FP8 rate (it has no FP4
 rate); BLOOM's Omni-Path network is `ib-edr` with one adapter per GPU (the nodes had one per
-two)."""
+two). TensorRT-LLM and gpt-fast have no engine of their own in dlcost: their rows run as vLLM
+and so fit vLLM's engine parameters."""
+
+
+PARAM_TEXT = {
+    "gemm_efficiency": "share of the dense peak a large GEMM reaches",
+    "gemm_half_rows": "GEMM rows (tokens in the batch) at which it reaches half of that",
+    "bandwidth_efficiency": "share of the DRAM bandwidth a streaming read reaches",
+    "fp8_gain": "speed-up of FP8 GEMMs over 16-bit ones (the peak says 2)",
+    "compute_scale": "the engine's GEMM kernels' share of the family's efficiency",
+    "bandwidth_scale": "the engine's share of the achievable bandwidth",
+    "layer_overhead_s": "seconds per layer per forward (kernel launches)",
+    "step_overhead_s": "seconds per forward or decode step (scheduling, sampling)",
+    "allreduce_latency_s": "seconds per tensor-parallel all-reduce of a forward",
+    "fp16_accumulate": "16-bit GEMMs accumulate in FP16 (full GeForce tensor rate)",
+}
+
+
+def param_lines(points):
+    """The parameter table: every value in time_params.json, whether the fit moved it (it has
+    calibration points) or it keeps its prior."""
+    with open(os.path.join(ROOT, TIME_PARAMS)) as f:
+        params = json.load(f)
+    fitted = {p.name: len(p.points)
+              for p in fit_params([q for q in points if q.kind in FIT_KINDS and q.estimate])}
+    rows = []
+    for group in ("families", "engines"):
+        for key, values in params[group].items():
+            for name, value in values.items():
+                path = f"{group}.{key}.{name}"
+                n = fitted.get(path)
+                rows.append([f"`{path}`", PARAM_TEXT.get(name, ""), f"{value:.4g}"
+                             if isinstance(value, float) else str(value).lower(),
+                             f"fitted ({n} points)" if n else "prior (no point moves it)"])
+    for fmt, value in params["dequant_ops_per_weight"].items():
+        path = f"dequant_ops_per_weight.{fmt}"
+        n = fitted.get(path)
+        rows.append([f"`{path}`", f"ALU operations per {fmt} weight to unpack it", f"{value:.4g}",
+                     f"fitted ({n} points)" if n else "prior (no point moves it)"])
+    for kind, (lo, hi) in params["residuals"].items():
+        rows.append([f"`residuals.{kind}`", "p10 and p90 of the error: the figures' range",
+                     f"{lo * 100:+.0f} % .. {hi * 100:+.0f} %", "from the fit's residuals"])
+    return (["", "### Fitted parameters (core/hardware/time_params.json)", "",
+             f"Fitted: {params.get('fitted', '')}.", ""]
+            + markdown_table(["parameter", "what it is", "value", "how set"], rows))
 
 
 def write_docs(points, data):
-    section = "\n".join([BEGIN, DOC_INTRO, ""] + report_lines(points, data) + [END])
+    section = "\n".join([BEGIN, DOC_INTRO, ""] + report_lines(points, data) + param_lines(points)
+                         + [END])
     path = os.path.join(ROOT, DOC)
     with open(path) as f:
         text = f.read()

@@ -194,12 +194,13 @@ TEST_CASE("Serving inputs the engine cannot run are errors at their field", "[se
         }) == "/workload/engine");
 }
 
-TEST_CASE("llama.cpp decode speed on an RTX 4090 is within 10 % of llama-bench",
+TEST_CASE("llama.cpp decode speed on an RTX 4090 is within 20 % of llama-bench",
           "[serving][speed]") {
   // llama.cpp PR #4766 ("ggml-backend integration"), RTX 4090, codellama-7b (Llama 2 7B shapes,
-  // vocab 32016), tg 128: F16 61.03 t/s, Q8_0 98.13 t/s. engineEfficiency is calibrated on
-  // these two (0.74 of the bandwidth roofline), which leaves each within 9 %.
-  constexpr double kTolerance = 0.10;
+  // vocab 32016), tg 128: F16 61.03 t/s, Q8_0 98.13 t/s. Held out: not in the calibration set
+  // the time model's parameters are fitted on (docs/accuracy.md); the bound is issue #32's for
+  // decode (the fitted model gives -17 % and -12 %).
+  constexpr double kTolerance = 0.20;
   json config = presetConfig("llama-2-7b");
   config["vocab_size"] = 32016;
   struct Case {
@@ -330,15 +331,15 @@ TEST_CASE("Tensor parallelism splits vLLM's weights and KV heads over the GPUs",
   CHECK(b.serving->command.find("--tensor-parallel-size 2") != std::string::npos);
 }
 
-TEST_CASE("vLLM decode speed for one request is within 5 % of published measurements",
+TEST_CASE("vLLM decode speed for one request is within 10 % of published measurements",
           "[serving][speed][vllm]") {
-  // engineEfficiency(vLLM) = 0.76 is calibrated on these two single-request measurements of
-  // meta-llama/Llama-3.1-8B-Instruct in BF16 (docs/accuracy.md, "Serving"):
+  // Held out (not in the calibration set the time model is fitted on): two single-request
+  // measurements of meta-llama/Llama-3.1-8B-Instruct in BF16 (docs/accuracy.md, "Serving"):
   // - H100 SXM 80GB, vLLM 0.21: median TPOT 6.48 ms at concurrency 1 (InferenceBench's
   //   concurrency-sweep recipe, 2026-05-16): 154.3 tokens/s.
   // - A100 SXM4 40GB, vLLM 0.23, 1024-token prompts, 128 generated: "about 75 tokens/sec"
   //   at concurrency 1 (J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100").
-  constexpr double kTolerance = 0.05;
+  constexpr double kTolerance = 0.10;  // the fitted model: +7.5 % (H100), within 5 % (A100)
   struct Case {
     const char* gpu;
     int64_t context;
@@ -359,12 +360,12 @@ TEST_CASE("vLLM's batch-8 latency test on an H200 takes longer than the roofline
           "[serving][speed][vllm]") {
   // vLLM performance benchmark (buildkite vllm/performance-benchmark #9515), latency test
   // latency_llama8B_tp1 on an H200: Llama-3.1-8B, batch 8, 32 prompt and 128 generated tokens
-  // per request: mean end-to-end 833.421 ms. The estimate, first token plus 127 decode steps,
-  // is 31 % faster: the per-step scheduler and sampler time that vLLM spends outside the GPU's
-  // memory traffic is not modelled, and it weighs most where memory is fastest. Checked to
-  // stay a lower bound within 35 %.
+  // per request: mean end-to-end 833.421 ms. Held out. The estimate, first token plus 127
+  // decode steps, includes vLLM's fitted per-step cost (scheduler, sampler), which the
+  // calibration set's CUDA-graph engines (TensorRT-LLM, gpt-fast) pay less of: it stays a
+  // lower bound, within 40 %.
   constexpr double kMeasured = 0.833421;
-  constexpr double kTolerance = 0.35;
+  constexpr double kTolerance = 0.40;
   const Report r = runPreset("llama-3.1-8b", {{"mode", "infer"},
                                               {"dtype", "bf16"},
                                               {"engine", "vllm"},
@@ -396,13 +397,13 @@ Report llamaCppDecode(const char* gpu, const char* gguf_type) {
 
 }  // namespace
 
-TEST_CASE("llama.cpp on Apple silicon: F16 and Q8_0 decode within 16 % of llama-bench",
+TEST_CASE("llama.cpp on Apple silicon: single-die decode within 20 % of llama-bench",
           "[serving][speed][apple]") {
   // llama.cpp discussion #4167 ("Performance of llama.cpp on Apple Silicon M-series"), build
-  // 8e672ef, Llama 2 7B, tg 128, all layers on the GPU. The single-die chips' F16 and Q8_0
-  // decode runs at 0.67-0.88 of the bandwidth roofline, around the 0.74 calibrated on CUDA;
-  // the widest is the M3 Pro at F16, 15.5 % faster than estimated.
-  constexpr double kTolerance = 0.16;
+  // 8e672ef, Llama 2 7B, tg 128, all layers on the GPU. Held out: the calibration set's Apple
+  // rows are other builds and models (M1 Max, M4 Max); the bound is issue #32's for decode
+  // (the fitted model: -16 % .. +11 %, the widest the M3 Pro at F16).
+  constexpr double kTolerance = 0.20;
   struct Case {
     const char* gpu;
     const char* type;
@@ -413,27 +414,27 @@ TEST_CASE("llama.cpp on Apple silicon: F16 and Q8_0 decode within 16 % of llama-
                Case{"apple-m3-pro-36gb", "Q8_0", 17.53}, Case{"apple-m3-max-128gb", "Q8_0", 42.75},
                Case{"apple-m4-pro-64gb", "F16", 17.18}, Case{"apple-m4-pro-64gb", "Q8_0", 30.69},
                Case{"apple-m4-max-128gb", "F16", 31.64}, Case{"apple-m4-max-128gb", "Q8_0", 54.05},
-               Case{"apple-m2-ultra-192gb", "F16", 41.02});
+               Case{"apple-m2-ultra-192gb", "F16", 41.02}, Case{"apple-m1-max-32gb", "Q4_0", 61.19},
+               Case{"apple-m3-max-128gb", "Q4_0", 66.31}, Case{"apple-m4-max-128gb", "Q4_0", 83.06});
   CAPTURE(c.gpu, c.type);
   const Report r = llamaCppDecode(c.gpu, c.type);
   CHECK(std::abs(r.serving->speed.tokens_per_s / c.measured - 1) <= kTolerance);
 }
 
-TEST_CASE("llama.cpp Q4_0 and the two-die Ultras decode slower than the bandwidth roofline",
+TEST_CASE("llama.cpp on the two-die Ultras decodes slower than one die's model",
           "[serving][speed][apple]") {
-  // llama.cpp discussion #4167 (build 8e672ef, Llama 2 7B, tg 128): on the Max chips Q4_0
-  // decode reaches only 0.58-0.63 of the bandwidth roofline (dequantization costs ALU time)
-  // and the two-die Ultras 0.43-0.59 at Q8_0 and Q4_0. dlcost's single factor overestimates
-  // them, by up to 72 % (M3 Ultra, Q4_0): the estimate stays an upper bound within 75 %.
-  constexpr double kMostOver = 0.75;
+  // llama.cpp discussion #4167 (build 8e672ef, Llama 2 7B, tg 128): the two-die Ultras reach
+  // 0.43-0.59 of the bandwidth roofline at Q8_0 and Q4_0. The apple family's parameters (one
+  // die) overestimate them, by up to 41 % (M3 Ultra, Q4_0): the estimate stays an upper
+  // bound within 45 %.
+  constexpr double kMostOver = 0.45;
   struct Case {
     const char* gpu;
     const char* type;
     double measured;
   };
   const Case c = GENERATE(
-      Case{"apple-m1-max-32gb", "Q4_0", 61.19}, Case{"apple-m3-max-128gb", "Q4_0", 66.31},
-      Case{"apple-m4-max-128gb", "Q4_0", 83.06}, Case{"apple-m2-ultra-192gb", "Q8_0", 66.64},
+      Case{"apple-m2-ultra-192gb", "Q8_0", 66.64},
       Case{"apple-m2-ultra-192gb", "Q4_0", 94.27}, Case{"apple-m3-ultra-512gb", "Q8_0", 63.93},
       Case{"apple-m3-ultra-512gb", "Q4_0", 92.14});
   CAPTURE(c.gpu, c.type);
@@ -499,8 +500,10 @@ TEST_CASE("HF transformers generate() on an A10G: speed and peak memory of its o
   // 1000-token prompt, 200 new tokens, eager attention: 23.150 tokens/s over the whole call
   // (scripts/run_llama.py: max_new_tokens / the time of generate()), max_memory_allocated
   // 14776.09 MB. The A10G's memory is the A10's (24 GB GDDR6 at 600 GB/s); the call is the
-  // prefill (the first token) and 199 decode steps. engineEfficiency(hf) = 0.56 is calibrated
-  // on this point.
+  // prefill (the first token) and 199 decode steps. The calibration set has no HF row: the hf
+  // engine's launch cost per layer (core/hardware/time_params.json, 0.29 ms: eager PyTorch
+  // launching each kernel from Python on the g5's EPYC host) is set from this point, so this
+  // checks the arithmetic, not the fit.
   constexpr double kTolerance = 0.05;
   const json a10g = {{"base", "a10"}, {"name", "NVIDIA A10G"}};
   const Report r = runPreset("llama-2-7b", {{"mode", "infer"},

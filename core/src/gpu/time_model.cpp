@@ -44,12 +44,14 @@ FamilyParams readFamily(const nlohmann::json& j, const std::string& path) {
 EngineParams readEngine(const nlohmann::json& j, const std::string& path) {
   ObjectReader r(j, path);
   r.rejectUnknown({"compute_scale", "bandwidth_scale", "layer_overhead_s", "step_overhead_s",
-                   "fp16_accumulate"});
+                   "allreduce_latency_s", "fp16_accumulate"});
   EngineParams e;
   e.compute_scale = r.optionalNumber("compute_scale", e.compute_scale, 0.01, 4);
   e.bandwidth_scale = r.optionalNumber("bandwidth_scale", e.bandwidth_scale, 0.05, 1.5);
   e.layer_overhead_s = r.optionalNumber("layer_overhead_s", 0, 0, 1);
   e.step_overhead_s = r.optionalNumber("step_overhead_s", 0, 0, 10);
+  e.allreduce_latency_s =
+      r.optionalNumber("allreduce_latency_s", e.allreduce_latency_s, 0, 1e-2);
   e.fp16_accumulate = r.optionalBool("fp16_accumulate", false);
   return e;
 }
@@ -161,6 +163,7 @@ std::string timeParamsJson(const TimeParams& p) {
                                     {"bandwidth_scale", e.bandwidth_scale},
                                     {"layer_overhead_s", e.layer_overhead_s},
                                     {"step_overhead_s", e.step_overhead_s},
+                                    {"allreduce_latency_s", e.allreduce_latency_s},
                                     {"fp16_accumulate", e.fp16_accumulate}};
   }
   j["dequant_ops_per_weight"] = {{"k_quant", p.dequant_ops_k_quant}, {"q4_0", p.dequant_ops_q4_0},
@@ -240,9 +243,14 @@ ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w) {
   if (w.tp > 1 && w.network && w.allreduce_bytes > 0) {
     // Megatron-style layers: an all-reduce after attention and one after the MLP, on the
     // critical path (Shoeybi et al. 2019, sec. 3).
+    // Small buffers: the engine's all-reduce latency plus the ring's bandwidth term (its
+    // time less that of a one-byte call, which is all latency).
     const GroupPlacement g = placeGroup(w.tp, 1, w.network->gpus_per_node);
+    const double bandwidth =
+        collectiveTime(Collective::kAllReduce, w.allreduce_bytes, g, *w.network) -
+        collectiveTime(Collective::kAllReduce, 1.0, g, *w.network);
     t.comm_s = 2.0 * static_cast<double>(w.layers) *
-               collectiveTime(Collective::kAllReduce, w.allreduce_bytes, g, *w.network);
+               (engineOf(ctx).allreduce_latency_s + std::max(0.0, bandwidth));
   }
   t.total_s = t.op.total() + t.fixed_s + t.comm_s;
   return t;

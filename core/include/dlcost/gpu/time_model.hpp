@@ -68,6 +68,10 @@ struct EngineParams {
   double layer_overhead_s = 0;
   /// Seconds per forward (decode step): scheduling, sampling, host-device synchronisation.
   double step_overhead_s = 0;
+  /// Latency of one tensor-parallel all-reduce of a forward's small activations: NCCL's LL
+  /// protocol or the engine's custom all-reduce kernel, not the ring's per-step latency that
+  /// large training buffers pay (dlcost/collectives.hpp). Its bandwidth term is the ring's.
+  double allreduce_latency_s = 15e-6;
   /// The engine's 16-bit GEMMs accumulate in FP16 (llama.cpp): on GeForce cards they run at
   /// the full tensor rate, twice the FP32-accumulate rate the GPU table holds.
   bool fp16_accumulate = false;
@@ -148,7 +152,8 @@ OpTime opTime(const TimeContext& ctx, const OpWork& w);
 struct ForwardWork {
   OpWork op;
   int64_t layers = 0;  ///< launched per forward (kernel launches)
-  /// Tensor-parallel all-reduces: 2 per layer of `allreduce_bytes` each over `tp` GPUs.
+  /// Tensor-parallel all-reduces: 2 per layer of `allreduce_bytes` each over `tp` GPUs, each
+  /// at the engine's allreduce_latency_s plus the ring's bandwidth term on `network`.
   int64_t tp = 1;
   double allreduce_bytes = 0;
   const Network* network = nullptr;
