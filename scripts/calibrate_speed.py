@@ -830,6 +830,9 @@ def fit_params(points):
         if eng in ("llamacpp", "hf"):  # kernels of their own; vLLM-like engines use the family's
             params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
+        if eng != "none":  # training's forward is its only one (layer_overhead_s)
+            params.append(Param(("engines", eng, "prefill_layer_overhead_s"), 0.0, 1e-3, pts,
+                                floor=2e-6))
         params.append(Param(("engines", eng, "step_overhead_s"), 0.0, 0.05, pts, floor=1e-4))
         tp = [p for p in pts if re.search(r"--tp [2-9]", " ".join(p.commands[:1]))]
         if tp and eng != "none":
@@ -953,7 +956,8 @@ PARAM_TEXT = {
     "fp8_gain": "speed-up of FP8 GEMMs over 16-bit ones (the peak says 2)",
     "compute_scale": "the engine's GEMM kernels' share of the family's efficiency",
     "bandwidth_scale": "the engine's share of the achievable bandwidth",
-    "layer_overhead_s": "seconds per layer per forward (kernel launches)",
+    "layer_overhead_s": "seconds per layer per decode step (kernel launches; CUDA graphs)",
+    "prefill_layer_overhead_s": "seconds per layer per prefill forward (launched eagerly)",
     "step_overhead_s": "seconds per forward or decode step (scheduling, sampling)",
     "allreduce_latency_s": "seconds per tensor-parallel all-reduce of a forward",
     "fp16_accumulate": "16-bit GEMMs accumulate in FP16 (full GeForce tensor rate)",

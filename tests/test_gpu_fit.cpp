@@ -185,7 +185,8 @@ TEST_CASE("decode speed of a weight-bound model is its bytes at the achievable b
   const double bw = dlcost::achievableBandwidth(ctx);
   CHECK(bw < ctx.gpu->bandwidth_bytes_per_s);  // never the datasheet's peak
   const int64_t layers = static_cast<int64_t>(r.layers.size()) - 1;
-  const double step = static_cast<double>(bytes) / bw + dlcost::forwardOverhead(ctx, layers);
+  const double step =
+      static_cast<double>(bytes) / bw + dlcost::forwardOverhead(ctx, layers, true);
   CHECK_THAT(*r.gpu_fit->time.tokens_per_s, WithinRel(1 / step, kSummationTolerance));
   CHECK(r.gpu_fit->time.memory_s > r.gpu_fit->time.compute_s);
 }
@@ -448,7 +449,7 @@ TEST_CASE("phase-level reports: prefill sets the step time, decode the tokens pe
   const double prefill =
       std::max(2.0 * 7e9 * 8 * 512 / (peak * dlcost::gemmEfficiency(ctx, 8 * 512)),
                static_cast<double>(weights) / dlcost::achievableBandwidth(ctx)) +
-      dlcost::forwardOverhead(ctx, 32);
+      dlcost::forwardOverhead(ctx, 32, true);
   CHECK_THAT(t.step_s, WithinRel(prefill, kSummationTolerance));
   // The utilization given is the large-GEMM share; 4096 rows come close to it.
   CHECK(dlcost::largeGemmEfficiency(ctx) == 0.5);
@@ -457,7 +458,7 @@ TEST_CASE("phase-level reports: prefill sets the step time, decode the tokens pe
   REQUIRE(t.tokens_per_s);
   const double decode = static_cast<double>(weights + 8 * 1000000) /
                             dlcost::achievableBandwidth(ctx) +
-                        dlcost::forwardOverhead(ctx, 32);
+                        dlcost::forwardOverhead(ctx, 32, false);
   CHECK_THAT(*t.tokens_per_s, WithinRel(8 / decode, kSummationTolerance));
 }
 

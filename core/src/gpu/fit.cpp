@@ -303,7 +303,7 @@ void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f
         f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
   }
   f.notes.push_back(
-      "step time from the calibrated per-op time model (docs/speed-model.md): large GEMMs at " +
+      "times from the calibrated per-op time model (docs/speed-model.md): large GEMMs at " +
       std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
       " % of the dense peak (less with few rows), traffic at " +
       std::to_string(static_cast<int>(std::lround(achievableBandwidth(ctx) /

@@ -82,7 +82,7 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
     }
   }
   // Kernel launches: once per layer in the forward, about twice more in the backward.
-  const double launches = forwardOverhead(ctx, layers);
+  const double launches = forwardOverhead(ctx, layers, true);
   if (fwd.bound_s > 0) fwd.bound_s += launches;
   if (bwd.bound_s > 0) bwd.bound_s += 2 * launches;
   // 1F1B: every stage runs its 1/pp of the layers for each micro-batch, plus pp - 1 slots of

@@ -43,12 +43,15 @@ FamilyParams readFamily(const nlohmann::json& j, const std::string& path) {
 
 EngineParams readEngine(const nlohmann::json& j, const std::string& path) {
   ObjectReader r(j, path);
-  r.rejectUnknown({"compute_scale", "bandwidth_scale", "layer_overhead_s", "step_overhead_s",
-                   "allreduce_latency_s", "fp16_accumulate"});
+  r.rejectUnknown({"compute_scale", "bandwidth_scale", "layer_overhead_s",
+                   "prefill_layer_overhead_s", "step_overhead_s", "allreduce_latency_s",
+                   "fp16_accumulate"});
   EngineParams e;
   e.compute_scale = r.optionalNumber("compute_scale", e.compute_scale, 0.01, 4);
   e.bandwidth_scale = r.optionalNumber("bandwidth_scale", e.bandwidth_scale, 0.05, 1.5);
   e.layer_overhead_s = r.optionalNumber("layer_overhead_s", 0, 0, 1);
+  e.prefill_layer_overhead_s =
+      r.optionalNumber("prefill_layer_overhead_s", e.layer_overhead_s, 0, 1);
   e.step_overhead_s = r.optionalNumber("step_overhead_s", 0, 0, 10);
   e.allreduce_latency_s =
       r.optionalNumber("allreduce_latency_s", e.allreduce_latency_s, 0, 1e-2);
@@ -162,6 +165,7 @@ std::string timeParamsJson(const TimeParams& p) {
     j["engines"][kEngineKeys[i]] = {{"compute_scale", e.compute_scale},
                                     {"bandwidth_scale", e.bandwidth_scale},
                                     {"layer_overhead_s", e.layer_overhead_s},
+                                    {"prefill_layer_overhead_s", e.prefill_layer_overhead_s},
                                     {"step_overhead_s", e.step_overhead_s},
                                     {"allreduce_latency_s", e.allreduce_latency_s},
                                     {"fp16_accumulate", e.fp16_accumulate}};
@@ -229,17 +233,18 @@ OpTime opTime(const TimeContext& ctx, const OpWork& w) {
   return t;
 }
 
-double forwardOverhead(const TimeContext& ctx, int64_t layers) {
+double forwardOverhead(const TimeContext& ctx, int64_t layers, bool prefill) {
   // No kernel launches on a CPU: ggml's CPU backend runs the graph on its own threads.
   if (ctx.gpu->cpu) return 0;
   const EngineParams& e = engineOf(ctx);
-  return e.step_overhead_s + static_cast<double>(layers) * e.layer_overhead_s;
+  const double per_layer = prefill ? e.prefill_layer_overhead_s : e.layer_overhead_s;
+  return e.step_overhead_s + static_cast<double>(layers) * per_layer;
 }
 
 ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w) {
   ForwardTime t;
   t.op = opTime(ctx, w.op);
-  t.fixed_s = forwardOverhead(ctx, w.layers);
+  t.fixed_s = forwardOverhead(ctx, w.layers, w.prefill);
   if (w.tp > 1 && w.network && w.allreduce_bytes > 0) {
     // Megatron-style layers: an all-reduce after attention and one after the MLP, on the
     // critical path (Shoeybi et al. 2019, sec. 3).

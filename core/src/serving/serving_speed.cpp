@@ -199,10 +199,11 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.op.dequant_weights = device_params * pieces;
       f.op.dequant_ops = dequant_ops;
       f.layers = t.layers;
+      f.prefill = true;
       f.tp = w.hardware.parallel.tp;
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
-      return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers) +
+      return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers, true) +
              host_prefill_s;
     };
     s.ttft_s = prefill(1.0);

@@ -64,8 +64,12 @@ struct EngineParams {
   double compute_scale = 1.0;
   /// The engine's share of the family's achievable bandwidth in a decode step.
   double bandwidth_scale = 1.0;
-  /// Seconds per layer per forward: kernel launches and their gaps (small under CUDA graphs).
+  /// Seconds per layer per decode step: kernel launches and their gaps (small where the
+  /// engine replays its decode step as a CUDA graph).
   double layer_overhead_s = 0;
+  /// Seconds per layer of a prefill (or training) forward: launched eagerly, since engines
+  /// capture only their decode steps as CUDA graphs.
+  double prefill_layer_overhead_s = 0;
   /// Seconds per forward (decode step): scheduling, sampling, host-device synchronisation.
   double step_overhead_s = 0;
   /// Latency of one tensor-parallel all-reduce of a forward's small activations: NCCL's LL
@@ -152,6 +156,7 @@ OpTime opTime(const TimeContext& ctx, const OpWork& w);
 struct ForwardWork {
   OpWork op;
   int64_t layers = 0;  ///< launched per forward (kernel launches)
+  bool prefill = false;  ///< a prompt's forward (eager launches), not a decode step
   /// Tensor-parallel all-reduces: 2 per layer of `allreduce_bytes` each over `tp` GPUs, each
   /// at the engine's allreduce_latency_s plus the ring's bandwidth term on `network`.
   int64_t tp = 1;
@@ -168,8 +173,9 @@ struct ForwardTime {
 
 ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w);
 
-/// Fixed cost of one forward of `layers` layers (launches per layer + the per-step cost).
-double forwardOverhead(const TimeContext& ctx, int64_t layers);
+/// Fixed cost of one forward of `layers` layers (launches per layer + the per-step cost);
+/// `prefill`: a prompt's (or a training) forward, launched eagerly.
+double forwardOverhead(const TimeContext& ctx, int64_t layers, bool prefill);
 
 /// ALU operations per weight to dequantize `q` (GGUF type `gguf` when q is kGguf); 0 for
 /// unquantized weights.
