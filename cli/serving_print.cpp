@@ -53,8 +53,8 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
                          : "unavailable")
         << "; inter-token latency " << approx(s.itl_s, TimeKind::kDecode, false, 2, 1e3)
         << " ms\n         " << approx(s.tokens_per_s_per_user, TimeKind::kDecode, true, 1)
-        << " tokens/s per user, " << approx(s.tokens_per_s, all, true, 1) << " in all ("
-        << s.bound << "-bound)\n";
+        << " tokens/s per user, " << approx(s.tokens_per_s, all, true, 1) << " in all (" << s.bound
+        << "-bound)\n";
     if (p.speed.prefill_copy_bytes > 0) {
       out << "  prompt: " << formatBytes(p.speed.prefill_copy_bytes, units)
           << " of CPU-held weights copied to the GPU (in the time to first token)\n";

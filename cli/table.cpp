@@ -111,11 +111,10 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
   } else if (!gpuComputePublished(f.gpu)) {
     out << "  step time unavailable: " << f.gpu.name << " has no published compute rate\n";
   } else {
-    out << "  step time " << approxSeconds(f.time.step_s, kind) << " ("
-        << mathFormatName(f.math) << " peak " << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x "
-        << fixed(f.utilization, 2) << ", " << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0)
-        << " GB/s; " << stepBound(f.time) << "-bound), "
-        << approx(f.time.samples_per_s, kind, true, 1) << " samples/s";
+    out << "  step time " << approxSeconds(f.time.step_s, kind) << " (" << mathFormatName(f.math)
+        << " peak " << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2)
+        << ", " << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+        << "-bound), " << approx(f.time.samples_per_s, kind, true, 1) << " samples/s";
     if (f.time.tokens_per_s) {
       out << ", " << approx(*f.time.tokens_per_s, TimeKind::kDecode, true, 1) << " tokens/s";
     }
@@ -147,8 +146,8 @@ void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits u
       const std::array<double, 2> range = timeRange(TimeKind::kTraining, *r.cost_usd, false);
       out << ", ≈ $" << groupDigits(static_cast<int64_t>(*r.cost_usd)) << " ($"
           << groupDigits(static_cast<int64_t>(range[0])) << "–$"
-          << groupDigits(static_cast<int64_t>(range[1])) << ") at $"
-          << fixed(*r.price, 3) << "/GPU-hour";
+          << groupDigits(static_cast<int64_t>(range[1])) << ") at $" << fixed(*r.price, 3)
+          << "/GPU-hour";
       if (r.list_price)
         out << " (list price " << r.list_price->date << ": " << r.list_price->offer << ")";
     }

@@ -185,8 +185,7 @@ TEST_CASE("decode speed of a weight-bound model is its bytes at the achievable b
   const double bw = dlcost::achievableBandwidth(ctx);
   CHECK(bw < ctx.gpu->bandwidth_bytes_per_s);  // never the datasheet's peak
   const int64_t layers = static_cast<int64_t>(r.layers.size()) - 1;
-  const double step =
-      static_cast<double>(bytes) / bw + dlcost::forwardOverhead(ctx, layers, true);
+  const double step = static_cast<double>(bytes) / bw + dlcost::forwardOverhead(ctx, layers, true);
   CHECK_THAT(*r.gpu_fit->time.tokens_per_s, WithinRel(1 / step, kSummationTolerance));
   CHECK(r.gpu_fit->time.memory_s > r.gpu_fit->time.compute_s);
 }
@@ -456,9 +455,9 @@ TEST_CASE("phase-level reports: prefill sets the step time, decode the tokens pe
   CHECK(dlcost::gemmEfficiency(ctx, 8 * 512) < 0.5);
   CHECK(dlcost::gemmEfficiency(ctx, 8 * 512) > 0.45);
   REQUIRE(t.tokens_per_s);
-  const double decode = static_cast<double>(weights + 8 * 1000000) /
-                            dlcost::achievableBandwidth(ctx) +
-                        dlcost::forwardOverhead(ctx, 32, false);
+  const double decode =
+      static_cast<double>(weights + 8 * 1000000) / dlcost::achievableBandwidth(ctx) +
+      dlcost::forwardOverhead(ctx, 32, false);
   CHECK_THAT(*t.tokens_per_s, WithinRel(8 / decode, kSummationTolerance));
 }
 

@@ -409,13 +409,13 @@ TEST_CASE("llama.cpp on Apple silicon: single-die decode within 20 % of llama-be
     const char* type;
     double measured;
   };
-  const Case c =
-      GENERATE(Case{"apple-m1-max-32gb", "Q8_0", 40.20}, Case{"apple-m3-pro-36gb", "F16", 9.89},
-               Case{"apple-m3-pro-36gb", "Q8_0", 17.53}, Case{"apple-m3-max-128gb", "Q8_0", 42.75},
-               Case{"apple-m4-pro-64gb", "F16", 17.18}, Case{"apple-m4-pro-64gb", "Q8_0", 30.69},
-               Case{"apple-m4-max-128gb", "F16", 31.64}, Case{"apple-m4-max-128gb", "Q8_0", 54.05},
-               Case{"apple-m2-ultra-192gb", "F16", 41.02}, Case{"apple-m1-max-32gb", "Q4_0", 61.19},
-               Case{"apple-m3-max-128gb", "Q4_0", 66.31}, Case{"apple-m4-max-128gb", "Q4_0", 83.06});
+  const Case c = GENERATE(
+      Case{"apple-m1-max-32gb", "Q8_0", 40.20}, Case{"apple-m3-pro-36gb", "F16", 9.89},
+      Case{"apple-m3-pro-36gb", "Q8_0", 17.53}, Case{"apple-m3-max-128gb", "Q8_0", 42.75},
+      Case{"apple-m4-pro-64gb", "F16", 17.18}, Case{"apple-m4-pro-64gb", "Q8_0", 30.69},
+      Case{"apple-m4-max-128gb", "F16", 31.64}, Case{"apple-m4-max-128gb", "Q8_0", 54.05},
+      Case{"apple-m2-ultra-192gb", "F16", 41.02}, Case{"apple-m1-max-32gb", "Q4_0", 61.19},
+      Case{"apple-m3-max-128gb", "Q4_0", 66.31}, Case{"apple-m4-max-128gb", "Q4_0", 83.06});
   CAPTURE(c.gpu, c.type);
   const Report r = llamaCppDecode(c.gpu, c.type);
   CHECK(std::abs(r.serving->speed.tokens_per_s / c.measured - 1) <= kTolerance);
@@ -434,9 +434,8 @@ TEST_CASE("llama.cpp on the two-die Ultras decodes slower than one die's model",
     double measured;
   };
   const Case c = GENERATE(
-      Case{"apple-m2-ultra-192gb", "Q8_0", 66.64},
-      Case{"apple-m2-ultra-192gb", "Q4_0", 94.27}, Case{"apple-m3-ultra-512gb", "Q8_0", 63.93},
-      Case{"apple-m3-ultra-512gb", "Q4_0", 92.14});
+      Case{"apple-m2-ultra-192gb", "Q8_0", 66.64}, Case{"apple-m2-ultra-192gb", "Q4_0", 94.27},
+      Case{"apple-m3-ultra-512gb", "Q8_0", 63.93}, Case{"apple-m3-ultra-512gb", "Q4_0", 92.14});
   CAPTURE(c.gpu, c.type);
   const Report r = llamaCppDecode(c.gpu, c.type);
   const double over = r.serving->speed.tokens_per_s / c.measured - 1;
@@ -573,9 +572,9 @@ TEST_CASE("llama.cpp without a dtype prices its prompt at 16-bit, not FP32",
   const auto ttft = [](const json& extra) {
     json w = {{"mode", "infer"}, {"engine", "llamacpp"}, {"gpu", "h100-pcie"}};
     w.update(extra);
-    return dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}}, {"workload", w}})
-        ["serving"]["speed"]["ttft_s"]
-            .get<double>();
+    return dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}},
+                                     {"workload", w}})["serving"]["speed"]["ttft_s"]
+        .get<double>();
   };
   CHECK(ttft(json::object()) == ttft({{"dtype", "fp16"}}));
   CHECK(ttft({{"dtype", "fp32"}}) > 5 * ttft(json::object()));

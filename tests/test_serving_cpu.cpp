@@ -8,8 +8,8 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_json.hpp"
 #include "dlcost/gpu/gpu_table.hpp"
-#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/gpu.hpp"
@@ -130,8 +130,8 @@ TEST_CASE("On a CPU, llama.cpp keeps everything in system RAM less what the OS k
   CHECK(p.speed.step_bytes <
         p.device.bytesOf(MemoryKey::kWeights) + p.device.bytesOf(MemoryKey::kKvCache));
   const double share = dlcost::timeParams()
-                          .families[static_cast<size_t>(dlcost::DeviceFamily::kCpu)]
-                          .bandwidth_efficiency;
+                           .families[static_cast<size_t>(dlcost::DeviceFamily::kCpu)]
+                           .bandwidth_efficiency;
   CHECK_THAT(p.speed.tokens_per_s,
              WithinRel(share * 83.2e9 / static_cast<double>(p.speed.step_bytes), 1e-6));
 

@@ -306,8 +306,8 @@ void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f
       "times from the calibrated per-op time model (docs/speed-model.md): large GEMMs at " +
       std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
       " % of the dense peak (less with few rows), traffic at " +
-      std::to_string(static_cast<int>(std::lround(achievableBandwidth(ctx) /
-                                                  f.gpu.bandwidth_bytes_per_s * 100))) +
+      std::to_string(static_cast<int>(
+          std::lround(achievableBandwidth(ctx) / f.gpu.bandwidth_bytes_per_s * 100))) +
       " % of the bandwidth, kernel launches per layer (" + deviceFamilyName(deviceFamily(f.gpu)) +
       " family; " + (w.hardware.utilization ? "utilization as given" : "fitted") + ")");
   for (const std::string& n : f.step.notes) f.notes.push_back(n);

@@ -273,15 +273,15 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* s
   if (serving) {
     tokens = serving->speed.itl_s > 0 ? std::optional(serving->speed.tokens_per_s) : std::nullopt;
   }
-  const TimeKind tokens_kind = serving && serving->speed.users > 1 ? TimeKind::kServingThroughput
-                                                                    : TimeKind::kDecode;
+  const TimeKind tokens_kind =
+      serving && serving->speed.users > 1 ? TimeKind::kServingThroughput : TimeKind::kDecode;
   j.add("step_time_s", step_shown ? std::optional(f.time.step_s) : std::nullopt)
-      .add("step_time_s_range", step_shown ? std::optional(rangeOf(step_kind, f.time.step_s, false))
-                                           : std::nullopt)
+      .add("step_time_s_range",
+           step_shown ? std::optional(rangeOf(step_kind, f.time.step_s, false)) : std::nullopt)
       .add("samples_per_s", step_shown ? std::optional(f.time.samples_per_s) : std::nullopt)
-      .add("samples_per_s_range",
-           step_shown ? std::optional(rangeOf(step_kind, f.time.samples_per_s, true))
-                      : std::nullopt)
+      .add(
+          "samples_per_s_range",
+          step_shown ? std::optional(rangeOf(step_kind, f.time.samples_per_s, true)) : std::nullopt)
       .add("tokens_per_s", tokens)
       .add("tokens_per_s_range",
            tokens ? std::optional(rangeOf(tokens_kind, *tokens, true)) : std::nullopt)

@@ -102,9 +102,9 @@ JsonObject runCostObject(const RunCost& c) {
       .add("price_per_gpu_hour", c.price)
       .add("price_source", price_source)
       .add("cost_usd", c.cost_usd)
-      .add("cost_usd_range", c.cost_usd ? std::optional(rangeOf(TimeKind::kTraining, *c.cost_usd,
-                                                                false))
-                                        : std::nullopt)
+      .add("cost_usd_range", c.cost_usd
+                                 ? std::optional(rangeOf(TimeKind::kTraining, *c.cost_usd, false))
+                                 : std::nullopt)
       .add("energy_kwh", c.energy_kwh)
       .add("mfu", c.mfu)
       .add("convention",

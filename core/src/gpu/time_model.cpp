@@ -53,8 +53,7 @@ EngineParams readEngine(const nlohmann::json& j, const std::string& path) {
   e.prefill_layer_overhead_s =
       r.optionalNumber("prefill_layer_overhead_s", e.layer_overhead_s, 0, 1);
   e.step_overhead_s = r.optionalNumber("step_overhead_s", 0, 0, 10);
-  e.allreduce_latency_s =
-      r.optionalNumber("allreduce_latency_s", e.allreduce_latency_s, 0, 1e-2);
+  e.allreduce_latency_s = r.optionalNumber("allreduce_latency_s", e.allreduce_latency_s, 0, 1e-2);
   e.fp16_accumulate = r.optionalBool("fp16_accumulate", false);
   return e;
 }
@@ -65,8 +64,8 @@ TimeParams parseParams(const std::string& text) {
     throw InputError(ErrorCode::kValue, "", "time parameters: not a JSON object");
   }
   ObjectReader r(doc, "");
-  r.rejectUnknown({"schema", "about", "fitted", "families", "engines", "dequant_ops_per_weight",
-                   "residuals"});
+  r.rejectUnknown(
+      {"schema", "about", "fitted", "families", "engines", "dequant_ops_per_weight", "residuals"});
   TimeParams p;
   p.fitted = r.optionalString("fitted", "");
   ObjectReader fam(r.require("families"), r.pathOf("families"));

@@ -279,8 +279,8 @@ Workload parseWorkload(const json& workload, const std::string& path, const Work
   // With a serving engine and no dtype, the engine's own compute precision (not fp32).
   if (!r.has("dtype") && base.precision == Workload{}.precision && w.mode == Mode::kInfer &&
       w.serving.engine != Engine::kNone) {
-    w.precision = engineDefaultPrecision(w.serving.engine,
-                                         w.hardware.gpu ? &*w.hardware.gpu : nullptr);
+    w.precision =
+        engineDefaultPrecision(w.serving.engine, w.hardware.gpu ? &*w.hardware.gpu : nullptr);
   }
   if (w.finetune != Finetune::kNone && w.mode != Mode::kTrain) {
     throw InputError(ErrorCode::kValue, r.pathOf(r.has("mode") ? "mode" : "finetune"),

@@ -22,8 +22,8 @@ JsonObject servingSpeedObject(const ServingSpeed& s) {
       .add("ttft_s_range", s.ttft_s > 0
                                ? std::optional(rangeOf(TimeKind::kServingLatency, s.ttft_s, false))
                                : std::nullopt)
-      .add("batch_prefill_s", s.batch_prefill_s > 0 ? std::optional(s.batch_prefill_s)
-                                                    : std::nullopt)
+      .add("batch_prefill_s",
+           s.batch_prefill_s > 0 ? std::optional(s.batch_prefill_s) : std::nullopt)
       .add("batch_prefill_s_range",
            s.batch_prefill_s > 0
                ? std::optional(rangeOf(TimeKind::kPrefill, s.batch_prefill_s, false))
@@ -32,8 +32,7 @@ JsonObject servingSpeedObject(const ServingSpeed& s) {
       .add("itl_s", s.itl_s)
       .add("itl_s_range", rangeOf(TimeKind::kDecode, s.itl_s, false))
       .add("tokens_per_s_per_user", s.tokens_per_s_per_user)
-      .add("tokens_per_s_per_user_range",
-           rangeOf(TimeKind::kDecode, s.tokens_per_s_per_user, true))
+      .add("tokens_per_s_per_user_range", rangeOf(TimeKind::kDecode, s.tokens_per_s_per_user, true))
       .add("tokens_per_s", s.tokens_per_s)
       .add("tokens_per_s_range", rangeOf(throughput, s.tokens_per_s, true))
       .add("bound", s.bound)

@@ -11,8 +11,8 @@
 #include "dlcost/base/checked.hpp"
 #include "dlcost/gpu/fit.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
-#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
@@ -94,9 +94,9 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   ctx.engine = plan.engine;
   const bool compute_known = gpuComputePublished(fit.gpu);
   // Layers llama.cpp keeps in system RAM are read by the CPU at what its memory reaches.
-  const double host_bw = w.serving.host_bandwidth.value_or(kDefaultHostBandwidth) *
-                         timeParams().families[static_cast<size_t>(DeviceFamily::kCpu)]
-                             .bandwidth_efficiency;
+  const double host_bw =
+      w.serving.host_bandwidth.value_or(kDefaultHostBandwidth) *
+      timeParams().families[static_cast<size_t>(DeviceFamily::kCpu)].bandwidth_efficiency;
   const double tp = d(w.hardware.parallel.tp);
   const double act_bytes = dtypeBits(layoutOf(w.precision).activations) / 8.0;
 

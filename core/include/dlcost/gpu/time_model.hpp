@@ -29,15 +29,15 @@ namespace dlcost {
 
 /// Devices whose kernels reach similar shares of their peaks: the parameter table's rows.
 enum class DeviceFamily {
-  kHopper,      ///< H100, H200, GH200
-  kAmpere,      ///< A100, A10, A30, A40, RTX A-series (datacenter/pro Ampere)
-  kAda,         ///< L4, L40, L40S, RTX 6000 Ada (datacenter/pro Ada)
-  kBlackwell,   ///< B200, GB200, GB10, RTX PRO Blackwell
-  kOlder,       ///< Volta, Turing, Pascal, Kepler datacenter parts
-  kGeForce,     ///< consumer GeForce cards (16-bit tensor math at half rate with FP32 accumulate)
-  kApple,       ///< Apple silicon (Metal)
-  kAmd,         ///< AMD Instinct and Radeon
-  kCpu,         ///< a CPU socket (llama.cpp without a GPU)
+  kHopper,     ///< H100, H200, GH200
+  kAmpere,     ///< A100, A10, A30, A40, RTX A-series (datacenter/pro Ampere)
+  kAda,        ///< L4, L40, L40S, RTX 6000 Ada (datacenter/pro Ada)
+  kBlackwell,  ///< B200, GB200, GB10, RTX PRO Blackwell
+  kOlder,      ///< Volta, Turing, Pascal, Kepler datacenter parts
+  kGeForce,    ///< consumer GeForce cards (16-bit tensor math at half rate with FP32 accumulate)
+  kApple,      ///< Apple silicon (Metal)
+  kAmd,        ///< AMD Instinct and Radeon
+  kCpu,        ///< a CPU socket (llama.cpp without a GPU)
 };
 inline constexpr int kDeviceFamilies = 9;
 
@@ -137,10 +137,10 @@ double achievableBandwidth(const TimeContext& ctx);
 /// The work of one op.
 struct OpWork {
   double flops = 0;
-  double rows = 1;   ///< M of its GEMMs (tokens or samples in the batch)
-  double bytes = 0;  ///< DRAM traffic
-  double dequant_weights = 0;   ///< quantized weights unpacked
-  double dequant_ops = 0;       ///< ALU operations per unpacked weight
+  double rows = 1;             ///< M of its GEMMs (tokens or samples in the batch)
+  double bytes = 0;            ///< DRAM traffic
+  double dequant_weights = 0;  ///< quantized weights unpacked
+  double dequant_ops = 0;      ///< ALU operations per unpacked weight
 };
 
 struct OpTime {
@@ -155,7 +155,7 @@ OpTime opTime(const TimeContext& ctx, const OpWork& w);
 /// One forward (a prefill, a decode step) of a transformer-like stack.
 struct ForwardWork {
   OpWork op;
-  int64_t layers = 0;  ///< launched per forward (kernel launches)
+  int64_t layers = 0;    ///< launched per forward (kernel launches)
   bool prefill = false;  ///< a prompt's forward (eager launches), not a decode step
   /// Tensor-parallel all-reduces: 2 per layer of `allreduce_bytes` each over `tp` GPUs, each
   /// at the engine's allreduce_latency_s plus the ring's bandwidth term on `network`.
