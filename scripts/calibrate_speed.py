@@ -964,6 +964,17 @@ PARAM_TEXT = {
 }
 
 
+# How the parameters no calibration point moves were set.
+PRIOR_NOTES = {
+    "sglang": "vLLM's fitted value (no SGLang speed row; both run CUDA graphs over paged KV)",
+    "engines.hf.layer_overhead_s": "set from HF generate() on an A10G (fxmarty/accelerated-"
+                                   "pytorch-transformers-generation; no HF row in the set)",
+    "engines.hf.prefill_layer_overhead_s": "as its decode launches (eager PyTorch)",
+    "families.cpu.bandwidth_efficiency": "from llama-bench on an EPYC 9554 (ahelpme.com; "
+                                         "tests/test_serving_cpu.cpp)",
+}
+
+
 def param_lines(points):
     """The parameter table: every value in time_params.json, whether the fit moved it (it has
     calibration points) or it keeps its prior."""
@@ -977,9 +988,10 @@ def param_lines(points):
             for name, value in values.items():
                 path = f"{group}.{key}.{name}"
                 n = fitted.get(path)
+                how = (f"fitted ({n} points)" if n else PRIOR_NOTES.get(key, PRIOR_NOTES.get(
+                    path, "prior (no point moves it)")))
                 rows.append([f"`{path}`", PARAM_TEXT.get(name, ""), f"{value:.4g}"
-                             if isinstance(value, float) else str(value).lower(),
-                             f"fitted ({n} points)" if n else "prior (no point moves it)"])
+                             if isinstance(value, float) else str(value).lower(), how])
     for fmt, value in params["dequant_ops_per_weight"].items():
         path = f"dequant_ops_per_weight.{fmt}"
         n = fitted.get(path)
