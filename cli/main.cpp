@@ -1,6 +1,7 @@
 // dlcost: the command-line front end. Reads files and flags, prints reports; all figures
 // come from the core engine.
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "dlcost/explore/layouts.hpp"
 #include "dlcost/explore/serving_sweep.hpp"
 #include "dlcost/gpu/step_json.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/model_files/onnx_graph.hpp"
 #include "dlcost/model_files/weight_components.hpp"
 #include "dlcost/report/estimate.hpp"
@@ -394,6 +396,13 @@ int main(int argc, char** argv) {
   bool want_json = false;
   for (int i = 1; i < argc; ++i) want_json = want_json || std::string(argv[i]) == "--json";
   try {
+    // Calibration only (scripts/calibrate_speed.py --fit): trial time-model parameters.
+    if (const char* params = std::getenv("DLCOST_TIME_PARAMS")) {
+      std::ifstream in(params);
+      std::stringstream text;
+      text << in.rdbuf();
+      dlcost::overrideTimeParams(text.str());
+    }
     if (argc > 1 && std::string(argv[1]) == "inspect") {
       return dlcost::cli::runInspect(std::vector<std::string>(argv + 2, argv + argc));
     }

@@ -46,11 +46,15 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
   }
   if (p.speed.itl_s > 0) {
     // ttft_s is 0 only without a published compute rate: the prefill's time is unknown.
+    const ServingSpeed& s = p.speed;
+    const TimeKind all = s.users > 1 ? TimeKind::kServingThroughput : TimeKind::kDecode;
     out << "  speed: time to first token "
-        << (p.speed.ttft_s > 0 ? fixed(p.speed.ttft_s * 1e3, 1) + " ms" : "unavailable")
-        << "; inter-token latency " << fixed(p.speed.itl_s * 1e3, 2) << " ms; "
-        << fixed(p.speed.tokens_per_s_per_user, 1) << " tokens/s per user, "
-        << fixed(p.speed.tokens_per_s, 1) << " in all (" << p.speed.bound << "-bound)\n";
+        << (s.ttft_s > 0 ? approx(s.ttft_s, TimeKind::kServingLatency, false, 1, 1e3) + " ms"
+                         : "unavailable")
+        << "; inter-token latency " << approx(s.itl_s, TimeKind::kDecode, false, 2, 1e3)
+        << " ms\n         " << approx(s.tokens_per_s_per_user, TimeKind::kDecode, true, 1)
+        << " tokens/s per user, " << approx(s.tokens_per_s, all, true, 1) << " in all (" << s.bound
+        << "-bound)\n";
     if (p.speed.prefill_copy_bytes > 0) {
       out << "  prompt: " << formatBytes(p.speed.prefill_copy_bytes, units)
           << " of CPU-held weights copied to the GPU (in the time to first token)\n";

@@ -19,6 +19,18 @@ std::string fixed(double v, int digits) {
   return s.str();
 }
 
+std::string approx(double v, TimeKind kind, bool rate, int digits, double scale) {
+  const std::array<double, 2> r = timeRange(kind, v, rate);
+  return "≈ " + fixed(v * scale, digits) + " (" + fixed(r[0] * scale, digits) + "–" +
+         fixed(r[1] * scale, digits) + ")";
+}
+
+std::string approxSeconds(double s, TimeKind kind) {
+  const double scale = s >= 1 ? 1 : s >= 1e-3 ? 1e3 : 1e6;
+  const char* unit = s >= 1 ? " s" : s >= 1e-3 ? " ms" : " us";
+  return approx(s, kind, false, 2, scale) + unit;
+}
+
 void printTable(std::ostream& out, const std::vector<std::string>& head,
                 const std::vector<std::vector<std::string>>& rows, size_t left_columns,
                 const std::string& indent) {
@@ -65,7 +77,8 @@ std::string seconds(double s) {
 // memory, the step time and its parts, the network and the whole run, then the advice.
 
 /// The heading and the per-GPU memory terms against what the GPU can use.
-void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
+void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units,
+                    bool serving) {
   const Parallelism& p = w.hardware.parallel;
   out << "\non " << f.gpu.name;
   if (p.gpus > 1) {
@@ -93,20 +106,25 @@ void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteU
       << " - fragmentation " << formatBytes(f.fragmentation_bytes, units) << "; headroom "
       << (f.headroom_bytes < 0 ? "-" : "") << formatBytes(std::llabs(f.headroom_bytes), units)
       << "\n";
-  out << "  largest batch that fits: " << f.max_batch << "\n";
+  if (!serving) out << "  largest batch that fits: " << f.max_batch << "\n";
 }
 
-/// The step time from the roofline, and the parts it adds up.
-void printStepTime(std::ostream& out, const GpuFit& f) {
+/// The step time from the time model, and the parts it adds up. With a serving plan there is
+/// none to print: the plan gives users, time to first token and tokens/s.
+void printStepTime(std::ostream& out, const GpuFit& f, const Workload& w, bool serving) {
+  if (serving) return;
   if (!gpuComputePublished(f.gpu)) {
     out << "  step time unavailable: " << f.gpu.name << " has no published compute rate\n";
     return;
   }
-  out << "  step time " << seconds(f.time.step_s) << " (" << mathFormatName(f.math) << " peak "
-      << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2) << ", "
-      << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
-      << "-bound), " << fixed(f.time.samples_per_s, 1) << " samples/s";
-  if (f.time.tokens_per_s) out << ", " << fixed(*f.time.tokens_per_s, 1) << " tokens/s";
+  const TimeKind kind = w.mode == Mode::kTrain ? TimeKind::kTraining : TimeKind::kPrefill;
+  out << "  step time " << approxSeconds(f.time.step_s, kind) << " (" << mathFormatName(f.math)
+      << " peak " << fixed(f.peak_flops / 1e12, 1) << " TFLOPS x " << fixed(f.utilization, 2)
+      << ", " << fixed(f.gpu.bandwidth_bytes_per_s / 1e9, 0) << " GB/s; " << stepBound(f.time)
+      << "-bound), " << approx(f.time.samples_per_s, kind, true, 1) << " samples/s";
+  if (f.time.tokens_per_s) {
+    out << ", " << approx(*f.time.tokens_per_s, TimeKind::kDecode, true, 1) << " tokens/s";
+  }
   out << "\n";
   const StepBreakdown& s = f.step;
   // The parts a layout has: a single GPU has no communication and no bubble to list.
@@ -122,7 +140,7 @@ void printStepTime(std::ostream& out, const GpuFit& f) {
 
 /// The nodes and links of a multi-GPU layout, the whole run's cost, and throughput per dollar
 /// and per watt.
-void printRunAndValue(std::ostream& out, const GpuFit& f, const Workload& w) {
+void printRunAndValue(std::ostream& out, const GpuFit& f, const Workload& w, bool serving) {
   if (w.hardware.parallel.gpus > 1) {
     const Network& n = f.network;
     out << "  " << n.nodes << " node(s) of " << n.gpus_per_node << " GPUs";
@@ -132,28 +150,37 @@ void printRunAndValue(std::ostream& out, const GpuFit& f, const Workload& w) {
   }
   if (f.run) {
     const RunCost& r = *f.run;
-    out << "  run: " << groupDigits(r.steps) << " steps, " << fixed(r.wall_s / 86400, 2)
-        << " days, " << fixed(r.gpu_hours, 0) << " GPU-hours";
+    out << "  run: " << groupDigits(r.steps) << " steps, "
+        << approx(r.wall_s / 86400, TimeKind::kTraining, false, 2) << " days, "
+        << fixed(r.gpu_hours, 0) << " GPU-hours";
     if (r.cost_usd) {
-      out << ", $" << groupDigits(static_cast<int64_t>(*r.cost_usd)) << " at $"
-          << fixed(*r.price, 3) << "/GPU-hour";
+      const std::array<double, 2> range = timeRange(TimeKind::kTraining, *r.cost_usd, false);
+      out << ", ≈ $" << groupDigits(static_cast<int64_t>(*r.cost_usd)) << " ($"
+          << groupDigits(static_cast<int64_t>(range[0])) << "–$"
+          << groupDigits(static_cast<int64_t>(range[1])) << ") at $" << fixed(*r.price, 3)
+          << "/GPU-hour";
       if (r.list_price)
         out << " (list price " << r.list_price->date << ": " << r.list_price->offer << ")";
     }
     out << ", " << fixed(r.energy_kwh, 0) << " kWh at TDP; MFU " << fixed(100 * r.mfu, 1) << " %\n";
   }
+  // Samples/s per dollar and per watt are the training-style batch's: not shown with a serving
+  // plan (one figure per question).
+  if (serving || !gpuComputePublished(f.gpu)) return;
+  out << "  ";
   if (f.samples_per_s_per_1000usd) {
-    out << "  " << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
-  } else if (gpuComputePublished(f.gpu)) {
-    out << "  ";
+    out << fixed(*f.samples_per_s_per_1000usd, 2) << " samples/s per $1000, ";
   }
-  if (gpuComputePublished(f.gpu)) out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
+  out << fixed(f.samples_per_s_per_watt, 3) << " samples/s per W\n";
 }
 
-void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units) {
-  printFitMemory(out, f, w, units);
-  printStepTime(out, f);
-  printRunAndValue(out, f, w);
+/// `serving`: the report has a serving plan, which answers "how many users" and "how fast";
+/// the training-style batch and step are then left out (one figure per question).
+void printFit(std::ostream& out, const GpuFit& f, const Workload& w, ByteUnits units,
+              bool serving) {
+  printFitMemory(out, f, w, units, serving);
+  printStepTime(out, f, w, serving);
+  printRunAndValue(out, f, w, serving);
   for (const auto& n : f.notes) out << "  note: " << n << "\n";
   if (!f.advice.empty()) {
     out << "\nto make it fit (each checked by re-estimating):\n";
@@ -321,7 +348,7 @@ void printReport(std::ostream& out, const Report& r, ByteUnits units) {
     out << "\nlargest batch in " << formatBytes(*w.memory_bytes, units) << ": " << *r.max_batch
         << "\n";
   }
-  if (r.gpu_fit) printFit(out, *r.gpu_fit, w, units);
+  if (r.gpu_fit) printFit(out, *r.gpu_fit, w, units, r.serving.has_value());
   for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
 }
 

@@ -8,12 +8,20 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/base/units.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/types/report.hpp"
 
 namespace dlcost::cli {
 
 /// `v` with `digits` digits after the point.
 std::string fixed(double v, int digits);
+
+/// A time figure with its calibrated range (dlcost/gpu/time_model.hpp, timeRange):
+/// "≈ 98.0 (85.1–112.3)" with `digits` digits after the point, `scale` applied to all three.
+std::string approx(double v, TimeKind kind, bool rate, int digits, double scale = 1.0);
+
+/// Seconds as "1.23 s", "4.56 ms" or "7.8 us", with the calibrated range of `kind`.
+std::string approxSeconds(double s, TimeKind kind);
 
 /// A text table: columns before `left_columns` left-aligned, the rest right-aligned, two spaces
 /// between columns, each line after `indent`.

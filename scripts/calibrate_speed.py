@@ -10,6 +10,7 @@ kind of measurement, device family and engine, the points run, those within the 
 the median error and the worst point; then the points that cannot run, grouped by reason.
 
     python3 scripts/calibrate_speed.py [--dlcost build/dlcost] [--json] [--check] [--write-docs]
+                                       [--fit]
 
   --json        per-point residuals (measured, estimate, error, commands, reason) as JSON
   --check       exit 1 only when a point that produced a figure at the last --write-docs
@@ -18,24 +19,36 @@ the median error and the worst point; then the points that cannot run, grouped b
   --write-docs  rewrite the section of docs/accuracy.md between the markers below, and the
                 baseline of --check
 
-Nothing here is fitted: dlcost runs with its defaults (utilization 0.5, its engine factors)
-and the setup's own fields. Where dlcost has no engine of the row's kind, the row runs through
-a proxy engine named in the table (ENGINES).
+  --fit         fit the time model's parameters (core/hardware/time_params.json: per device
+                family and engine, never per model or row) by least squares on
+                log(estimate / measured), running dlcost with trial values
+                (DLCOST_TIME_PARAMS); writes the file with the residual ranges, prints the
+                parameters and the table before and after. Rebuild dlcost to embed them.
+
+dlcost runs with the parameters of core/hardware/time_params.json (passed as
+DLCOST_TIME_PARAMS, so a fit is checked before the rebuild that embeds it) and the setup's own
+fields. Where dlcost has no engine of the row's kind, the row runs through a proxy engine named
+in the table (ENGINES).
 """
 import argparse
+import atexit
 import concurrent.futures
 import functools
 import json
+import math
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DATA = "tests/fixtures/speed/speed-calibration.json"
 MODELS = "tests/fixtures/speed/models"
 BASELINE = "tests/fixtures/speed/baseline.json"
+TIME_PARAMS = "core/hardware/time_params.json"
 DOC = "docs/accuracy.md"
 BEGIN = "<!-- speed-calibration: written by scripts/calibrate_speed.py -->"
 END = "<!-- /speed-calibration -->"
@@ -286,11 +299,11 @@ def read_training(report, seq_len, gpus):
 
 def e2e_output_tokens_per_s(run, base, users, prompt, output):
     """Output tokens/s of `users` requests of `prompt` in and `output` out: the batch's prefill
-    (gpu_fit.step_time_s at --batch users, the roofline of the prefill phase) and `output` decode
+    (serving.speed.batch_prefill_s: every user's prompt in one forward) and `output` decode
     steps of all users at the mean context (serving.speed.itl_s at prompt + output/2)."""
     report = run(base + flags(users=users, batch=users, prompt_tokens=prompt,
                               generated_tokens=output // 2))
-    prefill_s = report["gpu_fit"]["step_time_s"]
+    prefill_s = report["serving"]["speed"]["batch_prefill_s"]
     itl_s = report["serving"]["speed"]["itl_s"]
     return users * output / (prefill_s + output * itl_s)
 
@@ -569,24 +582,27 @@ RESULTS = {}  # dlcost's JSON per distinct command, shared by the points
 
 
 class Runner:
-    """Runs `dlcost estimate ARGS --json` (once per distinct command) for one point, and records
-    the commands in its log."""
+    """Runs `dlcost estimate ARGS --json` (once per distinct command and parameter file) for one
+    point, and records the commands in its log. `params`: the time model's parameters as JSON
+    text (DLCOST_TIME_PARAMS), core/hardware/time_params.json by default."""
 
-    def __init__(self, dlcost, log):
+    def __init__(self, dlcost, log, params=None):
         self.dlcost, self.log = dlcost, log
+        self.params = params if params is not None else read_params_text()
 
     def __call__(self, args):
-        key = tuple(str(a) for a in args)
+        key = (params_file(self.params),) + tuple(str(a) for a in args)
         if key not in RESULTS:
             RESULTS[key] = self.invoke(key)
-        self.log.append(" ".join(("dlcost", "estimate") + key + ("--json",)))
+        self.log.append(" ".join(("dlcost", "estimate") + key[1:] + ("--json",)))
         result = RESULTS[key]
         if "error" in result:
             raise Skip(REFUSED, result["error"]["message"])
         return result
 
     def invoke(self, key):
-        proc = subprocess.run([self.dlcost, "estimate", *key, "--json"], cwd=ROOT,
+        env = dict(os.environ, DLCOST_TIME_PARAMS=key[0])
+        proc = subprocess.run([self.dlcost, "estimate", *key[1:], "--json"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
         try:
             return json.loads(proc.stdout)
@@ -594,9 +610,35 @@ class Runner:
             return {"error": {"message": f"exit {proc.returncode}: {proc.stderr.strip()[:200]}"}}
 
 
-def evaluate(point, dlcost):
+def read_params_text():
+    with open(os.path.join(ROOT, TIME_PARAMS)) as f:
+        return f.read()
+
+
+PARAM_FILES = {}  # parameter text -> the temporary file the CLI reads it from
+
+
+@atexit.register
+def remove_param_files():
+    for path in PARAM_FILES.values():
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def params_file(text):
+    if text not in PARAM_FILES:
+        fd, path = tempfile.mkstemp(prefix="dlcost-time-params-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        PARAM_FILES[text] = path
+    return PARAM_FILES[text]
+
+
+def evaluate(point, dlcost, params=None):
+    point.estimate, point.skip = None, None
+    point.commands = []
     try:
-        point.estimate = point.compute(Runner(dlcost, point.commands))
+        point.estimate = point.compute(Runner(dlcost, point.commands, params))
     except Skip as s:
         point.skip = s
     except (KeyError, TypeError, ZeroDivisionError) as e:
@@ -606,10 +648,10 @@ def evaluate(point, dlcost):
     return point
 
 
-def run_all(points, dlcost):
-    todo = [p for p in points if p.skip is None]
+def run_all(points, dlcost, params=None):
+    todo = [p for p in points if p.compute is not None]
     with concurrent.futures.ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as pool:
-        list(pool.map(lambda p: evaluate(p, dlcost), todo))
+        list(pool.map(lambda p: evaluate(p, dlcost, params), todo))
     return points
 
 
@@ -699,34 +741,282 @@ def point_json(p):
             "detail": p.skip.detail if p.skip else None}
 
 
+
+# ---- --fit: the time model's parameters, per device family and engine ---------------------------
+
+# Kinds whose figures are times (KV capacity is memory: exact accounting, nothing to fit).
+FIT_KINDS = ("decode", "prefill", "serving_throughput", "serving_latency", "training")
+
+# dlcost GPU id prefix -> the time model's device family (core/src/gpu/time_model.cpp,
+# deviceFamily, reads the GPU table's vendor, name and architecture; these are the calibration
+# set's GPUs).
+TIME_FAMILIES = [("h100", "hopper"), ("h200", "hopper"), ("a100", "ampere"),
+                 ("rtx-a6000", "ampere"), ("l40s", "ada"), ("b200", "blackwell"),
+                 ("nvidia-gb10", "blackwell"), ("rtx-", "geforce"), ("apple-", "apple"),
+                 ("mi", "amd")]
+
+
+def time_family(gpu):
+    return next((name for prefix, name in TIME_FAMILIES if gpu.startswith(prefix)), "older")
+
+
+def time_engine(p):
+    """The dlcost engine whose parameters a point's figure uses ("none" for training)."""
+    if p.kind == "training":
+        return "none"
+    text = p.engine
+    if "(as " in text:
+        return text.split("(as ")[1].rstrip(")")
+    return {"llama.cpp": "llamacpp", "vLLM": "vllm", "SGLang": "sglang"}.get(text, text)
+
+
+def time_format(p):
+    """The dequantization format a point's weights need, or None."""
+    args = " ".join(p.commands[:1])
+    for pattern, fmt in ((r"--gguf-type Q4_K", "k_quant"), (r"--gguf-type Q4_0", "q4_0"),
+                         (r"--gguf-type Q8_0", "q8_0"), (r"--weight-dtype int4", "int4"),
+                         (r"--weight-dtype int8", "q8_0"), (r"--quant (mxfp4|nvfp4)", "fp4"),
+                         (r"--quant fp8", "fp8")):
+        if re.search(pattern, args):
+            return fmt
+    return None
+
+
+class Param:
+    """One fitted parameter: its place in time_params.json, its bounds, and the points it
+    moves (those of its family, engine or format)."""
+
+    def __init__(self, path, lo, hi, points, floor=0.0):
+        self.path, self.lo, self.hi, self.points, self.floor = path, lo, hi, points, floor
+
+    @property
+    def name(self):
+        return ".".join(self.path)
+
+    def get(self, params):
+        value = params
+        for k in self.path:
+            value = value[k]
+        return value
+
+    def set(self, params, value):
+        target = params
+        for k in self.path[:-1]:
+            target = target[k]
+        target[self.path[-1]] = round(min(self.hi, max(self.lo, value)), 9)
+
+    def candidates(self, value, spread):
+        base = value if value > 0 else self.floor
+        out = {min(self.hi, max(self.lo, base * f)) for f in (1 / spread, spread ** -0.5,
+                                                               spread ** 0.5, spread)}
+        if self.floor:  # an additive cost may be absent altogether
+            out.add(0.0)
+        return sorted(out - {value})
+
+
+def fit_params(points):
+    """The parameters the calibration points can move: per family present, per engine present,
+    per quantization format present. Engines run as proxies (TensorRT-LLM, gpt-fast) fit
+    vLLM's parameters; plain PyTorch's (training) GEMM share is the family's own."""
+    fams, engines, formats = {}, {}, {}
+    for p in points:
+        fams.setdefault(time_family(p.gpu), []).append(p)
+        engines.setdefault(time_engine(p), []).append(p)
+        fmt = time_format(p)
+        if fmt:
+            formats.setdefault(fmt, []).append(p)
+    params = []
+    for fam, pts in sorted(fams.items()):
+        # Physical bounds: the best measured large GEMMs reach 80-87 % of the dense peak
+        # (GPU-NOTES), streaming reads ~90 % of the DRAM bandwidth.
+        params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 0.9, pts))
+        params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 0.92, pts))
+        params.append(Param(("families", fam, "gemm_half_rows"), 1.0, 4096.0, pts))
+        fp8 = [p for p in pts if any("fp8" in c for c in p.commands[:1])]
+        if fp8:
+            params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
+    for eng, pts in sorted(engines.items()):
+        if eng in ("llamacpp", "hf"):  # kernels of their own; vLLM-like engines use the family's
+            params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
+        params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
+        if eng != "none":  # training's forward is its only one (layer_overhead_s)
+            params.append(Param(("engines", eng, "prefill_layer_overhead_s"), 0.0, 1e-3, pts,
+                                floor=2e-6))
+        params.append(Param(("engines", eng, "step_overhead_s"), 0.0, 0.05, pts, floor=1e-4))
+        tp = [p for p in pts if re.search(r"--tp [2-9]", " ".join(p.commands[:1]))]
+        if tp and eng != "none":
+            params.append(Param(("engines", eng, "allreduce_latency_s"), 1e-6, 2e-4, tp))
+    for fmt, pts in sorted(formats.items()):
+        params.append(Param(("dequant_ops_per_weight", fmt), 0.0, 200.0, pts, floor=1.0))
+    return params
+
+
+def log_loss(points):
+    """Sum of squared log(estimate / measured); a point without a figure costs as a 2x miss
+    twice over."""
+    total = 0.0
+    for p in points:
+        if p.estimate is None or p.estimate <= 0:
+            total += 2 * math.log(2) ** 2
+        else:
+            total += math.log(p.estimate / p.measured) ** 2
+    return total
+
+
+def loss_with(params, pts, dlcost):
+    text = json.dumps(params, indent=1)
+    run_all(pts, dlcost, text)
+    return log_loss(pts)
+
+
+def fit(points, dlcost, sweeps=3):
+    """Coordinate descent on the summed squared log error: each parameter in turn tries a few
+    values around its own (wide steps first, then narrower), evaluating only the points it
+    moves, with dlcost itself (DLCOST_TIME_PARAMS); keeps the best."""
+    with open(os.path.join(ROOT, TIME_PARAMS)) as f:
+        params = json.load(f)
+    pts = [p for p in points if p.kind in FIT_KINDS and p.estimate is not None]
+    plist = fit_params(pts)
+    start = time.time()
+    for sweep, spread in enumerate((2.0, 1.4, 1.15)[:sweeps]):
+        for par in plist:
+            current = par.get(params)
+            best_value, best = current, loss_with(params, par.points, dlcost)
+            for value in par.candidates(current, spread):
+                trial = json.loads(json.dumps(params))
+                par.set(trial, value)
+                loss = loss_with(trial, par.points, dlcost)
+                if loss < best - 1e-9:
+                    best_value, best = par.get(trial), loss
+            par.set(params, best_value)
+        print(f"fit: sweep {sweep + 1}, loss {loss_with(params, pts, dlcost):.3f} over {len(pts)} "
+              f"points ({time.time() - start:.0f} s)", file=sys.stderr)
+    return params, plist
+
+
+def residual_ranges(points):
+    """(p10, p90) of estimate / measured - 1 per kind."""
+    out = {}
+    for kind in FIT_KINDS:
+        errors = sorted(p.error() for p in points if p.kind == kind and p.estimate is not None)
+        if len(errors) >= 2:
+            q = statistics.quantiles(errors, n=10, method="inclusive")
+            out[kind] = [round(q[0], 3), round(q[-1], 3)]
+        elif errors:
+            out[kind] = [round(min(errors[0], 0), 3), round(max(errors[0], 0), 3)]
+    return out
+
+
+# Engines with no point of their own take a fitted engine's values: SGLang runs CUDA graphs over
+# a paged KV cache with custom all-reduce kernels, as vLLM does.
+ENGINE_LIKE = {"sglang": "vllm"}
+
+
+def write_params(params, points):
+    n = sum(p.kind in FIT_KINDS and p.estimate is not None for p in points)
+    have = {time_engine(p) for p in points if p.kind in FIT_KINDS and p.estimate is not None}
+    for engine, like in ENGINE_LIKE.items():
+        if engine not in have and like in have:
+            params["engines"][engine] = dict(params["engines"][like])
+    params["fitted"] = (f"scripts/calibrate_speed.py --fit on {n} time points of "
+                        f"{DATA} ({time.strftime('%Y-%m-%d')})")
+    params["residuals"].update(residual_ranges(points))
+    with open(os.path.join(ROOT, TIME_PARAMS), "w") as f:
+        json.dump(params, f, indent=1)
+        f.write("\n")
+
+
 # ---- docs and --check ---------------------------------------------------------------------------
 
-DOC_INTRO = """## Speed: baseline against the calibration set (session 8)
+DOC_INTRO = """## Speed: the time model against the calibration set
 
 Written by `scripts/calibrate_speed.py --write-docs` from `build/dlcost` (do not edit by hand).
 Every row of `tests/fixtures/speed/speed-calibration.json` (published llama-bench speeds, vLLM and
 SGLang start-up KV-cache sizes, TensorRT-LLM and gpt-fast serving figures, multi-GPU training
 throughput; `tests/fixtures/speed/SOURCES.md`) is run as `dlcost estimate` with the setup's own
-fields and dlcost's defaults (nothing is fitted to these points). What each kind reads: decode
-`serving.speed.tokens_per_s` at the mean context of the run (llama-bench tgN: N/2 tokens after
-the depth); prefill the prompt over `serving.speed.ttft_s`; KV capacity `serving.paged.kv_tokens`
-(or the KV pool's bytes where the log gives only GiB); serving throughput users x output tokens
-over the batch's prefill (`gpu_fit.step_time_s` at `--batch users`) plus output x
-`serving.speed.itl_s` at the mean context, users being the static batch or, for trtllm-bench's
-max-load rows, the plan's `serving.max_users`; serving latency `serving.speed.ttft_s`; training
-`gpu_fit.samples_per_s` x sequence length / GPUs. `--json` lists every point with its commands.
-docs/speed-model.md reads what the residuals say is missing.
+fields. Every time figure comes from one per-op time model (docs/speed-model.md,
+`core/include/dlcost/gpu/time_model.hpp`) whose few parameters per device family and engine
+(never per model or row) are fitted on these points by `scripts/calibrate_speed.py --fit`
+(least squares on log(estimate / measured), coordinate descent, dlcost itself evaluating each
+trial) and embedded from `core/hardware/time_params.json`; the table of parameters is below the
+residuals. What each kind reads: decode `serving.speed.tokens_per_s` at the mean context of the
+run (llama-bench tgN: N/2 tokens after the depth); prefill the prompt over
+`serving.speed.ttft_s`; KV capacity `serving.paged.kv_tokens` (or the KV pool's bytes where the
+log gives only GiB); serving throughput users x output tokens over the batch's prefill
+(`serving.speed.batch_prefill_s`) plus output x `serving.speed.itl_s` at the mean context, users
+being the static batch or, for trtllm-bench's max-load rows, the plan's `serving.max_users`;
+serving latency `serving.speed.ttft_s`; training `gpu_fit.samples_per_s` x sequence length /
+GPUs. `--json` lists every point with its commands. The residuals' p10 and p90 per kind are
+the range every time figure of that kind carries (`..._range` in JSON, "≈ x (lo–hi)" in the CLI).
 
 Setup choices where a row leaves a field open: llama.cpp runs `--dtype fp16` (f16 activations,
 16-bit math for the prompt); an H100 80GB is the SXM part; a KV cache whose type the row does
 not state is 16-bit; TensorRT-LLM's max-load batch is capped at 8,192 sequences (its CUDA
 graphs); gpt-fast's prompt is 5 tokens; NVFP4 math runs at dlcost's FP8 rate (it has no FP4
 rate); BLOOM's Omni-Path network is `ib-edr` with one adapter per GPU (the nodes had one per
-two)."""
+two). TensorRT-LLM and gpt-fast have no engine of their own in dlcost: their rows run as vLLM
+and so fit vLLM's engine parameters."""
+
+
+PARAM_TEXT = {
+    "gemm_efficiency": "share of the dense peak a large GEMM reaches",
+    "gemm_half_rows": "GEMM rows (tokens in the batch) at which it reaches half of that",
+    "bandwidth_efficiency": "share of the DRAM bandwidth a streaming read reaches",
+    "fp8_gain": "speed-up of FP8 GEMMs over 16-bit ones (the peak says 2)",
+    "compute_scale": "the engine's GEMM kernels' share of the family's efficiency",
+    "bandwidth_scale": "the engine's share of the achievable bandwidth",
+    "layer_overhead_s": "seconds per layer per decode step (kernel launches; CUDA graphs)",
+    "prefill_layer_overhead_s": "seconds per layer per prefill forward (launched eagerly)",
+    "step_overhead_s": "seconds per forward or decode step (scheduling, sampling)",
+    "allreduce_latency_s": "seconds per tensor-parallel all-reduce of a forward",
+    "fp16_accumulate": "16-bit GEMMs accumulate in FP16 (full GeForce tensor rate)",
+}
+
+
+# How the parameters no calibration point moves were set.
+PRIOR_NOTES = {
+    "sglang": "vLLM's fitted value (no SGLang speed row; both run CUDA graphs over paged KV)",
+    "engines.hf.layer_overhead_s": "set from HF generate() on an A10G (fxmarty/accelerated-"
+                                   "pytorch-transformers-generation; no HF row in the set)",
+    "engines.hf.prefill_layer_overhead_s": "as its decode launches (eager PyTorch)",
+    "families.cpu.bandwidth_efficiency": "from llama-bench on an EPYC 9554 (ahelpme.com; "
+                                         "tests/test_serving_cpu.cpp)",
+}
+
+
+def param_lines(points):
+    """The parameter table: every value in time_params.json, whether the fit moved it (it has
+    calibration points) or it keeps its prior."""
+    with open(os.path.join(ROOT, TIME_PARAMS)) as f:
+        params = json.load(f)
+    fitted = {p.name: len(p.points)
+              for p in fit_params([q for q in points if q.kind in FIT_KINDS and q.estimate])}
+    rows = []
+    for group in ("families", "engines"):
+        for key, values in params[group].items():
+            for name, value in values.items():
+                path = f"{group}.{key}.{name}"
+                n = fitted.get(path)
+                how = (f"fitted ({n} points)" if n else PRIOR_NOTES.get(key, PRIOR_NOTES.get(
+                    path, "prior (no point moves it)")))
+                rows.append([f"`{path}`", PARAM_TEXT.get(name, ""), f"{value:.4g}"
+                             if isinstance(value, float) else str(value).lower(), how])
+    for fmt, value in params["dequant_ops_per_weight"].items():
+        path = f"dequant_ops_per_weight.{fmt}"
+        n = fitted.get(path)
+        rows.append([f"`{path}`", f"ALU operations per {fmt} weight to unpack it", f"{value:.4g}",
+                     f"fitted ({n} points)" if n else "prior (no point moves it)"])
+    for kind, (lo, hi) in params["residuals"].items():
+        rows.append([f"`residuals.{kind}`", "p10 and p90 of the error: the figures' range",
+                     f"{lo * 100:+.0f} % .. {hi * 100:+.0f} %", "from the fit's residuals"])
+    return (["", "### Fitted parameters (core/hardware/time_params.json)", "",
+             f"Fitted: {params.get('fitted', '')}.", ""]
+            + markdown_table(["parameter", "what it is", "value", "how set"], rows))
 
 
 def write_docs(points, data):
-    section = "\n".join([BEGIN, DOC_INTRO, ""] + report_lines(points, data) + [END])
+    section = "\n".join([BEGIN, DOC_INTRO, ""] + report_lines(points, data) + param_lines(points)
+                         + [END])
     path = os.path.join(ROOT, DOC)
     with open(path) as f:
         text = f.read()
@@ -756,12 +1046,37 @@ def check(points):
     return [k for k in before if k not in now or now[k].estimate is None]
 
 
+def kind_summary(points):
+    """kind -> (run, within bound, median abs error)."""
+    out = {}
+    for kind in BOUNDS:
+        errors = [p.error() for p in points if p.kind == kind and p.estimate is not None]
+        if errors:
+            within = sum(abs(e) <= BOUNDS[kind] for e in errors)
+            out[kind] = (len(errors), within, statistics.median(abs(e) for e in errors))
+    return out
+
+
+def print_fit(plist, params, before, after):
+    print("fitted parameters (core/hardware/time_params.json):", file=sys.stderr)
+    for par in plist:
+        print(f"  {par.name} = {par.get(params):.6g}  ({len(par.points)} points)",
+              file=sys.stderr)
+    print("kind: within bound / run, median abs error, before -> after fit:", file=sys.stderr)
+    for kind, (n, w, med) in after.items():
+        b = before.get(kind)
+        was = f"{b[1]}/{b[0]}, {b[2] * 100:.0f} %" if b else "-"
+        print(f"  {kind}: {was} -> {w}/{n}, {med * 100:.0f} %", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dlcost", default="build/dlcost")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--fit", action="store_true",
+                    help="fit the time model's parameters (core/hardware/time_params.json)")
     a = ap.parse_args()
     dlcost = os.path.abspath(a.dlcost)
     if not os.access(dlcost, os.X_OK):
@@ -771,6 +1086,14 @@ def main():
     with open(os.path.join(ROOT, DATA)) as f:
         data = json.load(f)
     points = run_all(all_points(data), dlcost)
+    if a.fit:
+        before = {k: v for k, v in kind_summary(points).items()}
+        params, plist = fit(points, dlcost)
+        text = json.dumps(params, indent=1)
+        run_all(points, dlcost, text)
+        write_params(params, points)
+        print_fit(plist, params, before, kind_summary(points))
+        run_all(points, dlcost)  # the file just written, with its residual ranges
     if a.json:
         json.dump([point_json(p) for p in points], sys.stdout, indent=1)
         print()

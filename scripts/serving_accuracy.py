@@ -151,25 +151,22 @@ def section():
     lines += ["",
               "- GGUF sizes are llama-bench's tensor bytes for LLaMA 7B (Llama 2 7B's shapes), rounded "
               "to 0.01 GiB in the source; the estimate follows llama-quantize's per-tensor rules.",
-              "- The decode speed is the bandwidth roofline times the engine's efficiency: llama.cpp "
-              "0.74, calibrated on the two RTX 4090 points (0.80 of the roofline at F16, 0.69 at "
-              "Q8_0), each within 9 %; vLLM 0.76, calibrated on the H100 and A100 single-request "
-              "points (0.74 and 0.78), each within 3 %; HF transformers 0.56, calibrated on the A10G "
-              "generate() point. SGLang uses vLLM's factor (no clean measurement of its own found).",
-              "- Apple silicon (llama.cpp's factor, not refitted): F16 and Q8_0 on the single-die "
-              "chips land within 16 % (the Pro chips run faster than estimated, up to 0.88 of the "
-              "roofline); Q4_0 on the Max chips reaches only 0.58-0.63 of the bandwidth roofline "
-              "(dequantization costs ALU time) and the two-die Ultras 0.43-0.59 at Q8_0 and Q4_0, "
-              "so the estimate is too fast there, by up to 72 %: read it as an upper bound. Apple "
-              "publishes no compute rate for M3/M4; decode is memory-bound, so these rows need none.",
-              "- CPU (llama.cpp, `-ngl 0`): llama.cpp's CPU factor is 0.59, calibrated on the three "
-              "EPYC 9554 points, which reach 0.55 (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of the "
-              "460.8 GB/s roofline; each is within 8 %. The estimate uses the EPYC 9654 row, whose "
-              "memory system is the 9554's (decode is memory-bound, so the core count does not enter). "
-              "The Phi-4 sizes (llama-quantize's per-tensor rules) match llama-bench's to its 0.01 GiB.",
-              "- vLLM's own latency test on an H200 is 31 % slower than the estimate: each step also "
-              "spends CPU time (scheduling, sampling, detokenizing) that the roofline omits, and at "
-              "4.8 TB/s the GPU's part of a Llama-3.1-8B step is only 3.4 ms.",
+              "- The speeds come from the per-op time model (docs/speed-model.md) with the "
+              "parameters fitted on the calibration set (the section below); none of these points "
+              "is in that set, so they are held-out checks of the fit, each a test with the "
+              "issue's bound for its kind (decode 20 %) unless its comment says otherwise.",
+              "- Apple silicon: the apple family's parameters come from the llama-bench rows of "
+              "the calibration set (M1 Max, M4 Max); the two-die Ultras read slower than a single "
+              "die (the estimate runs fast there: read it as an upper bound). Apple publishes no "
+              "compute rate for M3/M4: no prefill time, and no unpacking cost in their decode.",
+              "- CPU (llama.cpp, `-ngl 0`): the cpu family's bandwidth share, 0.59, comes from the "
+              "three EPYC 9554 points, which reach 0.55 (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of "
+              "the 460.8 GB/s roofline; each is within 8 %. The estimate uses the EPYC 9654 row, "
+              "whose memory system is the 9554's (decode is memory-bound, so the core count does "
+              "not enter). The Phi-4 sizes (llama-quantize's per-tensor rules) match llama-bench's "
+              "to its 0.01 GiB.",
+              "- vLLM's own latency test on an H200: each step also spends CPU time (scheduling, "
+              "sampling, detokenizing), the engine's fitted per-step cost.",
               "- vLLM's pool: weights, the profiled activation peak (computed here from layer shapes), "
               "and 0.35 GiB of non-torch memory (the figure logged in the same issue). The logs are "
               "from vLLM V0, which profiled a whole max_model_len prompt without chunked prefill; the "

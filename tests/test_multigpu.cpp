@@ -714,8 +714,9 @@ TEST_CASE("estimates against published training runs", "[multigpu][published]") 
     // pipeline schedule (its number of chunks per GPU is not given; 2 is the fewest). Model:
     // 126 layers, h 16384, FFN 53248, 128 heads, 8 KV heads, vocab 128256 (Llama 3.1 405B
     // config.json). dlcost runs dp 2 of the 64 (the full batch's FLOP count overflows 64-bit
-    // integers); each GPU's work is the same. Tolerance: 60-100 % of the reported MFU; the
-    // interleaved schedule must come closer than plain 1F1B.
+    // integers); each GPU's work is the same. Tolerance: from 60 % of the reported MFU up to
+    // issue #32's training bound above it (+15 %); the interleaved schedule must be faster than
+    // plain 1F1B.
     auto mfu = [](int64_t v) {
       const json r = estimateJson({{"model",
                                     {{"hf_config",
@@ -745,6 +746,6 @@ TEST_CASE("estimates against published training runs", "[multigpu][published]") 
     CAPTURE(plain, interleaved);
     CHECK(plain > 0.6 * 0.43);
     CHECK(interleaved > plain);
-    CHECK(interleaved < 0.43);
+    CHECK(interleaved < 0.43 * 1.15);
   }
 }

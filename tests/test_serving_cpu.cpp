@@ -9,6 +9,7 @@
 #include "dlcost/gpu/gpu_json.hpp"
 #include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/gpu.hpp"
@@ -128,9 +129,11 @@ TEST_CASE("On a CPU, llama.cpp keeps everything in system RAM less what the OS k
   CHECK(p.speed.bound == std::string("memory"));
   CHECK(p.speed.step_bytes <
         p.device.bytesOf(MemoryKey::kWeights) + p.device.bytesOf(MemoryKey::kKvCache));
-  CHECK_THAT(p.speed.tokens_per_s, WithinRel(dlcost::kLlamaCppCpuEfficiency * 83.2e9 /
-                                                 static_cast<double>(p.speed.step_bytes),
-                                             1e-6));
+  const double share = dlcost::timeParams()
+                           .families[static_cast<size_t>(dlcost::DeviceFamily::kCpu)]
+                           .bandwidth_efficiency;
+  CHECK_THAT(p.speed.tokens_per_s,
+             WithinRel(share * 83.2e9 / static_cast<double>(p.speed.step_bytes), 1e-6));
 
   SECTION("8 GiB of RAM leaves 4 GiB: the 4.6 GiB Q4_K_M file does not fit") {
     const Report small = runPreset("llama-3.1-8b", withFields(w, {{"system_ram_gib", 8}}));
@@ -260,10 +263,10 @@ Report phi4OnEpyc(const char* gguf_type) {
 TEST_CASE("llama.cpp decode on an EPYC CPU is within 10 % of llama-bench",
           "[serving][cpu][speed]") {
   // ahelpme.com, "CPU-only inference with AMD Epyc 9554: Phi-4 14B" (llama-bench, single
-  // socket, 12 x 16 GB DDR5): tg t/s and llama-bench's model size per GGUF type. The factor
-  // (kLlamaCppCpuEfficiency, 0.59) is calibrated on these three points, which reach 0.55
-  // (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of the 460.8 GB/s roofline: lower than a GPU's 0.74,
-  // the CPU's dequantizing dot products costing more of each step.
+  // socket, 12 x 16 GB DDR5): tg t/s and llama-bench's model size per GGUF type. The cpu
+  // family's bandwidth share (core/hardware/time_params.json, 0.59) comes from these three
+  // points, which reach 0.55 (Q4_K_M), 0.59 (Q6_K) and 0.63 (Q8_0) of the 460.8 GB/s
+  // roofline: the CPU's dequantizing dot products cost part of each step.
   constexpr double kTolerance = 0.10;
   /// llama-bench prints sizes to 0.01 GiB (0.06 % of the smallest here).
   constexpr double kSizeTolerance = 0.001;

@@ -59,5 +59,24 @@ check "a CNN's training task is torchvision's SGD with momentum" 0 '"optimizer":
 check "a CNN has no LoRA task" 2 '--task must be train or infer' \
   "$DLCOST" estimate --preset resnet50 --task lora
 
+# One figure per question (issue #32): with a serving engine the text shows the plan's users,
+# time to first token and tokens/s, each with its calibrated range, and not the GPU fit's
+# training-style largest batch or step time beside them; every engine and device class.
+for setup in "vllm h100-sxm" "sglang h100-sxm" "hf rtx-4090" "llamacpp rtx-4090" \
+  "llamacpp apple-m1-max-32gb" "llamacpp h100-pcie"; do
+  read -r engine gpu <<<"$setup"
+  out="$("$DLCOST" estimate --preset llama-3-8b --mode infer --engine "$engine" --gpu "$gpu" 2>&1)"
+  if grep -q "at most .* users" <<<"$out" && grep -q "tokens/s per user" <<<"$out" &&
+    grep -q "≈ [0-9.]* ([0-9.]*–[0-9.]*) tokens/s per user" <<<"$out" &&
+    ! grep -q "largest batch that fits" <<<"$out" && ! grep -q "step time" <<<"$out" &&
+    [ "$(grep -c "tokens/s per user" <<<"$out")" -eq 1 ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: one figure per question with --engine $engine --gpu $gpu"
+    echo "$out" | tail -20
+  fi
+done
+
 echo "cli transformer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -214,11 +214,20 @@ export interface GpuFit {
   gpu: Gpu;
   fits: boolean;
   headroom_bytes: number;
+  /** With a serving engine, the plan's max_users (answered_by "serving"). */
   max_batch: number;
-  /** null on a GPU with no published compute rate (roofline.compute_published false). */
+  /** "serving": an inference report with an engine, whose plan answers how many users and how
+   *  fast; the training-style step_time_s and samples_per_s are then null. */
+  answered_by: string;
+  /** null on a GPU with no published compute rate (roofline.compute_published false), and
+   *  with a serving plan. */
   step_time_s: number | null;
+  /** [lo, hi] from the calibration residuals of its kind (docs/accuracy.md). */
+  step_time_s_range: [number, number] | null;
   samples_per_s: number | null;
+  samples_per_s_range: [number, number] | null;
   tokens_per_s: number | null;
+  tokens_per_s_range: [number, number] | null;
   per_gpu: Memory;
   advice: Advice[];
   gpu_memory: {
@@ -239,6 +248,10 @@ export interface GpuFit {
     bound: string;
     /** false: the GPU has no published compute rate; step times are then null. */
     compute_published: boolean;
+    /** The time model's device family and engine, and when its parameters were fitted. */
+    family: string;
+    engine: string;
+    fitted: string;
   };
   parallel: {
     gpus: number;
@@ -335,11 +348,13 @@ export interface RunCost {
   steps: number;
   wall_s: number;
   wall_days: number;
+  wall_days_range: [number, number];
   gpu_hours: number;
   mfu: number;
   energy_kwh: number;
   price_per_gpu_hour?: number;
   cost_usd?: number;
+  cost_usd_range?: [number, number] | null;
   price_source?: {
     kind: string;
     gpu?: string;
@@ -415,10 +430,18 @@ export interface ServingSpeed {
   context: number;
   /** null on a GPU with no published compute rate (compute_known false). */
   ttft_s: number | null;
+  /** [lo, hi] from the calibration residuals of its kind (docs/accuracy.md). */
+  ttft_s_range: [number, number] | null;
+  /** Every user's prompt in one forward; null like ttft_s. */
+  batch_prefill_s: number | null;
+  batch_prefill_s_range: [number, number] | null;
   compute_known: boolean;
   itl_s: number;
+  itl_s_range: [number, number];
   tokens_per_s_per_user: number;
+  tokens_per_s_per_user_range: [number, number];
   tokens_per_s: number;
+  tokens_per_s_range: [number, number];
   bound: string;
   step_bytes: number;
   step_flops: number;

@@ -245,12 +245,36 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   return sumTerms(std::move(terms), r.workload.batch / dp, std::move(candidates));
 }
 
+ModelShape modelShape(const Model& model) {
+  ModelShape s;
+  if (const auto* t = std::get_if<Transformer>(&model.body)) {
+    s.layers = t->layers + t->encoder_layers;
+    s.hidden = t->hidden;
+  } else if (const auto* g = std::get_if<LayerGraph>(&model.body)) {
+    s.layers = static_cast<int64_t>(g->layers.size());
+  }
+  return s;
+}
+
+TimeContext timeContext(const Workload& w, const GpuFit& f) {
+  TimeContext ctx;
+  ctx.gpu = &f.gpu;
+  ctx.math = f.math;
+  ctx.engine = w.serving.engine;
+  ctx.utilization = w.hardware.utilization;
+  return ctx;
+}
+
 namespace {
 
-/// The roofline step time and what follows from it (samples/s, the run's cost, per-dollar and
-/// per-watt rates) for a GPU with a published compute rate.
+/// The step time (dlcost/time_model.hpp) and what follows from it (samples/s, the run's
+/// cost, per-dollar and per-watt rates) for a GPU with a published compute rate.
 void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f) {
-  f.time = rooflineStep(r, w.hardware.parallel, f.per_gpu, f.gpu, f.peak_flops, f.utilization);
+  const TimeContext ctx = timeContext(w, f);
+  const ModelShape shape = modelShape(model);
+  f.time = rooflineStep(r, w.hardware.parallel, f.per_gpu, ctx, shape, &f.network);
+  // The large-GEMM efficiency (the step's own GEMMs reach less with few rows).
+  f.utilization = largeGemmEfficiency(ctx);
   f.step = stepBreakdown(model, r, w.hardware.parallel, f.network, f.time, f.peak_flops);
   // The step is one optimizer step: its grad_accum micro-steps, communication and bubble.
   f.time.step_s = f.step.step_s;
@@ -278,9 +302,14 @@ void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f
     f.samples_per_s_per_watt =
         f.time.samples_per_s / (static_cast<double>(f.gpu.tdp_watts) / devices * gpus);
   }
-  f.notes.push_back("step time is a roofline bound: compute at " +
-                    std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
-                    " % of the dense peak, traffic at full bandwidth");
+  f.notes.push_back(
+      "times from the calibrated per-op time model (docs/speed-model.md): large GEMMs at " +
+      std::to_string(static_cast<int>(std::lround(f.utilization * 100))) +
+      " % of the dense peak (less with few rows), traffic at " +
+      std::to_string(static_cast<int>(
+          std::lround(achievableBandwidth(ctx) / f.gpu.bandwidth_bytes_per_s * 100))) +
+      " % of the bandwidth, kernel launches per layer (" + deviceFamilyName(deviceFamily(f.gpu)) +
+      " family; " + (w.hardware.utilization ? "utilization as given" : "fitted") + ")");
   for (const std::string& n : f.step.notes) f.notes.push_back(n);
 }
 
@@ -301,7 +330,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   f.gpu = *hw.gpu;
   f.data_parallel = p.dataParallel();
   f.replica_batch = w.batch / f.data_parallel;
-  f.utilization = hw.utilization.value_or(kDefaultUtilization);
+  f.utilization = hw.utilization.value_or(0.0);  // set by fillTimes
   f.math = hw.math.value_or(defaultMath(w.precision));
   f.peak_flops = gpuPeak(f.gpu, f.math);
   if (f.peak_flops <= 0 && gpuComputePublished(f.gpu)) {

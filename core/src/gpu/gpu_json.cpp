@@ -200,7 +200,7 @@ json hardwareToJson(const HardwareSettings& hw) {
   j["pp"] = p.pp;
   j["sp"] = p.sp;
   j["microbatches"] = p.microbatchCount();
-  j["utilization"] = hw.utilization.value_or(kDefaultUtilization);
+  if (hw.utilization) j["utilization"] = *hw.utilization;
   if (hw.reserve_bytes) j["reserve_bytes"] = *hw.reserve_bytes;
   j["fragmentation"] = hw.fragmentation.value_or(kDefaultFragmentation);
   if (hw.math) j["gpu_dtype"] = mathFormatName(*hw.math);
@@ -240,7 +240,12 @@ json workloadPatch(const Workload& from, const Workload& to) {
 
 }  // namespace
 
-JsonObject gpuFitObject(const GpuFit& f, const Workload& w) {
+std::vector<double> rangeOf(TimeKind kind, double value, bool rate) {
+  const std::array<double, 2> r = timeRange(kind, value, rate);
+  return {r[0], r[1]};
+}
+
+JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* serving) {
   JsonArray advice;
   for (const Advice& a : f.advice) {
     advice.push(JsonObject()
@@ -258,10 +263,28 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w) {
   j.add("gpu", gpuToJson(f.gpu))
       .add("fits", f.fits)
       .add("headroom_bytes", f.headroom_bytes)
-      .add("max_batch", f.max_batch)
-      .add("step_time_s", compute_published ? std::optional(f.time.step_s) : std::nullopt)
-      .add("samples_per_s", compute_published ? std::optional(f.time.samples_per_s) : std::nullopt)
-      .add("tokens_per_s", f.time.tokens_per_s)
+      .add("max_batch", serving ? serving->max_users : f.max_batch)
+      .add("answered_by", serving ? "serving" : "gpu_fit");
+  // One figure per question: with a serving plan the step of a training-style batch is not
+  // an answer (null), and the decode speed is the plan's.
+  const TimeKind step_kind = w.mode == Mode::kTrain ? TimeKind::kTraining : TimeKind::kPrefill;
+  const bool step_shown = compute_published && !serving;
+  std::optional<double> tokens = f.time.tokens_per_s;
+  if (serving) {
+    tokens = serving->speed.itl_s > 0 ? std::optional(serving->speed.tokens_per_s) : std::nullopt;
+  }
+  const TimeKind tokens_kind =
+      serving && serving->speed.users > 1 ? TimeKind::kServingThroughput : TimeKind::kDecode;
+  j.add("step_time_s", step_shown ? std::optional(f.time.step_s) : std::nullopt)
+      .add("step_time_s_range",
+           step_shown ? std::optional(rangeOf(step_kind, f.time.step_s, false)) : std::nullopt)
+      .add("samples_per_s", step_shown ? std::optional(f.time.samples_per_s) : std::nullopt)
+      .add(
+          "samples_per_s_range",
+          step_shown ? std::optional(rangeOf(step_kind, f.time.samples_per_s, true)) : std::nullopt)
+      .add("tokens_per_s", tokens)
+      .add("tokens_per_s_range",
+           tokens ? std::optional(rangeOf(tokens_kind, *tokens, true)) : std::nullopt)
       .add("per_gpu", memoryObject(f.per_gpu, "bytes per GPU"))
       .add("advice", advice)
       .add("gpu_memory", JsonObject()
@@ -273,6 +296,9 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w) {
                            .add("math", mathFormatName(f.math))
                            .add("peak_flops", f.peak_flops)
                            .add("utilization", f.utilization)
+                           .add("family", deviceFamilyName(deviceFamily(f.gpu)))
+                           .add("engine", engineName(w.serving.engine))
+                           .add("fitted", timeParams().fitted)
                            .add("bandwidth_bytes_per_s", f.gpu.bandwidth_bytes_per_s)
                            .add("compute_s", f.time.compute_s)
                            .add("memory_s", f.time.memory_s)

@@ -1,5 +1,5 @@
-// Roofline step time: each layer (or phase) takes the longer of its compute time at the
-// achievable peak and its memory traffic at full bandwidth.
+// The step time of a report's workload: each layer (or phase) through the per-op time model
+// (dlcost/time_model.hpp), plus the fixed cost of its kernel launches per forward.
 
 #include <algorithm>
 
@@ -13,27 +13,39 @@ namespace {
 struct Term {
   double compute_s = 0;
   double memory_s = 0;
-  double bound_s = 0;  ///< sum of max(compute, memory) per item
-  void add(double c, double m) {
-    compute_s += c;
-    memory_s += m;
-    bound_s += std::max(c, m);
+  double bound_s = 0;  ///< sum of the op times (max(compute, memory) + dequantization)
+  void add(const OpTime& t) {
+    compute_s += t.compute_s;
+    memory_s += t.memory_s + t.dequant_s;
+    bound_s += t.total();
   }
 };
+
+/// GEMM rows of a layer's output for `samples` samples: the positions its features are
+/// computed at (a conv's H x W, a sequence's tokens), taken as the elements outside the
+/// largest dimension.
+double layerRows(const Shape& out, double samples) {
+  if (out.size() < 2) return samples;
+  int64_t largest = 1;
+  for (int64_t d : out) largest = std::max(largest, d);
+  return samples * static_cast<double>(elementCount(out)) / static_cast<double>(largest);
+}
 
 }  // namespace
 
 StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory& per_gpu,
-                      const Gpu& gpu, double peak_flops, double utilization) {
+                      const TimeContext& ctx, const ModelShape& shape, const Network* net) {
+  const int64_t layers = shape.layers;
   const Workload& w = r.workload;
-  const double eff = peak_flops * utilization;
-  const double bw = gpu.bandwidth_bytes_per_s;
+  const double bw = achievableBandwidth(ctx);
   const double batch = static_cast<double>(w.batch);
   const double mb = static_cast<double>(p.microbatchCount());
   const double tp = static_cast<double>(p.tp);
   // Share of the global batch one GPU pushes through per micro-batch.
   const double share = 1.0 / (static_cast<double>(p.dataParallel()) * mb);
   const bool train = w.mode == Mode::kTrain;
+  const double dequant = train ? 0.0 : dequantOpsOf(w);
+  const double weights_count = static_cast<double>(r.params.total) / tp;
 
   Term fwd, bwd;
   StepTime t;
@@ -55,18 +67,24 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
                                  static_cast<double>(l.bytes_accessed));
       const double acts = static_cast<double>(l.bytes_accessed) - weights;
       const double bytes = (weights + acts * share) / tp;
-      const double c = flops / eff, m = bytes / bw;
-      fwd.add(c, m);
-      if (train) bwd.add(c * bwd_ratio, 2 * m);
+      const double rows = layerRows(l.output_shape, batch * share);
+      fwd.add(opTime(ctx, {flops, rows, bytes, 0, 0}));
+      if (train) bwd.add(opTime(ctx, {flops * bwd_ratio, rows, 2 * bytes, 0, 0}));
     }
   } else {
     for (const PhaseWork& ph : r.phases) {
       if (ph.name == "decode") continue;
-      const double c = static_cast<double>(ph.flops) * share / tp / eff;
-      const double m = static_cast<double>(ph.bytes) * share / tp / bw;
-      (ph.name == "backward" ? bwd : fwd).add(c, m);
+      const double rows = std::max(1.0, static_cast<double>(ph.tokens) * share);
+      const OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
+                        static_cast<double>(ph.bytes) * share / tp,
+                        ph.name == "prefill" ? weights_count : 0.0, dequant};
+      (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
     }
   }
+  // Kernel launches: once per layer in the forward, about twice more in the backward.
+  const double launches = forwardOverhead(ctx, layers, true);
+  if (fwd.bound_s > 0) fwd.bound_s += launches;
+  if (bwd.bound_s > 0) bwd.bound_s += 2 * launches;
   // 1F1B: every stage runs its 1/pp of the layers for each micro-batch, plus pp - 1 slots of
   // fill and drain (Narayanan et al. 2021).
   const double pp = static_cast<double>(p.pp);
@@ -91,9 +109,16 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
     if (ph.name != "decode") continue;
     const double dp = static_cast<double>(p.dataParallel());
     // Every replica reads all of its weights for each token, so traffic is not divided by dp.
-    const double c = static_cast<double>(ph.flops) / (dp * tp) / eff;
-    const double m = static_cast<double>(ph.bytes) / tp / bw;
-    const double s = std::max(c, m);
+    ForwardWork f;
+    f.op = {static_cast<double>(ph.flops) / (dp * tp), static_cast<double>(ph.tokens) / dp,
+            static_cast<double>(ph.bytes) / tp, weights_count, dequant};
+    f.layers = layers;
+    f.tp = p.tp;
+    f.network = net;
+    // Each all-reduce sums the step's hidden states in the activations' format.
+    f.allreduce_bytes = static_cast<double>(ph.tokens) / dp * static_cast<double>(shape.hidden) *
+                        dtypeBits(layoutOf(w.precision).activations) / 8.0;
+    const double s = forwardTime(ctx, f).total_s;
     if (s > 0) t.tokens_per_s = static_cast<double>(ph.tokens) / s;
   }
   return t;

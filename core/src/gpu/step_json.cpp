@@ -97,10 +97,14 @@ JsonObject runCostObject(const RunCost& c) {
       .add("samples", c.samples)
       .add("wall_s", c.wall_s)
       .add("wall_days", c.wall_s / 86400.0)
+      .add("wall_days_range", rangeOf(TimeKind::kTraining, c.wall_s / 86400.0, false))
       .add("gpu_hours", c.gpu_hours)
       .add("price_per_gpu_hour", c.price)
       .add("price_source", price_source)
       .add("cost_usd", c.cost_usd)
+      .add("cost_usd_range", c.cost_usd
+                                 ? std::optional(rangeOf(TimeKind::kTraining, *c.cost_usd, false))
+                                 : std::nullopt)
       .add("energy_kwh", c.energy_kwh)
       .add("mfu", c.mfu)
       .add("convention",

@@ -124,7 +124,9 @@ std::string reportJsonText(const Report& r) {
   }
   if (r.transformer) j.add("transformer", transformerObject(*r.transformer));
   // With a GPU: its own object, so that its max_batch and fit stay apart from memory_fit's.
-  if (r.gpu_fit) j.add("gpu_fit", gpuFitObject(*r.gpu_fit, r.workload));
+  if (r.gpu_fit) {
+    j.add("gpu_fit", gpuFitObject(*r.gpu_fit, r.workload, r.serving ? &*r.serving : nullptr));
+  }
   if (r.serving) j.add("serving", servingPlanObject(*r.serving));
   return j.str();
 }

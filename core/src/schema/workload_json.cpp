@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "dlcost/base/error.hpp"
+#include "dlcost/serving/serving.hpp"
 #include "types/json_reader.hpp"
 
 namespace dlcost {
@@ -274,6 +275,12 @@ Workload parseWorkload(const json& workload, const std::string& path, const Work
     if (!value) continue;
     const std::string fpath = r.pathOf(f.key);
     f.apply(checkFieldValue(f, *value, fpath), w, fpath);
+  }
+  // With a serving engine and no dtype, the engine's own compute precision (not fp32).
+  if (!r.has("dtype") && base.precision == Workload{}.precision && w.mode == Mode::kInfer &&
+      w.serving.engine != Engine::kNone) {
+    w.precision =
+        engineDefaultPrecision(w.serving.engine, w.hardware.gpu ? &*w.hardware.gpu : nullptr);
   }
   if (w.finetune != Finetune::kNone && w.mode != Mode::kTrain) {
     throw InputError(ErrorCode::kValue, r.pathOf(r.has("mode") ? "mode" : "finetune"),

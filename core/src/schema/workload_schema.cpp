@@ -563,14 +563,16 @@ void addModelParallelFields(std::vector<Row>& rows) {
 void addRooflineFields(std::vector<Row>& rows) {
   rows.push_back(Row("utilization", FieldType::kNumber, "--utilization")
                      .range(kMinUtilization, 1, "")
-                     .byDefault(kDefaultUtilization)
+                     .derived({"fitted per device family and engine (docs/accuracy.md)",
+                               "按设备系列与引擎拟合（docs/accuracy.md）"})
                      .when(kWhenGpu, "parallel")
                      .text({"Achievable share of peak", "可达峰值比例"},
-                           {"achievable fraction of the dense peak", "可达到的稠密峰值算力比例"})
+                           {"achievable fraction of the dense peak for large GEMMs",
+                            "大矩阵乘可达到的稠密峰值算力比例"})
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.hardware.utilization = v.get<double>(); },
                          [](const Workload& w) {
-                           return json(w.hardware.utilization.value_or(kDefaultUtilization));
+                           return w.hardware.utilization ? json(*w.hardware.utilization) : json();
                          }));
   rows.push_back(Row("reserve_bytes", FieldType::kInteger, "--reserve-bytes")
                      .range(0, kMaxBytes, "bytes")

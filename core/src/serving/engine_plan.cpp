@@ -505,33 +505,12 @@ bool engineLoads(Engine e, QuantFormat q) {
 
 }  // namespace
 
-double engineEfficiency(Engine e, bool on_cpu) {
-  // Each is measured decode tokens/s over dlcost's bandwidth roofline (weights and KV read per
-  // step), docs/accuracy.md ("Serving") lists every point and its error.
-  if (on_cpu) return kLlamaCppCpuEfficiency;
-  switch (e) {
-    case Engine::kVllm:
-    case Engine::kSglang:
-      // vLLM, Llama-3.1-8B BF16, one request: TPOT 6.48 ms on an H100 SXM (InferenceBench
-      // concurrency sweep, vLLM 0.21) and about 75 tokens/s on an A100 40GB (J. Musgrave's
-      // sweep, 1024-token prompts), 0.74 and 0.78 of the roofline; 0.76 (their geometric
-      // mean) leaves each within 3 %. SGLang has no clean single-sequence measurement
-      // published that we found: it uses vLLM's factor (both run CUDA graphs over paged KV).
-      return 0.76;
-    case Engine::kLlamaCpp:
-      // llama.cpp on an RTX 4090 (llama.cpp PR #4766, tg 128): 61.03 t/s at F16 and 98.13 t/s
-      // at Q8_0, 0.80 and 0.69 of the 1008 GB/s roofline; 0.74 leaves -8 % and +7 %.
-    case Engine::kNone:
-      return 0.74;
-    case Engine::kHf:
-      // HF transformers generate() (eager, dynamic cache), LLaMA 7B fp16, batch 1, 1000-token
-      // prompt and 200 new tokens on an A10G (600 GB/s): 23.150 tokens/s over the whole call
-      // (fxmarty/accelerated-pytorch-transformers-generation, README, "None | no"); less
-      // dlcost's 0.22 s prefill, its decode steps run at 0.56 of the bandwidth roofline: eager
-      // PyTorch launches every kernel from Python, which a step this small cannot hide.
-      return 0.56;
-  }
-  return 0.74;
+Precision engineDefaultPrecision(Engine e, const Gpu* gpu) {
+  if (e == Engine::kLlamaCpp) return Precision::kFp16;
+  if (e == Engine::kNone) return Precision::kFp32;
+  // A CPU or a GPU without BF16 math (before Ampere): vLLM's --dtype auto falls back to fp16.
+  const bool bf16 = !gpu || (!gpu->cpu && gpu->bf16_flops > 0);
+  return bf16 ? Precision::kBf16 : Precision::kFp16;
 }
 
 Workload withServingDefaults(const Transformer& t, const Workload& w) {

@@ -2,6 +2,7 @@
 // (serving_writers.hpp).
 #include "dlcost/serving/serving_json.hpp"
 
+#include "gpu/gpu_writers.hpp"
 #include "memory/memory_json.hpp"
 #include "serving/serving_writers.hpp"
 
@@ -10,16 +11,30 @@ namespace dlcost {
 using nlohmann::json;
 
 JsonObject servingSpeedObject(const ServingSpeed& s) {
+  // One user's tokens/s is a decode speed; many users' together a serving throughput.
+  const TimeKind throughput = s.users > 1 ? TimeKind::kServingThroughput : TimeKind::kDecode;
   JsonObject j;
   j.add("users", s.users)
       .add("context", s.context)
       // ttft_s is 0 only without a published compute rate (a prefill always takes time):
       // unknown, so null, not 0.
       .add("ttft_s", s.ttft_s > 0 ? std::optional(s.ttft_s) : std::nullopt)
+      .add("ttft_s_range", s.ttft_s > 0
+                               ? std::optional(rangeOf(TimeKind::kServingLatency, s.ttft_s, false))
+                               : std::nullopt)
+      .add("batch_prefill_s",
+           s.batch_prefill_s > 0 ? std::optional(s.batch_prefill_s) : std::nullopt)
+      .add("batch_prefill_s_range",
+           s.batch_prefill_s > 0
+               ? std::optional(rangeOf(TimeKind::kPrefill, s.batch_prefill_s, false))
+               : std::nullopt)
       .add("compute_known", s.ttft_s > 0)
       .add("itl_s", s.itl_s)
+      .add("itl_s_range", rangeOf(TimeKind::kDecode, s.itl_s, false))
       .add("tokens_per_s_per_user", s.tokens_per_s_per_user)
+      .add("tokens_per_s_per_user_range", rangeOf(TimeKind::kDecode, s.tokens_per_s_per_user, true))
       .add("tokens_per_s", s.tokens_per_s)
+      .add("tokens_per_s_range", rangeOf(throughput, s.tokens_per_s, true))
       .add("bound", s.bound)
       .add("step_bytes", s.step_bytes)
       .add("step_flops", s.step_flops)

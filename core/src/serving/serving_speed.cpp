@@ -1,14 +1,18 @@
-// Speed of a serving plan: time to first token (the prefill, compute-bound), and the decode
-// step with n users (memory-bound: every weight and every user's KV cache read once per step,
-// until the FLOPs of n tokens take longer), on the roofline of the workload's GPU, divided by
-// the engine's calibrated efficiency (engineEfficiency). Layers llama.cpp leaves in system RAM
+// Speed of a serving plan: time to first token (the prefill), and the decode step with n users
+// (every weight and every user's KV cache read once per step, until the FLOPs of n tokens take
+// longer), both through the per-op time model of dlcost/time_model.hpp with the engine's
+// fitted parameters: GEMM efficiency by rows, achievable bandwidth, dequantization, launches
+// per layer and per step, tensor-parallel all-reduces. Layers llama.cpp leaves in system RAM
 // are read by the CPU at the host bandwidth, one after the other with the GPU's, except in
 // batches of 32+ tokens, for which llama.cpp copies their weights to the GPU over the host
 // link. On a CPU device every byte is read from system RAM at the CPU's bandwidth.
 #include <algorithm>
 
 #include "dlcost/base/checked.hpp"
+#include "dlcost/gpu/fit.hpp"
+#include "dlcost/gpu/gpu_compute.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
@@ -86,11 +90,15 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   if (!r.gpu_fit) return s;
   const GpuFit& fit = *r.gpu_fit;
   const bool cpu = fit.gpu.cpu;
-  const double eff = engineEfficiency(plan.engine, cpu);
-  const double flops_rate = fit.peak_flops * fit.utilization;
-  const double bw = fit.gpu.bandwidth_bytes_per_s;
-  const double host_bw = w.serving.host_bandwidth.value_or(kDefaultHostBandwidth);
+  TimeContext ctx = timeContext(w, fit);
+  ctx.engine = plan.engine;
+  const bool compute_known = gpuComputePublished(fit.gpu);
+  // Layers llama.cpp keeps in system RAM are read by the CPU at what its memory reaches.
+  const double host_bw =
+      w.serving.host_bandwidth.value_or(kDefaultHostBandwidth) *
+      timeParams().families[static_cast<size_t>(DeviceFamily::kCpu)].bandwidth_efficiency;
   const double tp = d(w.hardware.parallel.tp);
+  const double act_bytes = dtypeBits(layoutOf(w.precision).activations) / 8.0;
 
   // Weights read per step: on the GPU (all of the plan's device weights) and, for llama.cpp,
   // the CPU layers (the token embeddings are gathered row by row, not read whole).
@@ -112,13 +120,18 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   // users x experts_per_token of them per layer.
   double weights_read = d(device_weights);
   double host_read = d(host_weights);
+  const double device_share = d(device_weights) / std::max(1.0, d(device_weights + host_weights));
   if (t.experts > 0) {
     const double reached = std::min(1.0, d(users) * d(t.experts_per_token) / d(t.experts));
     const double experts = d(expertBytes(t, w)) / tp;
-    const double device_share = d(device_weights) / std::max(1.0, d(device_weights + host_weights));
     weights_read -= experts * device_share * (1 - reached);
     host_read -= experts * (1 - device_share) * (1 - reached);
   }
+  // Weights the device unpacks per forward (quantized formats), in proportion to the bytes read.
+  const double device_params = d(r.params.total) / tp * device_share;
+  const double dequant_ops = dequantOpsOf(w);
+  const double read_params =
+      device_weights > 0 ? device_params * weights_read / d(device_weights) : 0.0;
   const int64_t kv_one = planKvBytes(t, plan, context);
   const double gpu_layer_share =
       plan.engine == Engine::kLlamaCpp && !cpu
@@ -131,19 +144,28 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const bool offload_decode = host_weights > 0 && link && users >= kLlamaOffloadMinBatch;
   const double kv_read = d(users) * d(kv_one);
   const double flops = d(users) * decodeFlopsPerToken(t, context) / tp;
-  // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
-  // prefill's time unknown (ttft_s stays 0).
-  const bool compute_known = flops_rate > 0;
-  const double compute_s =
-      compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) / flops_rate : 0.0;
-  const double memory_s = (weights_read + kv_read * gpu_layer_share) / bw;
   const double host_kv = kv_read * (1 - gpu_layer_share);
   const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers
   // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
   // layers' KV cache crosses the link with their weights.
   const double host_s = offload_decode ? (d(host_weights) + host_kv) / link_bw : cpu_pass_s;
-  s.bound = compute_s > memory_s ? "compute" : "memory";
-  s.itl_s = (std::max(compute_s, memory_s) + host_s) / eff;
+
+  // One decode step of `users` sequences: the time model's forward (dlcost/time_model.hpp).
+  ForwardWork step;
+  // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
+  // prefill's time unknown (ttft_s stays 0).
+  step.op.flops = compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) : 0.0;
+  step.op.rows = d(users);
+  step.op.bytes = weights_read + kv_read * gpu_layer_share;
+  step.op.dequant_weights = read_params;
+  step.op.dequant_ops = dequant_ops;
+  step.layers = t.layers;
+  step.tp = w.hardware.parallel.tp;
+  step.allreduce_bytes = d(users) * d(t.hidden) * act_bytes;
+  step.network = &fit.network;
+  const ForwardTime decode = forwardTime(ctx, step);
+  s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
+  s.itl_s = decode.total_s + host_s;
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
   s.step_flops = static_cast<int64_t>(flops);
   if (s.itl_s > 0) {
@@ -158,16 +180,34 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const int64_t prompt = r.transformer->seq_len;
   const int64_t copies = link && host_weights > 0 ? offloadedUbatches(prompt) : 0;
   s.prefill_copy_bytes = checkedMul(copies, host_weights - host_output);
+  const int64_t tail = prompt % kLlamaUbatch;
+  const bool cpu_tail = tail > 0 && tail < kLlamaOffloadMinBatch;
+  const double host_prefill_s =
+      copies > 0 ? d(s.prefill_copy_bytes) / link_bw + (cpu_tail ? cpu_pass_s : 0.0) : cpu_pass_s;
+  // llama.cpp runs a prompt in n_ubatch pieces, each a forward that unpacks the weights again.
+  const double pieces = plan.engine == Engine::kLlamaCpp
+                            ? d(std::max<int64_t>(1, (prompt + kLlamaUbatch - 1) / kLlamaUbatch))
+                            : 1.0;
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
-    const double c = d(ph.flops) / b / tp / flops_rate;
-    const double m = (weights_read + d(planKvBytes(t, plan, prompt))) / bw;
-    const int64_t tail = prompt % kLlamaUbatch;
-    const bool cpu_tail = tail > 0 && tail < kLlamaOffloadMinBatch;
-    const double host_prefill_s =
-        copies > 0 ? d(s.prefill_copy_bytes) / link_bw + (cpu_tail ? cpu_pass_s : 0.0) : cpu_pass_s;
-    s.ttft_s = std::max(c, m / eff) + host_prefill_s;
+    const auto prefill = [&](double sequences) {
+      ForwardWork f;
+      f.op.flops = d(ph.flops) / b * sequences / tp;
+      f.op.rows = d(prompt) * sequences;
+      f.op.bytes = d(device_weights) + sequences * d(planKvBytes(t, plan, prompt));
+      f.op.dequant_weights = device_params * pieces;
+      f.op.dequant_ops = dequant_ops;
+      f.layers = t.layers;
+      f.prefill = true;
+      f.tp = w.hardware.parallel.tp;
+      f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
+      f.network = &fit.network;
+      return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers, true) +
+             host_prefill_s;
+    };
+    s.ttft_s = prefill(1.0);
+    s.batch_prefill_s = prefill(d(users));
   }
   return s;
 }

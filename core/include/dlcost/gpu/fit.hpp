@@ -2,6 +2,7 @@
 // Running a report's workload on its GPU: per-GPU memory under data/tensor/pipeline
 // parallelism and ZeRO, fit and largest batch, roofline step time, and the advisor.
 
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/types/gpu_fit.hpp"
 #include "dlcost/types/model.hpp"
 #include "dlcost/types/report.hpp"
@@ -22,13 +23,29 @@ namespace dlcost {
 /// Rounds every division up. Throws ArithmeticOverflow past 64 bits.
 PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p);
 
-/// Roofline time of one step of `r` on `gpu` with `peak_flops` x `utilization` for
-/// matmul-bound work and the GPU's bandwidth for traffic, per layer for layer graphs (per
-/// phase otherwise); backward runs the counted backward FLOPs over twice the forward traffic;
-/// training adds a memory-bound optimizer update over this GPU's states. Pipelines take
-/// (micro-batches + pp - 1) / pp of one micro-batch through all layers (the 1F1B bubble).
+/// What the time model needs of the model beyond the report: layers launched per forward
+/// and, for tensor-parallel decode, the width of the hidden states all-reduced per layer.
+struct ModelShape {
+  int64_t layers = 0;
+  int64_t hidden = 0;
+};
+ModelShape modelShape(const Model& model);
+
+/// Time of one step of `r` under `ctx` (dlcost/time_model.hpp), per layer for layer graphs
+/// (per phase otherwise): each op's max(compute at the GEMM efficiency of its rows, traffic
+/// at the achievable bandwidth) plus its dequantization, and the launches of `shape.layers`
+/// per forward (twice more in the backward); backward runs the counted backward FLOPs over
+/// twice the forward traffic; training adds a memory-bound optimizer update over this GPU's
+/// states. Pipelines take (micro-batches + pp - 1) / pp of one micro-batch through all layers
+/// (the 1F1B bubble). The decode phase's tokens/s is one decode step of the time model, with
+/// tensor-parallel all-reduces on `net` (none when null).
 StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory& per_gpu,
-                      const Gpu& gpu, double peak_flops, double utilization);
+                      const TimeContext& ctx, const ModelShape& shape,
+                      const Network* net = nullptr);
+
+/// The time context of `w` on its GPU: the fit's math format, the workload's engine, the
+/// workload's utilization when given.
+TimeContext timeContext(const Workload& w, const GpuFit& f);
 
 /// The step of `r` on `net` under `p`, from the roofline's `t` (dlcost/step_breakdown.hpp):
 /// per micro-batch and stage the roofline compute plus tensor-parallel collectives and the

@@ -26,15 +26,11 @@ constexpr int64_t kLlamaUbatch = 512;
 /// matmul), asked by ggml-backend.cpp's scheduler for ops with weights in a host buffer.
 constexpr int64_t kLlamaOffloadMinBatch = 32;
 
-/// Share of the bandwidth roofline llama.cpp's decode reaches on a CPU (every weight read
-/// from system RAM once per token), calibrated in docs/accuracy.md ("Serving", CPU rows).
-constexpr double kLlamaCppCpuEfficiency = 0.59;
-
-/// Share of the memory-bandwidth roofline each engine's decode reaches, calibrated against
-/// the published measurements in docs/accuracy.md ("Serving") and applied to every decode
-/// and prefill time: time = roofline time / efficiency. `on_cpu`: the device is a CPU
-/// (llama.cpp only), kLlamaCppCpuEfficiency.
-double engineEfficiency(Engine e, bool on_cpu = false);
+/// The engine's natural compute precision when the workload names none (dtype absent): what
+/// it loads an unquantized checkpoint in and multiplies with. llama.cpp: F16 (a GGUF's
+/// unquantized tensors and its CUDA/Metal matmuls); vLLM, SGLang and HF transformers: the
+/// model card's bfloat16 (--dtype auto / torch_dtype), float16 on GPUs without BF16 math.
+Precision engineDefaultPrecision(Engine e, const Gpu* gpu);
 
 /// `w` with the prompt an engine's context implies: with an engine and a context but no
 /// prompt_tokens, each sequence's prompt fills its context (context - generated_tokens).

@@ -41,9 +41,6 @@ struct Parallelism {
   int64_t microbatchCount() const { return microbatches > 0 ? microbatches : pp; }
 };
 
-/// Default achievable fraction of the dense peak for matmul-bound work: the middle of the
-/// 30-60 % model-FLOPs utilisation end-to-end training reaches on A100/H100 (GPU-NOTES.md).
-constexpr double kDefaultUtilization = 0.5;
 /// Smallest utilisation accepted.
 constexpr double kMinUtilization = 0.01;
 /// Default per-GPU reserve: CUDA context with lazy module loading (~0.3-0.5 GiB) plus the
@@ -67,8 +64,9 @@ struct HardwareSettings {
   std::optional<Gpu> gpu;  ///< a preset ("gpu": "h100-sxm") or a custom GPU object
   Parallelism parallel;
   NetworkSettings network;  ///< nodes and links (dlcost/interconnect.hpp)
-  /// Achievable fraction of the dense peak, in [kMinUtilization, 1]; absent =
-  /// kDefaultUtilization.
+  /// Achievable fraction of the dense peak for large GEMMs, in [kMinUtilization, 1]; absent:
+  /// the time model's fitted efficiency of the device family and engine
+  /// (dlcost/gpu/time_model.hpp).
   std::optional<double> utilization;
   /// Bytes per GPU held back from the capacity; absent = kDefaultReserveBytes (+ NCCL's when
   /// gpus > 1).

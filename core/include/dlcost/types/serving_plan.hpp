@@ -16,8 +16,11 @@ namespace dlcost {
 struct ServingSpeed {
   int64_t users = 1;
   int64_t context = 0;
-  double ttft_s = 0;  ///< one user's prompt through the prefill (compute-bound) on an idle engine
-  double itl_s = 0;   ///< one decode step with `users` sequences: the inter-token latency
+  double ttft_s = 0;  ///< one user's prompt through the prefill on an idle engine
+  /// Every one of `users` prompts through one prefill together (a static batch's start; what
+  /// a burst of users waits for their first tokens); 0 like ttft_s without a compute rate.
+  double batch_prefill_s = 0;
+  double itl_s = 0;  ///< one decode step with `users` sequences: the inter-token latency
   double tokens_per_s_per_user = 0;  ///< 1 / itl_s
   double tokens_per_s = 0;           ///< users / itl_s
   const char* bound = "memory";      ///< what limits the decode step: "memory" or "compute"
