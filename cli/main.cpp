@@ -83,6 +83,9 @@ json buildDocument(const dlcost::cli::Options& o) {
   const bool has_model = doc.contains("model") && doc["model"].is_object();
   if (o.approximate && has_model && doc["model"].contains("hf_config"))
     doc["model"]["approximate"] = true;
+  if (o.text_only && has_model &&
+      (doc["model"].contains("hf_config") || doc["model"].contains("preset")))
+    doc["model"]["text_only"] = true;
   // A model file's tensor bytes stand for the weights term (the engine's file_weights.hpp).
   const std::optional<std::string> weights_path = o.weights ? o.weights : o.gguf;
   if (weights_path) {

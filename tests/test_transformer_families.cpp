@@ -185,13 +185,11 @@ TEST_CASE("dense families of the new presets count exactly", "[transformer][para
   // Technical Report table 1: "3,209M non-embedding"; plus 262,208 x 2,560 tied
   // embeddings and the final norm. Heads, kv heads, head_dim and vocab are absent from its
   // text_config and take Gemma3TextConfig's defaults (8, 4, 256, 262,208).
+  // Its vision tower and projector (test_transformer_vision.cpp) are counted beside it.
   const dlcost::Report g = runPreset("gemma-3-4b-it");
   const dlcost::TransformerParams& p = g.transformer->params;
-  CHECK(p.total - p.embeddings - 2560 == 3209008128);
-  CHECK(g.params.total == 3880263168);
-  REQUIRE(!g.warnings.empty());
-  CHECK_THAT(g.warnings.back(),
-             Catch::Matchers::Contains("vision tower") && Catch::Matchers::Contains("not counted"));
+  CHECK(p.total - p.vision - p.projector - p.embeddings - 2560 == 3209008128);
+  CHECK(p.total - p.vision - p.projector == 3880263168);
 }
 
 TEST_CASE("the KV cache per token follows each attention kind's formula",
@@ -221,8 +219,10 @@ TEST_CASE("the KV cache per token follows each attention kind's formula",
     // gemma-3-4b: 34 layers, global where (i + 1) % 6 == 0: 5 global, 29 local; 4 kv heads
     // of 256.
     const int64_t per_layer_token = int64_t{2} * 4 * 256 * 2;
-    CHECK(kvBytes("gemma-3-4b-it", 32768) == per_layer_token * (5 * 32768 + 29 * 1024));
-    CHECK(kvBytes("gemma-3-4b-it", 512) == per_layer_token * 34 * 512);
+    // Text alone (images 0): each image would add its 256 tokens.
+    const json text = {{"images", 0}};
+    CHECK(kvBytes("gemma-3-4b-it", 32768, text) == per_layer_token * (5 * 32768 + 29 * 1024));
+    CHECK(kvBytes("gemma-3-4b-it", 512, text) == per_layer_token * 34 * 512);
   }
   SECTION("gpt-oss: alternating sliding (128) and full layers, 8 kv heads of 64") {
     const int64_t per_layer_token = int64_t{2} * 8 * 64 * 2;
@@ -247,7 +247,7 @@ TEST_CASE("the KV cache per token follows each attention kind's formula",
 TEST_CASE("local layers attend within their window in MACs", "[transformer][flops][families]") {
   // Gemma-3-4B prefill of 8192 tokens: each local layer's QK^T and AV cover 1024 keys
   // per query, each global layer's 8192; per key q width + heads x head_dim = 2 x 8 x 256.
-  const json w = {{"mode", "infer"}, {"prompt_tokens", 8192}};
+  const json w = {{"mode", "infer"}, {"prompt_tokens", 8192}, {"images", 0}};
   const dlcost::Report r = runPreset("gemma-3-4b-it", w);
   const int64_t core_local = int64_t{8192} * 1024 * 2 * 8 * 256;
   const int64_t core_global = int64_t{8192} * 8192 * 2 * 8 * 256;

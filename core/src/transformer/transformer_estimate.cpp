@@ -11,6 +11,7 @@
 #include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/types/memory.hpp"
+#include "transformer/vision_tower.hpp"
 
 namespace dlcost {
 
@@ -360,6 +361,8 @@ struct Settings {
   int64_t seq = 0;          ///< training sequence (and default prompt)
   int64_t prompt = 0;
   int64_t generated = 0;
+  int64_t images = 0;        ///< per sample (vision-language models)
+  int64_t image_tokens = 0;  ///< positions the images fill, part of seq and prompt
   int64_t longest = 0;       ///< tokens of the longest sequence the step holds
   std::string longest_path;  ///< the workload field that sets `longest`
 };
@@ -388,6 +391,42 @@ LoraRoles loraRoles(const Transformer& t, const Workload& w) {
     r.mlp_inputs += reads_mlp_norm ? 1 : 0;
   }
   return r;
+}
+
+/// Images per sample and the positions they add to the sequence: a vision-language model
+/// takes one image per sample unless the workload says; a text model takes none.
+void resolveImages(const Transformer& t, const Workload& w, Settings& s,
+                   std::vector<std::string>& warnings) {
+  if (!t.vision) {
+    if (w.images && *w.images > 0) {
+      throw InputError(ErrorCode::kValue, "/workload/images",
+                       t.text_only_of.empty()
+                           ? t.architecture + " is not a vision-language model: it takes no images"
+                           : "the language model of '" + t.text_only_of +
+                                 "' was read text only, as asked: it takes no images");
+    }
+    return;
+  }
+  if (w.serving.quant != QuantFormat::kNone) {
+    throw InputError(ErrorCode::kValue, "/workload/quant",
+                     "quantized checkpoints of a vision-language model (the tower and projector "
+                     "usually stay 16-bit, in a file of their own) are not modelled; ask for "
+                     "text_only to count the language model alone");
+  }
+  s.images = w.images.value_or(1);
+  if (s.train && s.lora) {
+    warnings.push_back(
+        "LoRA of a vision-language model: adapters in the language model's "
+        "layers only; the vision tower and projector stay frozen (their "
+        "forward runs, nothing of theirs is saved or trained)");
+  }
+  try {
+    s.image_tokens = checkedMul(s.images, t.vision->tokens_per_image);
+    s.seq = checkedAdd(s.seq, s.image_tokens);
+    s.prompt = checkedAdd(s.prompt, s.image_tokens);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload/images", "too many image tokens");
+  }
 }
 
 Settings resolveSettings(const Transformer& t, const Workload& w,
@@ -441,6 +480,7 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
   s.prompt = w.prompt_tokens ? *w.prompt_tokens : s.seq;
   s.generated = w.generated_tokens;
+  resolveImages(t, w, s, warnings);
   if (!s.decoder_side && !s.train && s.generated > 0) {
     throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
                      "an encoder model generates no tokens");
@@ -513,6 +553,7 @@ struct SequenceMacs {
   int64_t adapter = 0;         ///< LoRA adapters' forward
   int64_t decode = 0;          ///< every generated token
   int64_t decode_context = 0;  ///< keys the last generated token attends to
+  int64_t vision = 0;          ///< the vision tower and projector over the sample's images
 };
 
 /// MACs of one generated token per sequence against `context` cached tokens.
@@ -537,6 +578,18 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
   m.forward = add(m.forward, mul(f.logit_tokens, f.head_macs_per_token));
   m.adapter = mul(f.stacks.back().tokens, ad.macs_per_token);
   m.forward = add(m.forward, m.adapter);
+  // The tower and projector run once per image before the language model; in full training
+  // they learn with it (their matmuls' backward 2x, the attention core's as the model's),
+  // under LoRA they stay frozen: forward only (added after the backward below).
+  const bool frozen_tower = s.train && s.lora;
+  if (t.vision && s.images > 0) {
+    const VisionCosts vc = visionCosts(*t.vision, w);
+    m.vision = mul(s.images, vc.macs);
+    if (!frozen_tower) {
+      m.forward = add(m.forward, m.vision);
+      m.core = add(m.core, mul(s.images, vc.core_macs));
+    }
+  }
   const int64_t linear = checkedSub(checkedSub(m.forward, m.core), m.adapter);  // weight matmuls
   if (s.train) {
     // Input and weight gradients: 2x forward each matmul; a frozen base computes input
@@ -550,6 +603,7 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
     if (w.recompute == Recompute::kFull) m.backward = add(m.backward, layers_fwd);
     if (w.recompute == Recompute::kSelective && !flash) m.backward = add(m.backward, m.core);
   }
+  if (frozen_tower) m.forward = add(m.forward, m.vision);
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
   m.decode_context = enc_dec ? std::max<int64_t>(s.generated, 1) : add(s.prompt, s.generated);
   if (!s.train && s.decoder_side && s.generated > 0) {
@@ -738,6 +792,7 @@ struct SequenceMemory {
   int64_t kv_cache = 0;
   int64_t kv_tokens = 0;
   int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;  ///< rows
+  int64_t vision = 0;  ///< training: the images' saved tensors; inference: the tower's peak
 };
 
 /// The widest layer: its MLP intermediate, its MLP working set, the keys it attends to.
@@ -853,6 +908,21 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
   } else {
     inferenceMemory(t, w, s, f, m);
   }
+  if (t.vision && s.images > 0) {
+    // Training keeps the tower's saved tensors beside the language model's; at inference
+    // the tower runs (all of a sample's images at once) before the language model, so the
+    // peak is the larger of the two.
+    const VisionCosts vc = visionCosts(*t.vision, w);
+    if (s.train && s.lora) {
+      // A frozen tower's output needs no gradient: it saves nothing.
+    } else if (s.train) {
+      m.vision = mul(s.images, vc.saved_bytes);
+      m.activations = add(m.activations, m.vision);
+    } else {
+      m.vision = mul(s.images, vc.peak_bytes);
+      m.activations = std::max(m.activations, m.vision);
+    }
+  }
   return m;
 }
 
@@ -948,7 +1018,7 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
   const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
   const BackwardCandidate embeddings{mul(per_param, waiting), checkedSub(tail, m.activations)};
   bool alike = t.kind == TransformerKind::kDecoder && !isMoe(t) && !s.lora && !t.embedding_norm &&
-               f.stacks.size() == 1;
+               f.stacks.size() == 1 && !t.vision;
   for (int64_t i = 0; alike && i < t.layers; ++i) alike = !isLocalLayer(t, i);
   const int64_t head = add(tp.lm_head, t.final_norm ? normParams(t) : 0);
   const int64_t blocks = checkedSub(tp.total, add(tp.embeddings, head, tp.other));
@@ -1069,6 +1139,13 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     // One generated token per sequence: every weight read once (under MoE only the experts
     // the batch's tokens can reach), the whole KV cache read.
     int64_t read = weights_read;
+    if (t.vision) {
+      // The tower and projector do not run for a generated token (their weights are in
+      // the layout's weight format, never quantized).
+      const TransformerParams tp = countParams(t);
+      read =
+          checkedSub(read, bytesForBits(add(tp.vision, tp.projector), dtypeBits(s.layout.weights)));
+    }
     if (isMoe(t)) {
       const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
       const int64_t expert_bytes =
@@ -1103,6 +1180,10 @@ void summarise(const Transformer& t, const Workload& w, const Settings& s, const
       mul(2, add(sum.params.block_linear_per_token, f.head_macs_per_token, core_per_token));
   sum.kv_cache_bytes_per_token =
       s.decoder_side ? bytesForBits(kvCacheElements(t, w.mla_cache, 1), dtypeBits(s.kv_dtype)) : 0;
+  sum.images = s.images;
+  sum.image_tokens = s.image_tokens;
+  if (t.vision) sum.vision_macs_per_image = visionCosts(*t.vision, w).macs;
+  sum.text_only_of = t.text_only_of;
 }
 
 // --- stage 8: rows -------------------------------------------------------------------------
@@ -1331,6 +1412,50 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
   }
 }
 
+/// The vision tower's rows (embeddings, each encoder layer, post-norm and pooling head) and
+/// the projector's, for the sample's images at the workload's batch: they run before the
+/// language model, so they come first.
+void addVisionRows(const Transformer& t, const Workload& w, const Settings& s, Report& r) {
+  if (!t.vision) return;
+  const VisionTower& v = *t.vision;
+  const VisionParts parts = visionParamParts(v);
+  const VisionCosts vc = visionCosts(v, w);
+  const int64_t b = w.batch, e = s.value_bytes, n = s.images;
+  const int64_t tokens = mul(vc.passes, vc.tokens);  // per image
+  const int bits = dtypeBits(s.layout.weights);
+  auto row = [&](const std::string& name, const std::string& type, int64_t rows, int64_t width,
+                 int64_t params, int64_t macs_per_image, int64_t saved_per_image) {
+    LayerReport l;
+    l.name = name;
+    l.type = type;
+    l.output_shape = {rows, width};
+    l.params = params;
+    l.macs = mul(macs_per_image, n, b);
+    const int64_t out_bytes = mul(mul(rows, width), e, mul(n, b));
+    l.activation_bytes = s.train ? (s.lora ? 0 : mul(saved_per_image, n, b)) : out_bytes;
+    l.bytes_accessed = add(bytesForBits(params, bits), out_bytes);
+    if (macs_per_image) {
+      l.formulas.push_back(
+          {"macs",
+           "batch × images × per_image",
+           {{"batch", b, ""}, {"images", n, ""}, {"per_image", macs_per_image, ""}}});
+    }
+    r.layers.push_back(std::move(l));
+  };
+  row("vision_tower.embeddings", "patch_embedding", tokens, v.hidden, parts.embeddings,
+      vc.embed_macs, vc.embed_saved_bytes);
+  for (int64_t i = 0; i < v.layers; ++i) {
+    row("vision_tower.layers." + std::to_string(i), "vision_layer", tokens, v.hidden, parts.layer,
+        vc.layer_macs, vc.layer_saved_bytes);
+  }
+  if (parts.tail > 0)
+    row("vision_tower.post_norm", "norm", tokens, v.hidden, parts.tail, vc.head_macs,
+        vc.tail_saved_bytes);
+  const ProjectorLinear& last = v.projector.back();
+  row("multi_modal_projector", "projector", last.rows_per_image, last.out, visionProjectorParams(v),
+      vc.projector_macs, vc.projector_saved_bytes);
+}
+
 }  // namespace
 
 Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w) {
@@ -1386,6 +1511,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);
     r.transformer = sum;
+    addVisionRows(t, w, s, r);
     addRows(t, w, s, f, macs, mem, ad, r);
     return 0;
   });

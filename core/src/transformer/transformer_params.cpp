@@ -122,10 +122,16 @@ TransformerParams countParams(const Transformer& t) {
     p.other = checkedAdd(p.other, checkedMul(tables, checkedMul(t.relative_buckets, t.heads)));
   }
 
-  p.total =
+  const int64_t language =
       checkedAdd(checkedAdd(checkedAdd(p.embeddings, p.attention), checkedAdd(p.mlp, p.norms)),
                  checkedAdd(p.lm_head, p.other));
-  p.active_per_token = checkedSub(p.total, checkedMul(moe_layers, checkedSub(moe_mlp, moe_active)));
+  if (t.vision) {
+    p.vision = visionTowerParams(*t.vision);
+    p.projector = visionProjectorParams(*t.vision);
+  }
+  p.total = checkedAdd(language, checkedAdd(p.vision, p.projector));
+  p.active_per_token =
+      checkedSub(language, checkedMul(moe_layers, checkedSub(moe_mlp, moe_active)));
 
   // Linear weights a token meets in the blocks (norms, embeddings, LM head excluded).
   const int64_t attn_per_token = checkedMul(attentions, attentionParams(t));
