@@ -1226,22 +1226,31 @@ void setFormula(LayerReport& l, RowFormula f) {
   l.formulas.push_back(std::move(f));
 }
 
-/// Appends the report's rows: embeddings, each layer's attention (cross-attention) and MLP,
-/// final norms, pooler, LM head and adapters, at the workload's batch. Each row carries the
-/// formulas its figures follow from (per sequence times the batch; attention and MLP rows
-/// spelled out), which explain.cpp writes out.
-void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
-             const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
-  const TransformerParams& tp = r.transformer->params;
-  const int64_t b = w.batch, e = s.value_bytes, h = t.hidden;
-  const std::string value_note = dtypeName(s.layout.activations);
-  // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
-  // in the precision's format) plus their input read and output written.
-  const int block_bits = dtypeBits(s.weight_dtype);
-  const int other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
-  auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
-                 int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
-                 int64_t saved_per_seq) -> LayerReport& {
+/// Makes the language model's rows at the workload's batch: each row's figures and the
+/// formulas they follow from (per sequence times the batch), which explain.cpp writes out.
+struct RowMaker {
+  const Transformer& t;
+  const Workload& w;
+  const Settings& s;
+  Report& r;
+  int64_t b, e, h;
+  std::string value_note;  ///< the activations' dtype
+  std::string recompute;   ///< "recompute none|selective|full", the note of kept bytes
+  /// Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
+  /// in the precision's format) plus their input read and output written.
+  int block_bits, other_bits;
+
+  RowMaker(const Transformer& t_, const Workload& w_, const Settings& s_, Report& r_)
+      : t(t_), w(w_), s(s_), r(r_), b(w_.batch), e(s_.value_bytes), h(t_.hidden) {
+    value_note = dtypeName(s.layout.activations);
+    recompute = std::string("recompute ") + recomputeName(w.recompute);
+    block_bits = dtypeBits(s.weight_dtype);
+    other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
+  }
+
+  LayerReport& row(const std::string& row_name, const std::string& type, int64_t tokens,
+                   int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
+                   int64_t saved_per_seq) {
     LayerReport l;
     l.name = row_name;
     l.type = type;
@@ -1268,136 +1277,145 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
     }
     r.layers.push_back(std::move(l));
     return r.layers.back();
-  };
-  // Training rows of a layer keep kept_per_token bytes for each token.
-  auto kept = [&](LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") {
+  }
+
+  /// Training rows of a layer keep kept_per_token bytes for each token.
+  void kept(LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") const {
     if (!s.train) return;
     setFormula(l,
                {"activation_bytes",
                 "batch × tokens × kept_per_token",
                 {{"batch", b, ""}, {"tokens", tokens, ""}, {"kept_per_token", per_token, note}}});
-  };
-  const std::string recompute = std::string("recompute ") + recomputeName(w.recompute);
-  const LayerParams lp = layerParams(t);
-  // An embedding lookup reads one table row per token.
+  }
+};
+
+/// The embeddings' row: an embedding lookup reads one table row per token.
+void addEmbeddingRow(RowMaker& m, const LayerParams& lp, const Forward& f,
+                     const SequenceMemory& mem) {
+  const Transformer& t = m.t;
+  const TransformerParams& tp = m.r.transformer->params;
   const int64_t first_tokens = f.stacks.front().tokens;
-  LayerReport& embed = row("embeddings", "embedding", first_tokens, h,
-                           add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
-                           bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
+  LayerReport& embed =
+      m.row("embeddings", "embedding", first_tokens, m.h,
+            add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
+            bytesForBits(mul(first_tokens, m.b, m.h), m.other_bits), 0, mem.embed_saved);
   setFormula(embed,
              {"params",
               "embeddings + norm",
               {{"embeddings", tp.embeddings, ""}, {"norm", t.embedding_norm ? lp.norm : 0, ""}}});
+}
+
+/// Layer `i` of stack `st`: its self-attention row (projections, norms, T5's relative bias
+/// in the first layer) and, in a decoder of an encoder-decoder, its cross-attention row.
+void addAttentionRows(RowMaker& m, const LayerParams& lp, const Stack& st, int64_t i) {
+  const Transformer& t = m.t;
+  const int64_t b = m.b, h = m.h;
   // Attention projections: q and o are hidden x q_width, k and v hidden x their widths
   // (attentionMatrixElements); MLA's low-rank pairs are summed as one input.
   const int64_t attn_matrices = attentionMatrixElements(t);
   const bool mla = t.kv_lora_rank > 0;
-  const int64_t mlp_kinds = t.gated_mlp ? 3 : 2;
-  for (size_t si = 0; si < f.stacks.size(); ++si) {
-    const Stack& st = f.stacks[si];
-    const int64_t cross_macs =
-        st.cross ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
-                       mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
-                 : 0;
-    for (int64_t i = 0; i < st.layers; ++i) {
-      const int64_t keys = attendedKeys(t, i, st.context);
-      const int64_t attn_macs =
-          mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, keys)));
-      const bool moe = isMoeLayer(t, i);
-      const std::string base = st.prefix + std::to_string(i) + ".";
-      int64_t attn_p = add(lp.attention, lp.attention_norms);
-      const int64_t relative_bias = t.positions == PositionKind::kRelativeBias && i == 0
-                                        ? mul(t.relative_buckets, t.heads)
-                                        : 0;
-      attn_p = add(attn_p, relative_bias);
-      const int64_t attn_per_token = attentionKeptPerToken(t, w, s, st, i);
-      LayerReport& attn =
-          row(base + "attention", "attention", st.tokens, h, attn_p,
-              bytesForBits(attn_p, block_bits), attn_macs, mul(st.tokens, attn_per_token));
-      const std::string rel = relative_bias ? " + relative_bias" : "";
-      std::vector<TermInput> p_in;
-      if (mla) {
-        p_in = {{"mla_matrices", attn_matrices, ""}};
-      } else {
-        p_in = {{"hidden", h, ""},
-                {"q_width", queryWidth(t), ""},
-                {"k_width", keyWidth(t), ""},
-                {"v_width", valueWidth(t), ""}};
-      }
-      p_in.push_back({"biases", lp.attention - attn_matrices, ""});
-      p_in.push_back({"norms", lp.attention_norms, ""});
-      if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
-      setFormula(attn,
-                 {"params",
-                  (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
-                      std::string(" + biases + norms") + rel,
-                  std::move(p_in)});
-      // The attention core's MACs per token are linear in the keys attended.
-      setFormula(attn, {"macs",
-                        "batch × tokens × (projections + keys × core_width)",
-                        {{"batch", b, ""},
-                         {"tokens", st.tokens, ""},
-                         {"projections", attentionLinearMacs(t), ""},
-                         {"keys", keys, ""},
-                         {"core_width", attentionCoreMacs(t, 1), ""}}});
-      kept(attn, st.tokens, attn_per_token, recompute);
-      if (st.cross) {
-        const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
-        const int64_t cross_per_token = crossKeptPerToken(t, w, s, st);
-        LayerReport& cross =
-            row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
-                bytesForBits(cross_p, block_bits), cross_macs, mul(st.tokens, cross_per_token));
-        kept(cross, st.tokens, cross_per_token, recompute);
-      }
-      const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
-      const int64_t mlp_per_token = mlpKeptPerToken(t, s, i);
-      LayerReport& mlp = row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
-                             bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
-                             mul(st.tokens, mlp_per_token));
-      if (moe) {
-        setFormula(mlp, {"params",
-                         "experts + norms",
-                         {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
-        setFormula(mlp,
-                   {"macs",
-                    "batch × tokens × active",
-                    {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
-      } else {
-        const int64_t matrices = mul(mlp_kinds, h, t.ffn);
-        setFormula(mlp, {"params",
-                         "matrices × hidden × ffn + biases + norms",
-                         {{"matrices", mlp_kinds, ""},
-                          {"hidden", h, ""},
-                          {"ffn", t.ffn, ""},
-                          {"biases", lp.dense_mlp - matrices, ""},
-                          {"norms", lp.mlp_norms, ""}}});
-        setFormula(mlp, {"macs",
-                         "batch × tokens × matrices × hidden × ffn",
-                         {{"batch", b, ""},
-                          {"tokens", st.tokens, ""},
-                          {"matrices", mlp_kinds, ""},
-                          {"hidden", h, ""},
-                          {"ffn", t.ffn, ""}}});
-      }
-      kept(mlp, st.tokens, mlp_per_token, recompute);
-    }
-    if (t.final_norm) {
-      const std::string norm_name = f.stacks.size() > 1
-                                        ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
-                                        : "final_norm";
-      LayerReport& norm = row(norm_name, "norm", st.tokens, h, lp.norm,
-                              bytesForBits(lp.norm, other_bits), 0, mul(st.tokens, e, h));
-      kept(norm, st.tokens, mul(e, h));
-    }
+  const int64_t keys = attendedKeys(t, i, st.context);
+  const int64_t attn_macs = mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, keys)));
+  const std::string base = st.prefix + std::to_string(i) + ".";
+  int64_t attn_p = add(lp.attention, lp.attention_norms);
+  const int64_t relative_bias =
+      t.positions == PositionKind::kRelativeBias && i == 0 ? mul(t.relative_buckets, t.heads) : 0;
+  attn_p = add(attn_p, relative_bias);
+  const int64_t attn_per_token = attentionKeptPerToken(t, m.w, m.s, st, i);
+  LayerReport& attn =
+      m.row(base + "attention", "attention", st.tokens, h, attn_p,
+            bytesForBits(attn_p, m.block_bits), attn_macs, mul(st.tokens, attn_per_token));
+  const std::string rel = relative_bias ? " + relative_bias" : "";
+  std::vector<TermInput> p_in;
+  if (mla) {
+    p_in = {{"mla_matrices", attn_matrices, ""}};
+  } else {
+    p_in = {{"hidden", h, ""},
+            {"q_width", queryWidth(t), ""},
+            {"k_width", keyWidth(t), ""},
+            {"v_width", valueWidth(t), ""}};
   }
+  p_in.push_back({"biases", lp.attention - attn_matrices, ""});
+  p_in.push_back({"norms", lp.attention_norms, ""});
+  if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
+  setFormula(attn, {"params",
+                    (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
+                        std::string(" + biases + norms") + rel,
+                    std::move(p_in)});
+  // The attention core's MACs per token are linear in the keys attended.
+  setFormula(attn, {"macs",
+                    "batch × tokens × (projections + keys × core_width)",
+                    {{"batch", b, ""},
+                     {"tokens", st.tokens, ""},
+                     {"projections", attentionLinearMacs(t), ""},
+                     {"keys", keys, ""},
+                     {"core_width", attentionCoreMacs(t, 1), ""}}});
+  m.kept(attn, st.tokens, attn_per_token, m.recompute);
+  if (!st.cross) return;
+  const int64_t cross_macs =
+      add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
+          mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))));
+  const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
+  const int64_t cross_per_token = crossKeptPerToken(t, m.w, m.s, st);
+  LayerReport& cross =
+      m.row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+            bytesForBits(cross_p, m.block_bits), cross_macs, mul(st.tokens, cross_per_token));
+  m.kept(cross, st.tokens, cross_per_token, m.recompute);
+}
+
+/// Layer `i` of stack `st`: its MLP row (a dense MLP spelled out, or the MoE block).
+void addMlpRow(RowMaker& m, const LayerParams& lp, const Stack& st, int64_t i) {
+  const Transformer& t = m.t;
+  const int64_t b = m.b, h = m.h;
+  const int64_t mlp_kinds = t.gated_mlp ? 3 : 2;
+  const bool moe = isMoeLayer(t, i);
+  const std::string base = st.prefix + std::to_string(i) + ".";
+  const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
+  const int64_t mlp_per_token = mlpKeptPerToken(t, m.s, i);
+  LayerReport& mlp = m.row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
+                           bytesForBits(mlp_p, m.block_bits), mul(st.tokens, mlpMacs(t, i)),
+                           mul(st.tokens, mlp_per_token));
+  if (moe) {
+    setFormula(
+        mlp,
+        {"params", "experts + norms", {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
+    setFormula(mlp, {"macs",
+                     "batch × tokens × active",
+                     {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
+  } else {
+    const int64_t matrices = mul(mlp_kinds, h, t.ffn);
+    setFormula(mlp, {"params",
+                     "matrices × hidden × ffn + biases + norms",
+                     {{"matrices", mlp_kinds, ""},
+                      {"hidden", h, ""},
+                      {"ffn", t.ffn, ""},
+                      {"biases", lp.dense_mlp - matrices, ""},
+                      {"norms", lp.mlp_norms, ""}}});
+    setFormula(mlp, {"macs",
+                     "batch × tokens × matrices × hidden × ffn",
+                     {{"batch", b, ""},
+                      {"tokens", st.tokens, ""},
+                      {"matrices", mlp_kinds, ""},
+                      {"hidden", h, ""},
+                      {"ffn", t.ffn, ""}}});
+  }
+  m.kept(mlp, st.tokens, mlp_per_token, m.recompute);
+}
+
+/// What follows the last layer: the pooler, the LM head, the adapters' row.
+void addOutputRows(RowMaker& m, const Forward& f, const SequenceMacs& macs,
+                   const SequenceMemory& mem, const Adapters& ad) {
+  const Transformer& t = m.t;
+  const TransformerParams& tp = m.r.transformer->params;
+  const int64_t b = m.b, h = m.h;
   if (t.pooler)
-    row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
-        mem.pooler_saved);
-  if (s.decoder_side) {
+    m.row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, m.other_bits), mul(h, h),
+          mem.pooler_saved);
+  if (m.s.decoder_side) {
     // A tied head still reads the whole vocab x hidden matrix.
-    LayerReport& head = row(
+    LayerReport& head = m.row(
         "lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
-        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
+        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), m.other_bits),
         mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
     setFormula(head, {"macs",
                       "batch × tokens × hidden × vocab",
@@ -1406,10 +1424,35 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
                        {"hidden", h, ""},
                        {"vocab", t.vocab, ""}}});
   }
-  if (s.lora && s.train) {
-    row("lora_adapters", "lora", f.stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
-        macs.adapter, mul(f.stacks.back().tokens, ad.saved_per_token));
+  if (m.s.lora && m.s.train) {
+    m.row("lora_adapters", "lora", f.stacks.back().tokens, m.w.lora_rank, ad.params,
+          mul(4, ad.params), macs.adapter, mul(f.stacks.back().tokens, ad.saved_per_token));
   }
+}
+
+/// Appends the language model's rows: embeddings, each layer's attention (cross-attention)
+/// and MLP, final norms, pooler, LM head and adapters, at the workload's batch.
+void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+             const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
+  RowMaker m(t, w, s, r);
+  const LayerParams lp = layerParams(t);
+  addEmbeddingRow(m, lp, f, mem);
+  for (size_t si = 0; si < f.stacks.size(); ++si) {
+    const Stack& st = f.stacks[si];
+    for (int64_t i = 0; i < st.layers; ++i) {
+      addAttentionRows(m, lp, st, i);
+      addMlpRow(m, lp, st, i);
+    }
+    if (t.final_norm) {
+      const std::string norm_name = f.stacks.size() > 1
+                                        ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
+                                        : "final_norm";
+      LayerReport& norm = m.row(norm_name, "norm", st.tokens, m.h, lp.norm,
+                                bytesForBits(lp.norm, m.other_bits), 0, mul(st.tokens, m.e, m.h));
+      m.kept(norm, st.tokens, mul(m.e, m.h));
+    }
+  }
+  addOutputRows(m, f, macs, mem, ad);
 }
 
 /// The vision tower's rows (embeddings, each encoder layer, post-norm and pooling head) and
