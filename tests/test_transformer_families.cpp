@@ -387,3 +387,54 @@ TEST_CASE("the MLA cache form reads back from the report's workload",
     CHECK(e.error().path == "/workload/mla_cache");
   }
 }
+
+TEST_CASE("InternLM2 and Baichuan 2 count as Llama's layer with fused q, k, v",
+          "[transformer][params][families]") {
+  // Configs reconstructed key by key from the released config.json files (no verbatim copy
+  // was reachable offline: the counts below are derived from the remote modelling code and
+  // checked only against the rounded totals the Hub shows, 7.74B and 7.51B: unverified to
+  // the parameter).
+  SECTION("internlm2_5-7b: wqkv without bias (bias false), untied output") {
+    const json cfg = {{"architectures", json::array({"InternLM2ForCausalLM"})},
+                      {"model_type", "internlm2"},
+                      {"bias", false},
+                      {"hidden_size", 4096},
+                      {"intermediate_size", 14336},
+                      {"max_position_embeddings", 32768},
+                      {"num_attention_heads", 32},
+                      {"num_hidden_layers", 32},
+                      {"num_key_value_heads", 8},
+                      {"rms_norm_eps", 1e-5},
+                      {"tie_word_embeddings", false},
+                      {"vocab_size", 92544}};
+    // 32 x (41,943,040 attention + 176,160,768 MLP + 8,192 norms) + 2 x 92,544 x 4,096
+    // + 4,096.
+    const dlcost::Report r = runConfig(cfg);
+    CHECK(r.params.total == 7737708544);
+    CHECK(!r.transformer->approximate);
+    // LoRA names its fused module as the remote code does: wqkv (4,096 in, 6,144 out).
+    const dlcost::Report lora = runConfig(
+        cfg, {{"finetune", "lora"}, {"lora_rank", 8}, {"lora_targets", json::array({"wqkv"})}});
+    CHECK(lora.params.adapters == int64_t{32} * 8 * (4096 + 6144));
+  }
+  SECTION("Baichuan2-7B: W_pack, multi-head attention, untied NormHead") {
+    const json cfg = {{"architectures", json::array({"BaichuanForCausalLM"})},
+                      {"model_type", "baichuan"},
+                      {"hidden_size", 4096},
+                      {"intermediate_size", 11008},
+                      {"max_position_embeddings", 4096},
+                      {"num_attention_heads", 32},
+                      {"num_hidden_layers", 32},
+                      {"rms_norm_eps", 1e-6},
+                      {"tie_word_embeddings", false},
+                      {"vocab_size", 125696}};
+    // 32 x (67,108,864 + 135,266,304 + 8,192) + 2 x 125,696 x 4,096 + 4,096.
+    CHECK(runConfig(cfg).params.total == 7505973248);
+    // Without max_position_embeddings: the 13B's ALiBi variant, refused.
+    json alibi = cfg;
+    alibi.erase("max_position_embeddings");
+    const dlcost::Error e = errorOf(alibi);
+    CHECK(e.path == "/model/hf_config/max_position_embeddings");
+    CHECK_THAT(e.message, Catch::Matchers::Contains("ALiBi"));
+  }
+}

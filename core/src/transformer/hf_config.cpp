@@ -626,6 +626,32 @@ void readOpt(HfFields& f, Transformer& t) {
   }
 }
 
+/// InternLM2 / 2.5 (remote code, modeling_internlm2.py): Llama's layer with q, k and v in
+/// one `wqkv` (and `wo`) biased as `bias` says, w1/w3/w2 without bias, an untied `output`.
+void readInternlm2(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "internlm2");
+  const bool bias = f.optBool({"bias"}, true);  // InternLM2Config: bias=True
+  t.qkv_bias = t.out_bias = bias;
+  t.mlp_bias = false;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
+/// Baichuan 2 (remote code, modeling_baichuan.py): Llama's layer with q, k and v in one
+/// bias-free `W_pack`, multi-head attention, an untied NormHead (vocab x hidden, the same
+/// count). The 13B model attends with ALiBi and its config has no max_position_embeddings
+/// (model_max_length instead): refused, not modelled.
+void readBaichuan(HfFields& f, Transformer& t) {
+  if (!f.find({"max_position_embeddings"})) {
+    throw InputError(ErrorCode::kValue, f.pathOf("max_position_embeddings"),
+                     "model_type 'baichuan' without max_position_embeddings is the ALiBi "
+                     "variant (Baichuan 13B), which is not modelled");
+  }
+  readLlamaLike(f, t, "baichuan");
+  t.kv_heads = t.heads;
+  t.qkv_bias = t.out_bias = t.mlp_bias = false;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
 /// Cohere (Command-R): one weight-only LayerNorm feeding attention and MLP in parallel,
 /// SwiGLU, optional LayerNorms of q and k over all heads, tied head.
 void readCohere(HfFields& f, Transformer& t) {
@@ -791,6 +817,8 @@ constexpr ExactFamily kExactFamilies[] = {
     {"starcoder2", anyType<readStarcoder2>},
     {"opt", anyType<readOpt>},
     {"cohere", anyType<readCohere>},
+    {"internlm2", anyType<readInternlm2>},
+    {"baichuan", anyType<readBaichuan>},
     {"olmo", readOlmo},
     {"olmo2", readOlmo},
     {"distilbert", anyType<readDistilbert>},

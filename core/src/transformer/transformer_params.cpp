@@ -182,6 +182,16 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
             {"dense_h_to_4h", kUp, h, f},
             {"dense_4h_to_h", kDown, f, h}};
   }
+  if (a == "internlm2" || a == "baichuan") {
+    // InternLM2's attention.wqkv/wo and feed_forward.w1/w3/w2; Baichuan's W_pack, o_proj
+    // and Llama's MLP names.
+    const bool intern = a == "internlm2";
+    return {{intern ? "wqkv" : "W_pack", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+            {intern ? "wo" : "o_proj", kO, q, h},
+            {intern ? "w1" : "gate_proj", kGate, h, f},
+            {intern ? "w3" : "up_proj", kUp, h, f},
+            {intern ? "w2" : "down_proj", kDown, f, h}};
+  }
   if (a == "phi3") {
     return {{"qkv_proj", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
             {"o_proj", kO, q, h},
