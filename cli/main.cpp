@@ -36,6 +36,32 @@ constexpr int kExitInput = 2;
 
 /// The document the engine sees: the file (or preset) with the flags merged into its
 /// "workload", so that `--json` equals what the page computes for the same document.
+/// A MODEL FILE is read as what its bytes say it is: a GGUF or ONNX file as with --gguf or
+/// --onnx, JSON as a document; a safetensors file holds no architecture.
+void readFileKind(dlcost::cli::Options& o) {
+  if (o.positional.size() != 1) return;
+  const std::string path = o.positional[0];
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;  // named, not a file: said later
+  switch (dlcost::cli::fileKind(path)) {
+    case dlcost::ModelFileKind::kGguf:
+      o.gguf = path;
+      o.positional.clear();
+      break;
+    case dlcost::ModelFileKind::kOnnx:
+      o.onnx = path;
+      o.positional.clear();
+      break;
+    case dlcost::ModelFileKind::kSafetensors:
+      throw InputError(ErrorCode::kValue, "",
+                       "'" + path +
+                           "' is a safetensors file: it holds weights, not the architecture; "
+                           "give the model's config.json and the file with --weights");
+    default:
+      break;
+  }
+}
+
 json buildDocument(const dlcost::cli::Options& o) {
   json doc;
   if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) + (o.onnx ? 1 : 0) +
@@ -75,6 +101,9 @@ json buildDocument(const dlcost::cli::Options& o) {
   const bool has_model = doc.contains("model") && doc["model"].is_object();
   if (o.approximate && has_model && doc["model"].contains("hf_config"))
     doc["model"]["approximate"] = true;
+  if (o.text_only && has_model &&
+      (doc["model"].contains("hf_config") || doc["model"].contains("preset")))
+    doc["model"]["text_only"] = true;
   // A model file's tensor bytes stand for the weights term (the engine's file_weights.hpp).
   const std::optional<std::string> weights_path = o.weights ? o.weights : o.gguf;
   if (weights_path) {
@@ -327,7 +356,9 @@ int runSweep(const dlcost::cli::Options& o) {
   return 0;
 }
 
-int run(const dlcost::cli::Options& o) {
+int run(dlcost::cli::Options o) {
+  // Every command that reads a MODEL file reads it by its bytes (not `preset NAME`).
+  if (o.command != "preset" && o.command != "help" && o.command != "schema") readFileKind(o);
   if (o.command == "help") {
     std::cout << dlcost::cli::usageText();
     return 0;

@@ -80,11 +80,19 @@ class FileSource : public ByteSource {
   int64_t size_;
 };
 
-bool endsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
+
+ModelFileKind fileKind(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
+  std::string prefix(static_cast<size_t>(kModelFileKindBytes), '\0');
+  in.read(&prefix[0], kModelFileKindBytes);
+  prefix.resize(static_cast<size_t>(in.gcount()));
+  const ModelFileKind kind = detectModelFile(prefix);
+  if (kind == ModelFileKind::kUnknown)
+    throw InputError(ErrorCode::kValue, "", "'" + path + "': " + unknownModelFileMessage(prefix));
+  return kind;
+}
 
 json inspectFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -92,7 +100,8 @@ json inspectFile(const std::string& path) {
   const auto size = fs::file_size(path, ec);
   if (!in || ec) throw InputError(ErrorCode::kValue, "", "cannot read file '" + path + "'");
   const int64_t file_size = static_cast<int64_t>(size);
-  if (endsWith(path, ".onnx"))
+  // The kind from the bytes, not the name (the engine's one detector).
+  if (fileKind(path) == ModelFileKind::kOnnx)
     return onnxFileSummaryJson(readOnnx(FileSource(in, file_size)), file_size);
   int64_t want = std::min(file_size, kModelHeaderFirstRead);
   for (;;) {
@@ -344,7 +353,7 @@ int runInspect(const std::vector<std::string>& args) {
     }
   }
   if (files.size() != 1)
-    throw UsageError{"inspect needs one FILE (.gguf, .safetensors, index.json or .onnx)"};
+    throw UsageError{"inspect needs one FILE (GGUF, safetensors, a safetensors index or ONNX)"};
   const json summary = inspectFile(files[0]);
   if (config && summary["format"] == "onnx") {
     std::cout << dumpJson(onnxModelOrError(summary), 2) << "\n";

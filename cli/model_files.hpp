@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dlcost/model_files/model_file.hpp"
+
 #include "dlcost/base/units.hpp"
 
 namespace dlcost::cli {
@@ -19,6 +21,10 @@ std::string readFile(const std::string& path);
 /// The engine's summary of a GGUF, safetensors or index file (inspectModelFile), reading its
 /// first megabyte and more only when the header is longer. Throws InputError.
 nlohmann::json inspectFile(const std::string& path);
+
+/// The kind of the file at `path` from its first bytes (dlcost::detectModelFile); an
+/// InputError naming those bytes and the accepted kinds when it is none of them.
+ModelFileKind fileKind(const std::string& path);
 
 /// The config.json a GGUF summary stands for (its "gguf.hf_config"); throws InputError with
 /// the reason when the file is not a GGUF or its architecture has no mapping.

@@ -191,6 +191,8 @@ output:
   --units binary|decimal    human output in GiB (2^30 B) or GB (10^9 B); default binary
   --approximate             read a config.json of a model_type dlcost does not count
                             exactly as a generic decoder (figures marked approximate)
+  --text-only               read a vision-language config (or preset) as its language
+                            model alone, without vision tower and projector (stated)
   --json                    print the report as JSON (exact bytes and counts)
   --explain                 also show how every figure was computed and what dominates it
                             (with --json: adds "explanations" and "dominant")
@@ -230,6 +232,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.json = true;
     } else if (a == "--approximate") {
       o.approximate = true;
+    } else if (a == "--text-only") {
+      o.text_only = true;
     } else if (a == "--csv") {
       o.csv = true;
     } else if (a == "--batches") {

@@ -26,6 +26,7 @@ struct Options {
   std::map<std::string, std::string> workload;
   bool json = false;
   bool approximate = false;  ///< --approximate: the generic reading of an unknown model_type
+  bool text_only = false;    ///< --text-only: a vision-language model's language model alone
   std::string sort = "samples_per_s";  ///< compare: --sort FIELD
   ByteUnits units = ByteUnits::kBinary;
   bool units_given = false;

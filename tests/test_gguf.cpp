@@ -260,7 +260,9 @@ TEST_CASE("bad GGUF headers get a clear error, never a huge allocation", "[gguf]
   };
   auto header = [](uint32_t version) { return GgufWriter(version); };
   std::vector<Case> cases;
-  { cases.push_back({"wrong magic", "GGUX" + std::string(20, '\0'), "", "not a model file"}); }
+  {
+    cases.push_back({"wrong magic", "GGUX" + std::string(20, '\0'), "", "not a kind dlcost reads"});
+  }
   {
     GgufWriter w = header(1);
     w.counts(0, 0);
@@ -456,4 +458,26 @@ TEST_CASE("a weights_file names its bad field", "[gguf][errors]") {
       CHECK(e.error().path == c.path);
     }
   }
+}
+
+TEST_CASE("model files are told apart by their first bytes, not their names",
+          "[model_files][detect]") {
+  using dlcost::detectModelFile;
+  using dlcost::ModelFileKind;
+  CHECK(detectModelFile("GGUF\x03\0\0\0") == ModelFileKind::kGguf);
+  // safetensors: an 8-byte little-endian header length, then the header's '{'.
+  CHECK(detectModelFile(std::string("\x40\0\0\0\0\0\0\0{\"a\"", 12)) ==
+        ModelFileKind::kSafetensors);
+  // A length whose low byte is '{' is still safetensors (JSON text has no NUL).
+  CHECK(detectModelFile(std::string("{\x01\0\0\0\0\0\0{\"a\"", 12)) == ModelFileKind::kSafetensors);
+  CHECK(detectModelFile("  {\"model_type\": \"llama\"") == ModelFileKind::kJson);
+  CHECK(detectModelFile("{\"weight_map\": {}}") == ModelFileKind::kJson);
+  // ONNX: ModelProto's ir_version field (tag 0x08, varint 8), then producer_name (0x12).
+  CHECK(detectModelFile("\x08\x08\x12\x07pytorch") == ModelFileKind::kOnnx);
+  CHECK(detectModelFile("PK\x03\x04") == ModelFileKind::kUnknown);
+  CHECK(detectModelFile("") == ModelFileKind::kUnknown);
+  CHECK_THAT(dlcost::unknownModelFileMessage("PK\x03\x04zip"),
+             Catch::Matchers::StartsWith("the file starts with 50 4B 03 04 7A 69 70 ('PK..zip')") &&
+                 Catch::Matchers::Contains("GGUF") && Catch::Matchers::Contains("ONNX"));
+  CHECK(dlcost::unknownModelFileMessage("").rfind("the file is empty", 0) == 0);
 }

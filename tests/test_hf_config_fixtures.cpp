@@ -204,3 +204,22 @@ TEST_CASE("presets hold the published config.json's keys and values",
   falcon.erase("auto_map");
   CHECK(presetAsPublished("falcon-7b") == falcon);
 }
+
+TEST_CASE("DeepSeek-V2-Lite's +0.27 % is a config without q_lora_rank",
+          "[transformer][params][families][fixtures]") {
+  // Issue #29 measured 15,748,993,024 against the checkpoint's 15,706,484,224. The published
+  // file says "q_lora_rank": null (q_proj straight from h) and counts exactly (above). A copy
+  // without the key takes DeepseekV2Config's default 1,536: q_a_proj 2,048 x 1,536, q_b_proj
+  // 1,536 x 3,072 and q_a_layernorm 1,536 in place of q_proj 2,048 x 3,072, in each of the 27
+  // layers: 27 x 1,574,400 = 42,508,800 more, the whole difference. transformers builds the
+  // same model from such a copy, so the engine follows it; the fault is the copy's.
+  json cfg = fixtureConfig("deepseek-v2-lite-chat");
+  REQUIRE(cfg.contains("q_lora_rank"));
+  CHECK(cfg["q_lora_rank"].is_null());
+  cfg.erase("q_lora_rank");
+  const int64_t per_layer =
+      int64_t{2048} * 1536 + int64_t{1536} * 3072 + 1536 - int64_t{2048} * 3072;
+  CHECK(27 * per_layer == 42508800);
+  CHECK(runConfig(cfg).params.total == int64_t{15706484224} + 27 * per_layer);
+  CHECK(runConfig(cfg).params.total == 15748993024);
+}

@@ -216,22 +216,34 @@ TEST_CASE("a config.json as the whole document is read as the model", "[transfor
   CHECK(c.model.name == "openai-community/gpt2");  // its _name_or_path
 }
 
-TEST_CASE("a multimodal config is read from its text_config with a warning",
+TEST_CASE("a multimodal config's language model is read from its text_config",
           "[transformer][params]") {
-  // LLaVA-style wrappers nest the language model: its count is the nested config's.
+  // LLaVA-style wrappers nest the language model: read text only (as asked), its count is
+  // the nested config's. A vision_config's absent keys take CLIPVisionConfig's defaults.
   const json cfg = {{"model_type", "llava"},
                     {"architectures", json::array({"LlavaForConditionalGeneration"})},
                     {"text_config", presetConfig("llama-2-7b")},
-                    {"vision_config", {{"hidden_size", 1024}}}};
-  const dlcost::Report r = runConfig(cfg);
+                    {"vision_config", {{"hidden_size", 1024}, {"num_attention_heads", 16}}}};
+  auto runTextOnly = [](const json& config) {
+    const dlcost::Config c =
+        parseConfig(json{{"model", {{"hf_config", config}, {"text_only", true}}}});
+    return estimate(c.model, c.workload);
+  };
+  const dlcost::Report r = runTextOnly(cfg);
   CHECK(r.params.total == 6738415616);
   REQUIRE(!r.warnings.empty());
-  CHECK_THAT(r.warnings.back(), Catch::Matchers::Contains("vision tower"));
+  CHECK_THAT(r.warnings.back(), Catch::Matchers::Contains("text only, as asked"));
+  // Read whole, CLIPVisionConfig's defaults fill the rest: 12 layers of 1,024 x 3,072,
+  // 224 / 32 = 7 x 7 patches and the class token.
+  const int64_t tower = 3 * 32 * 32 * 1024 + 1024 + 50 * 1024 + 2 * 2048 +
+                        12 * (4 * (1024 * 1024 + 1024) + 2 * 1024 * 3072 + 3072 + 1024 + 2 * 2048);
+  const int64_t projector = 1024 * 4096 + 4096 + 4096 * 4096 + 4096;
+  CHECK(runConfig(cfg).params.total == 6738415616 + tower + projector);
   // A text_config omits the keys equal to its class's defaults (to_diff_dict): LlamaConfig's
   // hidden_size default is 4096, Llama-2-7b's own, so the count stays.
   json lean = cfg;
   lean["text_config"].erase("hidden_size");
-  CHECK(runConfig(lean).params.total == 6738415616);
+  CHECK(runTextOnly(lean).params.total == 6738415616);
   // Errors inside point into text_config.
   json bad = cfg;
   bad["text_config"]["hidden_size"] = "4096";

@@ -230,7 +230,7 @@ if run "schema --json" 0 schema --json; then
   # And --help lists no workload flag the schema lacks.
   grep -oE '^  --[a-z-]+' "$tmp/help" | sed 's/^  //' | sort -u >"$tmp/help-flags"
   for flag in $(cat "$tmp/help-flags"); do
-    case $flag in --sort | --units | --json | --explain | --lang | --help | --version | --approximate | --task) continue ;; esac
+    case $flag in --sort | --units | --json | --explain | --lang | --help | --version | --approximate | --text-only | --task) continue ;; esac
     if grep -q -- "^$flag " "$tmp/flags"; then pass; else fail "--help's $flag is in the schema"; fi
   done
 fi

@@ -169,5 +169,17 @@ check "--hf bad id" 2 'ORG/NAME' env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf g
 check "--hf with a flag" 0 '"seq_len": 128' \
   env HF_HOME="$tmp/hf" "$DLCOST" estimate --hf openai-community/gpt2 --seq-len 128 --json
 
+# Files by their bytes, not their names: `estimate FILE` reads a GGUF or ONNX file as
+# --gguf/--onnx would, whatever it is called; a safetensors file is refused with what to do;
+# anything else names its first bytes and the kinds accepted.
+cp "$tmp/tiny-llama-q4km.gguf" "$tmp/renamed.bin"
+check "estimate a GGUF by its bytes" 0 '"total": 2086144' "$DLCOST" estimate "$tmp/renamed.bin" --json
+cp "$here/../fixtures/onnx/squeezenet1_1.onnx" "$tmp/graph.dat"
+check "estimate an ONNX file by its bytes" 0 '"total": 1235496' "$DLCOST" estimate "$tmp/graph.dat" --json
+check "inspect an ONNX file by its bytes" 0 '"format": "onnx"' "$DLCOST" inspect "$tmp/graph.dat" --json
+printf 'PK\003\004zipped' >"$tmp/archive.json"
+check "unknown bytes are named" 2 "starts with 50 4B 03 04" "$DLCOST" estimate "$tmp/archive.json"
+check "unknown bytes: the kinds accepted" 2 "GGUF" "$DLCOST" inspect "$tmp/archive.json"
+
 echo "cli model files: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

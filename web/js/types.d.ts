@@ -37,6 +37,8 @@ export interface Workload {
   seq_len?: number;
   prompt_tokens?: number;
   generated_tokens?: number;
+  /** Images per sample of a vision-language model (absent: 1 for one, none for a text model). */
+  images?: number;
   weight_dtype?: string;
   quant_group_size?: number;
   kv_dtype?: string;
@@ -384,6 +386,9 @@ export interface TransformerSummary {
     norms: number;
     lm_head: number;
     other: number;
+    /** A vision-language model's vision tower and projector. */
+    vision?: number;
+    projector?: number;
   };
   active_params_per_token: number;
   seq_len: number;
@@ -394,6 +399,13 @@ export interface TransformerSummary {
   kv_cache_bytes_per_token: number;
   /** Only for a model read through the generic fallback, at the user's request. */
   approximate?: true;
+  /** Vision-language models: images per sample, the positions they fill (part of seq_len),
+   *  the tower's and projector's forward MACs per image. */
+  images?: number;
+  image_tokens?: number;
+  vision_macs_per_image?: number;
+  /** A multimodal config read as its language model alone, at the user's request. */
+  text_only_of?: string;
 }
 
 /** The report, schema "dlcost.report/2" (core/src/report/report_json.cpp reportToJson): the CLI's

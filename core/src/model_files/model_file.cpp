@@ -2,6 +2,7 @@
 // call with them.
 #include "dlcost/model_files/model_file.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "dlcost/base/checked.hpp"
@@ -17,14 +18,6 @@ namespace dlcost {
 namespace {
 
 using nlohmann::json;
-
-bool startsWithBrace(const std::string& s) {
-  for (char c : s) {
-    if (c == '{') return true;
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
-  }
-  return false;
-}
 
 json indexSummary(const std::string& prefix, int64_t file_size) {
   // An index is small JSON text: it is read whole.
@@ -44,6 +37,61 @@ json indexSummary(const std::string& prefix, int64_t file_size) {
 
 }  // namespace
 
+ModelFileKind detectModelFile(const std::string& prefix) {
+  const size_t n = prefix.size();
+  auto byte = [&](size_t i) { return static_cast<uint8_t>(prefix[i]); };
+  if (prefix.rfind("GGUF", 0) == 0) return ModelFileKind::kGguf;
+  // JSON text: '{' or '[' after white space, and no NUL byte (a safetensors header length
+  // has some: its high bytes).
+  bool json_start = false, nul = false;
+  for (size_t i = 0; i < n; ++i) {
+    const char c = prefix[i];
+    if (c == '{' || c == '[') json_start = true;
+    if (c == '{' || c == '[' || (c != ' ' && c != '\t' && c != '\n' && c != '\r')) break;
+  }
+  for (size_t i = 0; i < std::min<size_t>(n, 8); ++i) nul = nul || byte(i) == 0;
+  if (n >= 9 && prefix[8] == '{' && (nul || !json_start)) return ModelFileKind::kSafetensors;
+  if (json_start && !nul) return ModelFileKind::kJson;
+  // ModelProto field 1 (ir_version, a varint: 3 to 11 in practice), then another field's tag.
+  if (n >= 2 && byte(0) == 0x08 && byte(1) < 0x80) return ModelFileKind::kOnnx;
+  return ModelFileKind::kUnknown;
+}
+
+const char* modelFileKindName(ModelFileKind kind) {
+  switch (kind) {
+    case ModelFileKind::kGguf:
+      return "gguf";
+    case ModelFileKind::kSafetensors:
+      return "safetensors";
+    case ModelFileKind::kJson:
+      return "json";
+    case ModelFileKind::kOnnx:
+      return "onnx";
+    case ModelFileKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string unknownModelFileMessage(const std::string& prefix) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string hex, text;
+  const size_t n = std::min<size_t>(prefix.size(), 8);
+  for (size_t i = 0; i < n; ++i) {
+    const auto b = static_cast<uint8_t>(prefix[i]);
+    if (!hex.empty()) hex += ' ';
+    hex += kHex[b >> 4];
+    hex += kHex[b & 15];
+    text += b >= 0x20 && b < 0x7f ? static_cast<char>(b) : '.';
+  }
+  const std::string first =
+      n == 0 ? "the file is empty" : "the file starts with " + hex + " ('" + text + "')";
+  return first +
+         ": not a kind dlcost reads: GGUF (\"GGUF\"), safetensors (an 8-byte header length, "
+         "then '{'), JSON ('{': a model document, a config.json or a safetensors index) or "
+         "ONNX (a ModelProto, byte 08 first)";
+}
+
 HeaderIncomplete::HeaderIncomplete(int64_t wanted_bytes)
     : std::runtime_error("read the first " + std::to_string(wanted_bytes) + " bytes"),
       wanted_(wanted_bytes) {}
@@ -56,28 +104,30 @@ json inspectModelFile(const std::string& prefix, int64_t file_size) {
   if (have < 9 && file_size > have) {
     throw HeaderIncomplete(std::min(file_size, std::max<int64_t>(kModelHeaderFirstRead, 9)));
   }
-  if (prefix.rfind("GGUF", 0) == 0) {
-    return ggufSummaryJson(readGgufHeader(data, prefix.size(), file_size), file_size);
-  }
-  // A safetensors header is JSON right after its 8-byte length.
-  if (have >= 9 && prefix[8] == '{') return safetensorsSummary(data, prefix.size(), file_size);
-  if (startsWithBrace(prefix)) return indexSummary(prefix, file_size < 0 ? have : file_size);
-  // ONNX has no magic: a ModelProto starts with its ir_version field (tag 0x08). Its weights
-  // lie between the fields the reader needs, so from a prefix it asks for the whole file (the
-  // CLI reads ONNX through a ByteSource instead and skips them).
-  if (prefix[0] == 0x08) {
-    if (file_size > kMaxModelHeaderBytes) {
-      throw InputError(ErrorCode::kTooLarge, "",
-                       "an ONNX file of more than 128 MiB: the page reads ONNX files whole; "
-                       "`dlcost inspect FILE.onnx` skips the weights");
+  switch (detectModelFile(prefix)) {
+    case ModelFileKind::kGguf:
+      return ggufSummaryJson(readGgufHeader(data, prefix.size(), file_size), file_size);
+    case ModelFileKind::kSafetensors:
+      return safetensorsSummary(data, prefix.size(), file_size);
+    case ModelFileKind::kJson:
+      return indexSummary(prefix, file_size < 0 ? have : file_size);
+    case ModelFileKind::kOnnx: {
+      // ONNX has no magic: a ModelProto starts with its ir_version field (tag 0x08). Its
+      // weights lie between the fields the reader needs, so from a prefix it asks for the
+      // whole file (the CLI reads ONNX through a ByteSource instead and skips them).
+      if (file_size > kMaxModelHeaderBytes) {
+        throw InputError(ErrorCode::kTooLarge, "",
+                         "an ONNX file of more than 128 MiB: the page reads ONNX files whole; "
+                         "`dlcost inspect FILE.onnx` skips the weights");
+      }
+      if (file_size > have) throw HeaderIncomplete(file_size);
+      const MemorySource src(data, have);
+      return onnxFileSummaryJson(readOnnx(src), have);
     }
-    if (file_size > have) throw HeaderIncomplete(file_size);
-    const MemorySource src(data, have);
-    return onnxFileSummaryJson(readOnnx(src), have);
+    case ModelFileKind::kUnknown:
+      break;
   }
-  throw InputError(ErrorCode::kValue, "",
-                   "not a model file dlcost reads: GGUF starts with 'GGUF', safetensors with an "
-                   "8-byte length and '{', an index with '{', ONNX with its ir_version field");
+  throw InputError(ErrorCode::kValue, "", unknownModelFileMessage(prefix));
 }
 
 std::string inspectModelFileText(const std::string& prefix, double file_size) {

@@ -31,6 +31,9 @@ bool any(const std::vector<std::string>& segs, const std::set<std::string>& name
 
 std::string tensorComponent(const std::string& name) {
   const std::vector<std::string> s = segments(name);
+  // A vision-language model's tower and projector (their norms and attention included).
+  if (any(s, {"vision_tower", "vision_model", "vision_encoder"})) return "vision";
+  if (any(s, {"multi_modal_projector", "mm_projector", "image_newline"})) return "projector";
   // Norms: *norm* modules (input_layernorm, ln_f's "ln_" prefix, T5's layer_norm, Qwen3's
   // q_norm), checked first because their names often hold "attention".
   for (const std::string& seg : s) {
@@ -56,6 +59,10 @@ ComponentCheck checkComponents(const Transformer& t, const nlohmann::json& tenso
   ComponentCheck c;
   c.rows = {{"embeddings", p.embeddings}, {"attention", p.attention}, {"mlp", p.mlp},
             {"norms", p.norms},           {"lm_head", p.lm_head},     {"other", p.other}};
+  if (t.vision) {
+    c.rows.push_back({"vision", p.vision});
+    c.rows.push_back({"projector", p.projector});
+  }
   for (const nlohmann::json& tensor : tensors) {
     const std::string name = tensor.value("name", "");
     const int64_t n = tensor.value("parameters", int64_t{0});

@@ -13,15 +13,19 @@ namespace {
 
 JsonObject transformerObject(const TransformerSummary& t) {
   const TransformerParams& p = t.params;
+  JsonObject components;
+  components.add("embeddings", p.embeddings)
+      .add("attention", p.attention)
+      .add("mlp", p.mlp)
+      .add("norms", p.norms)
+      .add("lm_head", p.lm_head)
+      .add("other", p.other);
+  // A vision-language model's tower and projector.
+  if (p.vision > 0 || p.projector > 0)
+    components.add("vision", p.vision).add("projector", p.projector);
   JsonObject j;
   j.add("architecture", t.architecture)
-      .add("params_by_component", JsonObject()
-                                      .add("embeddings", p.embeddings)
-                                      .add("attention", p.attention)
-                                      .add("mlp", p.mlp)
-                                      .add("norms", p.norms)
-                                      .add("lm_head", p.lm_head)
-                                      .add("other", p.other))
+      .add("params_by_component", std::move(components))
       .add("active_params_per_token", p.active_per_token)
       .add("seq_len", t.seq_len)
       .add("generated_tokens", t.generated_tokens)
@@ -31,6 +35,13 @@ JsonObject transformerObject(const TransformerSummary& t) {
       .add("kv_cache_bytes_per_token", t.kv_cache_bytes_per_token);
   // Only a model read through the generic fallback, at the user's request.
   if (t.approximate) j.add("approximate", true);
+  if (t.params.vision > 0) {
+    j.add("images", t.images)
+        .add("image_tokens", t.image_tokens)
+        .add("vision_macs_per_image", t.vision_macs_per_image);
+  }
+  // A multimodal config read as its language model alone, at the user's request.
+  if (!t.text_only_of.empty()) j.add("text_only_of", t.text_only_of);
   return j;
 }
 

@@ -17,14 +17,15 @@ using nlohmann::json;
 namespace {
 
 /// A verbatim config.json: its many unused fields are ignored, as transformers does.
-Model readHfModel(const json& m, const std::string& path, bool approximate) {
+Model readHfModel(const json& m, const std::string& path, bool approximate,
+                  bool text_only = false) {
   ObjectReader r(m, path);
   Model model;
   const json* name = r.find("_name_or_path");
   model.name = name && name->is_string() && !name->get<std::string>().empty()
                    ? name->get<std::string>()
                    : r.optionalString("model_type", "transformer");
-  model.body = readHfConfig(m, path, model.warnings, approximate);
+  model.body = readHfConfig(m, path, model.warnings, approximate, text_only);
   return model;
 }
 
@@ -49,7 +50,7 @@ const std::shared_ptr<const Model>& presetModel(const std::string& name) {
 
 /// The preset a model object {"preset": NAME, ...} names, from the cache.
 const std::shared_ptr<const Model>& namedPreset(ObjectReader& r) {
-  r.rejectUnknown({"preset", "comment", "weights_file"});
+  r.rejectUnknown({"preset", "comment", "weights_file", "text_only"});
   const std::string name = r.requiredString("preset");
   if (!presetJson(name)) {
     throw InputError(ErrorCode::kValue, r.pathOf("preset"),
@@ -61,7 +62,7 @@ const std::shared_ptr<const Model>& namedPreset(ObjectReader& r) {
 /// parseModel's model, a built-in preset's shared with the cache instead of copied.
 std::shared_ptr<const Model> sharedModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
-  if (r.has("preset") && !r.has("weights_file")) return namedPreset(r);
+  if (r.has("preset") && !r.has("weights_file") && !r.has("text_only")) return namedPreset(r);
   return std::make_shared<const Model>(parseModel(m, path));
 }
 
@@ -125,22 +126,31 @@ Model parseModel(const json& m, const std::string& path) {
   ObjectReader r(m, path);
   if (r.has("preset")) {
     const std::shared_ptr<const Model>& preset = namedPreset(r);
-    if (!r.has("weights_file")) return *preset;
+    if (!r.has("weights_file") && !r.has("text_only")) return *preset;
     Model model = *preset;
-    model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
+    if (r.optionalBool("text_only", false)) {
+      // A multimodal preset's language model alone, as asked: read its config.json again.
+      const std::string name = model.name;
+      model = readHfModel(json::parse(presetJson(r.requiredString("preset"))), "", false, true);
+      model.name = name;
+    }
+    if (r.has("weights_file"))
+      model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
     return model;
   }
   if (isHfConfig(m)) return readHfModel(m, path, false);
   if (r.has("hf_config")) {
     // "approximate": true asks for the generic reading of a model_type dlcost does not
     // count exactly; its figures are then marked approximate.
-    r.rejectUnknown({"hf_config", "name", "comment", "approximate", "weights_file"});
+    // "text_only": true reads a vision-language config's language model alone.
+    r.rejectUnknown({"hf_config", "name", "comment", "approximate", "text_only", "weights_file"});
     const json& cfg = r.require("hf_config");
     if (!isHfConfig(cfg)) {
       throw InputError(ErrorCode::kMissingField, childPath(r.pathOf("hf_config"), "model_type"),
                        "a config.json needs model_type (or architectures naming the model class)");
     }
-    Model model = readHfModel(cfg, r.pathOf("hf_config"), r.optionalBool("approximate", false));
+    Model model = readHfModel(cfg, r.pathOf("hf_config"), r.optionalBool("approximate", false),
+                              r.optionalBool("text_only", false));
     if (r.has("name")) model.name = r.requiredString("name");
     if (r.has("weights_file"))
       model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));

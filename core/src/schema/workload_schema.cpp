@@ -295,6 +295,18 @@ void addSequenceFields(std::vector<Row>& rows) {
 /// How a transformer stores its weights and KV cache, and its attention.
 void addStorageFields(std::vector<Row>& rows) {
   rows.push_back(
+      Row("images", FieldType::kInteger, "--images")
+          .range(0, 1024, "images")
+          .derived({"1 for a vision-language model", "视觉语言模型为 1"})
+          .when(kWhenTransformer, "transformer")
+          .text({"Images per sample", "每个样本的图像数"},
+                {"images a vision-language model reads per sample; each adds its "
+                 "image tokens to the sequence and a pass of the vision tower",
+                 "视觉语言模型每个样本读取的图像数；每张图像把它的图像 token 加入序列，"
+                 "并让视觉塔运行一次"})
+          .io([](const json& v, Workload& w, const std::string&) { w.images = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.images); }));
+  rows.push_back(
       Row("weight_dtype", FieldType::kEnum, "--weight-dtype")
           .values(kStorageDTypes, dtypeName)
           .derived({"the precision's weights", "随精度"})

@@ -626,6 +626,32 @@ void readOpt(HfFields& f, Transformer& t) {
   }
 }
 
+/// InternLM2 / 2.5 (remote code, modeling_internlm2.py): Llama's layer with q, k and v in
+/// one `wqkv` (and `wo`) biased as `bias` says, w1/w3/w2 without bias, an untied `output`.
+void readInternlm2(HfFields& f, Transformer& t) {
+  readLlamaLike(f, t, "internlm2");
+  const bool bias = f.optBool({"bias"}, true);  // InternLM2Config: bias=True
+  t.qkv_bias = t.out_bias = bias;
+  t.mlp_bias = false;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
+/// Baichuan 2 (remote code, modeling_baichuan.py): Llama's layer with q, k and v in one
+/// bias-free `W_pack`, multi-head attention, an untied NormHead (vocab x hidden, the same
+/// count). The 13B model attends with ALiBi and its config has no max_position_embeddings
+/// (model_max_length instead): refused, not modelled.
+void readBaichuan(HfFields& f, Transformer& t) {
+  if (!f.find({"max_position_embeddings"})) {
+    throw InputError(ErrorCode::kValue, f.pathOf("max_position_embeddings"),
+                     "model_type 'baichuan' without max_position_embeddings is the ALiBi "
+                     "variant (Baichuan 13B), which is not modelled");
+  }
+  readLlamaLike(f, t, "baichuan");
+  t.kv_heads = t.heads;
+  t.qkv_bias = t.out_bias = t.mlp_bias = false;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
 /// Cohere (Command-R): one weight-only LayerNorm feeding attention and MLP in parallel,
 /// SwiGLU, optional LayerNorms of q and k over all heads, tied head.
 void readCohere(HfFields& f, Transformer& t) {
@@ -791,6 +817,8 @@ constexpr ExactFamily kExactFamilies[] = {
     {"starcoder2", anyType<readStarcoder2>},
     {"opt", anyType<readOpt>},
     {"cohere", anyType<readCohere>},
+    {"internlm2", anyType<readInternlm2>},
+    {"baichuan", anyType<readBaichuan>},
     {"olmo", readOlmo},
     {"olmo2", readOlmo},
     {"distilbert", anyType<readDistilbert>},
@@ -826,16 +854,27 @@ std::string supportedList() {
 }  // namespace
 
 Transformer readHfConfig(const json& config, const std::string& path,
-                         std::vector<std::string>& warnings, bool approximate) {
+                         std::vector<std::string>& warnings, bool approximate, bool text_only) {
   HfFields f(config, path);
   std::string family = familyOf(f, config, path);
-  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, Qwen2-VL, ...) keep the language
-  // model's config in text_config (Qwen2-VL at the top level): read that, and say what is
-  // left out.
+  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, PaliGemma, ...) keep the language
+  // model's config in text_config (Qwen2-VL at the top level): read that, then the vision
+  // tower and projector, unless the user asked for the language model alone.
   const auto wrapper = wrapperTextTypes().find(family);
+  const bool is_wrapper = wrapper != wrapperTextTypes().end();
+  auto addVision = [&](Transformer& t) {
+    if (text_only) {
+      t.text_only_of = family;
+      warnings.push_back("text only, as asked: the language model of '" + family +
+                         "'; its vision tower and projector are left out of every figure");
+    } else {
+      t.vision = readHfVision(config, path, family, t);
+    }
+  };
   const json* text = f.find({"text_config"});
-  if (text && text->is_object() && !f.find({"hidden_size", "n_embd", "d_model"})) {
-    if (wrapper == wrapperTextTypes().end() && !approximate) {
+  // (PaliGemma repeats the text hidden_size at the top level.)
+  if (text && text->is_object() && (is_wrapper || !f.find({"hidden_size", "n_embd", "d_model"}))) {
+    if (!is_wrapper && !approximate) {
       throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
                        "multimodal model_type '" + family +
                            "' is not one dlcost models; supported: " + supportedList() +
@@ -845,16 +884,31 @@ Transformer readHfConfig(const json& config, const std::string& path,
     }
     json inner = *text;
     if (!inner.contains("model_type") || inner["model_type"].is_null())
-      inner["model_type"] =
-          wrapper != wrapperTextTypes().end() ? wrapper->second : family + "_text";
+      inner["model_type"] = is_wrapper ? wrapper->second : family + "_text";
     Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings, approximate);
-    warnings.push_back("read the language model of '" + family +
-                       "' from text_config; its vision tower and projector are not counted");
+    if (is_wrapper) {
+      addVision(t);
+    } else {
+      warnings.push_back("read the language model of '" + family +
+                         "' from text_config, as asked (approximate); its vision tower and "
+                         "projector are not counted");
+    }
     return t;
   }
-  if (wrapper != wrapperTextTypes().end()) {
-    warnings.push_back("read the language model of '" + family +
-                       "'; its vision tower and projector are not counted");
+  std::string text_only_of;
+  if (is_wrapper) {
+    // Older Qwen2-VL files keep the language model's keys at the top level.
+    if (!text_only) {
+      if (family == "qwen2_vl" || family == "qwen2_5_vl")
+        readHfVision(config, path, family, Transformer{});  // refuses, saying why
+      throw InputError(ErrorCode::kMissingField, childPath(path, "text_config"),
+                       "model_type '" + family +
+                           "' keeps its language model in text_config; ask for text_only to "
+                           "read these top-level keys as its language model alone");
+    }
+    warnings.push_back("text only, as asked: the language model of '" + family +
+                       "'; its vision tower and projector are left out of every figure");
+    text_only_of = family;
     family = wrapper->second;
   }
   if (!exactFamily(family) && !approximate) {
@@ -890,6 +944,7 @@ Transformer readHfConfig(const json& config, const std::string& path,
   }
   validateTransformer(t, f.paths, head_dim_given);
   if (!head_dim_given) t.head_dim = t.hidden / t.heads;
+  t.text_only_of = text_only_of;
   return t;
 }
 

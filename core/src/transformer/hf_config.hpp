@@ -20,8 +20,19 @@ namespace dlcost {
 /// or null keys take the config class's default where dlcost knows it; fields it uses must
 /// have the right type and range. Throws InputError naming the JSON pointer of a missing or
 /// bad field.
+/// A vision-language wrapper (llava, llava_next, mistral3, gemma3, paligemma) is counted
+/// whole: its language model, vision tower and projector (Transformer::vision); qwen2_vl and
+/// qwen2_5_vl are refused. With `text_only` a wrapper's language model alone is read, as
+/// the user asked, and marked so (Transformer::text_only_of).
 Transformer readHfConfig(const nlohmann::json& config, const std::string& path,
-                         std::vector<std::string>& warnings, bool approximate = false);
+                         std::vector<std::string>& warnings, bool approximate = false,
+                         bool text_only = false);
+
+/// The vision tower and projector of vision-language wrapper `family` from the whole
+/// config.json at `path` (its vision_config and projector keys); `text` is its language
+/// model. Throws InputError for a wrapper or tower it cannot count exactly.
+VisionTower readHfVision(const nlohmann::json& config, const std::string& path,
+                         const std::string& family, const Transformer& text);
 
 /// Reads dlcost's generic transformer form (strict: unknown fields are errors):
 /// {"layers", "hidden", "heads", "kv_heads"?, "head_dim"?, "ffn", "vocab", "gated_mlp"?,

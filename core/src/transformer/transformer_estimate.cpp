@@ -11,6 +11,7 @@
 #include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/types/memory.hpp"
+#include "transformer/vision_tower.hpp"
 
 namespace dlcost {
 
@@ -360,6 +361,8 @@ struct Settings {
   int64_t seq = 0;          ///< training sequence (and default prompt)
   int64_t prompt = 0;
   int64_t generated = 0;
+  int64_t images = 0;        ///< per sample (vision-language models)
+  int64_t image_tokens = 0;  ///< positions the images fill, part of seq and prompt
   int64_t longest = 0;       ///< tokens of the longest sequence the step holds
   std::string longest_path;  ///< the workload field that sets `longest`
 };
@@ -388,6 +391,42 @@ LoraRoles loraRoles(const Transformer& t, const Workload& w) {
     r.mlp_inputs += reads_mlp_norm ? 1 : 0;
   }
   return r;
+}
+
+/// Images per sample and the positions they add to the sequence: a vision-language model
+/// takes one image per sample unless the workload says; a text model takes none.
+void resolveImages(const Transformer& t, const Workload& w, Settings& s,
+                   std::vector<std::string>& warnings) {
+  if (!t.vision) {
+    if (w.images && *w.images > 0) {
+      throw InputError(ErrorCode::kValue, "/workload/images",
+                       t.text_only_of.empty()
+                           ? t.architecture + " is not a vision-language model: it takes no images"
+                           : "the language model of '" + t.text_only_of +
+                                 "' was read text only, as asked: it takes no images");
+    }
+    return;
+  }
+  if (w.serving.quant != QuantFormat::kNone) {
+    throw InputError(ErrorCode::kValue, "/workload/quant",
+                     "quantized checkpoints of a vision-language model (the tower and projector "
+                     "usually stay 16-bit, in a file of their own) are not modelled; ask for "
+                     "text_only to count the language model alone");
+  }
+  s.images = w.images.value_or(1);
+  if (s.train && s.lora) {
+    warnings.push_back(
+        "LoRA of a vision-language model: adapters in the language model's "
+        "layers only; the vision tower and projector stay frozen (their "
+        "forward runs, nothing of theirs is saved or trained)");
+  }
+  try {
+    s.image_tokens = checkedMul(s.images, t.vision->tokens_per_image);
+    s.seq = checkedAdd(s.seq, s.image_tokens);
+    s.prompt = checkedAdd(s.prompt, s.image_tokens);
+  } catch (const ArithmeticOverflow&) {
+    throw InputError(ErrorCode::kTooLarge, "/workload/images", "too many image tokens");
+  }
 }
 
 Settings resolveSettings(const Transformer& t, const Workload& w,
@@ -441,6 +480,7 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
   s.prompt = w.prompt_tokens ? *w.prompt_tokens : s.seq;
   s.generated = w.generated_tokens;
+  resolveImages(t, w, s, warnings);
   if (!s.decoder_side && !s.train && s.generated > 0) {
     throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
                      "an encoder model generates no tokens");
@@ -513,6 +553,7 @@ struct SequenceMacs {
   int64_t adapter = 0;         ///< LoRA adapters' forward
   int64_t decode = 0;          ///< every generated token
   int64_t decode_context = 0;  ///< keys the last generated token attends to
+  int64_t vision = 0;          ///< the vision tower and projector over the sample's images
 };
 
 /// MACs of one generated token per sequence against `context` cached tokens.
@@ -537,6 +578,18 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
   m.forward = add(m.forward, mul(f.logit_tokens, f.head_macs_per_token));
   m.adapter = mul(f.stacks.back().tokens, ad.macs_per_token);
   m.forward = add(m.forward, m.adapter);
+  // The tower and projector run once per image before the language model; in full training
+  // they learn with it (their matmuls' backward 2x, the attention core's as the model's),
+  // under LoRA they stay frozen: forward only (added after the backward below).
+  const bool frozen_tower = s.train && s.lora;
+  if (t.vision && s.images > 0) {
+    const VisionCosts vc = visionCosts(*t.vision, w);
+    m.vision = mul(s.images, vc.macs);
+    if (!frozen_tower) {
+      m.forward = add(m.forward, m.vision);
+      m.core = add(m.core, mul(s.images, vc.core_macs));
+    }
+  }
   const int64_t linear = checkedSub(checkedSub(m.forward, m.core), m.adapter);  // weight matmuls
   if (s.train) {
     // Input and weight gradients: 2x forward each matmul; a frozen base computes input
@@ -550,6 +603,7 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
     if (w.recompute == Recompute::kFull) m.backward = add(m.backward, layers_fwd);
     if (w.recompute == Recompute::kSelective && !flash) m.backward = add(m.backward, m.core);
   }
+  if (frozen_tower) m.forward = add(m.forward, m.vision);
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
   m.decode_context = enc_dec ? std::max<int64_t>(s.generated, 1) : add(s.prompt, s.generated);
   if (!s.train && s.decoder_side && s.generated > 0) {
@@ -738,6 +792,7 @@ struct SequenceMemory {
   int64_t kv_cache = 0;
   int64_t kv_tokens = 0;
   int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;  ///< rows
+  int64_t vision = 0;  ///< training: the images' saved tensors; inference: the tower's peak
 };
 
 /// The widest layer: its MLP intermediate, its MLP working set, the keys it attends to.
@@ -853,6 +908,21 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
   } else {
     inferenceMemory(t, w, s, f, m);
   }
+  if (t.vision && s.images > 0) {
+    // Training keeps the tower's saved tensors beside the language model's; at inference
+    // the tower runs (all of a sample's images at once) before the language model, so the
+    // peak is the larger of the two.
+    const VisionCosts vc = visionCosts(*t.vision, w);
+    if (s.train && s.lora) {
+      // A frozen tower's output needs no gradient: it saves nothing.
+    } else if (s.train) {
+      m.vision = mul(s.images, vc.saved_bytes);
+      m.activations = add(m.activations, m.vision);
+    } else {
+      m.vision = mul(s.images, vc.peak_bytes);
+      m.activations = std::max(m.activations, m.vision);
+    }
+  }
   return m;
 }
 
@@ -948,7 +1018,7 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
   const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
   const BackwardCandidate embeddings{mul(per_param, waiting), checkedSub(tail, m.activations)};
   bool alike = t.kind == TransformerKind::kDecoder && !isMoe(t) && !s.lora && !t.embedding_norm &&
-               f.stacks.size() == 1;
+               f.stacks.size() == 1 && !t.vision;
   for (int64_t i = 0; alike && i < t.layers; ++i) alike = !isLocalLayer(t, i);
   const int64_t head = add(tp.lm_head, t.final_norm ? normParams(t) : 0);
   const int64_t blocks = checkedSub(tp.total, add(tp.embeddings, head, tp.other));
@@ -1069,6 +1139,13 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     // One generated token per sequence: every weight read once (under MoE only the experts
     // the batch's tokens can reach), the whole KV cache read.
     int64_t read = weights_read;
+    if (t.vision) {
+      // The tower and projector do not run for a generated token (their weights are in
+      // the layout's weight format, never quantized).
+      const TransformerParams tp = countParams(t);
+      read =
+          checkedSub(read, bytesForBits(add(tp.vision, tp.projector), dtypeBits(s.layout.weights)));
+    }
     if (isMoe(t)) {
       const int64_t reached = std::min(t.experts, mul(b, t.experts_per_token));
       const int64_t expert_bytes =
@@ -1103,6 +1180,10 @@ void summarise(const Transformer& t, const Workload& w, const Settings& s, const
       mul(2, add(sum.params.block_linear_per_token, f.head_macs_per_token, core_per_token));
   sum.kv_cache_bytes_per_token =
       s.decoder_side ? bytesForBits(kvCacheElements(t, w.mla_cache, 1), dtypeBits(s.kv_dtype)) : 0;
+  sum.images = s.images;
+  sum.image_tokens = s.image_tokens;
+  if (t.vision) sum.vision_macs_per_image = visionCosts(*t.vision, w).macs;
+  sum.text_only_of = t.text_only_of;
 }
 
 // --- stage 8: rows -------------------------------------------------------------------------
@@ -1145,22 +1226,31 @@ void setFormula(LayerReport& l, RowFormula f) {
   l.formulas.push_back(std::move(f));
 }
 
-/// Appends the report's rows: embeddings, each layer's attention (cross-attention) and MLP,
-/// final norms, pooler, LM head and adapters, at the workload's batch. Each row carries the
-/// formulas its figures follow from (per sequence times the batch; attention and MLP rows
-/// spelled out), which explain.cpp writes out.
-void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
-             const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
-  const TransformerParams& tp = r.transformer->params;
-  const int64_t b = w.batch, e = s.value_bytes, h = t.hidden;
-  const std::string value_note = dtypeName(s.layout.activations);
-  // Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
-  // in the precision's format) plus their input read and output written.
-  const int block_bits = dtypeBits(s.weight_dtype);
-  const int other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
-  auto row = [&](const std::string& row_name, const std::string& type, int64_t tokens,
-                 int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
-                 int64_t saved_per_seq) -> LayerReport& {
+/// Makes the language model's rows at the workload's batch: each row's figures and the
+/// formulas they follow from (per sequence times the batch), which explain.cpp writes out.
+struct RowMaker {
+  const Transformer& t;
+  const Workload& w;
+  const Settings& s;
+  Report& r;
+  int64_t b, e, h;
+  std::string value_note;  ///< the activations' dtype
+  std::string recompute;   ///< "recompute none|selective|full", the note of kept bytes
+  /// Rows' forward traffic: the weights they read (block matrices in weight_dtype, the rest
+  /// in the precision's format) plus their input read and output written.
+  int block_bits, other_bits;
+
+  RowMaker(const Transformer& t_, const Workload& w_, const Settings& s_, Report& r_)
+      : t(t_), w(w_), s(s_), r(r_), b(w_.batch), e(s_.value_bytes), h(t_.hidden) {
+    value_note = dtypeName(s.layout.activations);
+    recompute = std::string("recompute ") + recomputeName(w.recompute);
+    block_bits = dtypeBits(s.weight_dtype);
+    other_bits = isQuantized(s.weight_dtype) ? dtypeBits(s.layout.weights) : block_bits;
+  }
+
+  LayerReport& row(const std::string& row_name, const std::string& type, int64_t tokens,
+                   int64_t width, int64_t params, int64_t weight_bytes, int64_t macs_per_seq,
+                   int64_t saved_per_seq) {
     LayerReport l;
     l.name = row_name;
     l.type = type;
@@ -1187,136 +1277,145 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
     }
     r.layers.push_back(std::move(l));
     return r.layers.back();
-  };
-  // Training rows of a layer keep kept_per_token bytes for each token.
-  auto kept = [&](LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") {
+  }
+
+  /// Training rows of a layer keep kept_per_token bytes for each token.
+  void kept(LayerReport& l, int64_t tokens, int64_t per_token, std::string note = "") const {
     if (!s.train) return;
     setFormula(l,
                {"activation_bytes",
                 "batch × tokens × kept_per_token",
                 {{"batch", b, ""}, {"tokens", tokens, ""}, {"kept_per_token", per_token, note}}});
-  };
-  const std::string recompute = std::string("recompute ") + recomputeName(w.recompute);
-  const LayerParams lp = layerParams(t);
-  // An embedding lookup reads one table row per token.
+  }
+};
+
+/// The embeddings' row: an embedding lookup reads one table row per token.
+void addEmbeddingRow(RowMaker& m, const LayerParams& lp, const Forward& f,
+                     const SequenceMemory& mem) {
+  const Transformer& t = m.t;
+  const TransformerParams& tp = m.r.transformer->params;
   const int64_t first_tokens = f.stacks.front().tokens;
-  LayerReport& embed = row("embeddings", "embedding", first_tokens, h,
-                           add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
-                           bytesForBits(mul(first_tokens, b, h), other_bits), 0, mem.embed_saved);
+  LayerReport& embed =
+      m.row("embeddings", "embedding", first_tokens, m.h,
+            add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
+            bytesForBits(mul(first_tokens, m.b, m.h), m.other_bits), 0, mem.embed_saved);
   setFormula(embed,
              {"params",
               "embeddings + norm",
               {{"embeddings", tp.embeddings, ""}, {"norm", t.embedding_norm ? lp.norm : 0, ""}}});
+}
+
+/// Layer `i` of stack `st`: its self-attention row (projections, norms, T5's relative bias
+/// in the first layer) and, in a decoder of an encoder-decoder, its cross-attention row.
+void addAttentionRows(RowMaker& m, const LayerParams& lp, const Stack& st, int64_t i) {
+  const Transformer& t = m.t;
+  const int64_t b = m.b, h = m.h;
   // Attention projections: q and o are hidden x q_width, k and v hidden x their widths
   // (attentionMatrixElements); MLA's low-rank pairs are summed as one input.
   const int64_t attn_matrices = attentionMatrixElements(t);
   const bool mla = t.kv_lora_rank > 0;
-  const int64_t mlp_kinds = t.gated_mlp ? 3 : 2;
-  for (size_t si = 0; si < f.stacks.size(); ++si) {
-    const Stack& st = f.stacks[si];
-    const int64_t cross_macs =
-        st.cross ? add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
-                       mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))))
-                 : 0;
-    for (int64_t i = 0; i < st.layers; ++i) {
-      const int64_t keys = attendedKeys(t, i, st.context);
-      const int64_t attn_macs =
-          mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, keys)));
-      const bool moe = isMoeLayer(t, i);
-      const std::string base = st.prefix + std::to_string(i) + ".";
-      int64_t attn_p = add(lp.attention, lp.attention_norms);
-      const int64_t relative_bias = t.positions == PositionKind::kRelativeBias && i == 0
-                                        ? mul(t.relative_buckets, t.heads)
-                                        : 0;
-      attn_p = add(attn_p, relative_bias);
-      const int64_t attn_per_token = attentionKeptPerToken(t, w, s, st, i);
-      LayerReport& attn =
-          row(base + "attention", "attention", st.tokens, h, attn_p,
-              bytesForBits(attn_p, block_bits), attn_macs, mul(st.tokens, attn_per_token));
-      const std::string rel = relative_bias ? " + relative_bias" : "";
-      std::vector<TermInput> p_in;
-      if (mla) {
-        p_in = {{"mla_matrices", attn_matrices, ""}};
-      } else {
-        p_in = {{"hidden", h, ""},
-                {"q_width", queryWidth(t), ""},
-                {"k_width", keyWidth(t), ""},
-                {"v_width", valueWidth(t), ""}};
-      }
-      p_in.push_back({"biases", lp.attention - attn_matrices, ""});
-      p_in.push_back({"norms", lp.attention_norms, ""});
-      if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
-      setFormula(attn,
-                 {"params",
-                  (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
-                      std::string(" + biases + norms") + rel,
-                  std::move(p_in)});
-      // The attention core's MACs per token are linear in the keys attended.
-      setFormula(attn, {"macs",
-                        "batch × tokens × (projections + keys × core_width)",
-                        {{"batch", b, ""},
-                         {"tokens", st.tokens, ""},
-                         {"projections", attentionLinearMacs(t), ""},
-                         {"keys", keys, ""},
-                         {"core_width", attentionCoreMacs(t, 1), ""}}});
-      kept(attn, st.tokens, attn_per_token, recompute);
-      if (st.cross) {
-        const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
-        const int64_t cross_per_token = crossKeptPerToken(t, w, s, st);
-        LayerReport& cross =
-            row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
-                bytesForBits(cross_p, block_bits), cross_macs, mul(st.tokens, cross_per_token));
-        kept(cross, st.tokens, cross_per_token, recompute);
-      }
-      const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
-      const int64_t mlp_per_token = mlpKeptPerToken(t, s, i);
-      LayerReport& mlp = row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
-                             bytesForBits(mlp_p, block_bits), mul(st.tokens, mlpMacs(t, i)),
-                             mul(st.tokens, mlp_per_token));
-      if (moe) {
-        setFormula(mlp, {"params",
-                         "experts + norms",
-                         {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
-        setFormula(mlp,
-                   {"macs",
-                    "batch × tokens × active",
-                    {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
-      } else {
-        const int64_t matrices = mul(mlp_kinds, h, t.ffn);
-        setFormula(mlp, {"params",
-                         "matrices × hidden × ffn + biases + norms",
-                         {{"matrices", mlp_kinds, ""},
-                          {"hidden", h, ""},
-                          {"ffn", t.ffn, ""},
-                          {"biases", lp.dense_mlp - matrices, ""},
-                          {"norms", lp.mlp_norms, ""}}});
-        setFormula(mlp, {"macs",
-                         "batch × tokens × matrices × hidden × ffn",
-                         {{"batch", b, ""},
-                          {"tokens", st.tokens, ""},
-                          {"matrices", mlp_kinds, ""},
-                          {"hidden", h, ""},
-                          {"ffn", t.ffn, ""}}});
-      }
-      kept(mlp, st.tokens, mlp_per_token, recompute);
-    }
-    if (t.final_norm) {
-      const std::string norm_name = f.stacks.size() > 1
-                                        ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
-                                        : "final_norm";
-      LayerReport& norm = row(norm_name, "norm", st.tokens, h, lp.norm,
-                              bytesForBits(lp.norm, other_bits), 0, mul(st.tokens, e, h));
-      kept(norm, st.tokens, mul(e, h));
-    }
+  const int64_t keys = attendedKeys(t, i, st.context);
+  const int64_t attn_macs = mul(st.tokens, add(attentionLinearMacs(t), attentionCoreMacs(t, keys)));
+  const std::string base = st.prefix + std::to_string(i) + ".";
+  int64_t attn_p = add(lp.attention, lp.attention_norms);
+  const int64_t relative_bias =
+      t.positions == PositionKind::kRelativeBias && i == 0 ? mul(t.relative_buckets, t.heads) : 0;
+  attn_p = add(attn_p, relative_bias);
+  const int64_t attn_per_token = attentionKeptPerToken(t, m.w, m.s, st, i);
+  LayerReport& attn =
+      m.row(base + "attention", "attention", st.tokens, h, attn_p,
+            bytesForBits(attn_p, m.block_bits), attn_macs, mul(st.tokens, attn_per_token));
+  const std::string rel = relative_bias ? " + relative_bias" : "";
+  std::vector<TermInput> p_in;
+  if (mla) {
+    p_in = {{"mla_matrices", attn_matrices, ""}};
+  } else {
+    p_in = {{"hidden", h, ""},
+            {"q_width", queryWidth(t), ""},
+            {"k_width", keyWidth(t), ""},
+            {"v_width", valueWidth(t), ""}};
   }
+  p_in.push_back({"biases", lp.attention - attn_matrices, ""});
+  p_in.push_back({"norms", lp.attention_norms, ""});
+  if (relative_bias) p_in.push_back({"relative_bias", relative_bias, ""});
+  setFormula(attn, {"params",
+                    (mla ? "mla_matrices" : "2 × hidden × q_width + hidden × (k_width + v_width)") +
+                        std::string(" + biases + norms") + rel,
+                    std::move(p_in)});
+  // The attention core's MACs per token are linear in the keys attended.
+  setFormula(attn, {"macs",
+                    "batch × tokens × (projections + keys × core_width)",
+                    {{"batch", b, ""},
+                     {"tokens", st.tokens, ""},
+                     {"projections", attentionLinearMacs(t), ""},
+                     {"keys", keys, ""},
+                     {"core_width", attentionCoreMacs(t, 1), ""}}});
+  m.kept(attn, st.tokens, attn_per_token, m.recompute);
+  if (!st.cross) return;
+  const int64_t cross_macs =
+      add(mul(st.tokens, add(crossQoMacs(t), attentionCoreMacs(t, st.cross_context))),
+          mul(st.cross_context, mul(h, add(keyWidth(t), valueWidth(t)))));
+  const int64_t cross_p = add(lp.attention, lp.norm, qkNormParams(t));
+  const int64_t cross_per_token = crossKeptPerToken(t, m.w, m.s, st);
+  LayerReport& cross =
+      m.row(base + "cross_attention", "cross_attention", st.tokens, h, cross_p,
+            bytesForBits(cross_p, m.block_bits), cross_macs, mul(st.tokens, cross_per_token));
+  m.kept(cross, st.tokens, cross_per_token, m.recompute);
+}
+
+/// Layer `i` of stack `st`: its MLP row (a dense MLP spelled out, or the MoE block).
+void addMlpRow(RowMaker& m, const LayerParams& lp, const Stack& st, int64_t i) {
+  const Transformer& t = m.t;
+  const int64_t b = m.b, h = m.h;
+  const int64_t mlp_kinds = t.gated_mlp ? 3 : 2;
+  const bool moe = isMoeLayer(t, i);
+  const std::string base = st.prefix + std::to_string(i) + ".";
+  const int64_t mlp_p = add(moe ? lp.moe_mlp : lp.dense_mlp, lp.mlp_norms);
+  const int64_t mlp_per_token = mlpKeptPerToken(t, m.s, i);
+  LayerReport& mlp = m.row(base + (moe ? "moe" : "mlp"), moe ? "moe" : "mlp", st.tokens, h, mlp_p,
+                           bytesForBits(mlp_p, m.block_bits), mul(st.tokens, mlpMacs(t, i)),
+                           mul(st.tokens, mlp_per_token));
+  if (moe) {
+    setFormula(
+        mlp,
+        {"params", "experts + norms", {{"experts", lp.moe_mlp, ""}, {"norms", lp.mlp_norms, ""}}});
+    setFormula(mlp, {"macs",
+                     "batch × tokens × active",
+                     {{"batch", b, ""}, {"tokens", st.tokens, ""}, {"active", mlpMacs(t, i), ""}}});
+  } else {
+    const int64_t matrices = mul(mlp_kinds, h, t.ffn);
+    setFormula(mlp, {"params",
+                     "matrices × hidden × ffn + biases + norms",
+                     {{"matrices", mlp_kinds, ""},
+                      {"hidden", h, ""},
+                      {"ffn", t.ffn, ""},
+                      {"biases", lp.dense_mlp - matrices, ""},
+                      {"norms", lp.mlp_norms, ""}}});
+    setFormula(mlp, {"macs",
+                     "batch × tokens × matrices × hidden × ffn",
+                     {{"batch", b, ""},
+                      {"tokens", st.tokens, ""},
+                      {"matrices", mlp_kinds, ""},
+                      {"hidden", h, ""},
+                      {"ffn", t.ffn, ""}}});
+  }
+  m.kept(mlp, st.tokens, mlp_per_token, m.recompute);
+}
+
+/// What follows the last layer: the pooler, the LM head, the adapters' row.
+void addOutputRows(RowMaker& m, const Forward& f, const SequenceMacs& macs,
+                   const SequenceMemory& mem, const Adapters& ad) {
+  const Transformer& t = m.t;
+  const TransformerParams& tp = m.r.transformer->params;
+  const int64_t b = m.b, h = m.h;
   if (t.pooler)
-    row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, other_bits), mul(h, h),
-        mem.pooler_saved);
-  if (s.decoder_side) {
+    m.row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, m.other_bits), mul(h, h),
+          mem.pooler_saved);
+  if (m.s.decoder_side) {
     // A tied head still reads the whole vocab x hidden matrix.
-    LayerReport& head = row(
+    LayerReport& head = m.row(
         "lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
-        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), other_bits),
+        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), m.other_bits),
         mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
     setFormula(head, {"macs",
                       "batch × tokens × hidden × vocab",
@@ -1325,10 +1424,79 @@ void addRows(const Transformer& t, const Workload& w, const Settings& s, const F
                        {"hidden", h, ""},
                        {"vocab", t.vocab, ""}}});
   }
-  if (s.lora && s.train) {
-    row("lora_adapters", "lora", f.stacks.back().tokens, w.lora_rank, ad.params, mul(4, ad.params),
-        macs.adapter, mul(f.stacks.back().tokens, ad.saved_per_token));
+  if (m.s.lora && m.s.train) {
+    m.row("lora_adapters", "lora", f.stacks.back().tokens, m.w.lora_rank, ad.params,
+          mul(4, ad.params), macs.adapter, mul(f.stacks.back().tokens, ad.saved_per_token));
   }
+}
+
+/// Appends the language model's rows: embeddings, each layer's attention (cross-attention)
+/// and MLP, final norms, pooler, LM head and adapters, at the workload's batch.
+void addRows(const Transformer& t, const Workload& w, const Settings& s, const Forward& f,
+             const SequenceMacs& macs, const SequenceMemory& mem, const Adapters& ad, Report& r) {
+  RowMaker m(t, w, s, r);
+  const LayerParams lp = layerParams(t);
+  addEmbeddingRow(m, lp, f, mem);
+  for (size_t si = 0; si < f.stacks.size(); ++si) {
+    const Stack& st = f.stacks[si];
+    for (int64_t i = 0; i < st.layers; ++i) {
+      addAttentionRows(m, lp, st, i);
+      addMlpRow(m, lp, st, i);
+    }
+    if (t.final_norm) {
+      const std::string norm_name = f.stacks.size() > 1
+                                        ? (si == 0 ? "encoder.final_norm" : "decoder.final_norm")
+                                        : "final_norm";
+      LayerReport& norm = m.row(norm_name, "norm", st.tokens, m.h, lp.norm,
+                                bytesForBits(lp.norm, m.other_bits), 0, mul(st.tokens, m.e, m.h));
+      m.kept(norm, st.tokens, mul(m.e, m.h));
+    }
+  }
+  addOutputRows(m, f, macs, mem, ad);
+}
+
+/// The vision tower's rows (embeddings, each encoder layer, post-norm and pooling head) and
+/// the projector's, for the sample's images at the workload's batch: they run before the
+/// language model, so they come first.
+void addVisionRows(const Transformer& t, const Workload& w, const Settings& s, Report& r) {
+  if (!t.vision) return;
+  const VisionTower& v = *t.vision;
+  const VisionParts parts = visionParamParts(v);
+  const VisionCosts vc = visionCosts(v, w);
+  const int64_t b = w.batch, e = s.value_bytes, n = s.images;
+  const int64_t tokens = mul(vc.passes, vc.tokens);  // per image
+  const int bits = dtypeBits(s.layout.weights);
+  auto row = [&](const std::string& name, const std::string& type, int64_t rows, int64_t width,
+                 int64_t params, int64_t macs_per_image, int64_t saved_per_image) {
+    LayerReport l;
+    l.name = name;
+    l.type = type;
+    l.output_shape = {rows, width};
+    l.params = params;
+    l.macs = mul(macs_per_image, n, b);
+    const int64_t out_bytes = mul(mul(rows, width), e, mul(n, b));
+    l.activation_bytes = s.train ? (s.lora ? 0 : mul(saved_per_image, n, b)) : out_bytes;
+    l.bytes_accessed = add(bytesForBits(params, bits), out_bytes);
+    if (macs_per_image) {
+      l.formulas.push_back(
+          {"macs",
+           "batch × images × per_image",
+           {{"batch", b, ""}, {"images", n, ""}, {"per_image", macs_per_image, ""}}});
+    }
+    r.layers.push_back(std::move(l));
+  };
+  row("vision_tower.embeddings", "patch_embedding", tokens, v.hidden, parts.embeddings,
+      vc.embed_macs, vc.embed_saved_bytes);
+  for (int64_t i = 0; i < v.layers; ++i) {
+    row("vision_tower.layers." + std::to_string(i), "vision_layer", tokens, v.hidden, parts.layer,
+        vc.layer_macs, vc.layer_saved_bytes);
+  }
+  if (parts.tail > 0)
+    row("vision_tower.post_norm", "norm", tokens, v.hidden, parts.tail, vc.head_macs,
+        vc.tail_saved_bytes);
+  const ProjectorLinear& last = v.projector.back();
+  row("multi_modal_projector", "projector", last.rows_per_image, last.out, visionProjectorParams(v),
+      vc.projector_macs, vc.projector_saved_bytes);
 }
 
 }  // namespace
@@ -1386,6 +1554,7 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     r.phases = rooflinePhases(t, w, s, f, macs, r.memory, bm);
     summarise(t, w, s, f, sum);
     r.transformer = sum;
+    addVisionRows(t, w, s, r);
     addRows(t, w, s, f, macs, mem, ad, r);
     return 0;
   });

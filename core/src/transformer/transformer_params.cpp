@@ -122,10 +122,16 @@ TransformerParams countParams(const Transformer& t) {
     p.other = checkedAdd(p.other, checkedMul(tables, checkedMul(t.relative_buckets, t.heads)));
   }
 
-  p.total =
+  const int64_t language =
       checkedAdd(checkedAdd(checkedAdd(p.embeddings, p.attention), checkedAdd(p.mlp, p.norms)),
                  checkedAdd(p.lm_head, p.other));
-  p.active_per_token = checkedSub(p.total, checkedMul(moe_layers, checkedSub(moe_mlp, moe_active)));
+  if (t.vision) {
+    p.vision = visionTowerParams(*t.vision);
+    p.projector = visionProjectorParams(*t.vision);
+  }
+  p.total = checkedAdd(language, checkedAdd(p.vision, p.projector));
+  p.active_per_token =
+      checkedSub(language, checkedMul(moe_layers, checkedSub(moe_mlp, moe_active)));
 
   // Linear weights a token meets in the blocks (norms, embeddings, LM head excluded).
   const int64_t attn_per_token = checkedMul(attentions, attentionParams(t));
@@ -175,6 +181,16 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
             {"dense", kO, q, h},
             {"dense_h_to_4h", kUp, h, f},
             {"dense_4h_to_h", kDown, f, h}};
+  }
+  if (a == "internlm2" || a == "baichuan") {
+    // InternLM2's attention.wqkv/wo and feed_forward.w1/w3/w2; Baichuan's W_pack, o_proj
+    // and Llama's MLP names.
+    const bool intern = a == "internlm2";
+    return {{intern ? "wqkv" : "W_pack", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+            {intern ? "wo" : "o_proj", kO, q, h},
+            {intern ? "w1" : "gate_proj", kGate, h, f},
+            {intern ? "w3" : "up_proj", kUp, h, f},
+            {intern ? "w2" : "down_proj", kDown, f, h}};
   }
   if (a == "phi3") {
     return {{"qkv_proj", kQkv, h, checkedAdd(q, checkedMul(2, kv))},

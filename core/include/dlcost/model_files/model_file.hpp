@@ -33,6 +33,27 @@ constexpr int64_t kMaxModelHeaderBytes = int64_t{128} << 20;
 /// call with fewer than 9 bytes of a longer file asks for this many.
 constexpr int64_t kModelHeaderFirstRead = int64_t{1} << 20;
 
+/// The kinds of file dlcost reads, told apart by their bytes (never by their names).
+enum class ModelFileKind {
+  kGguf,         ///< "GGUF" magic
+  kSafetensors,  ///< an 8-byte little-endian header length, then the JSON header's '{'
+  kJson,         ///< '{' or '[' after any white space: a model document, a config.json or a
+                 ///< safetensors index (model.safetensors.index.json, with "weight_map")
+  kOnnx,         ///< a protobuf ModelProto: its ir_version field first (byte 0x08, a small varint)
+  kUnknown,
+};
+
+/// Bytes detectModelFile needs to tell every kind apart (fewer are read as far as they go).
+constexpr int64_t kModelFileKindBytes = 16;
+
+/// The kind of file whose first bytes are `prefix`.
+ModelFileKind detectModelFile(const std::string& prefix);
+/// "gguf", "safetensors", "json", "onnx", "unknown".
+const char* modelFileKindName(ModelFileKind kind);
+/// Why a file of kind kUnknown is refused: what its first bytes look like (hex and text) and
+/// which kinds are accepted, for an InputError's message.
+std::string unknownModelFileMessage(const std::string& prefix);
+
 /// Summary of a model file from its first bytes (`prefix`; `file_size` is the whole file's
 /// size, or -1 when unknown, which skips the check that the tensors fit in the file). The
 /// format comes from the bytes: "GGUF" magic, a JSON object with "weight_map" (index), or an

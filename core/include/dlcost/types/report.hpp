@@ -83,7 +83,8 @@ struct PhaseWork {
 struct TransformerSummary {
   std::string architecture;  ///< model_type as read, or "generic"
   TransformerParams params;  ///< by component; adapters excluded
-  int64_t seq_len = 0;       ///< training: tokens per sequence; inference: prompt tokens
+  int64_t seq_len =
+      0;  ///< training: tokens per sequence; inference: prompt tokens (images' included)
   int64_t generated_tokens = 0;
   int64_t context_tokens = 0;   ///< tokens in the KV cache at the end (prompt + generated)
   int64_t tokens_per_step = 0;  ///< training: batch x seq_len x grad_accum
@@ -91,6 +92,14 @@ struct TransformerSummary {
   /// + LM head) + 4 x layers x context x heads x head_dim (QK^T and AV).
   int64_t forward_flops_per_token = 0;
   int64_t kv_cache_bytes_per_token = 0;  ///< one token of one sequence, all layers
+  /// Vision-language models: images per sample and the sequence positions they fill (part
+  /// of seq_len and context_tokens).
+  int64_t images = 0;
+  int64_t image_tokens = 0;
+  /// Forward MACs of the vision tower and projector for one image.
+  int64_t vision_macs_per_image = 0;
+  /// The multimodal model_type whose language model alone was read, as asked (text_only).
+  std::string text_only_of;
   /// The model_type is not one dlcost counts exactly and the user asked for the generic
   /// reading: params and every figure from them are approximate ("approximate": true).
   bool approximate = false;

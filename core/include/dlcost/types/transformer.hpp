@@ -28,6 +28,59 @@ enum class TransformerKind {
   kEncoderDecoder,  ///< T5: an encoder stack and a decoder stack with cross-attention
 };
 
+/// One linear map of a vision-language projector, applied to `rows_per_image` vectors of
+/// each image.
+struct ProjectorLinear {
+  int64_t in = 0;
+  int64_t out = 0;
+  bool bias = false;
+  int64_t rows_per_image = 0;
+};
+
+/// The vision side of a vision-language model (LLaVA, LLaVA-NeXT, Gemma 3, Mistral 3,
+/// PaliGemma): a ViT over image patches and the projector into the language model's
+/// embeddings. Sizes are counts; the figures per image are at the model's image size.
+struct VisionTower {
+  std::string architecture;  ///< vision_config's model_type: clip_vision_model,
+                             ///< siglip_vision_model, pixtral
+  // The ViT's encoder layers (pre-norm, bidirectional attention over one pass's patches).
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t head_dim = 0;
+  int64_t ffn = 0;
+  bool gated_mlp = false;  ///< Pixtral: gate, up and down projections
+  NormKind norm = NormKind::kLayerNorm;
+  bool norm_bias = true;    ///< LayerNorms with a bias (CLIP, SigLIP)
+  bool linear_bias = true;  ///< biases of q, k, v, o and the MLP (CLIP, SigLIP; none in Pixtral)
+  // Embeddings.
+  int64_t channels = 3;
+  int64_t image_size = 0;  ///< pixels per side of one pass's square input
+  int64_t patch_size = 0;
+  bool patch_bias = false;           ///< the patch convolution's bias (SigLIP)
+  bool class_token = false;          ///< CLIP's class embedding: one more position per pass
+  bool learned_positions = false;    ///< a position table (CLIP, SigLIP); Pixtral: 2-D rotary
+  bool pre_norm = false;             ///< CLIP's pre_layrnorm, Pixtral's ln_pre
+  bool post_norm = false;            ///< post_layernorm (CLIP, SigLIP)
+  bool attention_pool_head = false;  ///< SigLIP's multi-head attention pooling head
+  /// Passes of the tower per image (LLaVA-NeXT's anyres: the base image and the grid's tiles).
+  int64_t passes_per_image = 1;
+  /// Positions of the language model's sequence one image fills.
+  int64_t tokens_per_image = 0;
+  std::vector<ProjectorLinear> projector;
+  int64_t projector_norm = 0;  ///< projector norm parameters (Mistral 3, Gemma 3)
+  int64_t extra_params = 0;    ///< LLaVA-NeXT's image_newline (text hidden)
+  /// The image size the per-image figures are for, in words (e.g. "a 336 x 336 image").
+  std::string image_note;
+};
+
+/// Patches (tokens) of one pass of the tower, the class token included.
+int64_t visionPassTokens(const VisionTower& v);
+/// Parameters of the tower (patch embedding, positions, layers, norms, pooling head).
+int64_t visionTowerParams(const VisionTower& v);
+/// Parameters of the projector (its linears and norms, LLaVA-NeXT's image_newline).
+int64_t visionProjectorParams(const VisionTower& v);
+
 /// One transformer. Sizes are counts (not bytes); 0 means "absent" where noted.
 struct Transformer {
   std::string architecture;  ///< the config's model_type, e.g. "llama"; "generic" otherwise
@@ -98,6 +151,13 @@ struct Transformer {
   /// Read through the generic fallback for a model_type dlcost does not model: the
   /// parameter count and every figure from it are approximate (asked for explicitly).
   bool approximate = false;
+
+  /// A vision-language model's vision tower and projector (absent for text models and for
+  /// a multimodal config read text-only).
+  std::optional<VisionTower> vision;
+  /// The multimodal model_type whose language model alone was read, as the user asked
+  /// ("text_only"); empty otherwise.
+  std::string text_only_of;
 };
 
 /// Widths per token of one self-attention: queries, keys, values (all kept heads) and the
@@ -135,7 +195,7 @@ int64_t attentionMatrixElements(const Transformer& t);
 int64_t activeMlpMatrixElements(const Transformer& t, int64_t layer);
 
 /// Parameters by component, exact. total = embeddings + attention + mlp + norms + lm_head
-/// + other.
+/// + other + vision + projector.
 struct TransformerParams {
   int64_t embeddings = 0;  ///< token, position and token-type tables
   int64_t attention = 0;   ///< q, k, v, o projections (and cross-attention), biases
@@ -143,12 +203,14 @@ struct TransformerParams {
   /// Of mlp, the routed experts of every MoE layer (what expert parallelism splits; routers
   /// and shared experts stay replicated). 0 for dense models.
   int64_t routed_experts = 0;
-  int64_t norms = 0;    ///< every norm, including the final one
-  int64_t lm_head = 0;  ///< 0 when tied to the embeddings or absent
-  int64_t other = 0;    ///< BERT pooler, T5 relative position biases
+  int64_t norms = 0;      ///< every norm, including the final one
+  int64_t lm_head = 0;    ///< 0 when tied to the embeddings or absent
+  int64_t other = 0;      ///< BERT pooler, T5 relative position biases
+  int64_t vision = 0;     ///< a vision-language model's vision tower
+  int64_t projector = 0;  ///< and its projector into the language model
   int64_t total = 0;
-  /// Parameters one token uses (MoE: only its experts_per_token experts); equals total
-  /// for dense models.
+  /// Parameters of the language model one token uses (MoE: only its experts_per_token
+  /// experts); equals total less vision and projector for dense models.
   int64_t active_per_token = 0;
   /// Parameters of the linear layers a token passes through in the blocks (per token,
   /// active only): what the forward MACs per token are, LM head excluded.

@@ -127,6 +127,10 @@ struct Workload {
   /// Inference: tokens generated after the prompt (decode steps). Default 0 (the decode
   /// phase then describes the first generated token).
   int64_t generated_tokens = 0;
+  /// Images per sample of a vision-language model (>= 0); each adds its image tokens to
+  /// the sequence and a pass of the vision tower. Absent: 1 for a vision-language model;
+  /// a text model takes none.
+  std::optional<int64_t> images;
   /// Storage of the weights; absent: the precision's weight format. int8/int4 are
   /// group-wise quantized (one fp16 scale per quant_group_size weights of each block
   /// linear layer); fp8 keeps one fp32 scale per linear layer. QLoRA defaults to int4.
