@@ -429,10 +429,7 @@ int main(int argc, char** argv) {
   try {
     // Calibration only (scripts/calibrate_speed.py --fit): trial time-model parameters.
     if (const char* params = std::getenv("DLCOST_TIME_PARAMS")) {
-      std::ifstream in(params);
-      std::stringstream text;
-      text << in.rdbuf();
-      dlcost::overrideTimeParams(text.str());
+      dlcost::overrideTimeParams(dlcost::cli::readFile(params));
     }
     if (argc > 1 && std::string(argv[1]) == "inspect") {
       return dlcost::cli::runInspect(std::vector<std::string>(argv + 2, argv + argc));
