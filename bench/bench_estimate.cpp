@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlcost/api.hpp"
+#include "dlcost/explore/serve_sim.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/schema/config_json.hpp"
@@ -105,11 +106,36 @@ void registerAll() {
   }
 }
 
+/// The simulation under load (issue #30): llama-3-8b on an H100 with vLLM at 80 % of the rate
+/// it sustains (prompts 100-1,000 tokens, answers around 200), `requests` requests: the
+/// estimate plus the discrete-event run, as `dlcost serve-sim` makes it.
+void registerServeSim() {
+  for (int64_t n : {1000, 10000, 100000}) {
+    const nlohmann::json doc = {
+        {"model", {{"preset", "llama-3-8b"}}},
+        {"workload", {{"engine", "vllm"}, {"gpu", "h100-sxm"}, {"context", 4096}}},
+        {"load",
+         {{"rate", 20},
+          {"requests", n},
+          {"prompt", {{"uniform", {100, 1000}}}},
+          {"output", {{"normal", {200, 50}}}}}}};
+    benchmark::RegisterBenchmark(("serve_sim/" + std::to_string(n) + "_requests").c_str(),
+                                 [doc](benchmark::State& s) {
+                                   for (auto _ : s) {
+                                     const nlohmann::json out = dlcost::serveSimDocument(doc);
+                                     benchmark::DoNotOptimize(&out);
+                                   }
+                                 })
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   registerAll();
   registerPhases();
+  registerServeSim();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

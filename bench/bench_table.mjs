@@ -30,6 +30,10 @@ for (const c of wasm.chains) {
   rows.push([`chain of ${c.layers} layers`, 'train', f(n), f(c.us), ratio(c.us, n)]);
 }
 for (const s of wasm.sweeps) rows.push([s.name, s.kind, '', f(s.us), '']);
+// The simulation under load: Google Benchmark's unit is ms there.
+for (const b of native.benchmarks.filter((x) => x.name.startsWith('serve_sim/'))) {
+  rows.push([b.name, 'serve-sim', f(b.real_time * 1000), '', '']);
+}
 const distJs = fileURLToPath(new URL('../dist/js', import.meta.url));
 if (existsSync(distJs)) {
   for (const name of readdirSync(distJs).filter((n) => n.endsWith('.wasm')).sort()) {

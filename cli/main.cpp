@@ -9,6 +9,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/advisor.hpp"
 #include "dlcost/explore/layouts.hpp"
+#include "dlcost/explore/serve_sim.hpp"
 #include "dlcost/explore/serving_sweep.hpp"
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/gpu/time_model.hpp"
@@ -21,8 +22,10 @@
 #include "dlcost/schema/presets.hpp"
 #include "dlcost/schema/task_defaults.hpp"
 #include "dlcost/schema/workload_json.hpp"
+#include "dlcost/serving/load_json.hpp"
 #include "model_files.hpp"
 #include "options.hpp"
+#include "serve_sim_print.hpp"
 #include "serving_print.hpp"
 #include "table.hpp"
 
@@ -266,6 +269,71 @@ int runLayouts(const dlcost::cli::Options& o) {
   return 0;
 }
 
+/// A load flag's text as the JSON the engine reads: a number, or for --prompt/--output a length
+/// "uniform:LO-HI" / "normal:MEAN,SD"; anything else stays text (the engine names the flag).
+json loadFlagJson(const std::string& key, const std::string& text) {
+  const auto number = [](const std::string& t) {
+    const json v = json::parse(t, nullptr, false);
+    return v.is_number() ? v : json(t);
+  };
+  const size_t colon = text.find(':');
+  if ((key == "prompt" || key == "output") && colon != std::string::npos) {
+    const std::string kind = text.substr(0, colon), rest = text.substr(colon + 1);
+    const size_t sep = rest.find(kind == "uniform" ? '-' : ',');
+    if (sep != std::string::npos) {
+      return json{{kind, {number(rest.substr(0, sep)), number(rest.substr(sep + 1))}}};
+    }
+  }
+  return number(text);
+}
+
+/// A load error's path as the flag it came from: /load/rate -> --rate; a trace row ->
+/// "--trace FILE row N" (rows counted from 1, comments and a header not counted).
+InputError renameLoadPath(const InputError& e, const dlcost::cli::Options& o) {
+  dlcost::Error err = renameFlagPath(e, o).error();
+  const std::string prefix = "/load/";
+  if (err.path.rfind(prefix, 0) != 0) return InputError(err);
+  std::string key = err.path.substr(prefix.size());
+  const std::string rest = key.find('/') == std::string::npos ? "" : key.substr(key.find('/') + 1);
+  key = key.substr(0, key.find('/'));
+  if (key == "trace" && o.trace) {
+    err.path = "--trace " + *o.trace;
+    if (!rest.empty()) err.path += " row " + std::to_string(std::stoll(rest) + 1);
+  } else if (key != "trace") {  // every other load field is a flag of its own
+    for (char& c : key) c = c == '_' ? '-' : c;
+    err.path = "--" + key;
+  }
+  return InputError(err);
+}
+
+int runServeSim(const dlcost::cli::Options& o) {
+  json doc = buildDocument(o);
+  json load = json::object();
+  for (const auto& [key, text] : o.load) load[key] = loadFlagJson(key, text);
+  json result;
+  try {
+    if (o.trace) {
+      json rows = json::array();
+      for (const dlcost::LoadRequest& q : dlcost::parseTraceText(dlcost::cli::readFile(*o.trace))) {
+        rows.push_back({q.arrival_s, q.prompt_tokens, q.output_tokens});
+      }
+      load["trace"] = std::move(rows);
+    }
+    doc["load"] = load;
+    result = dlcost::serveSimDocument(doc);
+  } catch (const InputError& e) {
+    throw renameLoadPath(e, o);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else if (o.csv) {
+    dlcost::cli::printLoadTimelineCsv(std::cout, result["result"]);
+  } else {
+    dlcost::cli::printServeSim(std::cout, result);
+  }
+  return 0;
+}
+
 /// "1,8,64" as the JSON array text the engine's sweep reads (it validates the entries).
 std::string listJson(const std::string& text) {
   return "[" + text + "]";
@@ -395,6 +463,7 @@ int run(dlcost::cli::Options o) {
   }
   if (o.command == "compare") return runCompare(o);
   if (o.command == "layouts") return runLayouts(o);
+  if (o.command == "serve-sim") return runServeSim(o);
   if (o.command == "links") {
     if (o.json) {
       std::cout << dlcost::dumpJson({{"links", dlcost::interconnectTableJson()},

@@ -75,6 +75,29 @@ const char* groupHeading(const std::string& group) {
   return "transformer options (a Hugging Face config.json as MODEL.json, or an hf/ preset):";
 }
 
+bool knownCommand(const std::string& c) {
+  static const char* const commands[] = {"estimate", "presets", "preset",   "link",
+                                         "compare",  "gpus",    "sweep",    "schema",
+                                         "layouts",  "links",   "serve-sim"};
+  for (const char* k : commands) {
+    if (c == k) return true;
+  }
+  return false;
+}
+
+/// serve-sim's load flags: --rate -> "rate", ...; nullptr for other flags.
+const char* loadFlagKey(const std::string& flag) {
+  static const char* const keys[] = {"rate",   "concurrency", "requests",
+                                     "prompt", "output",      "replicas",
+                                     "seed",   "slo_ttft_ms", "slo_itl_ms"};
+  for (const char* k : keys) {
+    std::string f = std::string("--") + k;
+    for (char& c : f) c = c == '_' ? '-' : c;
+    if (f == flag) return k;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string workloadHelp() {
@@ -125,6 +148,23 @@ static std::string sortFieldList() {
   return out;
 }
 
+/// `dlcost serve-sim` in the usage's command list.
+static std::string serveSimUsage() {
+  return R"(  dlcost serve-sim MODEL.json|--preset NAME --engine E --gpu NAME (--rate R | --concurrency C
+                   | --trace FILE) [--requests N] [--prompt LEN] [--output LEN] [--seed S]
+                   [--replicas K] [--slo-ttft-ms X] [--slo-itl-ms Y] [--csv|--json]
+                                           the engine under load: requests arrive (Poisson at
+                                           R/s, C in flight, or a CSV/JSON Lines trace of
+                                           arrival_s,prompt_tokens,output_tokens), its
+                                           scheduler batches them iteration by iteration;
+                                           TTFT, inter-token and end-to-end percentiles,
+                                           throughput, preemptions, KV use over time (--csv);
+                                           with an objective, the largest rate one instance
+                                           meets and the replicas the rate needs. LEN: N,
+                                           uniform:LO-HI or normal:MEAN,SD (tokens)
+)";
+}
+
 std::string usageText() {
   return R"(dlcost - what a deep-learning model costs: parameters, MACs/FLOPs, memory
 
@@ -163,7 +203,8 @@ usage:
                                            every data x tensor x pipeline split of the GPUs
                                            that the model takes, ranked by step time, with
                                            memory per GPU and the step's breakdown
-  dlcost links                             the links between GPUs and nodes, and the dated
+)" + serveSimUsage() +
+         R"(  dlcost links                             the links between GPUs and nodes, and the dated
                                            list prices per GPU-hour
   dlcost gpus                              list the GPU presets
   dlcost presets                           list the built-in presets
@@ -216,10 +257,7 @@ Options parseOptions(int argc, const char* const* argv) {
     o.command = "version";
     return o;
   }
-  if (o.command != "estimate" && o.command != "presets" && o.command != "preset" &&
-      o.command != "link" && o.command != "compare" && o.command != "gpus" &&
-      o.command != "sweep" && o.command != "schema" && o.command != "layouts" &&
-      o.command != "links") {
+  if (!knownCommand(o.command)) {
     throw UsageError{"unknown command '" + o.command + "' (try dlcost --help)"};
   }
   auto value = [&](const std::string& flag) -> std::string {
@@ -236,6 +274,10 @@ Options parseOptions(int argc, const char* const* argv) {
       o.text_only = true;
     } else if (a == "--csv") {
       o.csv = true;
+    } else if (const char* key = loadFlagKey(a)) {
+      o.load[key] = value(a);
+    } else if (a == "--trace") {
+      o.trace = value(a);
     } else if (a == "--batches") {
       o.batches = value(a);
     } else if (a == "--contexts") {

@@ -35,6 +35,9 @@ struct Options {
   std::optional<std::string> batches;   ///< sweep --batches 1,8,64: batch sizes, comma-separated
   std::optional<std::string> contexts;  ///< sweep --contexts 512,2048: sequence lengths
   bool csv = false;                     ///< sweep --csv
+  /// serve-sim: the load's fields ("rate", "slo_ttft_ms", ...) from their flags, as text.
+  std::map<std::string, std::string> load;
+  std::optional<std::string> trace;  ///< serve-sim --trace FILE (CSV or JSON Lines)
   bool decode = false;
   bool explain = false;  ///< estimate --explain: how each figure was computed              ///<
                          ///< link --decode FRAGMENT: print the state it carries

@@ -17,12 +17,14 @@
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/layouts.hpp"
+#include "dlcost/explore/serve_sim.hpp"
 #include "dlcost/explore/serving_sweep.hpp"
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/model_files/model_file.hpp"
 #include "dlcost/model_files/weight_components.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/schema/config_json.hpp"
+#include "dlcost/serving/load_json.hpp"
 #include "guarded.hpp"
 
 namespace {
@@ -52,6 +54,26 @@ std::string compare(const std::string& document_text, const std::string& sort) {
 std::string layouts(const std::string& document_text) {
   return guarded([&] {
     return dlcost::dumpJson(dlcost::layoutsDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// serveSim(documentText) -> the engine under load ({"model", "workload", "load"};
+/// dlcost::serveSimDocument, `dlcost serve-sim --json`).
+std::string serveSim(const std::string& document_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(dlcost::serveSimDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// loadTrace(text) -> {"trace": [[arrival_s, prompt_tokens, output_tokens], ...]} from a
+/// dropped CSV or JSON Lines file (dlcost::parseTraceText), for the document's "load".
+std::string loadTrace(const std::string& text) {
+  return guarded([&] {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const dlcost::LoadRequest& q : dlcost::parseTraceText(text)) {
+      rows.push_back({q.arrival_s, q.prompt_tokens, q.output_tokens});
+    }
+    return dlcost::dumpJson(nlohmann::json{{"trace", std::move(rows)}});
   });
 }
 
@@ -132,6 +154,8 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("inspectShardedCheckpoint", &inspectShardedCheckpoint);
   emscripten::function("exceptionMessage", &dlcost_wasm::exceptionMessage);
   emscripten::function("servingSweep", &servingSweep);
+  emscripten::function("serveSim", &serveSim);
+  emscripten::function("loadTrace", &loadTrace);
   emscripten::function("checkComponents", &checkComponents);
   emscripten::function("isHfConfig", &isHfConfig);
 }

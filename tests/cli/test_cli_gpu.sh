@@ -129,5 +129,22 @@ contains "names --system-ram-gib" "--system-ram-gib" "$err"
 check "vLLM on a CPU" 2 "$DLCOST" "${CPU_RUN[@]}" --engine vllm
 contains "names --engine" "--engine" "$err"
 
+# The engine under load (issue #30, docs/serving.md "Under load").
+SIM=(serve-sim --preset llama-3-8b --engine vllm --gpu h100-sxm --context 4096)
+check "serve-sim at a rate" 0 "$DLCOST" "${SIM[@]}" --rate 10 --requests 200 --prompt uniform:100-1000 --output normal:200,50 --json
+json_true "serve-sim percentiles and timeline" "d.schema === 'dlcost.serve_sim/1' && d.result.requests === 200 && d.result.ttft_s.p99 >= d.result.ttft_s.p50 && d.result.timeline.time_s.length > 0"
+check "serve-sim capacity" 0 "$DLCOST" "${SIM[@]}" --rate 10 --requests 200 --prompt 512 --output 128 --slo-ttft-ms 500
+contains "prints the capacity" "capacity within the objectives" "$out"
+check "serve-sim timeline CSV" 0 "$DLCOST" "${SIM[@]}" --concurrency 4 --requests 20 --prompt 100 --output 64
+contains "CSV header" "time_s,running,waiting,kv_used" "$("$DLCOST" "${SIM[@]}" --concurrency 4 --requests 20 --prompt 100 --output 64 --csv)"
+check "serve-sim bad rate" 2 "$DLCOST" "${SIM[@]}" --rate -1
+contains "names --rate" "--rate" "$err"
+printf '0,10,5\n1,-4,5\n' >/tmp/dlcost_trace.$$.csv
+check "serve-sim bad trace row" 2 "$DLCOST" "${SIM[@]}" --trace /tmp/dlcost_trace.$$.csv
+contains "names the trace row" "row 2" "$err"
+rm -f /tmp/dlcost_trace.$$.csv
+check "serve-sim without an engine" 2 "$DLCOST" serve-sim --preset resnet50 --gpu h100-sxm --rate 1
+contains "names --engine" "engine" "$err"
+
 echo "cli gpu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

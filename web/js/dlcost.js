@@ -79,7 +79,7 @@ let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
 const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
-  'servingSweep', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
+  'servingSweep', 'serveSim', 'loadTrace', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
 
 /** @type {Promise<typeof api> | null} */
 let extraPromise = null;
@@ -208,6 +208,15 @@ const api = {
    *  @returns {any} */
   servingSweep: (doc, users = null, contexts = null) =>
     call('servingSweep', toText(doc), JSON.stringify(users), JSON.stringify(contexts)),
+  /** The engine under load (`dlcost serve-sim --json`): the document's "load" (rate,
+   *  concurrency or trace; lengths; objectives) simulated request by request: {result: {ttft_s,
+   *  itl_s, e2e_s: {mean, p50, p90, p99}, timeline, ...}, steady_state, capacity?}.
+   *  @param {Doc} doc @returns {any} */
+  serveSim: (doc) => call('serveSim', toText(doc)),
+  /** A dropped trace file's text (CSV or JSON Lines) as {trace: [[arrival_s, prompt_tokens,
+   *  output_tokens], ...]} for the document's "load"; bad rows throw DlcostError naming the row.
+   *  @param {string} text @returns {any} */
+  loadTrace: (text) => call('loadTrace', text),
   /** Each preset of `family` estimated with `workload`: {rows: [{name, params, macs_forward,
    *  memory_total, metrics?, error?}]}.
    *  @param {string} family @param {WorkloadPatch} [workload] @returns {any} */

@@ -16,6 +16,7 @@
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
+#include "serving/iteration_time.hpp"
 
 namespace dlcost {
 
@@ -34,20 +35,6 @@ double decodeFlopsPerToken(const Transformer& t, int64_t context) {
   double core = 0;
   for (int64_t i = 0; i < t.layers; ++i) core += d(attendedKeys(t, i, context)) * per_key;
   return 2.0 * (d(p.block_linear_per_token) + d(t.vocab) * d(t.hidden) + core);
-}
-
-/// Bytes of the routed experts' weights as stored.
-int64_t expertBytes(const Transformer& t, const Workload& w) {
-  if (t.experts == 0) return 0;
-  if (w.serving.quant != QuantFormat::kNone) return quantizedWeights(t, w).expert_bytes;
-  const DType wd = w.weight_dtype ? *w.weight_dtype : layoutOf(w.precision).weights;
-  int64_t n = 0;
-  for (const LinearModule& m : blockLinearModules(t)) {
-    if (m.copies <= 1) continue;
-    n = checkedAdd(n, checkedMul(checkedMul(m.layers > 0 ? m.layers : t.layers, m.copies),
-                                 checkedMul(m.in, m.out)));
-  }
-  return bytesForBits(n, dtypeBits(wd));
 }
 
 /// KV bytes of one sequence of `tokens` tokens as the plan stores it, per GPU.
@@ -81,6 +68,19 @@ int64_t offloadedUbatches(int64_t tokens) {
 }
 
 }  // namespace
+
+int64_t expertBytes(const Transformer& t, const Workload& w) {
+  if (t.experts == 0) return 0;
+  if (w.serving.quant != QuantFormat::kNone) return quantizedWeights(t, w).expert_bytes;
+  const DType wd = w.weight_dtype ? *w.weight_dtype : layoutOf(w.precision).weights;
+  int64_t n = 0;
+  for (const LinearModule& m : blockLinearModules(t)) {
+    if (m.copies <= 1) continue;
+    n = checkedAdd(n, checkedMul(checkedMul(m.layers > 0 ? m.layers : t.layers, m.copies),
+                                 checkedMul(m.in, m.out)));
+  }
+  return bytesForBits(n, dtypeBits(wd));
+}
 
 ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report& r,
                           const ServingPlan& plan, int64_t users, int64_t context) {
