@@ -96,7 +96,11 @@ GPUS = [
      Skip(GPU_UNSTATED, "A100 (40/80 GB, PCIe/SXM)")),
     (r"A100-SXM4-80GB|A100-SXM 80GB|A100 80GB", "a100-sxm4-80gb"),
     (r"A100 40GB", "a100-sxm4-40gb"),
-    (r"H100 96GB", Skip(GPU_MISSING, "H100 96GB HBM2e (500 W)")),
+    # Meta's 96 GB HBM2e H100 at 500 W has no NVIDIA datasheet; the table's 96 GB part is the
+    # H100 NVL (94 GB HBM3, 3.9 TB/s, `h100-nvl`), another memory and bandwidth.
+    (r"H100 96GB", Skip(GPU_MISSING, "H100 96GB HBM2e (500 W; not the H100 NVL)")),
+    (r"H100 NVL", "h100-nvl"),
+    (r"RTX 4000 Ada", "rtx-4000-ada"),
     (r"H100", "h100-sxm"),  # 80 GB H100s; the rows' logs and node types are SXM (HBM3)
     (r"H200", "h200"),
     (r"GB200", "gb200"),
@@ -109,6 +113,8 @@ GPUS = [
     (r"Apple M1 7-core", "apple-m1-8gb"),
     (r"Apple M2 8-core", "apple-m2-8gb"),
     (r"Apple M2 10-core", "apple-m2-16gb"),
+    (r"Apple M2 Pro 19-core", "apple-m2-pro-32gb"),
+    (r"Apple M2 Max 38-core", "apple-m2-max-96gb"),
     (r"Apple M4 Max 32-core", "apple-m4-max-32c-36gb"),
     (r"Apple M4 Max 40-core", "apple-m4-max-128gb"),
 ]

@@ -59,7 +59,8 @@ TEST_CASE("the table holds at least 30 GPUs with unique ids and the ones users a
         // issue #32's list of GPUs users run
         "rtx-3070", "rtx-3080-ti", "rtx-4070-ti", "rtx-5000-ada", "a100-pcie-80gb", "gb200",
         "rtx-pro-6000-blackwell", "apple-m1-8gb", "apple-m1-max-24c-32gb", "apple-m2-8gb",
-        "apple-m2-16gb", "apple-m4-max-32c-36gb"}) {
+        "apple-m2-16gb", "apple-m4-max-32c-36gb", "rtx-4000-ada", "h100-nvl", "apple-m2-pro-32gb",
+        "apple-m2-max-96gb"}) {
     CAPTURE(id);
     CHECK(findGpu(id) != nullptr);
   }
@@ -87,6 +88,12 @@ TEST_CASE("preset figures equal their datasheets after the documented conversion
       // NVIDIA RTX 5000 Ada datasheet: FP32 65.3, 1044.4 tensor TFLOPS (FP8, sparse), 32 GB at
       // 576 GB/s, 250 W; FP16 and TF32 are the FP8 figure's half and quarter (per-SM rates).
       Sheet{"rtx-5000-ada", 32, 0, 576, 65.3, 522.2, 261.1, 1044.4, 250, 1, 2},
+      // NVIDIA RTX 4000 Ada Generation datasheet: FP32 26.7, 327.6 tensor TFLOPS (FP8, sparse),
+      // 20 GB GDDR6 at 360 GB/s, 130 W; FP16 and TF32 the FP8 figure's half and quarter.
+      Sheet{"rtx-4000-ada", 20, 0, 360, 26.7, 163.8, 81.9, 327.6, 130, 1, 2},
+      // NVIDIA H100 datasheet, H100 NVL column (sparse): FP16 1671, TF32 835, FP8 3341; FP32 60;
+      // 94 GB HBM3 at 3.9 TB/s; 350-400 W. nvidia-smi: 95830 MiB ("NVIDIA H100 NVL", 400 W).
+      Sheet{"h100-nvl", 94, 95830, 3900, 60, 1671, 835, 3341, 400, 1, 2},
       // GB200 NVL72 datasheet, per superchip of two GPUs (sparse): FP16 10 PF, TF32 5 PF, FP8
       // 20 PF; FP32 180 TF; 372 GB at 16 TB/s. Per GPU: half (the row is one GPU).
       Sheet{"gb200", 186, 0, 8000, 90, 5000, 2500, 10000, 1200, 1, 2},
@@ -245,6 +252,10 @@ TEST_CASE("Apple and Strix Halo rows carry their datasheet memory and bandwidth"
       // 100 GB/s; M1 Max (2021-10-18) 400 GB/s for both GPU sizes.
       Row{"apple-m1-8gb", 8, 68.25, 8192 * 2 / 3}, Row{"apple-m2-8gb", 8, 100, 8192 * 2 / 3},
       Row{"apple-m2-16gb", 16, 100, 16384 * 2 / 3},
+      // Apple newsroom, M2 Pro and M2 Max (2023-01-17): M2 Pro 200 GB/s, up to 32 GB; M2 Max
+      // 400 GB/s, up to 96 GB.
+      Row{"apple-m2-pro-32gb", 32, 200, 32768 * 2 / 3},
+      Row{"apple-m2-max-96gb", 96, 400, 98304 * 3 / 4},
       Row{"apple-m1-max-24c-32gb", 32, 400, 32768 * 2 / 3},
       // AMD Ryzen AI Max+ 395: LPDDR5x-8000 on 256 bits = 256 GB/s, up to 128 GB; Linux
       // amdgpu's default GTT is half the RAM (kernel commit f7ba887f).
@@ -260,10 +271,11 @@ TEST_CASE("Apple and Strix Halo rows carry their datasheet memory and bandwidth"
 
 TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived from CUs x clock",
           "[gpu][presets]") {
-  // Apple publishes no TFLOPS, ALU count or GPU clock for M3 and M4: the rows leave every rate
-  // at 0 rather than guess one.
-  for (const char* id : {"apple-m3-pro-36gb", "apple-m3-max-128gb", "apple-m3-ultra-512gb",
-                         "apple-m4-pro-64gb", "apple-m4-max-128gb", "apple-m4-max-32c-36gb"}) {
+  // Apple publishes no TFLOPS, ALU count or GPU clock for M2 Pro, M2 Max, M3 and M4: the rows
+  // leave every rate at 0 rather than guess one.
+  for (const char* id :
+       {"apple-m3-pro-36gb", "apple-m3-max-128gb", "apple-m3-ultra-512gb", "apple-m4-pro-64gb",
+        "apple-m4-max-128gb", "apple-m4-max-32c-36gb", "apple-m2-pro-32gb", "apple-m2-max-96gb"}) {
     CAPTURE(id);
     CHECK_FALSE(dlcost::gpuComputePublished(*findGpu(id)));
   }

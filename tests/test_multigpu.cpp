@@ -11,6 +11,7 @@
 #include "dlcost/gpu/collectives.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/report/estimate.hpp"
+#include "dlcost/report/report_json.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/types/collective.hpp"
 #include "dlcost/types/interconnect.hpp"
@@ -713,9 +714,9 @@ TEST_CASE("estimates against published training runs", "[multigpu][published]") 
     // across its rows); sec. 3.3.1: 400 Gb/s RoCE between nodes; sec. 3.3.2: an interleaved
     // pipeline schedule (its number of chunks per GPU is not given; 2 is the fewest). Model:
     // 126 layers, h 16384, FFN 53248, 128 heads, 8 KV heads, vocab 128256 (Llama 3.1 405B
-    // config.json). dlcost runs dp 2 of the 64 (the full batch's FLOP count overflows 64-bit
-    // integers); each GPU's work is the same. Tolerance: from 60 % of the reported MFU up to
-    // issue #32's training bound above it (+15 %); the interleaved schedule must be faster than
+    // config.json). The whole run: 2,048 sequences on 8,192 GPUs (its step's FLOP count passes
+    // 64 bits; the report's step totals are 128-bit). Tolerance: from 60 % of the reported MFU up
+    // to issue #32's training bound above it (+15 %); the interleaved schedule must be faster than
     // plain 1F1B.
     auto mfu = [](int64_t v) {
       const json r = estimateJson({{"model",
@@ -729,11 +730,11 @@ TEST_CASE("estimates against published training runs", "[multigpu][published]") 
                                        {"vocab_size", 128256},
                                        {"max_position_embeddings", 8192}}}}},
                                    {"workload",
-                                    {{"batch", 64},
+                                    {{"batch", 2048},
                                      {"seq_len", 8192},
                                      {"dtype", "bf16"},
                                      {"gpu", "h100-sxm"},
-                                     {"gpus", 256},
+                                     {"gpus", 8192},
                                      {"tp", 8},
                                      {"pp", 16},
                                      {"microbatches", 32},
@@ -748,4 +749,59 @@ TEST_CASE("estimates against published training runs", "[multigpu][published]") 
     CHECK(interleaved > plain);
     CHECK(interleaved < 0.43 * 1.15);
   }
+}
+
+TEST_CASE("a step past 64-bit MACs is estimated exactly, not refused", "[multigpu][overflow]") {
+  // Issue #32: "the 64-bit overflow ... a real run must not be refused as too large". Dubey et
+  // al. 2024, "The Llama 3 Herd of Models", Table 4, second row: Llama 3 405B on 16,384 H100s,
+  // tp 8, pp 16, dp 128, sequence 8192, 16 sequences per data-parallel group (2,048 in all),
+  // 400 TFLOPS per GPU (41 % BF16 MFU). Its backward alone is 1.5e19 MACs, past int64's 9.2e18;
+  // dlcost refused it ("batch 2048 × 8192 tokens make the totals overflow 64-bit arithmetic").
+  const json workload = {{"batch", 2048},
+                         {"seq_len", 8192},
+                         {"dtype", "bf16"},
+                         {"gpu", "h100-sxm"},
+                         {"gpus", 16384},
+                         {"tp", 8},
+                         {"pp", 16},
+                         {"microbatches", 16},
+                         {"virtual_stages", 2},
+                         {"zero", 1},
+                         {"inter_node_link", "roce-400g"}};
+  const json doc = {{"model", {{"preset", "llama-3.1-405b"}}}, {"workload", workload}};
+  const dlcost::SharedConfig config = dlcost::parseSharedConfig(doc);
+  const dlcost::Report r = dlcost::estimate(*config.model, config.workload);
+  const dlcost::SharedConfig one_config = dlcost::parseSharedConfig(
+      {{"model", {{"preset", "llama-3.1-405b"}}},
+       {"workload", {{"batch", 1}, {"seq_len", 8192}, {"dtype", "bf16"}}}});
+  const dlcost::Report one = dlcost::estimate(*one_config.model, one_config.workload);
+  // Exact: 2,048 times one sequence's MACs, past int64, and every digit in the JSON.
+  CHECK(r.macs.forward == one.macs.forward * 2048);
+  CHECK(r.macs.backward == one.macs.backward * 2048);
+  CHECK(r.macs.backward > dlcost::WideCount(INT64_MAX));
+  CHECK(r.macs.backward.toString() == "14966165249193934848");
+  const std::string text = dlcost::reportJsonText(r);
+  CHECK(text.find("\"backward\":14966165249193934848") != std::string::npos);
+  // The step itself: the same tolerance as the 8,192-GPU row above (60 % of the reported MFU up
+  // to issue #32's training bound, +15 %).
+  const json j = estimateJson(doc);
+  const double mfu = j["gpu_fit"]["step_time"]["mfu"].get<double>();
+  CAPTURE(mfu);
+  CHECK(mfu > 0.6 * 0.41);
+  CHECK(mfu < 0.41 * 1.15);
+
+  // The issue's second example: a 70B run at batch 1024 x 2048 on 512 GPUs, here with 16
+  // gradient-accumulation steps: 1.45e19 FLOPs in one optimizer step (Llama 2 70B stands in
+  // for MPT-70B, whose family dlcost does not have yet).
+  const json big = estimateJson({{"model", {{"preset", "llama-2-70b"}}},
+                                 {"workload",
+                                  {{"batch", 1024},
+                                   {"seq_len", 2048},
+                                   {"grad_accum", 16},
+                                   {"dtype", "mixed"},
+                                   {"gpu", "a100-sxm4-80gb"},
+                                   {"gpus", 512},
+                                   {"zero", 3}}}});
+  CHECK(big["flops"]["total"].get<double>() > 9.3e18);
+  CHECK(big["gpu_fit"]["step_time_s"].get<double>() > 0);
 }

@@ -194,6 +194,66 @@ TEST_CASE("Serving inputs the engine cannot run are errors at their field", "[se
         }) == "/workload/engine");
 }
 
+TEST_CASE("an engine or quant the device cannot run is an error at its field, not a fallback",
+          "[serving][errors]") {
+  // Issue #32: "Bad input (unknown engine for a device, a quant the engine cannot run, a layout
+  // that does not divide) gets a clear error naming the field".
+  struct Case {
+    const char* what;
+    json workload;
+    const char* path;
+    const char* message;
+  };
+  const json infer = {{"mode", "infer"}, {"dtype", "fp16"}};
+  auto with = [&](json extra) {
+    json w = infer;
+    for (auto it = extra.begin(); it != extra.end(); ++it) w[it.key()] = *it;
+    return w;
+  };
+  const Case c = GENERATE_COPY(
+      Case{"vLLM on an Apple chip", with({{"engine", "vllm"}, {"gpu", "apple-m2-max-96gb"}}),
+           "/workload/engine", "does not run on Apple silicon"},
+      Case{"SGLang on an Apple chip", with({{"engine", "sglang"}, {"gpu", "apple-m2-pro-32gb"}}),
+           "/workload/engine", "does not run on Apple silicon"},
+      // vLLM's installation guide: compute capability 7.0 or higher.
+      Case{"vLLM on a Pascal GPU", with({{"engine", "vllm"}, {"gpu", "p100-pcie-16gb"}}),
+           "/workload/engine", "compute capability 7.0"},
+      // vLLM's "Supported Hardware" table (quantization guide): AWQ not on Volta nor AMD GPUs,
+      // GPTQ not on AMD GPUs, FP8 not on Volta.
+      Case{"AWQ on a V100 in vLLM",
+           with({{"engine", "vllm"}, {"gpu", "v100-sxm2-32gb"}, {"quant", "awq"}}),
+           "/workload/quant", "AWQ"},
+      Case{"AWQ on an MI300X in vLLM",
+           with({{"engine", "vllm"}, {"gpu", "mi300x"}, {"quant", "awq"}}), "/workload/quant",
+           "AWQ"},
+      Case{"GPTQ on an MI300X in vLLM",
+           with({{"engine", "vllm"}, {"gpu", "mi300x"}, {"quant", "gptq"}}), "/workload/quant",
+           "AMD"},
+      Case{"FP8 on a V100 in vLLM",
+           with({{"engine", "vllm"}, {"gpu", "v100-sxm2-32gb"}, {"quant", "fp8-channel"}}),
+           "/workload/quant", "Volta"},
+      Case{"GPTQ in llama.cpp",
+           with({{"engine", "llamacpp"}, {"gpu", "rtx-4090"}, {"quant", "gptq"}}),
+           "/workload/quant", "does not load"},
+      // A layout that does not divide: 32 heads over 3 tensor-parallel GPUs.
+      Case{"tp that does not divide the heads",
+           with({{"engine", "vllm"}, {"gpu", "h100-sxm"}, {"gpus", 3}, {"tp", 3}}), "/workload/tp",
+           "does not divide"});
+  CAPTURE(c.what);
+  try {
+    runPreset("llama-3.1-8b", c.workload);
+    FAIL("no error");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == c.path);
+    CHECK_THAT(e.error().message, Catch::Matchers::Contains(c.message));
+  }
+  // The same workloads on a device the engine runs on are estimated.
+  CHECK_NOTHROW(runPreset("llama-3.1-8b",
+                          with({{"engine", "vllm"}, {"gpu", "a100-sxm4-80gb"}, {"quant", "awq"}})));
+  CHECK_NOTHROW(
+      runPreset("llama-3.1-8b", with({{"engine", "vllm"}, {"gpu", "t4"}, {"quant", "awq"}})));
+}
+
 TEST_CASE("llama.cpp decode speed on an RTX 4090 is within 20 % of llama-bench",
           "[serving][speed]") {
   // llama.cpp PR #4766 ("ggml-backend integration"), RTX 4090, codellama-7b (Llama 2 7B shapes,

@@ -120,7 +120,7 @@ TEST_CASE("LoRA's backward skips the frozen weights' gradients", "[transformer][
   const int64_t s = 256;
   const int64_t core = 32 * 2 * s * s * 4096;               // QK^T + AV MACs
   const int64_t adapters = s * 32 * 2 * 8 * (4096 + 4096);  // q_proj, v_proj, r = 8
-  const int64_t linear = full.macs.forward - core;
+  const dlcost::WideCount linear = full.macs.forward - core;
   CHECK(lora.macs.forward == full.macs.forward + adapters);
   CHECK(lora.macs.backward == linear + 2 * core + 2 * adapters);
   CHECK(full.macs.backward == 2 * full.macs.forward);

@@ -71,6 +71,11 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
   //   Qwen/Qwen2.5-72B ("72.7B"); phi-4 14,659,507,200: the Hub's safetensors.total of
   //   microsoft/phi-4 ("14.7B"); gemma-2-27b 27,227,128,320: the Hub's safetensors.total of
   //   google/gemma-2-27b and keras-hub gemma2_27b_en metadata.
+  // - falcon-180b 178,557,088,768: 80 layers of h 14,848 (232 heads and 8 KV heads of 64,
+  //   MLP 4h, two LayerNorms with biases, no linear biases) + 65,024 x 14,848 tokens + ln_f.
+  //   As falcon-7b, FalconForCausalLM ties its head and the checkpoint stores it again: the
+  //   Hub's safetensors.total of tiiuae/falcon-180B is 179,522,565,120 =
+  //   178,557,088,768 + 965,476,352 (checked below).
   // - pythia-70m 70,426,624: Biderman et al. 2023 (Pythia) Table 1 gives 18,915,328
   //   non-embedding parameters; plus the untied 50304 x 512 embedding and head.
   const Case c = GENERATE(
@@ -84,7 +89,7 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
       Case{"phi-2", 2779683840}, Case{"phi-3-mini-4k", 3821079552}, Case{"falcon-7b", 6921720704},
       Case{"pythia-70m", 18915328 + 2 * 50304 * 512}, Case{"llama-3.1-405b", 405853388800},
       Case{"qwen2.5-72b", 72706203648}, Case{"phi-4", 14659507200},
-      Case{"gemma-2-27b", 27227128320});
+      Case{"gemma-2-27b", 27227128320}, Case{"falcon-180b", 178557088768});
   CAPTURE(c.preset);
   const dlcost::Report r = runPreset(c.preset);
   CHECK(r.model_kind == "transformer");
@@ -96,6 +101,14 @@ TEST_CASE("parameter counts from real config.json files are exact", "[transforme
   int64_t rows = 0;
   for (const auto& l : r.layers) rows += l.params;
   CHECK(rows == c.params);
+}
+
+TEST_CASE("falcon-180b's count plus its stored-again head is the checkpoint's total",
+          "[transformer][params]") {
+  // The Hub's safetensors.total of tiiuae/falcon-180B: 179,522,565,120.
+  const dlcost::Report r = runPreset("falcon-180b");
+  REQUIRE(r.transformer);
+  CHECK(r.params.total + int64_t{65024} * 14848 == 179522565120);
 }
 
 TEST_CASE("Mixtral's active parameters per token count two of eight experts",

@@ -63,6 +63,16 @@ TEST_CASE("vision-language configs count their tower and projector exactly",
       // 419,816,304, issue #29's "leaving out 419,816,304"; 4,300,079,472 in all (the Hub's
       // "4.3B").
       {"gemma-3-4b-it", true, 4300079472, 416866032, 2950272},
+      // Issue #32's presets, the same SigLIP tower; their totals are the Hub's safetensors.total
+      // of google/gemma-3-12b-it and google/gemma-3-27b-it (12.2B, 27.4B; the -pt repositories
+      // have the same shapes). gemma-3-12b: 48 layers of h 3,840 (16 heads, 8 KV heads of 256,
+      // MLP 15,360, qk norms, 4 norms) 10,759,151,616 + 262,208 x 3,840 tokens 1,006,878,720 +
+      // final norm 3,840 = 11,766,034,176, + projector 1,152 x 3,840 + 1,152 = 4,424,832.
+      {"gemma-3-12b", true, 12187325040, 416866032, 4424832},
+      // gemma-3-27b: 62 layers of h 5,376 (32 heads, 16 KV heads of 128, MLP 21,504)
+      // 25,599,710,720 + 262,208 x 5,376 tokens 1,409,630,208 + 5,376 = 27,009,346,304, +
+      // projector 1,152 x 5,376 + 1,152 = 6,194,304.
+      {"gemma-3-27b", true, 27432406640, 416866032, 6194304},
       // google/paligemma-3b-pt-224 (keys reconstructed, SOURCES.md): Gemma-2B with 257,216
       // tokens 2,508,662,784 + SigLIP at 224 (256 positions) 412,442,352 + projector 1,152 x
       // 2,048 + 2,048 = 2,361,344. Derived from modeling_paligemma.py; the Hub's rounded

@@ -63,4 +63,7 @@ set(DLCOST_PRESET_FILES
   hf/qwen2.5-72b.json
   hf/phi-4.json
   hf/gemma-2-27b.json
+  hf/gemma-3-12b.json
+  hf/gemma-3-27b.json
+  hf/falcon-180b.json
 )

@@ -15,6 +15,7 @@
 #include "dlcost/report/share_link.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/schema/presets.hpp"
+#include "types/json_writer.hpp"
 
 namespace dlcost {
 
@@ -248,7 +249,7 @@ nlohmann::json comparePresetsDocument(const nlohmann::json& document) {
           parseSharedConfig({{"model", {{"preset", info["name"]}}}, {"workload", workload}});
       const Report r = estimate(*config.model, config.workload);
       row["params"] = r.params.total;
-      row["macs_forward"] = r.macs.forward;
+      row["macs_forward"] = wideToJson(r.macs.forward);
       row["memory_total"] = r.memory.total;
       if (r.gpu_fit) row["fits"] = r.gpu_fit->fits;
     } catch (const InputError& e) {

@@ -128,6 +128,13 @@ check "system RAM of 0" 2 "$DLCOST" "${CPU_RUN[@]}" --engine llamacpp --system-r
 contains "names --system-ram-gib" "--system-ram-gib" "$err"
 check "vLLM on a CPU" 2 "$DLCOST" "${CPU_RUN[@]}" --engine vllm
 contains "names --engine" "--engine" "$err"
+# Issue #32: an engine or quant the device cannot run exits 2 naming the field.
+check "vLLM on an Apple chip" 2 "$DLCOST" estimate --preset llama-3.1-8b --mode infer \
+  --gpu apple-m2-max-96gb --engine vllm
+contains "names the engine field" "--engine" "$err"
+check "AWQ on a V100 in vLLM" 2 "$DLCOST" estimate --preset llama-3.1-8b --mode infer \
+  --gpu v100-sxm2-32gb --engine vllm --quant awq
+contains "names the quant field" "--quant" "$err"
 
 # The engine under load (issue #30, docs/serving.md "Under load").
 SIM=(serve-sim --preset llama-3-8b --engine vllm --gpu h100-sxm --context 4096)

@@ -64,12 +64,27 @@ std::string formatCount(int64_t count, const std::string& unit) {
   return n + (n.back() >= '0' && n.back() <= '9' ? " " : "") + unit;
 }
 
+std::string formatCount(WideCount count) {
+  return scaled(count.toDouble(), countPrefixes());
+}
+
+std::string formatCount(WideCount count, const std::string& unit) {
+  const std::string n = formatCount(count);
+  return n + (n.back() >= '0' && n.back() <= '9' ? " " : "") + unit;
+}
+
 std::string formatBytes(int64_t bytes, ByteUnits units) {
   return scaled(static_cast<double>(bytes), bytePrefixes(units));
 }
 
 std::string groupDigits(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -(value + 1) + uint64_t{1} : uint64_t(value));
+  return groupDigits(WideCount(value));
+}
+
+std::string groupDigits(WideCount value) {
+  const bool negative = value < 0;
+  std::string digits = value.toString();
+  if (negative) digits.erase(0, 1);
   std::string out;
   int n = 0;
   for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
@@ -77,7 +92,7 @@ std::string groupDigits(int64_t value) {
     out.insert(out.begin(), *it);
     ++n;
   }
-  return value < 0 ? "-" + out : out;
+  return negative ? "-" + out : out;
 }
 
 }  // namespace dlcost

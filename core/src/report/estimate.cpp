@@ -104,11 +104,11 @@ void describeBackwardTerms(MemoryBreakdown& m, int64_t all_grads) {
 /// counted backward MACs x 2; its traffic is taken as twice the forward's (it reads the saved
 /// activations and the output gradients and writes input and weight gradients).
 std::vector<PhaseWork> graphPhases(const Report& r, const Workload& w) {
-  PhaseWork fwd{"forward", checkedMul(2, r.macs.forward), 0, 0};
+  PhaseWork fwd{"forward", flopsOf(r.macs.forward), 0, 0};
   for (const LayerReport& l : r.layers) fwd.bytes = checkedAdd(fwd.bytes, l.bytes_accessed);
   std::vector<PhaseWork> phases{fwd};
   if (w.mode == Mode::kTrain) {
-    phases.push_back({"backward", checkedMul(2, r.macs.backward), checkedMul(2, fwd.bytes), 0});
+    phases.push_back({"backward", flopsOf(r.macs.backward), checkedMul(2, fwd.bytes), 0});
   }
   return phases;
 }
@@ -350,9 +350,9 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     r.params.trainable = r.params.total;
     r.params.buffers = checkedAdd(p.buffer_values, p.counters);
     const int64_t b = w.batch;
-    r.macs.forward = checkedMul(p.macs_ps, b);
-    r.macs.backward = w.mode == Mode::kTrain ? checkedMul(p.macs_bwd_ps, b) : 0;
-    checkedMul(2, checkedAdd(r.macs.forward, r.macs.backward));  // FLOPs must fit too
+    // 128-bit step totals (wide_count.hpp): a large batch must not be refused for its MACs.
+    r.macs.forward = WideCount(p.macs_ps) * b;
+    r.macs.backward = w.mode == Mode::kTrain ? WideCount(p.macs_bwd_ps) * b : WideCount(0);
     r.memory = graphMemory(g, w, z, p, r.params, act);
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.layers = layerRows(g, z, p, act, b);

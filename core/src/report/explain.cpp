@@ -27,6 +27,7 @@ class Writer {
     return groupDigits(b) + " B (" + formatBytes(b, units_) + ")";
   }
   static std::string num(int64_t n) { return groupDigits(n); }
+  static std::string num(WideCount n) { return groupDigits(n); }
   static std::string real(double v, const char* fmt = "%.4g") {
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, v);
@@ -99,7 +100,7 @@ void explainTotals(const Report& r, const Writer& t, std::vector<Explanation>& o
            "2 × (" + Writer::num(r.macs.forward) + " + " + Writer::num(r.macs.backward) + ")",
            Writer::num(flopsOf(r.macs.forward + r.macs.backward))));
   if (wl.mode == Mode::kTrain) {
-    const int64_t skipped = 2 * r.macs.forward - r.macs.backward;
+    const WideCount skipped = WideCount(2) * r.macs.forward - r.macs.backward;
     out.push_back(
         make("/macs/backward", t.w({"backward MACs", "反向乘加运算"}),
              "MACs_bwd = 2 × MACs_fwd − MACs_0",

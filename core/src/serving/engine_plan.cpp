@@ -503,6 +503,40 @@ bool engineLoads(Engine e, QuantFormat q) {
   return true;
 }
 
+/// Why vLLM cannot run `q` on `g`, or "" where it can. vLLM's installation guide: CUDA compute
+/// capability 7.0 or higher; its quantization guide's "Supported Hardware" table (docs v0.11 to
+/// v0.15): AWQ not on Volta (SM 7.0) nor AMD GPUs; GPTQ and bitsandbytes not on AMD GPUs; FP8
+/// not on Volta (W8A8 from Ada and on AMD; Turing and Ampere run FP8 weight-only through
+/// Marlin).
+std::string vllmCannotRun(QuantFormat q, const Gpu& g) {
+  const std::string& a = g.architecture;
+  if (g.vendor == "NVIDIA" && (a == "Kepler" || a == "Maxwell" || a == "Pascal")) {
+    return "vllm needs CUDA compute capability 7.0 or higher (Volta and later); " + g.name +
+           " is " + a;
+  }
+  const bool amd = g.vendor == "AMD";
+  const bool volta = a == "Volta";
+  switch (q) {
+    case QuantFormat::kAwq:
+      if (volta || amd) return "vllm's AWQ kernels do not run on " + g.name + " (" + a + ")";
+      break;
+    case QuantFormat::kGptq:
+    case QuantFormat::kBnbNf4:
+      if (amd) {
+        return std::string("vllm's ") + quantFormatName(q) + " kernels do not run on AMD GPUs";
+      }
+      break;
+    case QuantFormat::kFp8Tensor:
+    case QuantFormat::kFp8Channel:
+    case QuantFormat::kFp8Block:
+      if (volta) return "vllm runs FP8 checkpoints from Turing on (Marlin), not on Volta";
+      break;
+    default:
+      break;
+  }
+  return "";
+}
+
 }  // namespace
 
 Precision engineDefaultPrecision(Engine e, const Gpu* gpu) {
@@ -563,6 +597,15 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
     throw InputError(ErrorCode::kValue, "/workload/quant",
                      std::string(engineName(s.engine)) + " does not load " +
                          quantFormatName(s.quant) + " checkpoints");
+  }
+  if (s.engine == Engine::kVllm && w.hardware.gpu && !cpu) {
+    // An engine the device cannot run, or a format its kernels lack there: an error at the
+    // field, never another engine's (or format's) numbers.
+    const std::string why = vllmCannotRun(s.quant, *w.hardware.gpu);
+    if (!why.empty()) {
+      const bool device = why.rfind("vllm needs", 0) == 0;
+      throw InputError(ErrorCode::kValue, device ? "/workload/engine" : "/workload/quant", why);
+    }
   }
   const TransformerSummary& sum = *r.transformer;
   p.context = s.context.value_or(sum.context_tokens);

@@ -25,6 +25,9 @@ namespace {
 double d(int64_t v) {
   return static_cast<double>(v);
 }
+double d(WideCount v) {
+  return v.toDouble();
+}
 
 /// FLOPs of one decode token attending to `context` tokens: every active weight matrix, the
 /// LM head and QK^T / AV per layer (local layers within their window).

@@ -1109,6 +1109,11 @@ void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMem
 
 // --- stage 6: phases for the roofline ------------------------------------------------------
 
+/// FLOPs of `macs` per sequence over `batch` sequences (128-bit: a step may pass 64 bits).
+WideCount wideFlops(int64_t macs, int64_t batch) {
+  return flopsOf(WideCount(macs) * batch);
+}
+
 std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, const Settings& s,
                                       const Forward& f, const SequenceMacs& macs,
                                       const MemoryBreakdown& m, const BlockMatrices& bm) {
@@ -1123,8 +1128,8 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     const int64_t grads =
         add(m.bytesOf(MemoryKey::kGradients), m.bytesOf(MemoryKey::kAdapterGradients));
     return {
-        {"forward", mul(2, macs.forward, b), add(weights_read, activations), mul(b, f.tokens)},
-        {"backward", mul(2, macs.backward, b),
+        {"forward", wideFlops(macs.forward, b), add(weights_read, activations), mul(b, f.tokens)},
+        {"backward", wideFlops(macs.backward, b),
          add(add(weights_read, grads), add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
          mul(b, f.tokens)}};
   }
@@ -1133,7 +1138,7 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
   const int64_t prompt_kv =
       s.decoder_side ? mul(b, bytesForBits(kvCacheElements(t, w.mla_cache, s.prompt), kv_bits)) : 0;
   // An encoder has no generation: its one pass is a plain forward.
-  phases.push_back({s.decoder_side ? "prefill" : "forward", mul(2, macs.forward, b),
+  phases.push_back({s.decoder_side ? "prefill" : "forward", wideFlops(macs.forward, b),
                     add(weights_read, prompt_kv), mul(b, s.prompt)});
   if (s.decoder_side) {
     // One generated token per sequence: every weight read once (under MoE only the experts
@@ -1535,10 +1540,10 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
   // At the workload's batch: totals too large overflow at the batch.
   overflowAt("/workload/batch", batch + " make the totals", [&] {
     const int64_t b = w.batch;
-    r.macs.forward =
-        s.train ? mul(macs.forward, b, w.grad_accum) : mul(add(macs.forward, macs.decode), b);
-    r.macs.backward = mul(macs.backward, b, w.grad_accum);
-    checkedMul(2, add(r.macs.forward, r.macs.backward));  // FLOPs must fit too
+    // The step's totals are 128-bit (a large training step passes 64 bits: wide_count.hpp).
+    r.macs.forward = s.train ? WideCount(macs.forward) * b * w.grad_accum
+                             : WideCount(add(macs.forward, macs.decode)) * b;
+    r.macs.backward = WideCount(macs.backward) * b * w.grad_accum;
     std::vector<MemoryTerm> terms = modelStates(t, tp, w, s, bm, ad);
     addSequenceTerms(t, s, mem, b, terms);
     terms.push_back(overheadTerm(w));

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dlcost/base/wide_count.hpp"
 #include "dlcost/types/shape.hpp"
 
 namespace dlcost {
@@ -32,6 +33,10 @@ void appendJson(std::string& out, const JsonObject& object);
 void appendJson(std::string& out, const JsonArray& array);
 void appendSigned(std::string& out, int64_t value);
 void appendUnsigned(std::string& out, uint64_t value);
+/// An exact integer however wide (JSON numbers have no width; readers beyond 64 bits round).
+inline void appendJson(std::string& out, WideCount value) {
+  out += value.toString();
+}
 
 inline void appendJson(std::string& out, const char* text) {
   appendJson(out, std::string_view(text));
@@ -120,6 +125,12 @@ class JsonArray {
  private:
   std::string text_;
 };
+
+/// A wide count as a nlohmann::json number: an integer where 64 bits hold it, else the nearest
+/// double (nlohmann::json has no wider integer; appendJson writes every digit).
+inline nlohmann::json wideToJson(WideCount value) {
+  return value.fitsInt64() ? nlohmann::json(value.toInt64()) : nlohmann::json(value.toDouble());
+}
 
 /// A JsonObject as a nlohmann::json document (for the callers that want a document).
 nlohmann::json toDocument(const JsonObject& object);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "dlcost/base/wide_count.hpp"
+
 namespace dlcost {
 
 enum class ByteUnits { kBinary, kDecimal };
@@ -16,10 +18,14 @@ std::optional<ByteUnits> parseByteUnits(const std::string& name);
 std::string formatCount(int64_t count);
 /// A count with its unit: "4.09 GMACs", "512 MACs".
 std::string formatCount(int64_t count, const std::string& unit);
+/// The same for a step's totals (MACs, FLOPs), which may pass 64 bits.
+std::string formatCount(WideCount count);
+std::string formatCount(WideCount count, const std::string& unit);
 /// "97.49 MiB" or "102.2 MB".
 std::string formatBytes(int64_t bytes, ByteUnits units);
 /// "25,557,032"
 std::string groupDigits(int64_t value);
+std::string groupDigits(WideCount value);
 
 /// A unit and its prefixes, each `step` times the one before: "B", "KiB", "MiB", ... with step
 /// 1024. The formatters above and the page's (web/js/units.js, through numberUnitsJson) read

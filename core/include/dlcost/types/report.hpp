@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dlcost/base/checked.hpp"
+#include "dlcost/base/wide_count.hpp"
 #include "dlcost/types/gpu_fit.hpp"
 #include "dlcost/types/memory.hpp"
 #include "dlcost/types/serving_plan.hpp"
@@ -34,12 +35,17 @@ constexpr int64_t kFlopsPerMac = 2;
 inline int64_t flopsOf(int64_t macs) {
   return checkedMul(kFlopsPerMac, macs);
 }
+inline WideCount flopsOf(WideCount macs) {
+  return WideCount(kFlopsPerMac) * macs;
+}
 
+/// A step's MACs at the workload's (global) batch: 128-bit, since a large training step
+/// passes 64 bits (wide_count.hpp); per-layer rows stay int64.
 struct MacCounts {
-  int64_t forward = 0;
+  WideCount forward = 0;
   /// Gradient w.r.t. inputs (same MACs as forward, skipped where no input needs a gradient,
   /// e.g. the first layer) plus gradient w.r.t. weights (same MACs as forward).
-  int64_t backward = 0;
+  WideCount backward = 0;
 };
 
 /// How one figure of a row follows from its inputs, written with their names (as a memory
@@ -73,10 +79,10 @@ struct LayerReport {
 /// The work of one phase of a step, for the roofline model:
 /// time = max(flops / (peak x utilisation), bytes / bandwidth).
 struct PhaseWork {
-  std::string name;    ///< "forward", "backward", "prefill", "decode" (one generated token)
-  int64_t flops = 0;   ///< floating-point operations of the phase at the workload's batch
-  int64_t bytes = 0;   ///< bytes moved to and from GPU memory by the phase
-  int64_t tokens = 0;  ///< tokens the phase processes (0 where not token-based)
+  std::string name;     ///< "forward", "backward", "prefill", "decode" (one generated token)
+  WideCount flops = 0;  ///< floating-point operations of the phase at the workload's batch
+  int64_t bytes = 0;    ///< bytes moved to and from GPU memory by the phase
+  int64_t tokens = 0;   ///< tokens the phase processes (0 where not token-based)
 };
 
 /// What a transformer estimate adds: parameters by component, tokens, per-token figures.
