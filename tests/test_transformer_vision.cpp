@@ -5,6 +5,7 @@
 // gemma-3-4b-it preset.
 #include <catch2/catch.hpp>
 
+#include "dlcost/explore/serving_sweep.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 
@@ -285,4 +286,17 @@ TEST_CASE("serving a vision-language model counts its image tokens once",
       if (in.name == "forward_peak") forward = in.value;
     CHECK(forward == prof.memory.bytesOf(dlcost::MemoryKey::kActivations));
   }
+}
+
+TEST_CASE("a serving sweep over contexts leaves room for a vision-language model's image",
+          "[transformer][vision][serving]") {
+  const json doc = {
+      {"model", {{"hf_config", fixtureConfig("llava-1.5-7b-hf")}}},
+      {"workload",
+       {{"mode", "infer"}, {"dtype", "bf16"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}}}};
+  const json out = json::parse(dlcost::servingSweepText(doc.dump(), "[1]", "[2048, 4096]"));
+  REQUIRE_FALSE(out.contains("error"));
+  REQUIRE(out["points"].size() == 2);
+  CHECK(out["points"][0]["context"] == 2048);
+  CHECK(out["points"][1]["context"] == 4096);
 }
