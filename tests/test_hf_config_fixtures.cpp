@@ -104,6 +104,13 @@ TEST_CASE("published config.json files count to their publishers' totals",
       // facebook/opt-125m: 12 x 7,087,872 + 50,272 x 768 + (2,048 + 2) x 768 positions
       // + 1,536 = 125,239,296 (Zhang et al. 2022, OPT, table 1: 125M).
       {"opt-125m", 125239296},
+      // facebook/opt-350m (word_embed_proj_dim 512, post-LN, no final LayerNorm): 24 x
+      // 12,596,224 + 50,272 x 512 tied + 2,050 x 1,024 positions + project_in and project_out
+      // 2 x 512 x 1,024 = 331,196,416: the module tree of modeling_opt.py built in torch
+      // 1.13.1 from this config (sum of numel: 331,196,416); Zhang et al. 2022, OPT, table 1:
+      // 350M; the Hub's fp16 checkpoint 662,392,832 bytes = 2 x 331,196,416 (as a public
+      // test of OPT assets, code-search id 58700902353, records it).
+      {"opt-350m", 331196416},
       // c4ai-command-r-08-2024 (GQA, 8 kv heads; no tie key: CohereConfig ties): 40 x
       // (150,994,944 attention + 603,979,776 MLP + 8,192 one LayerNorm) + 256,000 x 8,192
       // + 8,192 = 32,296,476,672; model card: "32 billion parameters".

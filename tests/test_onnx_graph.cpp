@@ -400,3 +400,46 @@ TEST_CASE("the image-to-image operators become the layers PyTorch runs", "[onnx]
     CHECK_THAT(g.unmodelled.at("Pad").reason, Catch::Contains("H and W"));
   }
 }
+
+TEST_CASE("a graph whose BatchNorms an eval-mode export folded is estimated for inference only",
+          "[onnx][graph][folded]") {
+  // tiny_resnet_eval.onnx (make_onnx_graphs.py --tiny-resnet-eval): conv1-bn1-relu, a
+  // residual block of two conv-bn, global pool, Dropout, fc, exported by torch 1.13.1 with
+  // model.eval() and torch.onnx.export's defaults. The export folded the three BatchNorms into
+  // their convolutions (weights and biases named onnx::Conv_35 ... onnx::Conv_42) and dropped
+  // the Dropout.
+  const std::string bytes = fixture("tiny_resnet_eval.onnx");
+  const json s = dlcost::inspectModelFile(bytes, static_cast<int64_t>(bytes.size()));
+  const json& g = s["layer_graph"];
+  REQUIRE(g["model"].is_object());
+  CHECK(g["folded_batchnorm"]["convolutions"] == 3);
+  CHECK_THAT(g["folded_batchnorm"]["first_node"].get<std::string>(),
+             Catch::Contains("/conv1/Conv") && Catch::Contains("onnx::Conv_36"));
+  // Training: refused, with the export that keeps the BatchNorms (and says Dropout is gone).
+  try {
+    (void)estimateModel(g["model"], dlcost::Mode::kTrain);
+    FAIL("no error");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().path == "/workload/mode");
+    CHECK_THAT(e.error().message, Catch::Contains("3 of its 3 convolutions carry a BatchNorm") &&
+                                      Catch::Contains("drops every Dropout") &&
+                                      Catch::Contains("torch.onnx.export(model, x, path, "
+                                                      "training=torch.onnx.TrainingMode.TRAINING, "
+                                                      "do_constant_folding=False)"));
+  }
+  // Inference: the graph as it runs. Its parameters are the folded initializers' (the file's
+  // own: 3x8x3x3 + 8, 2 x (8x8x3x3 + 8), 8x10 + 10 = 1,482), not the trained model's 1,506
+  // (PyTorch's sum of p.numel(): the same without conv biases, plus 3 x 16 BatchNorm values).
+  const dlcost::Report r = estimateModel(g["model"], dlcost::Mode::kInfer);
+  CHECK(r.params.total == 1482);
+  CHECK(g["parameters"] == 1482);
+  // Exports that keep the structure are not flagged: a training-mode export, and an eval
+  // export of a model without BatchNorm (tiny_vit.onnx, torch.onnx.export's defaults).
+  for (const char* name : {"resnet18.onnx", "tiny_unet.onnx", "tiny_vit.onnx"}) {
+    CAPTURE(name);
+    const std::string other = fixture(name);
+    const json o = dlcost::inspectModelFile(other, static_cast<int64_t>(other.size()));
+    CHECK_FALSE(o["layer_graph"].contains("folded_batchnorm"));
+    CHECK_FALSE(o["layer_graph"]["model"].contains("inference_only"));
+  }
+}

@@ -177,3 +177,102 @@ TEST_CASE("a transformer report's workload reads back as the same workload",
       json{{"model", {{"preset", "llama-2-7b"}}}, {"workload", first["workload"]}});
   CHECK(again == first);
 }
+
+TEST_CASE("encoder, encoder-decoder and vision configs dlcost does not count are refused by name",
+          "[transformer][errors][families]") {
+  // Each a few keys of the public config.json (the model in the comment); none is counted
+  // exactly, so each is refused at /model_type with the supported types, never given a
+  // total. The encoders and vision models are refused even with "approximate": the generic
+  // reading is a decoder LLM.
+  struct Case {
+    json config;
+    bool approximate_refused;
+  };
+  const std::vector<Case> cases = {
+      // openai/whisper-small
+      {{{"model_type", "whisper"},
+        {"d_model", 768},
+        {"encoder_layers", 12},
+        {"decoder_layers", 12},
+        {"vocab_size", 51865}},
+       true},
+      // facebook/bart-base
+      {{{"model_type", "bart"},
+        {"d_model", 768},
+        {"encoder_layers", 6},
+        {"decoder_layers", 6},
+        {"vocab_size", 50265}},
+       true},
+      // facebook/mbart-large-cc25
+      {{{"model_type", "mbart"},
+        {"d_model", 1024},
+        {"encoder_layers", 12},
+        {"decoder_layers", 12},
+        {"vocab_size", 250027}},
+       true},
+      // answerdotai/ModernBERT-base
+      {{{"model_type", "modernbert"},
+        {"hidden_size", 768},
+        {"num_hidden_layers", 22},
+        {"num_attention_heads", 12},
+        {"intermediate_size", 1152},
+        {"vocab_size", 50368}},
+       true},
+      // google/electra-base-discriminator
+      {{{"model_type", "electra"},
+        {"hidden_size", 768},
+        {"embedding_size", 768},
+        {"num_hidden_layers", 12},
+        {"num_attention_heads", 12},
+        {"intermediate_size", 3072},
+        {"vocab_size", 30522}},
+       true},
+      // albert/albert-base-v2
+      {{{"model_type", "albert"},
+        {"hidden_size", 768},
+        {"embedding_size", 128},
+        {"num_hidden_layers", 12},
+        {"num_attention_heads", 12},
+        {"intermediate_size", 3072},
+        {"vocab_size", 30000}},
+       true},
+      // google/vit-base-patch16-224
+      {{{"model_type", "vit"},
+        {"hidden_size", 768},
+        {"num_hidden_layers", 12},
+        {"num_attention_heads", 12},
+        {"intermediate_size", 3072},
+        {"image_size", 224},
+        {"patch_size", 16}},
+       true},
+      // openai/clip-vit-base-patch32, google/siglip-base-patch16-224 (dual encoders)
+      {{{"model_type", "clip"}, {"projection_dim", 512}}, true},
+      {{{"model_type", "siglip"}}, true},
+      {{{"model_type", "clip_vision_model"}, {"hidden_size", 1024}, {"num_hidden_layers", 24}},
+       true},
+      // stabilityai/stablelm-2-1_6b: a decoder (partial rotary, q/k/v biases), not counted
+      // exactly; the approximate reading may be asked for.
+      {{{"model_type", "stablelm"},
+        {"hidden_size", 2048},
+        {"num_hidden_layers", 24},
+        {"num_attention_heads", 32},
+        {"num_key_value_heads", 32},
+        {"intermediate_size", 5632},
+        {"vocab_size", 100352},
+        {"max_position_embeddings", 4096},
+        {"partial_rotary_factor", 0.25},
+        {"use_qkv_bias", true}},
+       false},
+  };
+  for (const Case& c : cases) {
+    const std::string type = c.config["model_type"];
+    CAPTURE(type);
+    const dlcost::Error e = errorOf({{"model", {{"hf_config", c.config}}}});
+    CHECK(e.path == "/model/hf_config/model_type");
+    CHECK_THAT(e.message, Catch::Contains("'" + type + "'") && Catch::Contains("supported: llama"));
+    const json approx = {{"model", {{"hf_config", c.config}, {"approximate", true}}}};
+    if (c.approximate_refused) {
+      CHECK_THAT(errorOf(approx).message, Catch::Contains("not even approximately"));
+    }
+  }
+}

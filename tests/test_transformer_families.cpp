@@ -30,9 +30,9 @@ bool roundsTo(int64_t exact, double published, double unit) {
   return std::abs(static_cast<double>(exact) - published) <= unit / 2;
 }
 
-dlcost::Error errorOf(const json& config) {
+dlcost::Error errorOf(const json& config, const json& workload = json::object()) {
   try {
-    (void)runConfig(config);
+    (void)runConfig(config, workload);
   } catch (const dlcost::InputError& e) {
     return e.error();
   }
@@ -363,12 +363,31 @@ TEST_CASE("families without a published file found count from reconstructed conf
   const dlcost::Report r = runConfig(olmo1b);
   CHECK(r.params.total == 1176764416);
   CHECK(roundsTo(r.params.total, 1.18e9, 0.01e9));
-  SECTION("OPT with a projected embedding (opt-350m) is refused, not miscounted") {
-    const json cfg = {{"model_type", "opt"},       {"hidden_size", 1024}, {"num_hidden_layers", 24},
-                      {"num_attention_heads", 16}, {"ffn_dim", 4096},     {"vocab_size", 50272},
-                      {"word_embed_proj_dim", 512}};
-    CHECK(errorOf(cfg).path == "/model/hf_config/word_embed_proj_dim");
-  }
+}
+
+TEST_CASE("OPT-350m's projected embeddings: project_in and project_out, a 512-wide head",
+          "[transformer][params][families]") {
+  // tests/fixtures/hf-configs/opt-350m.json; totals in test_hf_config_fixtures.cpp
+  // (331,196,416). project_in and project_out: 512 x 1,024 each, bias-free (modeling_opt.py).
+  const json cfg = fixtureConfig("opt-350m");
+  const dlcost::Report r = runConfig(cfg, {{"mode", "train"}, {"seq_len", 128}});
+  CHECK(r.params.total == 331196416);
+  CHECK(r.transformer->params.embeddings == int64_t{50272} * 512 + int64_t{2050} * 1024);
+  CHECK(r.transformer->params.other == int64_t{2} * 512 * 1024);
+  CHECK(row(r, "project_in").params == 512 * 1024);
+  CHECK(row(r, "project_out").params == 512 * 1024);
+  // MACs of one sequence of 128 tokens: project_in on every token, project_out and the
+  // 512-wide tied head on every token in training (50,272 x 512 each).
+  CHECK(row(r, "project_in").macs == int64_t{128} * 512 * 1024);
+  CHECK(row(r, "lm_head").macs == int64_t{128} * 50272 * 512);
+  // The same config without the projection counts 1,024-wide tables and no projections.
+  json plain = cfg;
+  plain["word_embed_proj_dim"] = 1024;
+  const dlcost::Report p = runConfig(plain, {{"mode", "train"}, {"seq_len", 128}});
+  CHECK(p.params.total == r.params.total + int64_t{50272} * 512 - int64_t{2} * 512 * 1024);
+  // Quantized checkpoints: which projections a quantizer converts is not modelled.
+  CHECK(errorOf(cfg, {{"mode", "infer"}, {"weight_dtype", "int4"}}).path ==
+        "/workload/weight_dtype");
 }
 
 TEST_CASE("the MLA cache form reads back from the report's workload",

@@ -5,6 +5,7 @@
 // gemma-3-4b-it preset.
 #include <catch2/catch.hpp>
 
+#include "dlcost/explore/serving_sweep.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
 
@@ -250,4 +251,62 @@ TEST_CASE("LoRA of a vision-language model leaves the tower frozen",
   CHECK(row(r, "vision_tower.layers.0").activation_bytes == 0);
   REQUIRE(!r.warnings.empty());
   CHECK_THAT(r.warnings.front(), Catch::Matchers::Contains("stay frozen"));
+}
+
+TEST_CASE("serving a vision-language model counts its image tokens once",
+          "[transformer][vision][serving]") {
+  // llava-1.5-7b: 576 tokens per image (test above); the language model is Llama-2-7B's
+  // layer, 32 layers x 2 (K, V) x 4,096 x 2 bytes = 524,288 bytes of cache per token.
+  const int64_t kv_per_token = int64_t{32} * 2 * 4096 * 2;
+  const json infer = {{"mode", "infer"},
+                      {"dtype", "bf16"},
+                      {"prompt_tokens", 100},
+                      {"generated_tokens", 28},
+                      {"images", 1}};
+  SECTION("HF transformers: the re-run keeps 100 text + 576 image + 28 generated tokens") {
+    json w = infer;
+    w["engine"] = "hf";
+    w["gpu"] = "h100-sxm";
+    const dlcost::Report served = runFile("llava-1.5-7b-hf", w);
+    const dlcost::Report plain = runFile("llava-1.5-7b-hf", infer);
+    const dlcost::ServingPlan& p = *served.serving;
+    CHECK(p.context == 100 + 576 + 28);
+    CHECK(p.device.bytesOf(dlcost::MemoryKey::kKvCache) == (100 + 576 + 28) * kv_per_token);
+    CHECK(p.device.bytesOf(dlcost::MemoryKey::kActivations) ==
+          plain.memory.bytesOf(dlcost::MemoryKey::kActivations));
+  }
+  SECTION("vLLM: a context of 4,096 holds the image, and the profile run's sequences too") {
+    json w = {{"mode", "infer"},   {"dtype", "bf16"}, {"engine", "vllm"},
+              {"gpu", "h100-sxm"}, {"context", 4096}, {"images", 1}};
+    const dlcost::Report served = runFile("llava-1.5-7b-hf", w);
+    CHECK(served.transformer->context_tokens == 4096);
+    CHECK(served.serving->context == 4096);
+    // profile_run: 8,192 batched tokens as 2 sequences of 4,096 = 3,520 text + 576 image.
+    const dlcost::Report prof = runFile("llava-1.5-7b-hf", {{"mode", "infer"},
+                                                            {"dtype", "bf16"},
+                                                            {"batch", 2},
+                                                            {"prompt_tokens", 3520},
+                                                            {"generated_tokens", 0},
+                                                            {"images", 1}});
+    CHECK(prof.transformer->seq_len == 4096);
+    const dlcost::MemoryTerm* act = served.serving->device.find(dlcost::MemoryKey::kActivations);
+    REQUIRE(act != nullptr);
+    int64_t forward = -1;
+    for (const dlcost::TermInput& in : act->inputs)
+      if (in.name == "forward_peak") forward = in.value;
+    CHECK(forward == prof.memory.bytesOf(dlcost::MemoryKey::kActivations));
+  }
+}
+
+TEST_CASE("a serving sweep over contexts leaves room for a vision-language model's image",
+          "[transformer][vision][serving]") {
+  const json doc = {
+      {"model", {{"hf_config", fixtureConfig("llava-1.5-7b-hf")}}},
+      {"workload",
+       {{"mode", "infer"}, {"dtype", "bf16"}, {"engine", "vllm"}, {"gpu", "h100-sxm"}}}};
+  const json out = json::parse(dlcost::servingSweepText(doc.dump(), "[1]", "[2048, 4096]"));
+  REQUIRE_FALSE(out.contains("error"));
+  REQUIRE(out["points"].size() == 2);
+  CHECK(out["points"][0]["context"] == 2048);
+  CHECK(out["points"][1]["context"] == 4096);
 }

@@ -27,6 +27,11 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
                                                    tests/fixtures/onnx/tiny_groupnorm.onnx: a
                                                    diffusion-style residual block (GroupNorm
                                                    affine and not, SiLU), training mode
+       make_onnx_graphs.py --tiny-resnet-eval OUTFILE
+                                                   tests/fixtures/onnx/tiny_resnet_eval.onnx: a
+                                                   small resnet (conv-BN-ReLU, a residual block,
+                                                   Dropout) exported the usual way for inference
+                                                   (eval, constant folding): BatchNorm folded
        make_onnx_graphs.py --tiny-refused OUTFILE  tests/fixtures/onnx/tiny_refused.onnx: operators
                                                    dlcost does not model (Softplus, Einsum),
                                                    refused by name
@@ -365,6 +370,31 @@ class TinyGroupNorm(torch.nn.Module):
         return self.conv_out(x + h)
 
 
+class TinyResNet(torch.nn.Module):
+    """resnet18's layout in small (torchvision's names: conv1, bn1, a BasicBlock with conv1,
+    bn1, conv2, bn2 and a residual Add, global pool, Dropout, fc), for the eval-mode export
+    that folds each BatchNorm into its convolution and drops the Dropout."""
+
+    def __init__(self, c=8, classes=10):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, c, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(c)
+        self.relu = torch.nn.ReLU(inplace=True)
+        self.block_conv1 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.block_bn1 = torch.nn.BatchNorm2d(c)
+        self.block_conv2 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.block_bn2 = torch.nn.BatchNorm2d(c)
+        self.avgpool = torch.nn.AdaptiveAvgPool2d(1)
+        self.dropout = torch.nn.Dropout(0.2)
+        self.fc = torch.nn.Linear(c, classes)
+
+    def forward(self, x):
+        x = self.relu(self.bn1(self.conv1(x)))
+        y = self.relu(self.block_bn1(self.block_conv1(x)))
+        x = self.relu(self.block_bn2(self.block_conv2(y)) + x)
+        return self.fc(self.dropout(torch.flatten(self.avgpool(x), 1)))
+
+
 class TinyRefused(torch.nn.Module):
     """Operators dlcost does not model: Softplus, Einsum."""
 
@@ -415,6 +445,16 @@ def tiny_refused(path):
     buf = io.BytesIO()
     torch.onnx.export(randomized(TinyRefused()).eval(), torch.zeros(1, 3, 8, 8), buf,
                       input_names=["image"], output_names=["out"], opset_version=17)
+    write_stripped(path, buf)
+
+
+def tiny_resnet_eval(path):
+    # The usual export for inference: model.eval() and torch.onnx.export's defaults
+    # (constant folding on). Every BatchNorm is folded into the Conv before it and the
+    # Dropout is gone; dlcost refuses a training estimate of the result.
+    buf = io.BytesIO()
+    torch.onnx.export(randomized(TinyResNet()).eval(), torch.zeros(1, 3, 16, 16), buf,
+                      input_names=["image"], output_names=["logits"], opset_version=14)
     write_stripped(path, buf)
 
 
@@ -563,6 +603,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "--tiny-vit-dynamic":
         tiny_vit(sys.argv[2], dynamic=True)
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-resnet-eval":
+        tiny_resnet_eval(sys.argv[2])
         sys.exit(0)
     if sys.argv[1] == "--tiny-refused":
         tiny_refused(sys.argv[2])

@@ -82,10 +82,14 @@ std::string servingSweepText(const std::string& document_text, const std::string
         if (u > 0) w.serving.users = u;
         if (c > 0) {
           w.serving.context = c;
-          // A context shorter than the prompt: the prompt fills it.
-          const int64_t prompt = w.prompt_tokens.value_or(c);
-          w.prompt_tokens = std::min(prompt, c);
-          w.generated_tokens = std::min(w.generated_tokens, c - *w.prompt_tokens);
+          // A context shorter than the prompt: the prompt fills it. Without a prompt the
+          // engine's defaults fill the context (less a vision-language model's image tokens).
+          if (w.prompt_tokens) {
+            w.prompt_tokens = std::min(*w.prompt_tokens, c);
+            w.generated_tokens = std::min(w.generated_tokens, c - *w.prompt_tokens);
+          } else {
+            w.generated_tokens = 0;
+          }
         }
         const Report r = estimate(base.model, w);
         const ServingPlan& p = *r.serving;

@@ -106,6 +106,23 @@ constexpr const char* kInPlaceNote =
     "PyTorch ran one in place (inplace=True), which lowers the inference peak; the tensors "
     "training saves for backward are the same either way (docs/model-files.md).";
 
+/// Why a graph whose BatchNorms an eval-mode export folded into its convolutions cannot be
+/// trained as it is, and the export that keeps them.
+std::string foldedBatchNormText(int64_t folded, int64_t convs, const std::string& first) {
+  return "this ONNX graph was exported for inference: " + std::to_string(folded) + " of its " +
+         std::to_string(convs) +
+         " convolutions carry a BatchNorm that the eval-mode export folded into their weights "
+         "and biases (computed by the exporter and named after the graph, e.g. " +
+         first +
+         "; no BatchNormalization node is left), and an eval-mode export also drops every "
+         "Dropout. Trained, the model keeps BatchNorm's parameters, saved tensors and running "
+         "statistics and Dropout's masks, which this graph no longer has, so dlcost gives no "
+         "training estimate of it. Export it for training with "
+         "torch.onnx.export(model, x, path, training=torch.onnx.TrainingMode.TRAINING, "
+         "do_constant_folding=False), or estimate this graph for inference (mode infer): "
+         "that is the model that runs.";
+}
+
 /// The batch size shape arithmetic is evaluated with when the graph's batch is symbolic.
 constexpr int64_t kStandInBatch = 7919;
 
@@ -143,6 +160,11 @@ class Builder {
                        {"comment", kInPlaceNote},
                        {"input", input_},
                        {"layers", layers_}};
+        if (folded_bn_ > 0) {
+          r.folded_batchnorm = folded_bn_;
+          r.folded_batchnorm_node = folded_bn_node_;
+          r.model["inference_only"] = foldedBatchNormText(folded_bn_, convs_, folded_bn_node_);
+        }
         totals(r);
       }
     } catch (const InputError& e) {
@@ -344,7 +366,11 @@ class Builder {
     }
     const int64_t groups = intAttr(n, "group", 1);
     const bool bias = hasInput(n, 2);
-    if (bias) useWeight(n, 2, "B", w.dims[0]);
+    ++convs_;
+    if (bias) {
+      useWeight(n, 2, "B", w.dims[0]);
+      noteFoldedBatchNorm(n, constantInput(n, 2).name);
+    }
     emit(n,
          {{"type", "conv2d"},
           {"out_channels", w.dims[0]},
@@ -356,6 +382,20 @@ class Builder {
           {"groups", groups},
           {"bias", bias}},
          {n.inputs[0]});
+  }
+
+  /// A convolution's bias that the exporter computed rather than stored: torch.onnx's eval
+  /// export folds a BatchNorm into the Conv before it (fuseConvBatchNorm in
+  /// _jit_pass_onnx_eval_peephole, whatever do_constant_folding says) and names the new
+  /// weight and bias after the graph value ("onnx::Conv_194"; "194" before torch 1.11). A
+  /// Conv's own bias keeps its parameter's name ("conv2.bias"), even when constant folding
+  /// computes its weight (weight_norm); so a computed bias is a folded BatchNorm (checked on
+  /// resnet18, mobilenet_v2 and a small net with torch 1.13.1: docs/model-files.md).
+  void noteFoldedBatchNorm(const OnnxNode& n, const std::string& bias) {
+    const bool digits = !bias.empty() && bias.find_first_not_of("0123456789") == std::string::npos;
+    if (bias.rfind("onnx::", 0) != 0 && !digits) return;
+    if (folded_bn_ == 0) folded_bn_node_ = n.name + " (bias '" + bias + "')";
+    ++folded_bn_;
   }
 
   /// Gemm: Y = A B' + C with B a [K, N] (or transposed [N, K]) weight: nn.Linear.
@@ -1325,6 +1365,8 @@ class Builder {
   }
 
   const OnnxModel& m_;
+  int64_t folded_bn_ = 0, convs_ = 0;
+  std::string folded_bn_node_;
   std::map<std::string, const OnnxTensor*> inits_;
   std::map<std::string, OnnxTensor> constants_;
   std::map<std::string, int64_t> consumers_;
@@ -1374,6 +1416,10 @@ json onnxGraphJson(const OnnxGraphImport& g) {
     j["unused_initializers"] = {{"count", g.unused_initializers.size()},
                                 {"parameters", g.unused_parameters},
                                 {"names", g.unused_initializers}};
+    if (g.folded_batchnorm > 0) {
+      j["folded_batchnorm"] = {{"convolutions", g.folded_batchnorm},
+                               {"first_node", g.folded_batchnorm_node}};
+    }
   }
   return j;
 }

@@ -44,7 +44,7 @@ std::string tensorComponent(const std::string& name) {
   if (any(s, {"embed_tokens", "wte", "wpe", "word_embeddings", "position_embeddings",
               "token_type_embeddings", "embed_positions", "embed_in", "shared", "tok_embeddings"}))
     return "embeddings";
-  if (any(s, {"pooler", "relative_attention_bias"})) return "other";
+  if (any(s, {"pooler", "relative_attention_bias", "project_in", "project_out"})) return "other";
   if (any(s, {"self_attn", "attn", "attention", "selfattention", "encdecattention",
               "crossattention", "q_proj", "k_proj", "v_proj", "o_proj", "query_key_value"}))
     return "attention";

@@ -369,6 +369,9 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 
 Report estimate(const Model& model, const Workload& given) {
   const Transformer* llm = std::get_if<Transformer>(&model.body);
+  if (!model.inference_only.empty() && given.mode == Mode::kTrain) {
+    throw InputError(ErrorCode::kValue, "/workload/mode", model.inference_only);
+  }
   const Workload workload = llm ? withServingDefaults(*llm, given) : given;
   Report report = std::visit(
       [&](const auto& body) -> Report {

@@ -166,7 +166,8 @@ Model parseModel(const json& m, const std::string& path) {
   // "metrics" holds published facts about a preset (e.g. ImageNet top-1) for comparison
   // charts; the estimate ignores it.
   r.rejectUnknown({"schema", "name", "description", "source", "metrics", "comment", "input",
-                   "layers", "blocks", "hf_config", "transformer", "weights_file"});
+                   "layers", "blocks", "hf_config", "transformer", "weights_file",
+                   "inference_only"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),
                      "this dlcost reads model schema version 1");
@@ -174,6 +175,7 @@ Model parseModel(const json& m, const std::string& path) {
   Model model;
   model.name = r.optionalString("name", "model");
   model.body = expandLayerGraph(m, path);
+  model.inference_only = r.optionalString("inference_only", "");
   if (r.has("weights_file"))
     model.weights_file = readFileWeights(r.require("weights_file"), r.pathOf("weights_file"));
   return model;

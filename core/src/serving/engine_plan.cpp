@@ -68,6 +68,18 @@ int64_t kvBytes(const Transformer& t, const Workload& w, int64_t tokens) {
   return bytesForBits(values / split, kvBits(w));
 }
 
+/// Sets `v` to sequences of `tokens` positions in all: a vision-language model's image tokens
+/// are part of them (the estimate adds `images` x tokens per image to `prompt_tokens`), so
+/// the text is what is left; when the images alone fill the sequence, text only.
+void promptOf(const TransformerSummary& sum, int64_t tokens, Workload& v) {
+  if (sum.image_tokens > 0 && sum.image_tokens < tokens) {
+    v.prompt_tokens = tokens - sum.image_tokens;
+  } else {
+    v.prompt_tokens = tokens;
+    if (sum.image_tokens > 0) v.images = 0;
+  }
+}
+
 /// The engine-less estimate of `t` under `w` changed by `edit` (one sequence shape).
 Report rerun(const Transformer& t, const Workload& w, const std::function<void(Workload&)>& edit) {
   Workload v = w;
@@ -194,7 +206,7 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
     const int64_t seq = std::min(p.max_num_batched_tokens, p.context);
     const Report prof = rerun(t, w, [&](Workload& v) {
       v.batch = ceilDiv(p.max_num_batched_tokens, seq);
-      v.prompt_tokens = seq;
+      promptOf(*r.transformer, seq, v);
       v.generated_tokens = 0;
       v.seq_len.reset();
     });
@@ -290,12 +302,13 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
 void planHf(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
             int64_t usable) {
   // generate() over `users` prompts at once: the prefill's activations for all of them, a
-  // DynamicCache growing to `context` tokens per sequence.
+  // DynamicCache growing to `context` tokens per sequence. The report's seq_len holds the
+  // images' tokens: the re-run asks for the text beside them.
   const int64_t prompt = std::min(p.context, r.transformer->seq_len);
   auto at = [&](int64_t users) {
     return rerun(t, w, [&](Workload& v) {
       v.batch = std::max<int64_t>(1, users);
-      v.prompt_tokens = prompt;
+      promptOf(*r.transformer, prompt, v);
       v.generated_tokens = p.context - prompt;
     });
   };
@@ -555,9 +568,12 @@ Workload withServingDefaults(const Transformer& t, const Workload& w) {
                          std::to_string(t.max_positions) + " (max_position_embeddings)");
   }
   Workload v = w;
+  // A vision-language model's images take their tokens of the context too.
+  const int64_t image_tokens =
+      t.vision ? checkedMul(w.images.value_or(1), t.vision->tokens_per_image) : 0;
   if (w.serving.engine != Engine::kNone && w.serving.context && !w.prompt_tokens &&
-      *w.serving.context > w.generated_tokens)
-    v.prompt_tokens = *w.serving.context - w.generated_tokens;
+      *w.serving.context > checkedAdd(w.generated_tokens, image_tokens))
+    v.prompt_tokens = *w.serving.context - w.generated_tokens - image_tokens;
   return v;
 }
 

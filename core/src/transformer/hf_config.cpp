@@ -602,8 +602,10 @@ void readStarcoder2(HfFields& f, Transformer& t) {
 }
 
 /// OPT: learned positions with 2 extra rows, LayerNorm, biases, a ReLU fc1/fc2 MLP, tied
-/// head. A word_embed_proj_dim other than hidden_size (OPT-350m's project_in/out) is
-/// refused: not modelled.
+/// head. A word_embed_proj_dim other than hidden_size (OPT-350m) makes the token table and
+/// head that wide, with bias-free project_in / project_out (modeling_opt.py, OPTDecoder).
+/// do_layer_norm_before false (OPT-350m's post-LN layers): the same two LayerNorms per layer,
+/// no final one.
 void readOpt(HfFields& f, Transformer& t) {
   t.hidden = f.reqInt("hidden", {"hidden_size"});
   t.layers = f.reqInt("layers", {"num_hidden_layers"});
@@ -619,11 +621,8 @@ void readOpt(HfFields& f, Transformer& t) {
   t.final_norm = f.optBool({"do_layer_norm_before"}, true);
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
   if (auto proj = f.optInt("word_embed_proj_dim", {"word_embed_proj_dim"});
-      proj && *proj != t.hidden) {
-    throw InputError(ErrorCode::kValue, f.pathOf("word_embed_proj_dim"),
-                     "model_type 'opt' with word_embed_proj_dim != hidden_size (project_in and "
-                     "project_out) is not modelled");
-  }
+      proj && *proj != t.hidden)
+    t.word_embed_proj = *proj;
 }
 
 /// InternLM2 / 2.5 (remote code, modeling_internlm2.py): Llama's layer with q, k and v in
@@ -843,6 +842,40 @@ const std::map<std::string, std::string>& wrapperTextTypes() {
   return kWrappers;
 }
 
+/// Families users bring that are no decoder LLM, by what they are (transformers' model_type
+/// names); null for any other.
+const char* notADecoder(const std::string& family) {
+  static const std::map<std::string, const char*> kinds = {
+      {"whisper", "an encoder-decoder speech model (Whisper)"},
+      {"bart", "an encoder-decoder model (BART)"},
+      {"mbart", "an encoder-decoder model (mBART)"},
+      {"marian", "an encoder-decoder model (Marian)"},
+      {"pegasus", "an encoder-decoder model (Pegasus)"},
+      {"m2m_100", "an encoder-decoder model (M2M-100)"},
+      {"nllb_moe", "an encoder-decoder model (NLLB-MoE)"},
+      {"modernbert", "an encoder (ModernBERT: alternating local/global attention, GeGLU)"},
+      {"electra", "an encoder (ELECTRA: embedding projection to a narrower width)"},
+      {"albert", "an encoder (ALBERT: factorised embeddings, one layer shared by all)"},
+      {"deberta", "an encoder (DeBERTa: disentangled attention)"},
+      {"deberta-v2", "an encoder (DeBERTa-v2: disentangled attention)"},
+      {"camembert", "an encoder (CamemBERT)"},
+      {"xlm", "an encoder (XLM)"},
+      {"vit", "a vision encoder (ViT)"},
+      {"deit", "a vision encoder (DeiT)"},
+      {"dinov2", "a vision encoder (DINOv2)"},
+      {"beit", "a vision encoder (BEiT)"},
+      {"swin", "a vision encoder (Swin)"},
+      {"clip", "a dual vision and text encoder (CLIP)"},
+      {"clip_vision_model", "a vision encoder (CLIP's)"},
+      {"clip_text_model", "a text encoder (CLIP's)"},
+      {"siglip", "a dual vision and text encoder (SigLIP)"},
+      {"siglip_vision_model", "a vision encoder (SigLIP's)"},
+      {"siglip_text_model", "a text encoder (SigLIP's)"},
+  };
+  const auto it = kinds.find(family);
+  return it == kinds.end() ? nullptr : it->second;
+}
+
 std::string supportedList() {
   std::string list;
   for (const ExactFamily& e : kExactFamilies)
@@ -910,6 +943,15 @@ Transformer readHfConfig(const json& config, const std::string& path,
                        "'; its vision tower and projector are left out of every figure");
     text_only_of = family;
     family = wrapper->second;
+  }
+  if (const char* kind = notADecoder(family); kind && !exactFamily(family)) {
+    // The generic reading is a Llama-like decoder LLM: no figure of it would be near an
+    // encoder's or a vision model's, so even an approximate one is refused.
+    throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
+                     "model_type '" + family + "' is " + kind +
+                         ", which dlcost does not count (not even approximately: its generic "
+                         "reading is a decoder LLM); supported: " +
+                         supportedList());
   }
   if (!exactFamily(family) && !approximate) {
     throw InputError(ErrorCode::kValue, childPath(path, "model_type"),

@@ -475,6 +475,16 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
                        "give weight_dtype or quant, not both");
     }
   }
+  if (t.word_embed_proj > 0 &&
+      (w.serving.quant != QuantFormat::kNone || isQuantized(s.weight_dtype))) {
+    // Which of project_in / project_out a quantizer converts is not modelled.
+    throw InputError(
+        ErrorCode::kValue,
+        w.serving.quant != QuantFormat::kNone ? "/workload/quant" : "/workload/weight_dtype",
+        "quantized weights of " + t.architecture +
+            " with word_embed_proj_dim != hidden_size (project_in / project_out) "
+            "are not modelled");
+  }
   // Sequence lengths: the model's context caps the default; learned positions cap any.
   const int64_t ctx = t.max_positions;
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
@@ -521,9 +531,10 @@ auto overflowAt(const std::string& path, const std::string& what, Stage&& stage)
 /// The forward pass of one sequence (a training step, or the prefill).
 struct Forward {
   std::vector<Stack> stacks;
-  int64_t tokens = 0;               ///< tokens per sequence through the first stack
-  int64_t logit_tokens = 0;         ///< tokens whose logits are computed
-  int64_t head_macs_per_token = 0;  ///< the LM head's
+  int64_t tokens = 0;                ///< tokens per sequence through the first stack
+  int64_t logit_tokens = 0;          ///< tokens whose logits are computed
+  int64_t head_macs_per_token = 0;   ///< the LM head's (and OPT's project_out before it)
+  int64_t embed_macs_per_token = 0;  ///< OPT's project_in, per token of the first stack
 };
 
 Forward forwardPass(const Transformer& t, const Settings& s) {
@@ -540,7 +551,9 @@ Forward forwardPass(const Transformer& t, const Settings& s) {
         {"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, f.tokens, f.tokens, 0});
   }
   f.logit_tokens = !s.decoder_side ? 0 : (s.train ? f.stacks.back().tokens : 1);
-  f.head_macs_per_token = s.decoder_side ? mul(t.hidden, t.vocab) : 0;
+  f.head_macs_per_token =
+      s.decoder_side ? add(mul(tokenWidth(t), t.vocab), embedProjectionParams(t)) : 0;
+  f.embed_macs_per_token = embedProjectionParams(t);
   return f;
 }
 
@@ -562,7 +575,7 @@ int64_t decodeStepMacs(const Transformer& t, const Forward& f, int64_t prompt, i
   const Stack d{"", t.layers, false, enc_dec, 1, context, enc_dec ? prompt : 0};
   int64_t m = 0;
   for (int64_t i = 0; i < t.layers; ++i) m = add(m, layerMacsPerToken(t, d, i));
-  return add(m, f.head_macs_per_token);
+  return add(m, f.head_macs_per_token, f.embed_macs_per_token);
 }
 
 SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Settings& s,
@@ -576,6 +589,7 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
   m.forward = layers_fwd;
   if (t.pooler) m.forward = add(m.forward, mul(t.hidden, t.hidden));
   m.forward = add(m.forward, mul(f.logit_tokens, f.head_macs_per_token));
+  m.forward = add(m.forward, mul(f.stacks.front().tokens, f.embed_macs_per_token));
   m.adapter = mul(f.stacks.back().tokens, ad.macs_per_token);
   m.forward = add(m.forward, m.adapter);
   // The tower and projector run once per image before the language model; in full training
@@ -792,6 +806,8 @@ struct SequenceMemory {
   int64_t kv_cache = 0;
   int64_t kv_tokens = 0;
   int64_t embed_saved = 0, final_saved = 0, head_saved = 0, pooler_saved = 0;  ///< rows
+  /// OPT's project_in / project_out: the input each keeps for its weight's gradient.
+  int64_t project_in_saved = 0, project_out_saved = 0;
   int64_t vision = 0;  ///< training: the images' saved tensors; inference: the tower's peak
 };
 
@@ -825,6 +841,7 @@ void trainingMemory(const Transformer& t, const Workload& w, const Settings& s, 
                                                             crossKeptPerToken(t, w, s, st))));
   m.activations =
       add(m.activations, add(m.embed_saved, m.final_saved), add(m.head_saved, m.pooler_saved));
+  m.activations = add(m.activations, add(m.project_in_saved, m.project_out_saved));
   m.activations = add(m.activations, mul(f.stacks.back().tokens, ad.saved_per_token));
   const Widest wd = widestLayer(t, f);
   const Stack& st = f.stacks.back();
@@ -890,8 +907,12 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
   // LM head input, the fp32 logits the cross-entropy keeps (Korthikanti's 4sbv) and, in
   // training, the int64 labels nll_loss keeps.
   if (s.decoder_side) {
-    m.head_saved = add(mul(f.logit_tokens, e, h), mul(f.logit_tokens, 4, t.vocab));
+    m.head_saved = add(mul(f.logit_tokens, e, tokenWidth(t)), mul(f.logit_tokens, 4, t.vocab));
     if (s.train) m.head_saved = add(m.head_saved, mul(f.logit_tokens, 8));
+  }
+  if (s.train && t.word_embed_proj > 0) {
+    m.project_in_saved = mul(f.stacks.front().tokens, e, t.word_embed_proj);
+    m.project_out_saved = mul(f.logit_tokens, e, h);
   }
   if (s.train && s.lora_frozen_rule) {
     // A frozen base (see loraAttentionSaved): the embedding keeps no token ids, its dropout
@@ -900,7 +921,8 @@ SequenceMemory sequenceMemory(const Transformer& t, const Workload& w, const Set
     const int64_t tokens = f.stacks.back().tokens;
     m.embed_saved = 0;
     if (t.final_norm) m.final_saved = mul(tokens, loraNormSaved(t, e));
-    m.head_saved = checkedSub(m.head_saved, mul(f.logit_tokens, e, h));
+    m.head_saved = checkedSub(m.head_saved, mul(f.logit_tokens, e, tokenWidth(t)));
+    m.project_in_saved = m.project_out_saved = 0;  // frozen: no weight gradient
   }
   if (t.pooler) m.pooler_saved = mul(2, e, h);  // first token's dense input and tanh output
   if (s.train) {
@@ -969,7 +991,7 @@ std::vector<BackwardCandidate> keptGradientCandidates(const Transformer& t, cons
   int64_t largest = 0;
   for (const LinearModule& lm : blockLinearModules(t))
     largest = std::max(largest, mul(lm.in, lm.out));
-  const int64_t table = mul(t.vocab, t.hidden);
+  const int64_t table = mul(t.vocab, tokenWidth(t));
   const bool tied_head = s.decoder_side && t.tied_embeddings;
   const int64_t waiting = tied_head ? mul(per_param, table) : 0;
   out[1] = {add(mul(per_param, largest), waiting), m.layer_phase};
@@ -980,7 +1002,7 @@ std::vector<BackwardCandidate> keptGradientCandidates(const Transformer& t, cons
     const int64_t head = tp.lm_head > 0 ? tp.lm_head : table;
     const int64_t loss_saved = mul(f.logit_tokens, add(mul(4, t.vocab), 8));
     out.push_back({mul(per_param, head),
-                   checkedSub(mul(f.logit_tokens, e, add(t.vocab, t.hidden)), loss_saved)});
+                   checkedSub(mul(f.logit_tokens, e, add(t.vocab, tokenWidth(t))), loss_saved)});
   }
   return out;
 }
@@ -1013,7 +1035,7 @@ std::vector<BackwardCandidate> backwardCandidates(const Transformer& t, const Wo
   // backward on (see keptGradientCandidates); at the embedding's backward the table's new
   // gradient joins it before the two are summed into .grad.
   const int64_t waiting =
-      s.decoder_side && t.tied_embeddings && !s.lora ? mul(t.vocab, t.hidden) : 0;
+      s.decoder_side && t.tied_embeddings && !s.lora ? mul(t.vocab, tokenWidth(t)) : 0;
   // The embeddings' backward: every gradient; the token ids and their output's gradient.
   const int64_t tail = add(m.embed_saved, mul(f.stacks.back().tokens, s.value_bytes, t.hidden));
   const BackwardCandidate embeddings{mul(per_param, waiting), checkedSub(tail, m.activations)};
@@ -1182,7 +1204,8 @@ void summarise(const Transformer& t, const Workload& w, const Settings& s, const
     core_per_token =
         add(core_per_token, mul(t.encoder_layers, attentionCoreMacs(t, sum.context_tokens)));
   sum.forward_flops_per_token =
-      mul(2, add(sum.params.block_linear_per_token, f.head_macs_per_token, core_per_token));
+      mul(2, add(add(sum.params.block_linear_per_token, f.head_macs_per_token, core_per_token),
+                 f.embed_macs_per_token));
   sum.kv_cache_bytes_per_token =
       s.decoder_side ? bytesForBits(kvCacheElements(t, w.mla_cache, 1), dtypeBits(s.kv_dtype)) : 0;
   sum.images = s.images;
@@ -1301,13 +1324,17 @@ void addEmbeddingRow(RowMaker& m, const LayerParams& lp, const Forward& f,
   const TransformerParams& tp = m.r.transformer->params;
   const int64_t first_tokens = f.stacks.front().tokens;
   LayerReport& embed =
-      m.row("embeddings", "embedding", first_tokens, m.h,
+      m.row("embeddings", "embedding", first_tokens, tokenWidth(t),
             add(tp.embeddings, t.embedding_norm ? lp.norm : 0),
-            bytesForBits(mul(first_tokens, m.b, m.h), m.other_bits), 0, mem.embed_saved);
+            bytesForBits(mul(first_tokens, m.b, tokenWidth(t)), m.other_bits), 0, mem.embed_saved);
   setFormula(embed,
              {"params",
               "embeddings + norm",
               {{"embeddings", tp.embeddings, ""}, {"norm", t.embedding_norm ? lp.norm : 0, ""}}});
+  if (const int64_t proj = embedProjectionParams(t); proj > 0) {
+    m.row("project_in", "linear", first_tokens, m.h, proj, bytesForBits(proj, m.other_bits),
+          mul(first_tokens, proj), mem.project_in_saved);
+  }
 }
 
 /// Layer `i` of stack `st`: its self-attention row (projections, norms, T5's relative bias
@@ -1417,16 +1444,21 @@ void addOutputRows(RowMaker& m, const Forward& f, const SequenceMacs& macs,
     m.row("pooler", "linear", 1, h, tp.other, bytesForBits(tp.other, m.other_bits), mul(h, h),
           mem.pooler_saved);
   if (m.s.decoder_side) {
-    // A tied head still reads the whole vocab x hidden matrix.
-    LayerReport& head = m.row(
-        "lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
-        tp.lm_head, bytesForBits(add(mul(t.vocab, h), t.lm_head_bias ? t.vocab : 0), m.other_bits),
-        mul(f.logit_tokens, f.head_macs_per_token), mem.head_saved);
+    const int64_t proj = embedProjectionParams(t), width = tokenWidth(t);
+    if (proj > 0)
+      m.row("project_out", "linear", f.logit_tokens, width, proj, bytesForBits(proj, m.other_bits),
+            mul(f.logit_tokens, proj), mem.project_out_saved);
+    // A tied head still reads the whole vocab x width matrix.
+    LayerReport& head =
+        m.row("lm_head", t.tied_embeddings ? "linear (tied)" : "linear", f.logit_tokens, t.vocab,
+              tp.lm_head,
+              bytesForBits(add(mul(t.vocab, width), t.lm_head_bias ? t.vocab : 0), m.other_bits),
+              mul(f.logit_tokens, checkedSub(f.head_macs_per_token, proj)), mem.head_saved);
     setFormula(head, {"macs",
                       "batch × tokens × hidden × vocab",
                       {{"batch", b, ""},
                        {"tokens", f.logit_tokens, ""},
-                       {"hidden", h, ""},
+                       {"hidden", width, t.word_embed_proj > 0 ? "word_embed_proj_dim" : ""},
                        {"vocab", t.vocab, ""}}});
   }
   if (m.s.lora && m.s.train) {

@@ -24,6 +24,14 @@ int64_t queryWidth(const Transformer& t) {
   return checkedMul(t.heads, t.head_dim);
 }
 
+int64_t tokenWidth(const Transformer& t) {
+  return t.word_embed_proj > 0 ? t.word_embed_proj : t.hidden;
+}
+
+int64_t embedProjectionParams(const Transformer& t) {
+  return t.word_embed_proj > 0 ? checkedMul(t.word_embed_proj, t.hidden) : 0;
+}
+
 int64_t keyWidth(const Transformer& t) {
   return checkedMul(isMla(t) ? t.heads : t.kv_heads, t.head_dim);
 }

@@ -75,7 +75,7 @@ bool isMoe(const Transformer& t) {
 
 TransformerParams countParams(const Transformer& t) {
   TransformerParams p;
-  p.embeddings = checkedMul(t.vocab, t.hidden);
+  p.embeddings = checkedMul(t.vocab, tokenWidth(t));
   if (t.positions == PositionKind::kLearned)
     p.embeddings = checkedAdd(p.embeddings,
                               checkedMul(checkedAdd(t.max_positions, t.position_offset), t.hidden));
@@ -111,11 +111,13 @@ TransformerParams countParams(const Transformer& t) {
   p.norms = checkedAdd(p.norms, checkedMul(attentions, attentionNormParams(t)));
 
   if (t.kind != TransformerKind::kEncoder && !t.tied_embeddings)
-    p.lm_head = linearParams(t.hidden, t.vocab, t.lm_head_bias);
+    p.lm_head = linearParams(tokenWidth(t), t.vocab, t.lm_head_bias);
   else if (t.kind != TransformerKind::kEncoder && t.lm_head_bias)
     p.lm_head = t.vocab;
 
   if (t.pooler) p.other = linearParams(t.hidden, t.hidden, true);
+  // OPT's project_in and project_out (OPTDecoder, bias-free).
+  p.other = checkedAdd(p.other, checkedMul(2, embedProjectionParams(t)));
   if (t.positions == PositionKind::kRelativeBias) {
     // One bias table in the first layer of each stack (HF T5's has_relative_attention_bias).
     const int64_t tables = enc_dec ? 2 : 1;

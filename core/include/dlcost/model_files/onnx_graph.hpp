@@ -46,6 +46,11 @@ struct OnnxGraphImport {
   /// Weight initializers no layer reads (their parameters are in the file, not the model).
   std::vector<std::string> unused_initializers;
   int64_t unused_parameters = 0;
+  /// Convolutions whose bias the exporter computed: a BatchNorm folded in by an eval-mode
+  /// export. Then the model object carries "inference_only" (a training estimate is refused
+  /// with the export call that keeps the BatchNorms).
+  int64_t folded_batchnorm = 0;
+  std::string folded_batchnorm_node;  ///< the first such Conv and its bias's name
 };
 
 /// Turns the graph of `model` into the engine's layer graph. Never throws InputError: what
@@ -56,7 +61,8 @@ OnnxGraphImport onnxLayerGraph(const OnnxModel& model);
 /// {"model": {...}|null, "nodes", "understood_nodes", "share_understood" (0..1),
 ///  "after_unmodelled_nodes", "unmodelled": [{"op_type", "count", "reason", "first_node"}],
 ///  "error": {"path", "message"}|absent, "parameters", "buffer_values", "macs_per_sample",
-///  "unused_initializers": {"count", "parameters", "names" (first 16)}}.
+///  "unused_initializers": {"count", "parameters", "names" (first 16)},
+///  "folded_batchnorm": {"convolutions", "first_node"}|absent}.
 nlohmann::json onnxGraphJson(const OnnxGraphImport& import);
 
 /// The model object of an ONNX summary's layer graph, or InputError naming the operators the

@@ -38,6 +38,10 @@ struct Model {
   /// The weights as a model file stores them ("weights_file" beside "hf_config"): the
   /// weights term is then the file's bytes, not parameters x the workload's dtype.
   std::optional<FileWeights> weights_file;
+  /// Why this graph cannot be trained as it is ("inference_only" in a layer-graph model
+  /// object, e.g. an ONNX graph whose BatchNorms an eval-mode export folded away); empty when
+  /// it can. A training estimate is refused with this text; inference runs as usual.
+  std::string inference_only;
 };
 
 }  // namespace dlcost

@@ -93,6 +93,10 @@ struct Transformer {
   int64_t head_dim = 0;        ///< per-head width (hidden / heads unless the config says)
   int64_t ffn = 0;             ///< intermediate size of one MLP (of one expert under MoE)
   int64_t vocab = 0;
+  /// OPT's word_embed_proj_dim when it differs from hidden (OPT-350m: 512 under 1,024): the
+  /// token table and the (tied) LM head are this wide, and bias-free project_in /
+  /// project_out linears map it to and from hidden. 0: no projection.
+  int64_t word_embed_proj = 0;
   bool gated_mlp = false;  ///< SwiGLU/GeGLU: gate, up and down projections (3 matrices)
   NormKind norm = NormKind::kLayerNorm;
   bool norm_bias = true;  ///< LayerNorm carries a bias (ignored for RMSNorm)
@@ -164,6 +168,10 @@ struct Transformer {
 /// output projection's input. GQA: keys = values = kv_heads x head_dim; MLA: per head
 /// qk_nope + qk_rope for q and k, v_head_dim for v.
 int64_t queryWidth(const Transformer& t);
+/// Width of the token embeddings and the LM head's input: word_embed_proj, else hidden.
+int64_t tokenWidth(const Transformer& t);
+/// Parameters (= MACs per token) of one of OPT's project_in / project_out, 0 without them.
+int64_t embedProjectionParams(const Transformer& t);
 int64_t keyWidth(const Transformer& t);
 int64_t valueWidth(const Transformer& t);
 /// The MLP of decoder layer `layer` (0-based) is a mixture of experts.
