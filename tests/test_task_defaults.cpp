@@ -138,7 +138,7 @@ TEST_CASE("a serving question is answered and advised by its serving plan",
     CAPTURE(a["change"]);
     const json& set = a["set"];
     CHECK_FALSE(set.contains("batch"));
-    CHECK_FALSE(set.contains("gpus") && !set.contains("tp"));
+    CHECK_FALSE((set.contains("gpus") && !set.contains("tp")));
     fewer_users = fewer_users || set.contains("users");
     // Applying the advice gives a plan that holds its users.
     json applied = workload;

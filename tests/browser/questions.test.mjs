@@ -210,3 +210,30 @@ describe('number fields step as spinbuttons', () => {
     }
   });
 });
+
+describe('every task on a phone', () => {
+  test('no task state scrolls sideways at 390 px, and its verdict is on the first screen', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: PHONE });
+    try {
+      await drive(page, [
+        ['#preset', 'llama-3.1-8b'],
+        ['#wl-gpu', 'h100-sxm'],
+      ]);
+      const tasks = await page.locator('#wl-task option').evaluateAll((o) => o.map((x) => x.value));
+      assert.ok(tasks.length >= 5, tasks.join());
+      for (const task of tasks) {
+        await page.selectOption('#wl-task', task);
+        if (task === 'infer') await page.selectOption('#wl-engine', 'vllm');
+        if (task === 'pretrain') await page.fill('#wl-gpus', '8');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= PHONE.width, `${task}: document ${width} px wide`);
+        const bottom = await page.evaluate(() => document.querySelector('#fit').getBoundingClientRect().bottom);
+        assert.ok(bottom <= PHONE.height, `${task}: verdict ends at ${bottom} px`);
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -252,6 +252,8 @@ std::vector<double> rangeOf(TimeKind kind, double value, bool rate) {
   return {r[0], r[1]};
 }
 
+// With a serving plan the plan's verdict is the answer: fits is its users at its context, the
+// headroom its budget over the memory it plans (a paged engine's pool takes the rest).
 JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* serving) {
   JsonArray advice;
   for (const Advice& a : f.advice) {
@@ -268,8 +270,6 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* s
   const Parallelism& p = w.hardware.parallel;
   JsonObject j;
   j.add("gpu", gpuToJson(f.gpu))
-      // With a serving plan the plan's verdict is the answer: its users at its context, and
-      // what its budget leaves over the memory it plans (a paged engine's pool takes the rest).
       .add("fits", serving ? serving->fits : f.fits)
       .add("headroom_bytes",
            serving ? serving->budget_bytes - serving->device.total : f.headroom_bytes)
