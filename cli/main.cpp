@@ -127,10 +127,12 @@ json buildDocument(const dlcost::cli::Options& o) {
         std::holds_alternative<dlcost::Transformer>(dlcost::parseConfig(doc).model.body);
     const dlcost::TaskDefaults* task = dlcost::findTask(*o.task, transformer);
     if (!task) {
-      throw dlcost::cli::UsageError{
-          "--task must be " +
-          std::string(transformer ? "train, infer, lora or qlora" : "train or infer") +
-          " for this model, not '" + *o.task + "'"};
+      std::string names;  // the task table's names for this kind, in menu order
+      for (const dlcost::TaskDefaults& d : dlcost::taskDefaults())
+        if (d.model_kind == (transformer ? "transformer" : "layer_graph"))
+          names += (names.empty() ? "" : ", ") + d.task;
+      throw dlcost::cli::UsageError{"--task must be one of " + names + " for this model, not '" +
+                                    *o.task + "'"};
     }
     doc["workload"] = dlcost::applyTask(*task, doc.value("workload", json::object()));
   }

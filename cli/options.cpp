@@ -221,8 +221,10 @@ GiB, TiB). The page reads its fields by the same rule.
 
 task:
   --task NAME               start the workload from a task's settings, as the page's task
-                            menu does (train, infer; for transformers lora, qlora; see
-                            `dlcost schema --json` "tasks"); the flags above override them
+                            menu does (train, infer; for transformers pretrain, lora,
+                            qlora; see `dlcost schema --json` "tasks"); the flags above
+                            override them. The page's first screen for a preset is
+                            `--task train --memory-gib 24` (schema "start")
 
 output:
   --sort FIELD[:asc|:desc]  compare: )" +

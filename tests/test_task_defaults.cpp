@@ -83,3 +83,82 @@ TEST_CASE("QLoRA's recipe fits Llama-3-8B at sequence 2048, batch 4 on a 24 GB c
                                                 {"gpu", "rtx-4090"}}}});
   CHECK(bare["gpu_fit"]["fits"] == false);
 }
+
+namespace {
+
+/// `task`'s fields for a transformer, as the page and `--task` send them.
+json transformerTask(const char* task) {
+  const dlcost::TaskDefaults* d = dlcost::findTask(task, true);
+  REQUIRE(d != nullptr);
+  return sentFields(d->set);
+}
+
+}  // namespace
+
+TEST_CASE("QLoRA's own batch fits Llama-3.1-8B at sequence 2048 on an RTX 4090", "[tasks]") {
+  // Issue #27: the task sets its batch (qlora.py: 1 per device, 16 accumulation steps), so no
+  // batch inherited from an earlier question makes the first screen "does not fit".
+  json workload = transformerTask("qlora");
+  CHECK(workload["batch"] == 1);
+  CHECK(workload["grad_accum"] == 16);
+  workload["seq_len"] = 2048;
+  workload["gpu"] = "rtx-4090";
+  const json report =
+      dlcost::estimateDocument({{"model", {{"preset", "llama-3.1-8b"}}}, {"workload", workload}});
+  CHECK(report["gpu_fit"]["fits"] == true);
+}
+
+TEST_CASE("a task leaves no multi-GPU layout of the previous question behind", "[tasks]") {
+  const dlcost::TaskDefaults* infer = dlcost::findTask("infer", true);
+  REQUIRE(infer != nullptr);
+  const json w = dlcost::applyTask(*infer, {{"gpus", 64}, {"tp", 8}, {"pp", 4}, {"zero", 3}});
+  for (const char* key : {"gpus", "tp", "pp", "zero"}) {
+    CAPTURE(key);
+    CHECK_FALSE(w.contains(key));
+  }
+}
+
+TEST_CASE("a serving question is answered and advised by its serving plan",
+          "[tasks][serving][advice]") {
+  // Issue #27: Qwen2-7B on an L4 with vLLM at context 4096 and more users than the pool holds.
+  // The verdict is the plan's (users at the context), and the advice is an operator's (a
+  // quant, a shorter context, fewer users, TP, a bigger GPU), never a training batch or data
+  // parallelism.
+  json workload = transformerTask("infer");
+  workload.update({{"gpu", "l4"}, {"engine", "vllm"}, {"context", 4096}, {"users", 200}});
+  const json r =
+      dlcost::estimateDocument({{"model", {{"preset", "qwen2-7b"}}}, {"workload", workload}});
+  const json& fit = r["gpu_fit"];
+  CHECK(fit["answered_by"] == "serving");
+  CHECK(fit["fits"] == r["serving"]["fits"]);
+  CHECK(fit["fits"] == false);
+  REQUIRE_FALSE(fit["advice"].empty());
+  bool fewer_users = false;
+  for (const json& a : fit["advice"]) {
+    CAPTURE(a["change"]);
+    const json& set = a["set"];
+    CHECK_FALSE(set.contains("batch"));
+    CHECK_FALSE((set.contains("gpus") && !set.contains("tp")));
+    fewer_users = fewer_users || set.contains("users");
+    // Applying the advice gives a plan that holds its users.
+    json applied = workload;
+    applied.update(set);
+    CHECK(dlcost::estimateDocument({{"model", {{"preset", "qwen2-7b"}}},
+                                    {"workload", applied}})["serving"]["fits"] == true);
+  }
+  CHECK(fewer_users);
+  // At the default one user the same question fits, and says so.
+  workload["users"] = 1;
+  const json one =
+      dlcost::estimateDocument({{"model", {{"preset", "qwen2-7b"}}}, {"workload", workload}});
+  CHECK(one["gpu_fit"]["fits"] == true);
+  CHECK(one["serving"]["fits"] == true);
+}
+
+TEST_CASE("the schema says where a first visit starts", "[tasks][workload_schema]") {
+  const json start = dlcost::workloadSchemaJson()["start"];
+  CHECK(start["task"] == "train");
+  CHECK(start["memory_gib"] == 24);
+  CHECK(dlcost::findTask(start["task"], true) != nullptr);
+  CHECK(dlcost::findTask(start["task"], false) != nullptr);
+}

@@ -40,10 +40,10 @@ check "error JSON with --json" 2 '"code": "missing_field"' \
 
 # --task starts from the page's task table (core/src/task_defaults.cpp): the same report as
 # the QLoRA recipe's flags written out (qlora.py: 4-bit base, bf16, full checkpointing,
-# AdamW, rank 64, alpha 16, all linear layers); flags override the task; a CNN gets
+# AdamW, rank 64, alpha 16, all linear layers, 16 accumulation steps); flags override the task; a CNN gets
 # torchvision's SGD with momentum; a task the model cannot run is a usage error.
 qlora_flags=(--mode train --finetune qlora --weight-dtype int4 --dtype bf16 --optimizer adamw
-  --recompute full --lora-rank 64 --lora-alpha 16 --lora-targets all-linear)
+  --recompute full --lora-rank 64 --lora-alpha 16 --lora-targets all-linear --grad-accum 16)
 a="$("$DLCOST" estimate --preset llama-3-8b --task qlora --seq-len 2048 --batch 4 --gpu rtx-4090 --json)"
 b="$("$DLCOST" estimate --preset llama-3-8b "${qlora_flags[@]}" --seq-len 2048 --batch 4 --gpu rtx-4090 --json)"
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else
@@ -56,7 +56,7 @@ check "flags override the task" 0 '"lora_rank": 16' \
   "$DLCOST" estimate --preset llama-3-8b --task qlora --lora-rank 16 --json
 check "a CNN's training task is torchvision's SGD with momentum" 0 '"optimizer": "momentum"' \
   "$DLCOST" estimate --preset resnet50 --task train --json
-check "a CNN has no LoRA task" 2 '--task must be train or infer' \
+check "a CNN has no LoRA task" 2 '--task must be one of train, infer' \
   "$DLCOST" estimate --preset resnet50 --task lora
 
 # One figure per question (issue #32): with a serving engine the text shows the plan's users,

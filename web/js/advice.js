@@ -29,20 +29,32 @@ export function createAdvice(root, getState, update) {
     update({ workload: snap.workload, gpu: snap.gpu, undo: undo.slice(0, -1) }, { replace: true });
   }
 
-  /** @param {Advice} advice */
-  function apply(advice) {
+  /** The model the last "Applied" note was about: the note goes when another model is shown. */
+  let appliedTo = '';
+
+  /** @param {Advice} advice @param {string} model the report's model name */
+  function apply(advice, model) {
     const s = getState();
     // The engine writes the patch back as the text the form keeps (its own units). The state's
-    // parts are never changed in place, so the snapshot is the parts themselves.
-    const texts = dlcost.workloadToText(advice.set, s.units);
-    status.textContent = t('applied', { change: engineText(advice.change, advice.change_zh) });
-    update({ workload: texts, undo: [...s.undo, { workload: s.workload, gpu: s.gpu }] });
+    // parts are never changed in place, so the snapshot is the parts themselves. A GPU in the
+    // patch (serving advice: a bigger card) is the picker's, not a form field's.
+    const { gpu, ...rest } = /** @type {{[key: string]: unknown}} */ (advice.set);
+    const texts = dlcost.workloadToText(/** @type {import('./types').WorkloadPatch} */ (rest), s.units);
+    appliedTo = model;
+    status.textContent = t('appliedTo', { model, change: engineText(advice.change, advice.change_zh) });
+    const gpuPatch = typeof gpu === 'string' ? { gpu: { name: gpu, memory: '' } } : {};
+    update({ workload: texts, ...gpuPatch, undo: [...s.undo, { workload: s.workload, gpu: s.gpu }] });
   }
 
   /** Draws the list for `report` (empty when it fits or no GPU is chosen).
    *  @param {Report} report */
   function render(report) {
     const fit = report.gpu_fit;
+    const model = report.model?.name ?? '';
+    if (appliedTo && appliedTo !== model) {
+      appliedTo = '';
+      status.textContent = '';
+    }
     const items = fit && !fit.fits && Array.isArray(fit.advice) ? fit.advice : [];
     const { units } = getState();
     const parts = [];
@@ -70,7 +82,7 @@ export function createAdvice(root, getState, update) {
                     type: 'button',
                     class: 'apply',
                     'aria-label': t('applyLabel', { change: engineText(a.change, a.change_zh) }),
-                    onclick: () => apply(a),
+                    onclick: () => apply(a, model),
                   },
                   t('apply'),
                 ),

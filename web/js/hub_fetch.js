@@ -119,15 +119,16 @@ export function mountHubFetch(anchor, onDocument, engineTotal, fetchImpl) {
     autocomplete: 'off',
     placeholder: 'Qwen/Qwen3-8B',
   });
-  const button = h('button', { id: 'hub-fetch', type: 'button' }, t('hub_fetch'));
+  // data-i18n: the page's language switch (applyI18n) rewrites them.
+  const button = h('button', { id: 'hub-fetch', type: 'button', 'data-i18n': 'hub_fetch' }, t('hub_fetch'));
   const status = h('div', { id: 'hub-status', role: 'status' });
   const row = h(
     'div',
     { class: 'hub-fetch' },
-    h('label', { for: 'hub-id' }, t('hub_label')),
+    h('label', { for: 'hub-id', 'data-i18n': 'hub_label' }, t('hub_label')),
     input,
     button,
-    h('p', { class: 'hint' }, t('hub_privacy')),
+    h('p', { class: 'hint', 'data-i18n': 'hub_privacy' }, t('hub_privacy')),
     status,
   );
   anchor.after(row);

@@ -14,7 +14,7 @@ import { createModelIo, splitDocument } from './model_io.js';
 import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
-import { formatBytes, unitStep } from './units.js';
+import { formatBytes, formatSignificant, unitStep } from './units.js';
 import { setPresetFamilies, setSchema } from './llm_fields.js';
 import { createWorkloadForm, taskPatch, unitsPatch, workloadPatch } from './workload_form.js';
 import { registerOffline } from './offline.js';
@@ -23,6 +23,7 @@ import { currentTask, modelKind, setTasks } from './tasks.js';
 import './page_i18n.js';
 import { renderInference } from './inference_section.js';
 import { renderRun } from './run_section.js';
+import { renderLayouts } from './layouts_section.js';
 
 /** @typedef {import('./state.js').PageState} PageState */
 /** @typedef {import('./state.js').StatePatch} StatePatch */
@@ -59,8 +60,9 @@ function mergePatches(...patches) {
 }
 
 /** The page, once the engine has loaded: its parts and the one render.
- *  @param {import('./types').PresetEntry[]} presets @param {() => Gpu[]} gpus */
-function createPage(presets, gpus) {
+ *  @param {import('./types').PresetEntry[]} presets @param {() => Gpu[]} gpus
+ *  @param {{task: string, memory_gib: number}} start the engine's starting point (schema.start) */
+function createPage(presets, gpus, start) {
   /** @type {Report | null} */
   let lastReport = null;
   /** @type {EngineError | null} */
@@ -134,6 +136,26 @@ function createPage(presets, gpus) {
       ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
       : '';
     byId('results-body').classList.toggle('stale', Boolean(error) || editor.hasLocalError());
+    if (error) showErrorVerdict(error);
+  }
+
+  /** An error replaces the verdict (a stale "Fits" of the question before is no answer): the
+   *  card and the pinned line say what to fix, where the eye is. @param {EngineError} error */
+  function showErrorVerdict(error) {
+    const fit = byId('fit');
+    const field = error.path ? error.path.replace(/^\/workload\//, '').replace(/^\//, '') : '';
+    const text = field ? t('errorAtField', { field, message: error.message }) : error.message;
+    fit.className = 'fit over';
+    fit.replaceChildren();
+    const line = document.createElement('strong');
+    line.className = 'fit-verdict';
+    line.id = 'verdict-error';
+    line.dataset.fits = 'error';
+    line.textContent = text;
+    fit.append(line);
+    const bar = byId('sticky-summary');
+    bar.textContent = text;
+    bar.className = 'sticky-summary over';
   }
 
   /** @param {PageState} s @param {Report} report @param {Sweep} sweep */
@@ -197,6 +219,22 @@ function createPage(presets, gpus) {
       if (!(e instanceof DlcostError)) throw e;
       showError({ code: e.code, path: e.path, message: engineText(e.message, e.message_zh) });
     }
+    showLayouts(s);
+  }
+
+  /** The layout search for a multi-GPU training run, beside the verdict: also when the
+   *  estimate of the current split failed (a batch that does not divide), which it explains
+   *  with the engine's fix. @param {PageState} s */
+  function showLayouts(s) {
+    const w = s.workload;
+    const gpus = gpuCount(String(w.gpus ?? ''));
+    const now = {
+      mode: String(w.mode ?? ''), gpus: s.gpu.name ? gpus : 1, tp: String(w.tp ?? ''), pp: String(w.pp ?? ''),
+      batch: String(w.batch ?? ''), units: s.units,
+    };
+    renderLayouts(byId('layouts'), now,
+      () => loadExtra().then(() => dlcost.layouts(buildDocument(s))),
+      (patch) => update({ workload: patch }));
   }
 
   /** The one render: draws the page from `s`, each part when what it shows changed.
@@ -254,15 +292,17 @@ function createPage(presets, gpus) {
     }, { replace: true });
   }
 
-  /** The first preset with the training task's settings for its kind (a first visit, or a
-   *  link that cannot be read). @param {string} name */
+  /** A first visit (or a link that cannot be read): the first preset with the engine's
+   *  starting point (schema.start: the task and the capacity; `dlcost estimate --preset NAME
+   *  --task train --memory-gib 24` gives the same first screen). @param {string} name */
   function openDefault(name) {
     const s = getState();
     const model = { preset: name, doc: null };
     const next = { ...s, model };
+    const memory = dlcost.workloadToText({ memory_gib: start.memory_gib }, s.units).memory_gib ?? '';
     update(mergePatches(
-      { model, workload: { batch: '32', overhead_bytes: '0' }, gpu: { name: '', memory: '24' } },
-      taskPatch('train', next),
+      { model, workload: { overhead_bytes: '0' }, gpu: { name: '', memory } },
+      taskPatch(start.task, next),
     ));
   }
 
@@ -297,13 +337,30 @@ function createPage(presets, gpus) {
   };
 }
 
-/** The phone's one-line verdict: the fit's own figures (or the total without a capacity).
+/** The GPU count the form's text means, read by the engine's rule (1 when empty or unread).
+ *  @param {string} text @returns {number} */
+function gpuCount(text) {
+  if (text.trim() === '') return 1;
+  try {
+    return Number(dlcost.workloadFromText({ gpus: text }).gpus ?? 1);
+  } catch {
+    return 1;
+  }
+}
+
+/** The phone's one-line verdict: the fit's own figures (or the total without a capacity); a
+ *  serving question's is its plan's users and speed.
  *  @param {Report} report @param {string} units */
 function renderStickySummary(report, units) {
   const bar = byId('sticky-summary');
   const fit = report.gpu_fit ?? report.memory_fit ?? null;
+  const plan = report.gpu_fit?.answered_by === 'serving' ? report.serving : null;
   const parts = [`${t('totalMemory')} ${formatBytes(report.memory.total, units)}`];
-  if (fit) {
+  if (plan) {
+    const vars = { users: plan.users, context: plan.context, engine: plan.engine };
+    parts.splice(0, 1, plan.fits ? t('servingFits', vars) : t('servingNoFit', vars));
+    if (plan.speed) parts.push(`${t('servingPerUser')} ${formatSignificant(plan.speed.tokens_per_s_per_user, 3)}`);
+  } else if (fit) {
     parts.unshift(fit.fits ? t('fits') : t('doesNotFit'));
     if (typeof fit.max_batch === 'number') parts.push(`${t('maxBatch')} ${fit.max_batch}`);
   }
@@ -336,7 +393,7 @@ async function start() {
   setTasks(schema.tasks);
   performance.mark('dlcost:presets-and-schema');
 
-  const page = createPage(presets, gpus);
+  const page = createPage(presets, gpus, schema.start);
   subscribe(page.render);
   const first = getState().model.preset || presets[0]?.name;
   const links = createShareLinks({

@@ -38,6 +38,18 @@ Object.assign(DICTIONARIES.en, {
   reserveNote:
     'A custom size is compared as typed; a GPU preset first subtracts its reserve (CUDA context) and fragmentation.',
   reserveGpu: 'Usable: {usable} of {capacity} (reserve {reserve}, fragmentation {fragmentation})',
+  servingFits: 'Fits: {users} user(s) at {context} tokens ({engine})',
+  servingNoFit: 'Does not fit: {users} user(s) at {context} tokens ({engine})',
+  servingMaxUsers: 'Users at this context',
+  servingPerUser: 'Tokens/s per user',
+  servingInAll: 'Tokens/s in all',
+  servingBudget: 'The engine plans {budget} of {capacity}',
+  appliedTo: 'Applied to {model}: {change}.',
+  errorAtField: 'Not computed: {field}: {message}',
+  // The insights' summaries are drawn at the first paint, before their chunk loads.
+  batchThroughput: 'Throughput and memory vs batch size',
+  compareModelsLong: 'Compare models',
+  compareGpusLong: 'Compare GPUs: which card for this model?',
 });
 
 Object.assign(DICTIONARIES.zh, {
@@ -71,4 +83,15 @@ Object.assign(DICTIONARIES.zh, {
   layerEditor: '模型的各层',
   reserveNote: '自定义大小按输入值比较；选择 GPU 预设时先扣除其预留（CUDA 上下文）与碎片。',
   reserveGpu: '可用 {usable}，共 {capacity}（预留 {reserve}，碎片 {fragmentation}）',
+  servingFits: '放得下：{users} 个用户，每人 {context} 个 token（{engine}）',
+  servingNoFit: '放不下：{users} 个用户，每人 {context} 个 token（{engine}）',
+  servingMaxUsers: '此上下文下的用户数',
+  servingPerUser: '每用户 token/s',
+  servingInAll: '总 token/s',
+  servingBudget: '引擎规划使用 {budget}，共 {capacity}',
+  appliedTo: '已应用到 {model}：{change}。',
+  errorAtField: '未计算：{field}：{message}',
+  batchThroughput: '吞吐量和显存随批量的变化',
+  compareModelsLong: '比较模型',
+  compareGpusLong: '比较 GPU：这个模型该用哪块卡？',
 });

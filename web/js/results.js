@@ -83,8 +83,46 @@ export function renderTotals(root, report, units) {
       `${t('perSample')} ${formatBytes(report.memory.per_sample, units)}`, t('memoryHelp'), approximateBadge(report)));
 }
 
+/** A figure of the verdict: its label and its value, the value with an id for the tests.
+ *  @param {string} label @param {string} id @param {string} value @param {Report} report */
+function verdictItem(label, id, value, report) {
+  return h('span', {}, `${label}: `, h('span', { class: 'num', id }, value), approximateBadge(report));
+}
+
+/** The verdict of a serving question (answered_by "serving"): the plan's users at its context,
+ *  then how fast (time to first token, tokens/s per user and in all). No training batch.
+ *  @param {Element} root @param {Report} report @param {string} units */
+function renderServingFit(root, report, units) {
+  const plan = /** @type {import('./types').ServingPlan} */ (report.serving);
+  root.className = `fit serving ${plan.fits ? 'ok' : 'over'}`;
+  const vars = { users: groupDigits(plan.users), context: groupDigits(plan.context), engine: plan.engine };
+  const items = [
+    h('strong', { class: 'fit-verdict', dataset: { fits: String(plan.fits), answeredBy: 'serving' } },
+      plan.fits ? t('servingFits', vars) : t('servingNoFit', vars)),
+    verdictItem(t('servingMaxUsers'), 'serving-max-users', groupDigits(plan.max_users), report),
+  ];
+  const speed = plan.speed;
+  if (speed) {
+    items.push(
+      verdictItem(t('inferenceTtft'), 'serving-ttft', speed.ttft_s === null ? t('inferenceTtftUnavailable') : formatSeconds(speed.ttft_s), report),
+      verdictItem(t('servingPerUser'), 'serving-per-user', formatSignificant(speed.tokens_per_s_per_user, 3), report),
+      verdictItem(t('servingInAll'), 'serving-in-all', formatSignificant(speed.tokens_per_s, 3), report));
+  }
+  const mem = report.gpu_fit?.gpu_memory;
+  if (mem) {
+    items.push(h('span', { class: 'hint reserve', id: 'reserve-note' }, t('servingBudget', {
+      budget: formatBytes(plan.budget_bytes, units), capacity: formatBytes(plan.capacity_bytes, units),
+    })));
+  }
+  morph(root, ...items);
+}
+
 /** The fit verdict. @param {Element} root @param {Report} report @param {string} units */
 export function renderFit(root, report, units) {
+  if (report.gpu_fit?.answered_by === 'serving' && report.serving) {
+    renderServingFit(root, report, units);
+    return;
+  }
   const fit = fitOf(report);
   if (fit === null) {
     morph(root, h('p', { class: 'hint' }, t('noCapacity')));

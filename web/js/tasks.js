@@ -28,12 +28,20 @@ export const modelKind = (s) => (isTransformerModel(s) ? 'transformer' : 'layer_
  *  @param {string} kind @returns {TaskDefaults[]} */
 export const tasksFor = (kind) => table.filter((d) => d.model_kind === kind);
 
-/** The task the workload describes: QLoRA / LoRA by the fine-tuning, else the mode.
+/** The task the workload describes: QLoRA / LoRA by the fine-tuning, pretraining by its
+ *  tokens, else the mode.
  *  @param {PageState} s @returns {string} */
 export function currentTask(s) {
   const w = s.workload;
   if (w.mode === 'infer') return 'infer';
   if (modelKind(s) === 'transformer' && (w.finetune === 'lora' || w.finetune === 'qlora')) return w.finetune;
+  // A whole run of tokens from scratch: the pretraining task (its tokens are what it sets).
+  if (
+    modelKind(s) === 'transformer' &&
+    String(w.tokens ?? '').trim() !== '' &&
+    tasksFor('transformer').some((d) => d.task === 'pretrain')
+  )
+    return 'pretrain';
   return 'train';
 }
 

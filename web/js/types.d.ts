@@ -588,7 +588,7 @@ export interface SchemaField {
 
 /** A task the page offers and the workload it starts from (core/src/schema/task_defaults.cpp). */
 export interface TaskDefaults {
-  /** "infer", "train", "lora", "qlora". */
+  /** "infer", "train", "lora", "qlora", "pretrain". */
   task: string;
   /** "transformer" or "layer_graph". */
   model_kind: string;
@@ -610,6 +610,8 @@ export interface WorkloadSchema {
   number_units: NumberUnits;
   fields: SchemaField[];
   tasks: TaskDefaults[];
+  /** Where a first visit starts: the task of the model's kind on a custom capacity. */
+  start: { task: string; memory_gib: number };
 }
 
 /** A unit and its prefixes, each `step` times the one before (names[0] is the unit itself). */

@@ -31,6 +31,32 @@ const GROUP_CONTAINERS = { workload: 'wl-base', transformer: 'wl-llm', parallel:
 /** Fields outside the form's own controls whose errors show at the memory box. */
 const MEMORY_PATHS = ['/workload/memory_gib', '/workload/memory_bytes', '/workload/gpu'];
 
+/** The keys a spinbutton steps by: ArrowUp/ArrowDown one, PageUp/PageDown twice or half. */
+const STEPS = /** @type {{[key: string]: (v: number) => number}} */ ({
+  ArrowUp: (v) => v + 1,
+  ArrowDown: (v) => v - 1,
+  PageUp: (v) => v * 2,
+  PageDown: (v) => Math.floor(v / 2),
+});
+
+/** Steps an integer field's text as a spinbutton does, within the schema's range; an empty
+ *  field steps from the engine's default. Text that is not a whole number is left alone.
+ *  @param {SchemaField} f @param {HTMLInputElement} input @param {KeyboardEvent} e
+ *  @param {(key: string, value: string) => void} onChange */
+function stepKey(f, input, e, onChange) {
+  const step = STEPS[e.key];
+  if (!step || e.altKey || e.ctrlKey || e.metaKey) return;
+  const text = input.value.trim();
+  const from = text === '' ? Number(f.default ?? f.min ?? 0) : Number(text);
+  if (!Number.isInteger(from)) return;
+  e.preventDefault();
+  let next = step(from);
+  if (typeof f.min === 'number') next = Math.max(next, f.min);
+  if (typeof f.max === 'number') next = Math.min(next, f.max_exclusive ? f.max - 1 : f.max);
+  input.value = String(next);
+  onChange(f.key, input.value);
+}
+
 /** One field: label (its help as the tooltip), control, unit, error line.
  *  @param {SchemaField} f @param {string} lang
  *  @param {(key: string, value: string | boolean) => void} onChange
@@ -65,6 +91,10 @@ function renderField(f, lang, onChange) {
       placeholder: `${t('engineDefault')}: ${defaultText(f, lang)}`,
     });
     control.addEventListener('input', () => onChange(f.key, control.value));
+    if (f.type === 'integer' && f.unit !== 'bytes') {
+      control.setAttribute('role', 'spinbutton');
+      control.addEventListener('keydown', (e) => stepKey(f, /** @type {HTMLInputElement} */ (control), e, onChange));
+    }
   }
   /** @type {HTMLElement[]} */
   const parts = [label];

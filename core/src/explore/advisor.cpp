@@ -8,6 +8,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/base/text.hpp"
 #include "dlcost/gpu/fit.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/types/transformer.hpp"
 
@@ -245,6 +246,97 @@ constexpr Strategy kStrategies[] = {
     smallerBatch,         sixteenBitPrecision, lighterOptimizer, transformerTraining,
     transformerInference, higherZeroStage,     moreGpus,         tensorParallelInference};
 
+/// A serving question (inference with an engine) is answered by the serving plan: advice for
+/// it is what an operator changes (the weights' format, the context, the users, tensor
+/// parallelism, the GPU), each kept when the changed plan holds its users at its context.
+struct ServingAdvising {
+  const Model& model;
+  const Workload& w;
+  const ServingPlan& plan;
+  std::vector<Advice>& out;
+
+  bool offer(Text change, const Workload& candidate) const {
+    try {
+      const Report r = estimate(model, candidate);
+      if (!r.serving || !r.serving->fits) return false;
+      out.push_back(
+          {std::move(change.en), std::move(change.zh), candidate, 1, r.serving->device.total});
+      return true;
+    } catch (const InputError&) {
+      return false;  // a change this model, GPU or engine cannot take is no advice
+    }
+  }
+};
+
+/// Quantized weights in the engine's own formats: FP8 then 4-bit AWQ for vLLM and SGLang,
+/// bitsandbytes NF4 for Hugging Face transformers (llama.cpp's GGUF types are its own field).
+void servingQuant(const ServingAdvising& a) {
+  if (a.w.serving.quant != QuantFormat::kNone) return;
+  std::vector<QuantFormat> formats;
+  if (a.w.serving.engine == Engine::kVllm || a.w.serving.engine == Engine::kSglang)
+    formats = {QuantFormat::kFp8Channel, QuantFormat::kAwq};
+  if (a.w.serving.engine == Engine::kHf) formats = {QuantFormat::kBnbNf4};
+  for (QuantFormat q : formats) {
+    Workload c = a.w;
+    c.serving.quant = q;
+    const std::string name = quantFormatName(q);
+    if (a.offer({"weights quantized (" + name + ")", "权重量化（" + name + "）"}, c)) return;
+  }
+}
+
+/// Fewer users at the same context: as many as the plan holds.
+void servingFewerUsers(const ServingAdvising& a) {
+  if (a.plan.max_users < 1 || a.plan.max_users >= a.w.serving.users) return;
+  Workload c = a.w;
+  c.serving.users = a.plan.max_users;
+  const std::string n = std::to_string(a.plan.max_users);
+  a.offer({n + " users at this context", "此上下文下 " + n + " 个用户"}, c);
+}
+
+/// A shorter context for the same users: halved while it stays at 256 tokens or more.
+void servingShorterContext(const ServingAdvising& a) {
+  for (int64_t context = a.plan.context / 2; context >= 256; context /= 2) {
+    Workload c = a.w;
+    c.serving.context = context;
+    const std::string n = std::to_string(context);
+    if (a.offer({"context " + n + " tokens", "上下文 " + n + " 个 token"}, c)) return;
+  }
+}
+
+/// Tensor parallelism over 2, 4 or 8 GPUs (the weights and the KV cache split).
+void servingTensorParallel(const ServingAdvising& a) {
+  const Parallelism& p = a.w.hardware.parallel;
+  for (int64_t factor = 2; factor <= 8; factor *= 2) {
+    Workload c = a.w;
+    c.hardware.parallel.gpus = p.gpus * factor;
+    c.hardware.parallel.tp = p.tp * factor;
+    const std::string tp = std::to_string(c.hardware.parallel.tp);
+    if (a.offer({"tensor parallel over " + tp + " GPUs", "在 " + tp + " 个 GPU 上张量并行"}, c))
+      return;
+  }
+}
+
+/// The GPU of the same vendor with the least memory above this one's that holds the plan.
+void servingBiggerGpu(const ServingAdvising& a) {
+  const std::optional<Gpu>& now = a.w.hardware.gpu;
+  if (!now) return;
+  std::vector<const Gpu*> bigger;
+  for (const Gpu& g : gpuPresets())
+    if (g.vendor == now->vendor && g.memory_bytes > now->memory_bytes) bigger.push_back(&g);
+  std::stable_sort(bigger.begin(), bigger.end(),
+                   [](const Gpu* x, const Gpu* y) { return x->memory_bytes < y->memory_bytes; });
+  for (const Gpu* g : bigger) {
+    Workload c = a.w;
+    c.hardware.gpu = *g;
+    if (a.offer({"a GPU with more memory: " + g->name, "显存更大的 GPU：" + g->name}, c)) return;
+  }
+}
+
+using ServingStrategy = void (*)(const ServingAdvising&);
+constexpr ServingStrategy kServingStrategies[] = {servingQuant, servingShorterContext,
+                                                  servingFewerUsers, servingTensorParallel,
+                                                  servingBiggerGpu};
+
 }  // namespace
 
 std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuFit& fit) {
@@ -254,8 +346,21 @@ std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuF
   return out;
 }
 
+std::vector<Advice> adviseServing(const Model& model, const Workload& w, const ServingPlan& plan) {
+  std::vector<Advice> out;
+  const ServingAdvising advising{model, w, plan, out};
+  for (ServingStrategy strategy : kServingStrategies) strategy(advising);
+  return out;
+}
+
 Report estimateWithAdvice(const Model& model, const Workload& workload) {
   Report report = estimate(model, workload);
+  if (report.gpu_fit && report.serving) {
+    // The serving plan answers the question (gpu_json.cpp, "answered_by"): so does the advice.
+    if (!report.serving->fits)
+      report.gpu_fit->advice = adviseServing(model, workload, *report.serving);
+    return report;
+  }
   if (!report.gpu_fit || report.gpu_fit->fits) return report;
   GpuFit& fit = *report.gpu_fit;
   fit.advice = adviseFits(model, workload, fit);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "dlcost/base/engine_limits.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/report/estimate.hpp"
@@ -37,7 +38,9 @@ bool ranksBefore(const LayoutOption& a, const LayoutOption& b) {
   return a.fit->per_gpu.total < b.fit->per_gpu.total;
 }
 
-json optionJson(const LayoutOption& o) {
+/// `o` as a row; a split refused because `batch` does not divide over its replicas and
+/// micro-batches carries the one-click fix: the next batch that does ("fix": {"batch": n}).
+json optionJson(const LayoutOption& o, int64_t batch) {
   const Parallelism& p = o.parallel;
   json j = {{"dp", p.dataParallel()},
             {"tp", p.tp},
@@ -51,6 +54,9 @@ json optionJson(const LayoutOption& o) {
     j["error"] = {{"code", errorCodeName(o.error->code)},
                   {"path", o.error->path},
                   {"message", o.error->message}};
+    const int64_t step = p.dataParallel() * p.microbatchCount();
+    if (o.error->path == "/workload/batch" && step > 0 && batch <= kMaxBatch - step)
+      j["fix"] = {{"batch", (batch + step - 1) / step * step}};
     return j;
   }
   const GpuFit& f = *o.fit;
@@ -117,7 +123,8 @@ json layoutsDocument(const json& document) {
   const Config c = parseConfig(document);
   const std::vector<LayoutOption> options = layoutOptions(c.model, c.workload);
   json rows = json::array(), refused = json::array();
-  for (const LayoutOption& o : options) (o.fit ? rows : refused).push_back(optionJson(o));
+  for (const LayoutOption& o : options)
+    (o.fit ? rows : refused).push_back(optionJson(o, c.workload.batch));
   if (rows.empty()) {
     const Error& first = *options.front().error;
     throw InputError(ErrorCode::kValue, "/workload/gpus",

@@ -235,6 +235,13 @@ json workloadPatch(const Workload& from, const Workload& to) {
   if (a.zero != b.zero) j["zero"] = b.zero;
   if (a.tp != b.tp) j["tp"] = b.tp;
   if (a.pp != b.pp) j["pp"] = b.pp;
+  // Serving advice: the engine's settings and the GPU.
+  if (from.serving.quant != to.serving.quant) j["quant"] = quantFormatName(to.serving.quant);
+  if (from.serving.users != to.serving.users) j["users"] = to.serving.users;
+  if (from.serving.context != to.serving.context && to.serving.context)
+    j["context"] = *to.serving.context;
+  if (to.hardware.gpu && (!from.hardware.gpu || from.hardware.gpu->id != to.hardware.gpu->id))
+    j["gpu"] = to.hardware.gpu->id;
   return j;
 }
 
@@ -245,6 +252,8 @@ std::vector<double> rangeOf(TimeKind kind, double value, bool rate) {
   return {r[0], r[1]};
 }
 
+// With a serving plan the plan's verdict is the answer: fits is its users at its context, the
+// headroom its budget over the memory it plans (a paged engine's pool takes the rest).
 JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* serving) {
   JsonArray advice;
   for (const Advice& a : f.advice) {
@@ -261,8 +270,9 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* s
   const Parallelism& p = w.hardware.parallel;
   JsonObject j;
   j.add("gpu", gpuToJson(f.gpu))
-      .add("fits", f.fits)
-      .add("headroom_bytes", f.headroom_bytes)
+      .add("fits", serving ? serving->fits : f.fits)
+      .add("headroom_bytes",
+           serving ? serving->budget_bytes - serving->device.total : f.headroom_bytes)
       .add("max_batch", serving ? serving->max_users : f.max_batch)
       .add("answered_by", serving ? "serving" : "gpu_fit");
   // One figure per question: with a serving plan the step of a training-style batch is not

@@ -15,25 +15,39 @@ constexpr const char* kTorchvisionRecipe =
     "torchvision references/classification/train.py: --opt sgd, --momentum 0.9, "
     "--batch-size 32, --amp off (fp32) by default";
 constexpr const char* kHfTrainer =
-    "Hugging Face TrainingArguments: optim adamw_torch by default; bf16=True is how LLM "
-    "recipes train (16-bit compute, fp32 master weights and Adam states)";
+    "Hugging Face TrainingArguments: optim adamw_torch, per_device_train_batch_size 8, "
+    "gradient_accumulation_steps 1 by default; bf16=True is how LLM recipes train (16-bit "
+    "compute, fp32 master weights and Adam states)";
 constexpr const char* kModelCardDtype =
-    "Llama, Mistral, Qwen config.json: torch_dtype bfloat16; vLLM --dtype auto serves in it";
+    "Llama, Mistral, Qwen config.json: torch_dtype bfloat16; vLLM --dtype auto serves in it; "
+    "one request at a time (a serving engine's users and context are fields of their own), on "
+    "one GPU until tensor parallelism is asked for";
+constexpr const char* kLlama2Pretrain =
+    "Llama 2 paper (Touvron et al. 2023, section 2.2): AdamW, bf16 mixed precision, context "
+    "4096, global batch 4M tokens (1024 sequences of 4096), 2.0T training tokens; the layout "
+    "(data x tensor x pipeline) is chosen per GPU count";
 constexpr const char* kPeftLora =
     "PEFT LoraConfig: r=8, lora_alpha=8; target modules for Llama-family models q_proj, v_proj "
     "(peft/utils/constants.py)";
 constexpr const char* kTrlSft =
     "TRL SFT examples (trl/scripts/sft.py docstring): model loaded in torch_dtype bfloat16, "
+    "--per_device_train_batch_size 2, --gradient_accumulation_steps 8, "
     "--gradient_checkpointing";
 constexpr const char* kQloraScript =
     "QLoRA paper's qlora.py (artidoro/qlora): bits 4 nf4 with double quant, --bf16 compute, "
     "gradient_checkpointing=True, optim paged_adamw_32bit (32-bit AdamW states, paged to CPU "
-    "only under pressure), lora_r 64, lora_alpha 16, adapters on all linear layers";
+    "only under pressure), lora_r 64, lora_alpha 16, adapters on all linear layers, "
+    "per_device_train_batch_size 1, gradient_accumulation_steps 16";
 
 /// The fields every task clears back to the engine's default unless it sets them: a task
-/// leaves nothing of the previous one behind (QLoRA's int4 base in an inference run).
+/// leaves nothing of the previous one behind (QLoRA's int4 base in an inference run, a 64-GPU
+/// layout in a one-GPU serving question).
 json cleared() {
-  return {{"weight_dtype", nullptr}, {"kv_dtype", nullptr}, {"recompute", nullptr}};
+  json j = json::object();
+  for (const char* key : {"weight_dtype", "kv_dtype", "recompute", "grad_accum", "gpus", "zero",
+                          "tp", "pp", "sp", "ep", "microbatches", "virtual_stages"})
+    j[key] = nullptr;
+  return j;
 }
 
 TaskDefaults task(const char* name, const char* kind, Text label, json set, Text note,
@@ -49,22 +63,42 @@ std::vector<TaskDefaults> buildTable() {
   std::vector<TaskDefaults> t;
   // Layer graphs (CNNs and the like): the torchvision recipe.
   t.push_back(task("train", "layer_graph", train,
-                   {{"mode", "train"}, {"dtype", "fp32"}, {"optimizer", "momentum"}},
+                   {{"mode", "train"}, {"batch", 32}, {"dtype", "fp32"}, {"optimizer", "momentum"}},
                    {"fp32, SGD with momentum", "fp32，带动量的 SGD"}, {kTorchvisionRecipe}));
-  t.push_back(task("infer", "layer_graph", infer, {{"mode", "infer"}, {"dtype", "fp32"}},
+  t.push_back(task("infer", "layer_graph", infer,
+                   {{"mode", "infer"}, {"batch", 32}, {"dtype", "fp32"}},
                    {"fp32 forward passes", "fp32 前向"}, {kTorchvisionRecipe}));
   // Transformers.
-  t.push_back(
-      task("train", "transformer", train,
-           {{"mode", "train"}, {"finetune", "none"}, {"dtype", "mixed"}, {"optimizer", "adamw"}},
-           {"mixed precision (16-bit compute, fp32 master weights), AdamW, every weight "
-            "trained",
-            "混合精度（16 位计算，fp32 主权重），AdamW，训练全部权重"},
-           {kHfTrainer}));
-  t.push_back(task("infer", "transformer", infer, {{"mode", "infer"}, {"dtype", "bf16"}},
+  t.push_back(task("train", "transformer", train,
+                   {{"mode", "train"},
+                    {"batch", 8},
+                    {"finetune", "none"},
+                    {"dtype", "mixed"},
+                    {"optimizer", "adamw"}},
+                   {"mixed precision (16-bit compute, fp32 master weights), AdamW, every weight "
+                    "trained",
+                    "混合精度（16 位计算，fp32 主权重），AdamW，训练全部权重"},
+                   {kHfTrainer}));
+  t.push_back(task("pretrain", "transformer", {"Pretraining", "预训练"},
+                   {{"mode", "train"},
+                    {"batch", 1024},
+                    {"seq_len", 4096},
+                    {"finetune", "none"},
+                    {"dtype", "mixed"},
+                    {"optimizer", "adamw"},
+                    {"tokens", 2000000000000}},
+                   {"global batch 1024 × 4096 tokens, mixed precision, AdamW, 2T tokens; "
+                    "give the GPUs to see every layout ranked",
+                    "全局批 1024 × 4096 token，混合精度，AdamW，2T token；填写 GPU 数量即可"
+                    "看到每种并行布局的排名"},
+                   {kLlama2Pretrain}));
+  t.push_back(task("infer", "transformer", infer,
+                   {{"mode", "infer"}, {"batch", 1}, {"dtype", "bf16"}},
                    {"bf16 weights and KV cache", "bf16 权重与 KV 缓存"}, {kModelCardDtype}));
   t.push_back(task("lora", "transformer", {"LoRA", "LoRA"},
                    {{"mode", "train"},
+                    {"batch", 2},
+                    {"grad_accum", 8},
                     {"finetune", "lora"},
                     {"dtype", "bf16"},
                     {"optimizer", "adamw"},
@@ -78,6 +112,8 @@ std::vector<TaskDefaults> buildTable() {
                    {kPeftLora, kTrlSft}));
   t.push_back(task("qlora", "transformer", {"QLoRA", "QLoRA"},
                    {{"mode", "train"},
+                    {"batch", 1},
+                    {"grad_accum", 16},
                     {"finetune", "qlora"},
                     {"weight_dtype", "int4"},
                     {"dtype", "bf16"},
@@ -115,6 +151,10 @@ json taskDefaultsJson() {
                    {"sources", d.sources}});
   }
   return out;
+}
+
+json startingPointJson() {
+  return {{"task", kStartTask}, {"memory_gib", kStartMemoryGib}};
 }
 
 const TaskDefaults* findTask(const std::string& task, bool transformer) {

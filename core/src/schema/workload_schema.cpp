@@ -1093,7 +1093,8 @@ json workloadSchemaJson() {
           {"conditions", conditions},
           {"number_units", numberUnitsJson()},
           {"fields", fields},
-          {"tasks", taskDefaultsJson()}};
+          {"tasks", taskDefaultsJson()},
+          {"start", startingPointJson()}};
 }
 
 }  // namespace dlcost

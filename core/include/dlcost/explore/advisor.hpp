@@ -19,6 +19,11 @@ namespace dlcost {
 /// through estimate(); only those that fit are returned.
 std::vector<Advice> adviseFits(const Model& model, const Workload& w, const GpuFit& fit);
 
+/// Changes that make a serving plan that does not hold its users at its context do: quantized
+/// weights in the engine's formats, a shorter context, fewer users, tensor parallelism, a GPU
+/// with more memory. Each is re-estimated; only those whose plan fits are returned.
+std::vector<Advice> adviseServing(const Model& model, const Workload& w, const ServingPlan& plan);
+
 /// estimate(), plus the advice in its GPU fit when the workload does not fit: what the CLI and
 /// the page show. Throws as estimate() does.
 Report estimateWithAdvice(const Model& model, const Workload& workload);

@@ -31,6 +31,16 @@ const std::vector<TaskDefaults>& taskDefaults();
 /// The table as JSON: [{task, model_kind, label, set, note, sources}].
 nlohmann::json taskDefaultsJson();
 
+/// Where a first visit starts, for every front end: the task `kStartTask` of the model's kind
+/// on a custom capacity of `kStartMemoryGib` GiB (a 24 GB consumer card: RTX 3090/4090, the
+/// most common card people price). `dlcost estimate --preset NAME --task train --memory-gib
+/// 24` is the page's first screen for that preset.
+inline constexpr const char* kStartTask = "train";
+inline constexpr double kStartMemoryGib = 24;
+
+/// The starting point as JSON: {task, memory_gib} (exported with the schema as "start").
+nlohmann::json startingPointJson();
+
 /// `task`'s starting point for a transformer (`transformer`) or a layer graph; null when
 /// that kind of model has no such task.
 const TaskDefaults* findTask(const std::string& task, bool transformer);
