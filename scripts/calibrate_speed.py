@@ -216,6 +216,10 @@ def family(gpu):
     return next(name for prefix, name in FAMILIES if gpu.startswith(prefix))
 
 
+# Vision-language models among the calibration set's llama.cpp rows.
+VLM = re.compile(r"gemma-3-(4b|12b|27b)")
+
+
 def model_args(text):
     return list(first_match(MODEL_TABLE, text, "model"))
 
@@ -340,7 +344,9 @@ def llama_base(row, quant, fa):
 
 def llama_build(row, test, point):
     point.gpu = gpu_id(llama_device(row))
-    model = model_args(row["model"])
+    # llama.cpp runs a vision-language model's language model from its own GGUF (the tower is
+    # a separate mmproj file, loaded only with --mmproj): llama-bench times the text model.
+    model = model_args(row["model"]) + (["--text-only"] if VLM.search(row["model"]) else [])
     m = LLAMA_TEST.match(test)
     if m and m["build"] == "branch":
         raise Skip(NOT_RELEASED, "PR #4766's branch build (its master build runs)")
