@@ -924,13 +924,14 @@ def residual_ranges(points):
 ENGINE_LIKE = {"sglang": "vllm"}
 
 
-def write_params(params, points):
+def write_params(params, points, only=None):
     n = sum(p.kind in FIT_KINDS and p.estimate is not None for p in points)
     have = {time_engine(p) for p in points if p.kind in FIT_KINDS and p.estimate is not None}
     for engine, like in ENGINE_LIKE.items():
         if engine not in have and like in have:
             params["engines"][engine] = dict(params["engines"][like])
-    params["fitted"] = (f"scripts/calibrate_speed.py --fit on {n} time points of "
+    what = f"--fit --fit-only {only}" if only else "--fit"
+    params["fitted"] = (f"scripts/calibrate_speed.py {what} on {n} time points of "
                         f"{DATA} ({time.strftime('%Y-%m-%d')})")
     params["residuals"].update(residual_ranges(points))
     with open(os.path.join(ROOT, TIME_PARAMS), "w") as f:
@@ -1106,7 +1107,7 @@ def main():
         params, plist = fit(points, dlcost, only=a.fit_only)
         text = json.dumps(params, indent=1)
         run_all(points, dlcost, text)
-        write_params(params, points)
+        write_params(params, points, a.fit_only)
         print_fit(plist, params, before, kind_summary(points))
         run_all(points, dlcost)  # the file just written, with its residual ranges
     if a.json:

@@ -21,8 +21,8 @@ namespace {
 
 constexpr const char* kFamilyNames[kDeviceFamilies] = {
     "hopper", "ampere", "ada", "blackwell", "older", "geforce", "apple", "amd", "cpu"};
-constexpr const char* kEngineKeys[kEngineCount] = {"none",     "hf",    "vllm",
-                                                   "sglang",   "llamacpp", "trtllm"};
+constexpr const char* kEngineKeys[kEngineCount] = {"none",   "hf",       "vllm",
+                                                   "sglang", "llamacpp", "trtllm"};
 constexpr const char* kKindNames[kTimeKinds] = {"decode", "prefill", "serving_throughput",
                                                 "serving_latency", "training"};
 

@@ -765,15 +765,16 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.serving.max_num_batched_tokens = v.get<int64_t>(); },
               [](const Workload& w) { return orNull(w.serving.max_num_batched_tokens); }));
-  rows.push_back(Row("block_size", FieldType::kInteger, "--block-size")
-                     .range(1, 1024, "tokens")
-                     .derived({"vLLM 16, SGLang 1, TensorRT-LLM 64", "vLLM 16，SGLang 1，TensorRT-LLM 64"})
-                     .when(kServing, "transformer")
-                     .text({"KV block size (tokens)", "KV 块大小（token）"},
-                           {"tokens per paged KV block", "每个分页 KV 块的 token 数"})
-                     .io([](const json& v, Workload& w,
-                            const std::string&) { w.serving.block_size = v.get<int64_t>(); },
-                         [](const Workload& w) { return orNull(w.serving.block_size); }));
+  rows.push_back(
+      Row("block_size", FieldType::kInteger, "--block-size")
+          .range(1, 1024, "tokens")
+          .derived({"vLLM 16, SGLang 1, TensorRT-LLM 64", "vLLM 16，SGLang 1，TensorRT-LLM 64"})
+          .when(kServing, "transformer")
+          .text({"KV block size (tokens)", "KV 块大小（token）"},
+                {"tokens per paged KV block", "每个分页 KV 块的 token 数"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.block_size = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.serving.block_size); }));
 }
 
 /// llama.cpp's offload and cache settings (docs/serving.md).

@@ -1,7 +1,7 @@
 // Each serving engine's memory plan, as its source lays memory out (docs/serving.md cites the
 // lines): vLLM and SGLang budget a share of the card, TensorRT-LLM a share of what is free
-// after loading, and fill what is left with a paged KV pool; HF transformers grows a dynamic cache; llama.cpp allocates n_ctx cells and splits
-// layers between the GPU and system RAM.
+// after loading, and fill what is left with a paged KV pool; HF transformers grows a dynamic cache;
+// llama.cpp allocates n_ctx cells and splits layers between the GPU and system RAM.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -243,10 +243,10 @@ int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, i
     // (docs/source/reference/memory.md); after loading, the KV cache manager takes
     // free_gpu_memory_fraction of cudaMemGetInfo's free memory (KvCacheConfig, default 0.9).
     const int64_t act = forwardPeak(t, w, r, p);
-    terms.push_back(fixedTerm(
-        MemoryKey::kActivations, act, "engine activations at max_num_tokens",
-        {{"max_num_tokens", p.max_num_batched_tokens, "trtllm-build"},
-         {"cuda_context", kCudaContextBytes, "bytes: not free before loading"}}));
+    terms.push_back(
+        fixedTerm(MemoryKey::kActivations, act, "engine activations at max_num_tokens",
+                  {{"max_num_tokens", p.max_num_batched_tokens, "trtllm-build"},
+                   {"cuda_context", kCudaContextBytes, "bytes: not free before loading"}}));
     const int64_t used = checkedAdd(checkedAdd(weights, act), kCudaContextBytes);
     const int64_t free_bytes = std::max<int64_t>(0, checkedSub(p.capacity_bytes, used));
     p.budget_bytes = checkedAdd(checkedAdd(weights, act),
@@ -305,10 +305,9 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
     if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
     if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
   } else if (p.engine == Engine::kTrtllm) {
-    cmd << "trtllm-serve " << modelArg(r) << " --max_seq_len " << p.context
-        << " --max_batch_size " << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users))
-        << " --max_num_tokens " << p.max_num_batched_tokens
-        << " --kv_cache_free_gpu_memory_fraction " << frac.str();
+    cmd << "trtllm-serve " << modelArg(r) << " --max_seq_len " << p.context << " --max_batch_size "
+        << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users)) << " --max_num_tokens "
+        << p.max_num_batched_tokens << " --kv_cache_free_gpu_memory_fraction " << frac.str();
     if (tp > 1) cmd << " --tp_size " << tp;
   } else {
     cmd << "python -m sglang.launch_server --model-path " << modelArg(r) << " --context-length "

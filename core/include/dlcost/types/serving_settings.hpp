@@ -18,8 +18,8 @@ enum class Engine {
   kLlamaCpp,  ///< llama.cpp (and Ollama): GGUF weights, n_ctx cells, layer offload
   kTrtllm,    ///< TensorRT-LLM: a share of the memory free after weights, paged KV blocks
 };
-inline constexpr Engine kEngines[] = {Engine::kNone,    Engine::kHf,      Engine::kVllm,
-                                      Engine::kSglang,  Engine::kTrtllm,  Engine::kLlamaCpp};
+inline constexpr Engine kEngines[] = {Engine::kNone,   Engine::kHf,     Engine::kVllm,
+                                      Engine::kSglang, Engine::kTrtllm, Engine::kLlamaCpp};
 const char* engineName(Engine e);
 std::optional<Engine> parseEngine(const std::string& name);
 
