@@ -28,7 +28,7 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
         << "\n";
   }
   memory(out, p.on_cpu ? "in system RAM (CPU)" : "on the GPU", p.device, units);
-  if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
+  if (p.engine == Engine::kVllm || p.engine == Engine::kSglang || p.engine == Engine::kTrtllm) {
     // kv_tokens is vLLM's "GPU KV cache size": with several KV cache groups (sliding-window
     // models) the blocks are shared among the groups.
     out << "  KV pool: " << p.num_blocks << " blocks of " << p.block_size

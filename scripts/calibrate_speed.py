@@ -162,11 +162,11 @@ MODEL_TABLE = [
     (r"^Llama 3\.1 70B$", Skip(MODEL_MISSING, "Llama 3.1 70B")),
 ]
 
-# The row's engine -> (dlcost --engine, proxy). dlcost has no TensorRT-LLM or gpt-fast engine;
-# both run CUDA graphs over a static or paged KV cache, so their rows run as vLLM, and the table
-# names them "ENGINE (as vllm)".
+# The row's engine -> (dlcost --engine, proxy). dlcost has no gpt-fast engine; it runs CUDA
+# graphs over a static KV cache, so its rows run as vLLM, and the table names them
+# "gpt-fast (as vllm)".
 ENGINES = {"llama.cpp": ("llamacpp", False), "vLLM": ("vllm", False), "SGLang": ("sglang", False),
-           "TensorRT-LLM": ("vllm", True), "gpt-fast": ("vllm", True)}
+           "TensorRT-LLM": ("trtllm", False), "gpt-fast": ("vllm", True)}
 
 # Serving rows' precision text (first match wins) -> flags, and the approximation made if any.
 PER_CHANNEL = "1048576"  # a group wider than any matrix row: one scale per output channel
@@ -779,7 +779,8 @@ def time_engine(p):
     text = p.engine
     if "(as " in text:
         return text.split("(as ")[1].rstrip(")")
-    return {"llama.cpp": "llamacpp", "vLLM": "vllm", "SGLang": "sglang"}.get(text, text)
+    return {"llama.cpp": "llamacpp", "vLLM": "vllm", "SGLang": "sglang",
+            "TensorRT-LLM": "trtllm"}.get(text, text)
 
 
 def time_format(p):
@@ -828,8 +829,7 @@ class Param:
 
 def fit_params(points):
     """The parameters the calibration points can move: per family present, per engine present,
-    per quantization format present. Engines run as proxies (TensorRT-LLM, gpt-fast) fit
-    vLLM's parameters; plain PyTorch's (training) GEMM share is the family's own."""
+    per quantization format present. Engines run as proxies (gpt-fast) fit vLLM's parameters; plain PyTorch's (training) GEMM share is the family's own."""
     fams, engines, formats = {}, {}, {}
     for p in points:
         fams.setdefault(time_family(p.gpu), []).append(p)
@@ -848,7 +848,7 @@ def fit_params(points):
         if fp8:
             params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
     for eng, pts in sorted(engines.items()):
-        if eng in ("llamacpp", "hf"):  # kernels of their own; vLLM-like engines use the family's
+        if eng in ("llamacpp", "hf", "trtllm"):  # kernels of their own (TensorRT's GEMM tactics)
             params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
         if eng != "none":  # training's forward is its only one (layer_overhead_s)
@@ -881,14 +881,14 @@ def loss_with(params, pts, dlcost):
     return log_loss(pts)
 
 
-def fit(points, dlcost, sweeps=3):
+def fit(points, dlcost, sweeps=3, only=None):
     """Coordinate descent on the summed squared log error: each parameter in turn tries a few
     values around its own (wide steps first, then narrower), evaluating only the points it
     moves, with dlcost itself (DLCOST_TIME_PARAMS); keeps the best."""
     with open(os.path.join(ROOT, TIME_PARAMS)) as f:
         params = json.load(f)
     pts = [p for p in points if p.kind in FIT_KINDS and p.estimate is not None]
-    plist = fit_params(pts)
+    plist = [p for p in fit_params(pts) if not only or p.name.startswith(only)]
     start = time.time()
     for sweep, spread in enumerate((2.0, 1.4, 1.15)[:sweeps]):
         for par in plist:
@@ -924,13 +924,14 @@ def residual_ranges(points):
 ENGINE_LIKE = {"sglang": "vllm"}
 
 
-def write_params(params, points):
+def write_params(params, points, only=None):
     n = sum(p.kind in FIT_KINDS and p.estimate is not None for p in points)
     have = {time_engine(p) for p in points if p.kind in FIT_KINDS and p.estimate is not None}
     for engine, like in ENGINE_LIKE.items():
         if engine not in have and like in have:
             params["engines"][engine] = dict(params["engines"][like])
-    params["fitted"] = (f"scripts/calibrate_speed.py --fit on {n} time points of "
+    what = f"--fit --fit-only {only}" if only else "--fit"
+    params["fitted"] = (f"scripts/calibrate_speed.py {what} on {n} time points of "
                         f"{DATA} ({time.strftime('%Y-%m-%d')})")
     params["residuals"].update(residual_ranges(points))
     with open(os.path.join(ROOT, TIME_PARAMS), "w") as f:
@@ -966,8 +967,8 @@ Setup choices where a row leaves a field open: llama.cpp runs `--dtype fp16` (f1
 not state is 16-bit; TensorRT-LLM's max-load batch is capped at 8,192 sequences (its CUDA
 graphs); gpt-fast's prompt is 5 tokens; NVFP4 math runs at dlcost's FP8 rate (it has no FP4
 rate); BLOOM's Omni-Path network is `ib-edr` with one adapter per GPU (the nodes had one per
-two). TensorRT-LLM and gpt-fast have no engine of their own in dlcost: their rows run as vLLM
-and so fit vLLM's engine parameters."""
+two). TensorRT-LLM rows run as dlcost's `trtllm` engine and fit its own column; gpt-fast has no
+engine of its own in dlcost: its rows run as vLLM and so fit vLLM's engine parameters."""
 
 
 PARAM_TEXT = {
@@ -1089,6 +1090,9 @@ def main():
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--fit", action="store_true",
                     help="fit the time model's parameters (core/hardware/time_params.json)")
+    ap.add_argument("--fit-only", metavar="PREFIX",
+                    help="with --fit, move only the parameters whose name starts with PREFIX "
+                         "(e.g. engines.trtllm), keeping the others as fitted")
     a = ap.parse_args()
     dlcost = os.path.abspath(a.dlcost)
     if not os.access(dlcost, os.X_OK):
@@ -1100,10 +1104,10 @@ def main():
     points = run_all(all_points(data), dlcost)
     if a.fit:
         before = {k: v for k, v in kind_summary(points).items()}
-        params, plist = fit(points, dlcost)
+        params, plist = fit(points, dlcost, only=a.fit_only)
         text = json.dumps(params, indent=1)
         run_all(points, dlcost, text)
-        write_params(params, points)
+        write_params(params, points, a.fit_only)
         print_fit(plist, params, before, kind_summary(points))
         run_all(points, dlcost)  # the file just written, with its residual ranges
     if a.json:

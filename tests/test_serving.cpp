@@ -215,6 +215,17 @@ TEST_CASE("an engine or quant the device cannot run is an error at its field, no
            "/workload/engine", "does not run on Apple silicon"},
       Case{"SGLang on an Apple chip", with({{"engine", "sglang"}, {"gpu", "apple-m2-pro-32gb"}}),
            "/workload/engine", "does not run on Apple silicon"},
+      Case{"TensorRT-LLM on an Apple chip",
+           with({{"engine", "trtllm"}, {"gpu", "apple-m2-max-96gb"}}), "/workload/engine",
+           "does not run on Apple silicon"},
+      Case{"TensorRT-LLM on a CPU", with({{"engine", "trtllm"}, {"gpu", "amd-epyc-9654"}}),
+           "/workload/engine", "a CPU"},
+      // TensorRT-LLM's support matrix: NVIDIA GPUs only.
+      Case{"TensorRT-LLM on an MI300X", with({{"engine", "trtllm"}, {"gpu", "mi300x"}}),
+           "/workload/engine", "NVIDIA GPUs only"},
+      Case{"GGUF in TensorRT-LLM",
+           with({{"engine", "trtllm"}, {"gpu", "h100-sxm"}, {"quant", "gguf"}}), "/workload/quant",
+           "does not load"},
       // vLLM's installation guide: compute capability 7.0 or higher.
       Case{"vLLM on a Pascal GPU", with({{"engine", "vllm"}, {"gpu", "p100-pcie-16gb"}}),
            "/workload/engine", "compute capability 7.0"},
@@ -321,6 +332,35 @@ TEST_CASE("vLLM's KV pool on an RTX 3090 is within 10 % of its logged block coun
   CHECK(std::abs(static_cast<double>(r.serving->num_blocks) / static_cast<double>(c.blocks) - 1) <=
         kTolerance);
   CHECK(r.serving->fits == c.fits);
+}
+
+TEST_CASE("TensorRT-LLM's KV pool on an A10 is within 3 % of its logged token count",
+          "[serving][trtllm]") {
+  // NVIDIA/TensorRT-LLM issue #224 (v0.5, Oct 2023): Llama-2-7B fp16 on an A10, built with
+  // max_batch_size 25, max_input_len 2048 (build.py's default), remove_input_padding (so
+  // max_num_tokens = 25 x 2048), paged KV with tokens_per_block 16, served with
+  // kv_cache_free_gpu_mem_fraction 0.95: "Using 10718 tokens in paged KV cache" (before the
+  // rounding to whole blocks). Issue #32's bound on KV capacity: 3 %.
+  constexpr double kKvCapacityBound = 0.03;
+  const Report r = runPreset("llama-2-7b", {{"mode", "infer"},
+                                            {"dtype", "fp16"},
+                                            {"engine", "trtllm"},
+                                            {"gpu", "a10"},
+                                            {"context", 4096},
+                                            {"max_num_seqs", 25},
+                                            {"max_num_batched_tokens", 25 * 2048},
+                                            {"block_size", 16},
+                                            {"gpu_memory_utilization", 0.95}});
+  REQUIRE(r.serving);
+  CHECK(std::abs(static_cast<double>(r.serving->kv_tokens) / 10718.0 - 1) <= kKvCapacityBound);
+  // The defaults: 0.9 of the free memory, 64-token blocks, 2048 sequences, 8192 tokens.
+  const Report d = runPreset(
+      "llama-2-7b", {{"mode", "infer"}, {"dtype", "fp16"}, {"engine", "trtllm"}, {"gpu", "a10"}});
+  CHECK(*d.serving->memory_fraction == 0.9);
+  CHECK(d.serving->block_size == 64);
+  CHECK(d.serving->max_num_seqs == 2048);
+  CHECK(d.serving->max_num_batched_tokens == 8192);
+  CHECK_THAT(d.serving->command, Catch::Matchers::StartsWith("trtllm-serve"));
 }
 
 TEST_CASE("Apple silicon serves through llama.cpp within macOS's GPU share", "[serving][apple]") {

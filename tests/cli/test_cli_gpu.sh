@@ -132,6 +132,11 @@ contains "names --engine" "--engine" "$err"
 check "vLLM on an Apple chip" 2 "$DLCOST" estimate --preset llama-3.1-8b --mode infer \
   --gpu apple-m2-max-96gb --engine vllm
 contains "names the engine field" "--engine" "$err"
+check "TensorRT-LLM on an Apple chip" 2 "$DLCOST" estimate --preset llama-3.1-8b --mode infer \
+  --gpu apple-m2-max-96gb --engine trtllm
+contains "names the engine field for trtllm" "--engine" "$err"
+check "TensorRT-LLM on a CPU" 2 "$DLCOST" "${CPU_RUN[@]}" --engine trtllm
+contains "names --engine for trtllm on a CPU" "--engine" "$err"
 check "AWQ on a V100 in vLLM" 2 "$DLCOST" estimate --preset llama-3.1-8b --mode infer \
   --gpu v100-sxm2-32gb --engine vllm --quant awq
 contains "names the quant field" "--quant" "$err"

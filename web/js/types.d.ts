@@ -463,7 +463,7 @@ export interface ServingSpeed {
 
 /** The serving plan, report.serving (core/src/serving/serving_json.cpp servingPlanToJson). */
 export interface ServingPlan {
-  /** "hf", "vllm", "sglang" or "llamacpp". */
+  /** "hf", "vllm", "sglang", "trtllm" or "llamacpp". */
   engine: string;
   context: number;
   users: number;
@@ -477,7 +477,7 @@ export interface ServingPlan {
   device: Memory;
   command: string;
   notes: string[];
-  /** vLLM and SGLang: the paged KV cache. */
+  /** vLLM, SGLang and TensorRT-LLM: the paged KV cache. */
   paged?: {
     memory_fraction: number;
     block_size: number;

@@ -279,7 +279,8 @@ struct ServingAdvising {
 void servingQuant(const ServingAdvising& a) {
   if (a.w.serving.quant != QuantFormat::kNone) return;
   std::vector<QuantFormat> formats;
-  if (a.w.serving.engine == Engine::kVllm || a.w.serving.engine == Engine::kSglang)
+  if (a.w.serving.engine == Engine::kVllm || a.w.serving.engine == Engine::kSglang ||
+      a.w.serving.engine == Engine::kTrtllm)
     formats = {QuantFormat::kFp8Channel, QuantFormat::kAwq};
   if (a.w.serving.engine == Engine::kHf) formats = {QuantFormat::kBnbNf4};
   for (QuantFormat q : formats) {

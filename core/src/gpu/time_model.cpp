@@ -21,7 +21,8 @@ namespace {
 
 constexpr const char* kFamilyNames[kDeviceFamilies] = {
     "hopper", "ampere", "ada", "blackwell", "older", "geforce", "apple", "amd", "cpu"};
-constexpr const char* kEngineKeys[5] = {"none", "hf", "vllm", "sglang", "llamacpp"};
+constexpr const char* kEngineKeys[kEngineCount] = {"none",   "hf",       "vllm",
+                                                   "sglang", "llamacpp", "trtllm"};
 constexpr const char* kKindNames[kTimeKinds] = {"decode", "prefill", "serving_throughput",
                                                 "serving_latency", "training"};
 
@@ -74,7 +75,7 @@ TimeParams parseParams(const std::string& text) {
       p.families[static_cast<size_t>(i)] = readFamily(*f, fam.pathOf(kFamilyNames[i]));
   }
   ObjectReader eng(r.require("engines"), r.pathOf("engines"));
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < kEngineCount; ++i) {
     if (const auto* e = eng.find(kEngineKeys[i]))
       p.engines[static_cast<size_t>(i)] = readEngine(*e, eng.pathOf(kEngineKeys[i]));
   }
@@ -159,7 +160,7 @@ std::string timeParamsJson(const TimeParams& p) {
                                       {"bandwidth_efficiency", f.bandwidth_efficiency},
                                       {"fp8_gain", f.fp8_gain}};
   }
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < kEngineCount; ++i) {
     const EngineParams& e = p.engines[static_cast<size_t>(i)];
     j["engines"][kEngineKeys[i]] = {{"compute_scale", e.compute_scale},
                                     {"bandwidth_scale", e.bandwidth_scale},

@@ -642,6 +642,8 @@ void addEngineFields(std::vector<Row>& rows) {
           .valueLabel("hf", {"HF transformers", "HF transformers"})
           .valueLabel("vllm", {"vLLM", "vLLM"})
           .valueLabel("sglang", {"SGLang", "SGLang"})
+          .valueLabel("trtllm", {"TensorRT-LLM", "TensorRT-LLM"})
+          .alias("tensorrt-llm", "trtllm")
           .valueLabel("llamacpp", {"llama.cpp / Ollama", "llama.cpp / Ollama"})
           .alias("ollama", "llamacpp")
           .alias("llama.cpp", "llamacpp")
@@ -730,18 +732,21 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("gpu_memory_utilization", FieldType::kNumber, "--gpu-memory-utilization")
           .range(0.01, 1, "")
-          .derived({"vLLM 0.9; SGLang 0.79-0.88 by tp", "vLLM 0.9；SGLang 按 tp 取 0.79-0.88"})
+          .derived({"vLLM 0.9; SGLang 0.79-0.88 by tp; TensorRT-LLM 0.9 of the free memory",
+                    "vLLM 0.9；SGLang 按 tp 取 0.79-0.88；TensorRT-LLM 为空闲显存的 0.9"})
           .when(kServing, "transformer")
           .text({"GPU memory share (vLLM/SGLang)", "显存占用比例（vLLM/SGLang）"},
-                {"vLLM gpu_memory_utilization / SGLang mem_fraction_static",
-                 "vLLM 的 gpu_memory_utilization / SGLang 的 mem_fraction_static"})
+                {"vLLM gpu_memory_utilization / SGLang mem_fraction_static / TensorRT-LLM "
+                 "kv_cache_free_gpu_mem_fraction (of the memory free after loading)",
+                 "vLLM 的 gpu_memory_utilization / SGLang 的 mem_fraction_static / "
+                 "TensorRT-LLM 的 kv_cache_free_gpu_mem_fraction（加载后空闲显存的比例）"})
           .io([](const json& v, Workload& w,
                  const std::string&) { w.serving.gpu_memory_utilization = v.get<double>(); },
               [](const Workload& w) { return orNull(w.serving.gpu_memory_utilization); }));
   rows.push_back(Row("max_num_seqs", FieldType::kInteger, "--max-num-seqs")
                      .range(1, kMaxGpus, "sequences")
-                     .derived({"vLLM 256, or 1024 on 70 GiB cards but the A100",
-                               "vLLM 256；70 GiB 以上且非 A100 为 1024"})
+                     .derived({"vLLM 256, or 1024 on 70 GiB cards but the A100; TensorRT-LLM 2048",
+                               "vLLM 256；70 GiB 以上且非 A100 为 1024；TensorRT-LLM 2048"})
                      .when(kServing, "transformer")
                      .text({"Max running sequences (vLLM)", "最大并行序列数（vLLM）"},
                            {"the scheduler's cap on sequences per step", "调度器每步的序列上限"})
@@ -751,8 +756,8 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("max_num_batched_tokens", FieldType::kInteger, "--max-num-batched-tokens")
           .range(1, static_cast<double>(kMaxSequence), "tokens")
-          .derived({"vLLM 2048, or 8192 on 70 GiB cards but the A100",
-                    "vLLM 2048；70 GiB 以上且非 A100 为 8192"})
+          .derived({"vLLM 2048, or 8192 on 70 GiB cards but the A100; TensorRT-LLM 8192",
+                    "vLLM 2048；70 GiB 以上且非 A100 为 8192；TensorRT-LLM 8192"})
           .when(kServing, "transformer")
           .text({"Tokens per step (vLLM/SGLang)", "每步 token 数（vLLM/SGLang）"},
                 {"chunked-prefill budget: vLLM profiles its activations at this many tokens",
@@ -760,15 +765,16 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.serving.max_num_batched_tokens = v.get<int64_t>(); },
               [](const Workload& w) { return orNull(w.serving.max_num_batched_tokens); }));
-  rows.push_back(Row("block_size", FieldType::kInteger, "--block-size")
-                     .range(1, 1024, "tokens")
-                     .derived({"vLLM 16, SGLang 1", "vLLM 16，SGLang 1"})
-                     .when(kServing, "transformer")
-                     .text({"KV block size (tokens)", "KV 块大小（token）"},
-                           {"tokens per paged KV block", "每个分页 KV 块的 token 数"})
-                     .io([](const json& v, Workload& w,
-                            const std::string&) { w.serving.block_size = v.get<int64_t>(); },
-                         [](const Workload& w) { return orNull(w.serving.block_size); }));
+  rows.push_back(
+      Row("block_size", FieldType::kInteger, "--block-size")
+          .range(1, 1024, "tokens")
+          .derived({"vLLM 16, SGLang 1, TensorRT-LLM 64", "vLLM 16，SGLang 1，TensorRT-LLM 64"})
+          .when(kServing, "transformer")
+          .text({"KV block size (tokens)", "KV 块大小（token）"},
+                {"tokens per paged KV block", "每个分页 KV 块的 token 数"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.block_size = v.get<int64_t>(); },
+              [](const Workload& w) { return orNull(w.serving.block_size); }));
 }
 
 /// llama.cpp's offload and cache settings (docs/serving.md).

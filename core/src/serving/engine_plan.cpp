@@ -1,7 +1,7 @@
 // Each serving engine's memory plan, as its source lays memory out (docs/serving.md cites the
-// lines): vLLM and SGLang budget a share of the card and fill what is left with a paged KV
-// pool; HF transformers grows a dynamic cache; llama.cpp allocates n_ctx cells and splits
-// layers between the GPU and system RAM.
+// lines): vLLM and SGLang budget a share of the card, TensorRT-LLM a share of what is free
+// after loading, and fill what is left with a paged KV pool; HF transformers grows a dynamic cache;
+// llama.cpp allocates n_ctx cells and splits layers between the GPU and system RAM.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -28,6 +28,16 @@ using namespace checked;
 constexpr double kVllmUtilization = 0.9;
 /// vLLM CacheConfig.block_size's default on CUDA: 16 tokens.
 constexpr int64_t kVllmBlockSize = 16;
+/// TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction's default: 0.9 of the memory free
+/// after loading (tensorrt_llm/llmapi/llm_args.py, "Default is 90%").
+constexpr double kTrtllmFreeFraction = 0.9;
+/// TensorRT-LLM's paged KV block: tokens_per_block 64 (GPTAttention plugin and trtllm-build's
+/// default; the PyTorch backend of 1.x uses 32, --tokens_per_block / block_size sets it).
+constexpr int64_t kTrtllmTokensPerBlock = 64;
+/// trtllm-build's BuildConfig defaults (tensorrt_llm/builder.py, v0.11 on): max_batch_size
+/// 2048 sequences in flight, max_num_tokens 8192 tokens per iteration.
+constexpr int64_t kTrtllmMaxBatchSize = 2048;
+constexpr int64_t kTrtllmMaxNumTokens = 8192;
 /// llama.cpp pads n_ctx to a multiple of 256 cells (llama-context.cpp, GGML_PAD(n_ctx, 256)).
 constexpr int64_t kLlamaCtxPad = 256;
 /// vLLM's non-torch memory inside the budget (cuBLAS workspace, CUDA context as the profiler
@@ -175,71 +185,155 @@ int64_t vllmBlocksPerRequest(const Transformer& t, const VllmKvGroups& g, const 
   return add(mul(g.full_groups, full), mul(g.sliding_groups, sliding));
 }
 
-void planPaged(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p) {
+/// The knobs a paged engine sizes its pool and batches with, from the user's settings or the
+/// engine's defaults.
+void pagedDefaults(const Workload& w, ServingPlan& p) {
   const ServingSettings& s = w.serving;
-  const bool vllm = s.engine == Engine::kVllm;
   const int64_t tp = w.hardware.parallel.tp;
-  std::vector<MemoryTerm> terms = weightTerms(r, tp);
-  const int64_t weights = sumFixed(terms);
   const bool big = p.capacity_bytes >= (int64_t{70} << 30) && w.hardware.gpu &&
                    w.hardware.gpu->id.find("a100") == std::string::npos;
-  p.memory_fraction =
-      s.gpu_memory_utilization.value_or(vllm ? kVllmUtilization : sglangFraction(tp));
-  p.block_size = s.block_size.value_or(vllm ? kVllmBlockSize : 1);
-  // vllm/engine/arg_utils.py get_batch_defaults, `vllm serve` (OPENAI_API_SERVER): 8192
-  // batched tokens and 1024 sequences on cards of 70 GiB or more other than the A100, else
-  // 2048 and 256. SGLang: chunked_prefill_size 8192 (2048 under 25 GB), no sequence cap
-  // beyond the pool.
-  p.max_num_batched_tokens = s.max_num_batched_tokens.value_or(
-      vllm ? (big ? 8192 : 2048) : (p.capacity_bytes < 25'000'000'000 ? 2048 : 8192));
-  p.max_num_seqs = s.max_num_seqs.value_or(vllm ? (big ? 1024 : 256) : 0);
+  switch (s.engine) {
+    case Engine::kVllm:
+      // vllm/engine/arg_utils.py get_batch_defaults, `vllm serve` (OPENAI_API_SERVER): 8192
+      // batched tokens and 1024 sequences on cards of 70 GiB or more other than the A100,
+      // else 2048 and 256.
+      p.memory_fraction = s.gpu_memory_utilization.value_or(kVllmUtilization);
+      p.block_size = s.block_size.value_or(kVllmBlockSize);
+      p.max_num_batched_tokens = s.max_num_batched_tokens.value_or(big ? 8192 : 2048);
+      p.max_num_seqs = s.max_num_seqs.value_or(big ? 1024 : 256);
+      break;
+    case Engine::kTrtllm:
+      p.memory_fraction = s.gpu_memory_utilization.value_or(kTrtllmFreeFraction);
+      p.block_size = s.block_size.value_or(kTrtllmTokensPerBlock);
+      p.max_num_batched_tokens = s.max_num_batched_tokens.value_or(kTrtllmMaxNumTokens);
+      p.max_num_seqs = s.max_num_seqs.value_or(kTrtllmMaxBatchSize);
+      break;
+    default:
+      // SGLang: chunked_prefill_size 8192 (2048 under 25 GB), no sequence cap beyond the pool.
+      p.memory_fraction = s.gpu_memory_utilization.value_or(sglangFraction(tp));
+      p.block_size = s.block_size.value_or(1);
+      p.max_num_batched_tokens =
+          s.max_num_batched_tokens.value_or(p.capacity_bytes < 25'000'000'000 ? 2048 : 8192);
+      p.max_num_seqs = s.max_num_seqs.value_or(0);
+      break;
+  }
+}
+
+/// The forward peak of one batch of max_num_batched_tokens tokens, spread over sequences of at
+/// most the context, on one GPU of the tensor-parallel group.
+int64_t forwardPeak(const Transformer& t, const Workload& w, const Report& r,
+                    const ServingPlan& p) {
+  const int64_t seq = std::min(p.max_num_batched_tokens, p.context);
+  const Report prof = rerun(t, w, [&](Workload& v) {
+    v.batch = ceilDiv(p.max_num_batched_tokens, seq);
+    promptOf(*r.transformer, seq, v);
+    v.generated_tokens = 0;
+    v.seq_len.reset();
+  });
+  return ceilDiv(prof.memory.bytesOf(MemoryKey::kActivations), w.hardware.parallel.tp);
+}
+
+/// Sets p.budget_bytes (what the engine may hold: weights, activations and the KV pool) and
+/// returns the activations it reserves beside the pool, adding their term to `terms`.
+int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, int64_t weights,
+                     ServingPlan& p, std::vector<MemoryTerm>& terms) {
+  const double fraction = *p.memory_fraction;
+  if (p.engine == Engine::kTrtllm) {
+    // TensorRT-LLM: the engine's activation memory is fixed at build time for max_num_tokens
+    // (docs/source/reference/memory.md); after loading, the KV cache manager takes
+    // free_gpu_memory_fraction of cudaMemGetInfo's free memory (KvCacheConfig, default 0.9).
+    const int64_t act = forwardPeak(t, w, r, p);
+    terms.push_back(
+        fixedTerm(MemoryKey::kActivations, act, "engine activations at max_num_tokens",
+                  {{"max_num_tokens", p.max_num_batched_tokens, "trtllm-build"},
+                   {"cuda_context", kCudaContextBytes, "bytes: not free before loading"}}));
+    const int64_t used = checkedAdd(checkedAdd(weights, act), kCudaContextBytes);
+    const int64_t free_bytes = std::max<int64_t>(0, checkedSub(p.capacity_bytes, used));
+    p.budget_bytes = checkedAdd(checkedAdd(weights, act),
+                                static_cast<int64_t>(static_cast<double>(free_bytes) * fraction));
+    p.notes.push_back(
+        "TensorRT-LLM: the KV pool is kv_cache_free_gpu_mem_fraction of the memory free after "
+        "the CUDA context, the weights and the engine's activations (fixed at build time for "
+        "max_num_tokens); in-flight batching up to max_batch_size sequences");
+    return act;
+  }
   // Budget: vLLM requested_memory = ceil(total x gpu_memory_utilization) (vllm/utils
   // request_memory); SGLang keeps total x mem_fraction_static, less what was in use before
   // loading (model_runner.profile_max_num_token).
   p.budget_bytes =
-      static_cast<int64_t>(std::ceil(static_cast<double>(p.capacity_bytes) * *p.memory_fraction));
-  int64_t act = 0;
-  if (vllm) {
-    // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
-    // max_num_seqs rows of fp32 logits (logits and probabilities); the peak is the larger.
-    // The dummy batch's tokens are spread over sequences of at most max_model_len tokens.
-    const int64_t seq = std::min(p.max_num_batched_tokens, p.context);
-    const Report prof = rerun(t, w, [&](Workload& v) {
-      v.batch = ceilDiv(p.max_num_batched_tokens, seq);
-      promptOf(*r.transformer, seq, v);
-      v.generated_tokens = 0;
-      v.seq_len.reset();
-    });
-    const int64_t forward = ceilDiv(prof.memory.bytesOf(MemoryKey::kActivations), tp);
-    const int64_t sampler =
-        mul(mul(int64_t{8}, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
-    act = checkedAdd(std::max(forward, sampler), kVllmNonTorchBytes);
-    terms.push_back(
-        fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler logits) + non-torch",
-                  {{"max_num_batched_tokens", p.max_num_batched_tokens, "dummy forward"},
-                   {"non_torch", kVllmNonTorchBytes, "bytes: measured (vLLM issue #10517)"},
-                   {"forward_peak", forward, "bytes"},
-                   {"sampler_logits", sampler, "bytes: 2 x fp32 x max_num_seqs x vocab"}}));
-    p.notes.push_back(
-        "vLLM measures the activation peak in a profiling run; dlcost computes it from the "
-        "layer shapes (docs/accuracy.md compares it with logged KV-cache sizes)");
-    p.notes.push_back(
-        "CUDA graphs are captured after the KV cache is allocated, in the " +
-        std::to_string(static_cast<int>(std::lround((1 - *p.memory_fraction) * 100))) +
-        " % left outside gpu_memory_utilization (unless VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)");
-  } else {
+      static_cast<int64_t>(std::ceil(static_cast<double>(p.capacity_bytes) * fraction));
+  if (p.engine != Engine::kVllm) {
     p.budget_bytes = checkedSub(p.budget_bytes, kCudaContextBytes);
     p.notes.push_back(
         "SGLang: activations and CUDA graphs live in the (1 - mem_fraction_static) "
         "share; 512 MiB of CUDA context is taken from the budget");
+    return 0;
   }
+  // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
+  // max_num_seqs rows of fp32 logits (logits and probabilities); the peak is the larger.
+  const int64_t forward = forwardPeak(t, w, r, p);
+  const int64_t sampler =
+      mul(mul(int64_t{8}, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
+  const int64_t act = checkedAdd(std::max(forward, sampler), kVllmNonTorchBytes);
+  terms.push_back(
+      fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler logits) + non-torch",
+                {{"max_num_batched_tokens", p.max_num_batched_tokens, "dummy forward"},
+                 {"non_torch", kVllmNonTorchBytes, "bytes: measured (vLLM issue #10517)"},
+                 {"forward_peak", forward, "bytes"},
+                 {"sampler_logits", sampler, "bytes: 2 x fp32 x max_num_seqs x vocab"}}));
+  p.notes.push_back(
+      "vLLM measures the activation peak in a profiling run; dlcost computes it from the "
+      "layer shapes (docs/accuracy.md compares it with logged KV-cache sizes)");
+  p.notes.push_back(
+      "CUDA graphs are captured after the KV cache is allocated, in the " +
+      std::to_string(static_cast<int>(std::lround((1 - fraction) * 100))) +
+      " % left outside gpu_memory_utilization (unless VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)");
+  return act;
+}
+
+/// The engine's launch command for the plan.
+std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& p) {
+  const int64_t tp = w.hardware.parallel.tp;
+  TextBuilder frac;
+  frac << *p.memory_fraction;
+  TextBuilder cmd;
+  if (p.engine == Engine::kVllm) {
+    cmd << "vllm serve " << modelArg(r) << " --max-model-len " << p.context
+        << " --gpu-memory-utilization " << frac.str() << " --max-num-seqs "
+        << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users));
+    if (tp > 1) cmd << " --tensor-parallel-size " << tp;
+    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
+    if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
+  } else if (p.engine == Engine::kTrtllm) {
+    cmd << "trtllm-serve " << modelArg(r) << " --max_seq_len " << p.context << " --max_batch_size "
+        << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users)) << " --max_num_tokens "
+        << p.max_num_batched_tokens << " --kv_cache_free_gpu_memory_fraction " << frac.str();
+    if (tp > 1) cmd << " --tp_size " << tp;
+  } else {
+    cmd << "python -m sglang.launch_server --model-path " << modelArg(r) << " --context-length "
+        << p.context << " --mem-fraction-static " << frac.str() << " --max-running-requests "
+        << std::max<int64_t>(1, p.users);
+    if (tp > 1) cmd << " --tp " << tp;
+    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8_e4m3";
+  }
+  return cmd.str();
+}
+
+/// vLLM, SGLang and TensorRT-LLM: a budget, then a pool of KV blocks filling what is left.
+void planPaged(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p) {
+  const bool vllm = p.engine == Engine::kVllm;
+  std::vector<MemoryTerm> terms = weightTerms(r, w.hardware.parallel.tp);
+  const int64_t weights = sumFixed(terms);
+  pagedDefaults(w, p);
+  const int64_t act = pagedReserve(t, w, r, weights, p, terms);
   const int64_t pool = std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, weights), act));
   // vLLM: one page per layer = block_size x 2 x kv_heads x head_size x dtype bytes
   // (FullAttentionSpec.page_size_bytes); num_blocks = available // page // layers
   // (kv_cache_utils.get_num_blocks). SGLang: max_total_num_tokens = rest // cell_size.
+  // TensorRT-LLM: a block holds tokens_per_block tokens of every layer (KVCacheManager).
   p.kv_bytes_per_token = kvBytes(t, w, 1);
   // vLLM: a block id is one page in each of group_size layers (every layer when all share one
-  // attention type); SGLang: one token in every layer.
+  // attention type); SGLang and TensorRT-LLM: tokens in every layer.
   const VllmKvGroups groups = vllm ? vllmKvGroups(t) : VllmKvGroups{t.layers, 1, 0};
   const int64_t layer_page =
       mul(p.block_size, p.kv_bytes_per_token / std::max<int64_t>(1, t.layers));
@@ -269,32 +363,12 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
                       " layers; a sliding-window group keeps at most sliding_window - 1 + "
                       "max_num_batched_tokens tokens per request (+1 block)");
   } else if (!vllm && t.sliding_window > 0) {
-    p.notes.push_back(
-        "sliding-window layers are counted as full attention in SGLang's pool (its SWA pool "
-        "is not modelled): a lower bound on concurrency");
+    p.notes.push_back(std::string("sliding-window layers are counted as full attention in ") +
+                      (p.engine == Engine::kTrtllm ? "TensorRT-LLM" : "SGLang") +
+                      "'s pool (its window pools are not modelled): a lower bound on "
+                      "concurrency");
   }
-
-  TextBuilder cmd;
-  const std::string pct = [&] {
-    TextBuilder o;
-    o << *p.memory_fraction;
-    return o.str();
-  }();
-  if (vllm) {
-    cmd << "vllm serve " << modelArg(r) << " --max-model-len " << p.context
-        << " --gpu-memory-utilization " << pct << " --max-num-seqs "
-        << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users));
-    if (tp > 1) cmd << " --tensor-parallel-size " << tp;
-    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
-    if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
-  } else {
-    cmd << "python -m sglang.launch_server --model-path " << modelArg(r) << " --context-length "
-        << p.context << " --mem-fraction-static " << pct << " --max-running-requests "
-        << std::max<int64_t>(1, p.users);
-    if (tp > 1) cmd << " --tp " << tp;
-    if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8_e4m3";
-  }
-  p.command = cmd.str();
+  p.command = pagedCommand(w, r, p);
 }
 
 // --- HF transformers --------------------------------------------------------------------------
@@ -510,6 +584,10 @@ bool engineLoads(Engine e, QuantFormat q) {
       return q != QuantFormat::kBnbFp4 && q != QuantFormat::kGguf;
     case Engine::kSglang:
       return q != QuantFormat::kBnbFp4 && q != QuantFormat::kGguf;
+    case Engine::kTrtllm:
+      // TensorRT-LLM's quantization modes (FP8, INT8/INT4 weight-only, AWQ, GPTQ, NVFP4,
+      // MXFP4): no GGUF and no bitsandbytes.
+      return q != QuantFormat::kGguf && q != QuantFormat::kBnbNf4 && q != QuantFormat::kBnbFp4;
     case Engine::kNone:
       return true;
   }
@@ -600,6 +678,11 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
                      std::string(engineName(s.engine)) +
                          " does not run on Apple silicon's GPU: choose llamacpp (Metal)");
   }
+  if (s.engine == Engine::kTrtllm && w.hardware.gpu && !cpu && w.hardware.gpu->vendor != "NVIDIA") {
+    throw InputError(ErrorCode::kValue, "/workload/engine",
+                     "trtllm runs on NVIDIA GPUs only; " + w.hardware.gpu->name + " is " +
+                         w.hardware.gpu->vendor + "'s");
+  }
   if (w.hardware.gpu && w.hardware.gpu->unified_memory) {
     p.notes.push_back("unified memory: " + w.hardware.gpu->unified_memory_note);
   }
@@ -648,6 +731,7 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
     switch (s.engine) {
       case Engine::kVllm:
       case Engine::kSglang:
+      case Engine::kTrtllm:
         if (p.capacity_bytes == 0) {
           throw InputError(ErrorCode::kMissingField, "/workload/gpu",
                            std::string(engineName(s.engine)) +

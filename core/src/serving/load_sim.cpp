@@ -22,6 +22,7 @@ EngineLimits limitsFor(const ServingPlan& plan) {
   const int64_t users = std::max<int64_t>(1, plan.users);
   switch (plan.engine) {
     case Engine::kVllm:
+    case Engine::kTrtllm:  // in-flight batching: chunked context within max_num_tokens
       l.policy = BatchPolicy::kContinuous;
       l.token_budget = plan.max_num_batched_tokens;
       l.block_tokens = std::max<int64_t>(1, plan.block_size);

@@ -60,7 +60,7 @@ JsonObject servingPlanObject(const ServingPlan& p) {
       .add("device", memoryObject(p.device, "bytes"))
       .add("command", p.command)
       .add("notes", p.notes);
-  if (p.engine == Engine::kVllm || p.engine == Engine::kSglang) {
+  if (p.engine == Engine::kVllm || p.engine == Engine::kSglang || p.engine == Engine::kTrtllm) {
     j.add("paged", JsonObject()
                        .add("memory_fraction", p.memory_fraction.value_or(0.0))
                        .add("block_size", p.block_size)

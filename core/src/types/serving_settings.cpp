@@ -17,6 +17,8 @@ const char* engineName(Engine e) {
       return "sglang";
     case Engine::kLlamaCpp:
       return "llamacpp";
+    case Engine::kTrtllm:
+      return "trtllm";
   }
   return "none";
 }

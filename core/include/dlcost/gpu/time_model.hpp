@@ -85,11 +85,13 @@ struct EngineParams {
 /// residuals of its kind.
 enum class TimeKind { kDecode, kPrefill, kServingThroughput, kServingLatency, kTraining };
 inline constexpr int kTimeKinds = 5;
+/// Entries of TimeParams::engines: one per Engine.
+inline constexpr int kEngineCount = 6;
 const char* timeKindName(TimeKind k);
 
 struct TimeParams {
   std::array<FamilyParams, kDeviceFamilies> families{};
-  std::array<EngineParams, 5> engines{};  ///< indexed by Engine
+  std::array<EngineParams, kEngineCount> engines{};  ///< indexed by Engine
   /// ALU operations per weight to unpack and scale each quantized weight, by format.
   double dequant_ops_k_quant = 0;  ///< GGUF K-quants (Q4_K, Q5_K, Q6_K)
   double dequant_ops_q4_0 = 0;     ///< GGUF Q4_0 / Q5_0 and other legacy 4/5-bit blocks

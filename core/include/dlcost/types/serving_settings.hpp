@@ -16,9 +16,10 @@ enum class Engine {
   kVllm,      ///< vLLM: gpu_memory_utilization budget, paged KV blocks
   kSglang,    ///< SGLang: mem_fraction_static budget, token-granular KV pool
   kLlamaCpp,  ///< llama.cpp (and Ollama): GGUF weights, n_ctx cells, layer offload
+  kTrtllm,    ///< TensorRT-LLM: a share of the memory free after weights, paged KV blocks
 };
-inline constexpr Engine kEngines[] = {Engine::kNone, Engine::kHf, Engine::kVllm, Engine::kSglang,
-                                      Engine::kLlamaCpp};
+inline constexpr Engine kEngines[] = {Engine::kNone,   Engine::kHf,     Engine::kVllm,
+                                      Engine::kSglang, Engine::kTrtllm, Engine::kLlamaCpp};
 const char* engineName(Engine e);
 std::optional<Engine> parseEngine(const std::string& name);
 
