@@ -27,11 +27,6 @@ class Timeline {
     for (size_t t = 0; t < out.size(); ++t) out[t] = live = checkedAdd(live, delta_[t]);
     return out;
   }
-  int64_t peak() const {
-    int64_t best = 0;
-    for (int64_t live : series()) best = std::max(best, live);
-    return best;
-  }
 
  private:
   std::vector<int64_t> delta_;
@@ -190,7 +185,8 @@ ActivationMemory simulateInference(const std::vector<LayerAnalysis>& layers,
     out.row_bytes_per_sample[s] = lives.bytes[s];
   }
   for (size_t i = 0; i < n; ++i) timeline.add(i + 1, i + 1, layers[i].scratch_bytes_per_sample);
-  out.kept_per_sample = timeline.peak();
+  out.live_per_sample = timeline.series();
+  out.kept_per_sample = *std::max_element(out.live_per_sample.begin(), out.live_per_sample.end());
   return out;
 }
 
@@ -215,7 +211,7 @@ std::vector<char> tensorsNeedingGrad(const LayerGraph& graph,
 /// kept per sample, and fills `out`'s rows and per-batch bytes.
 int64_t keepSaved(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
                   const TensorLives& lives, const std::vector<char>& needs_grad, Timeline& timeline,
-                  ActivationMemory& out) {
+                  Timeline& saved, ActivationMemory& out) {
   const size_t n = graph.layers.size();
   const std::vector<size_t>& storage = lives.storage;
   constexpr size_t kNone = static_cast<size_t>(-1);
@@ -238,6 +234,7 @@ int64_t keepSaved(const LayerGraph& graph, const std::vector<LayerAnalysis>& lay
     if (sv.output) markSaved(storage[i + 1], i);
     if (sv.extra_bytes_per_sample) {
       timeline.add(i + 1, backwardStep(n, i), sv.extra_bytes_per_sample);
+      saved.add(i + 1, backwardStep(n, i), sv.extra_bytes_per_sample);
       kept = checkedAdd(kept, sv.extra_bytes_per_sample);
       out.row_bytes_per_sample[i + 1] =
           checkedAdd(out.row_bytes_per_sample[i + 1], sv.extra_bytes_per_sample);
@@ -248,6 +245,7 @@ int64_t keepSaved(const LayerGraph& graph, const std::vector<LayerAnalysis>& lay
     if (storage[s] != s) continue;
     if (first_saver[s] != kNone) {
       timeline.add(s, backwardStep(n, first_saver[s]), lives.bytes[s]);
+      saved.add(s, backwardStep(n, first_saver[s]), lives.bytes[s]);
       kept = checkedAdd(kept, lives.bytes[s]);
       out.row_bytes_per_sample[s] = checkedAdd(out.row_bytes_per_sample[s], lives.bytes[s]);
     } else {
@@ -340,7 +338,9 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   ActivationMemory out;
   out.row_bytes_per_sample.assign(tensors, 0);
   const std::vector<char> needs_grad = tensorsNeedingGrad(graph, layers);
-  const int64_t kept = keepSaved(graph, layers, lives, needs_grad, timeline, out);
+  Timeline saved(steps);
+  const int64_t kept = keepSaved(graph, layers, lives, needs_grad, timeline, saved, out);
+  out.saved_per_sample = saved.series();
   addGradients(graph, layers, elements, activation_bytes, readers, needs_grad, timeline);
   out.kept_per_sample = kept;
   out.live_per_sample = timeline.series();
@@ -402,6 +402,44 @@ std::vector<StepLive> peakCandidates(const ActivationMemory& act,
     }
   }
   return front;
+}
+
+std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const ActivationMemory& act,
+                                          const std::vector<int64_t>& layer_gradient_bytes,
+                                          ZeroGrad zero_grad, Mode mode) {
+  const size_t n = graph.layers.size();
+  const bool training = mode == Mode::kTrain;
+  const bool kept = zero_grad == ZeroGrad::kZero;
+  int64_t all = 0;
+  for (int64_t g : layer_gradient_bytes) all = checkedAdd(all, g);
+  std::vector<TimelineEvent> events;
+  events.reserve(training ? 2 * n + 2 : n + 1);
+  // The forward steps: no gradient exists yet under set_to_none, every one under zero.
+  for (size_t step = 0; step <= n; ++step) {
+    TimelineEvent& e = events.emplace_back();
+    e.op = step == 0 ? "input" : graph.layers[step - 1].name;
+    e.live_per_sample = act.live_per_sample[step];
+    e.saved_per_sample = training ? act.saved_per_sample[step] : e.live_per_sample;
+    e.gradient_delta = training && !kept ? -all : 0;
+  }
+  if (!training) return events;
+  // The backward steps, as peakCandidates counts their gradients.
+  int64_t done = 0;
+  for (size_t step = n + 1; step <= 2 * n; ++step) {
+    const size_t layer = 2 * n - step;
+    const int64_t own = layer_gradient_bytes[layer];
+    done = checkedAdd(done, own);
+    TimelineEvent& e = events.emplace_back();
+    e.op = graph.layers[layer].name;
+    e.phase = TimelinePhase::kBackward;
+    e.live_per_sample = act.live_per_sample[step];
+    e.saved_per_sample = std::min(act.saved_per_sample[step], e.live_per_sample);
+    e.gradient_delta = kept ? own : checkedSub(done, all);
+  }
+  TimelineEvent& step = events.emplace_back();
+  step.op = "optimizer";
+  step.phase = TimelinePhase::kOptimizerStep;
+  return events;
 }
 
 }  // namespace dlcost

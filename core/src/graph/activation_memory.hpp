@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlcost/types/model.hpp"
+#include "dlcost/types/timeline.hpp"
 #include "dlcost/types/workload.hpp"
 #include "graph/layer_analysis.hpp"
 
@@ -23,9 +24,11 @@ struct ActivationMemory {
   /// Per row of the report (model input first): bytes kept (training) or allocated
   /// (inference) per sample.
   std::vector<int64_t> row_bytes_per_sample;
-  /// Training: the live bytes per sample at each step, forward steps 0..n (0 = the input)
-  /// then the backward steps, layer n-1 first (layer i's at 2n - i).
+  /// The live bytes per sample at each step, forward steps 0..n (0 = the input) then, in
+  /// training, the backward steps, layer n-1 first (layer i's at 2n - i).
   std::vector<int64_t> live_per_sample;
+  /// Training: of live_per_sample, the bytes kept for backward at each step.
+  std::vector<int64_t> saved_per_sample;
 };
 
 /// `elements[0]` is the model input's elements per sample, `elements[i + 1]` layer i's
@@ -53,5 +56,13 @@ struct StepLive {
 std::vector<StepLive> peakCandidates(const ActivationMemory& act,
                                      const std::vector<int64_t>& layer_gradient_bytes,
                                      ZeroGrad zero_grad, bool first_step);
+
+/// The timeline's events of the step simulated in `act`, per sample: the input and each
+/// layer's forward, then in training each layer's backward (layer n-1 first) with the
+/// gradients peakCandidates counts alive, and the optimizer step. Every step is an event, so
+/// the steps peakCandidates keeps are among them. Throws ArithmeticOverflow.
+std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const ActivationMemory& act,
+                                          const std::vector<int64_t>& layer_gradient_bytes,
+                                          ZeroGrad zero_grad, Mode mode);
 
 }  // namespace dlcost

@@ -8,6 +8,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/fit.hpp"
 #include "dlcost/memory/memory_terms.hpp"
+#include "dlcost/memory/memory_timeline.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "graph/activation_memory.hpp"
 #include "graph/layer_analysis.hpp"
@@ -310,7 +311,19 @@ std::vector<LayerReport> layerRows(const LayerGraph& g, const GraphSizes& z, con
   return rows;
 }
 
-Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w) {
+/// The timeline's events of the simulated step (timelineEvents), with each layer's
+/// parameter gradients as graphMemory counts them.
+std::vector<TimelineEvent> graphEvents(const LayerGraph& g, const Workload& w, const GraphSizes& z,
+                                       const GraphPass& p, const ActivationMemory& act) {
+  std::vector<int64_t> layer_grads;
+  layer_grads.reserve(g.layers.size());
+  for (const LayerAnalysis& a : p.analyses)
+    layer_grads.push_back(bytesForBits(a.params, dtypeBits(z.lay.gradients)));
+  return timelineEvents(g, act, layer_grads, w.zero_grad, w.mode);
+}
+
+Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w,
+                     std::vector<TimelineEvent>* events) {
   const GraphSizes z = graphSizes(g, w);
   Report r;
   r.model_name = name;
@@ -357,6 +370,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.layers = layerRows(g, z, p, act, b);
     r.phases = graphPhases(r, w);
+    if (events) *events = graphEvents(g, w, z, p, act);
   } catch (const ArithmeticOverflow&) {
     throw InputError(
         ErrorCode::kTooLarge, "/workload/batch",
@@ -368,6 +382,12 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
 }  // namespace
 
 Report estimate(const Model& model, const Workload& given) {
+  return estimate(model, given, nullptr);
+}
+
+Report estimate(const Model& model, const Workload& given, MemoryTimeline* timeline) {
+  std::vector<TimelineEvent> events;
+  std::vector<TimelineEvent>* wanted = timeline ? &events : nullptr;
   const Transformer* llm = std::get_if<Transformer>(&model.body);
   if (!model.inference_only.empty() && given.mode == Mode::kTrain) {
     throw InputError(ErrorCode::kValue, "/workload/mode", model.inference_only);
@@ -377,10 +397,10 @@ Report estimate(const Model& model, const Workload& given) {
       [&](const auto& body) -> Report {
         using T = std::decay_t<decltype(body)>;
         if constexpr (std::is_same_v<T, LayerGraph>) {
-          return estimateGraph(model.name, body, workload);
+          return estimateGraph(model.name, body, workload, wanted);
         } else {
           static_assert(std::is_same_v<T, Transformer>);
-          return estimateTransformer(model.name, body, workload);
+          return estimateTransformer(model.name, body, workload, wanted);
         }
       },
       model.body);
@@ -394,6 +414,14 @@ Report estimate(const Model& model, const Workload& given) {
     report.serving = servingPlan(*llm, workload, report);
   }
   report.warnings.insert(report.warnings.begin(), model.warnings.begin(), model.warnings.end());
+  if (timeline) {
+    try {
+      *timeline = stackTimeline(report.memory, workload.batch, events);
+    } catch (const ArithmeticOverflow&) {
+      throw InputError(ErrorCode::kTooLarge, "/workload/batch",
+                       "the memory timeline overflows 64-bit arithmetic");
+    }
+  }
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include "dlcost/memory/memory_terms.hpp"
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/types/memory.hpp"
+#include "dlcost/types/timeline.hpp"
 #include "transformer/vision_tower.hpp"
 
 namespace dlcost {
@@ -1536,9 +1537,155 @@ void addVisionRows(const Transformer& t, const Workload& w, const Settings& s, R
       vc.projector_macs, vc.projector_saved_bytes);
 }
 
+// --- stage 8: the timeline's events at layer granularity ----------------------------------
+
+/// The layers' names, in forward order over the stacks ("layers.0", "encoder.layers.0", ...).
+std::vector<std::string> layerNames(const Forward& f) {
+  std::vector<std::string> names;
+  for (const Stack& st : f.stacks)
+    for (int64_t i = 0; i < st.layers; ++i) names.push_back(st.prefix + std::to_string(i));
+  return names;
+}
+
+/// An event whose gradients and activations are a floor of the straight line from `a` to
+/// `b` at k / n: below the larger of the two at any batch, so it never outdoes the candidates.
+TimelineEvent between(const TimelineEvent& a, const TimelineEvent& b, int64_t k, int64_t n) {
+  TimelineEvent e;
+  const auto line = [&](int64_t x, int64_t y) {
+    const long double v = static_cast<long double>(x) + (static_cast<long double>(y) - x) * k / n;
+    return std::min(std::max(static_cast<int64_t>(v), std::min(x, y)), std::max(x, y));
+  };
+  e.gradient_delta = line(a.gradient_delta, b.gradient_delta);
+  e.live_per_sample = line(a.live_per_sample, b.live_per_sample);
+  return e;
+}
+
+/// The training step's backward events: the loss, the LM head, each layer top down (its
+/// forward re-run first under recomputation), the embeddings. The candidates sumTerms chose
+/// from are placed where backwardCandidates computes them (index 0: the logits' backward,
+/// 1: the top layer's; then under zero_grad zero the embeddings' and the head's, under
+/// set_to_none for alike layers the first layer's and the embeddings', else the
+/// embeddings'); the events between two are on the line joining them, those after the last
+/// equal to it.
+std::vector<TimelineEvent> backwardEvents(const std::vector<BackwardCandidate>& cands,
+                                          const std::vector<std::string>& names, int64_t kept,
+                                          bool kept_grads) {
+  const auto n = static_cast<int64_t>(names.size());
+  // Slots: 0 loss, 1 head, 2 + j the layer n-1-j, 2 + n the embeddings.
+  std::vector<std::optional<BackwardCandidate>> anchor(static_cast<size_t>(n + 3));
+  anchor[0] = cands[0];
+  anchor[static_cast<size_t>(n > 0 ? 2 : 1)] = cands[1];
+  if (kept_grads && cands.size() >= 3) {
+    anchor[static_cast<size_t>(n + 2)] = cands[2];
+    if (cands.size() == 4) anchor[1] = cands[3];
+  } else if (cands.size() == 4) {
+    anchor[static_cast<size_t>(n + 1)] = cands[2];
+    anchor[static_cast<size_t>(n + 2)] = cands[3];
+  } else if (cands.size() == 3) {
+    anchor[static_cast<size_t>(n + 2)] = cands[2];
+  }
+  const auto event = [&](const BackwardCandidate& c) {
+    TimelineEvent e;
+    e.gradient_delta = c.gradient_delta;
+    e.live_per_sample = checkedAdd(kept, c.extra_per_sample);
+    return e;
+  };
+  std::vector<TimelineEvent> slots(anchor.size());
+  size_t last = 0;
+  for (size_t k = 0; k < anchor.size(); ++k) {
+    if (!anchor[k]) continue;
+    slots[k] = event(*anchor[k]);
+    for (size_t j = last + 1; j < k; ++j)
+      slots[j] = between(slots[last], slots[k], static_cast<int64_t>(j - last),
+                         static_cast<int64_t>(k - last));
+    last = k;
+  }
+  for (size_t j = last + 1; j < slots.size(); ++j) slots[j] = slots[last];
+  slots[0].op = "loss";
+  slots[1].op = "lm_head";
+  for (int64_t j = 0; j < n; ++j)
+    slots[static_cast<size_t>(2 + j)].op = names[static_cast<size_t>(n - 1 - j)];
+  slots[static_cast<size_t>(n + 2)].op = "embeddings";
+  return slots;
+}
+
+/// The saved bytes per sequence after each forward event: the embeddings (and image tower),
+/// each layer an equal share of the layers' saved tensors, the head the rest.
+std::vector<int64_t> savedAfter(const SequenceMemory& m, int64_t layers) {
+  const int64_t first = add(m.embed_saved, m.vision, m.project_in_saved);
+  const int64_t head = add(m.final_saved, m.head_saved, add(m.pooler_saved, m.project_out_saved));
+  const int64_t body = std::max<int64_t>(0, checkedSub(m.activations, add(first, head)));
+  std::vector<int64_t> out{std::min(first, m.activations)};
+  for (int64_t i = 1; i <= layers; ++i)
+    out.push_back(std::min(add(first, body / layers * i), m.activations));
+  out.push_back(m.activations);
+  return out;
+}
+
+/// Training: forward (embeddings, layers, head), then backwardEvents with each layer's
+/// recomputation before its backward, then the optimizer step.
+std::vector<TimelineEvent> trainingEvents(const Workload& w, const Forward& f,
+                                          const SequenceMemory& m,
+                                          const std::vector<BackwardCandidate>& cands,
+                                          int64_t grads) {
+  const std::vector<std::string> names = layerNames(f);
+  const auto n = static_cast<int64_t>(names.size());
+  const bool kept_grads = w.zero_grad == ZeroGrad::kZero;
+  const std::vector<int64_t> saved = savedAfter(m, n);
+  std::vector<TimelineEvent> out;
+  for (size_t k = 0; k < saved.size(); ++k) {
+    TimelineEvent& e = out.emplace_back();
+    e.op = k == 0 ? "embeddings" : k + 1 == saved.size() ? "lm_head" : names[k - 1];
+    e.gradient_delta = kept_grads ? 0 : -grads;
+    e.live_per_sample = e.saved_per_sample = saved[k];
+  }
+  const std::vector<TimelineEvent> back = backwardEvents(cands, names, m.activations, kept_grads);
+  for (size_t k = 0; k < back.size(); ++k) {
+    TimelineEvent e = back[k];
+    e.phase = TimelinePhase::kBackward;
+    // Saved then: all of them at the loss and head, the layers' up to this one, the first's.
+    const size_t layer =
+        k < 2 ? saved.size() - 1 : std::min(saved.size() - 1, static_cast<size_t>(n) + 2 - k);
+    e.saved_per_sample = std::max<int64_t>(0, std::min(saved[layer], e.live_per_sample));
+    if (k >= 2 && k < back.size() - 1 && w.recompute != Recompute::kNone) {
+      // The forward re-run: the gradients of the op before, the lesser activations of both.
+      TimelineEvent r = e;
+      r.phase = TimelinePhase::kRecompute;
+      r.gradient_delta = std::min(e.gradient_delta, out.back().gradient_delta);
+      r.live_per_sample = std::min(e.live_per_sample, out.back().live_per_sample);
+      r.saved_per_sample = std::min(r.saved_per_sample, r.live_per_sample);
+      out.push_back(r);
+    }
+    out.push_back(e);
+  }
+  TimelineEvent& step = out.emplace_back();
+  step.op = "optimizer";
+  step.phase = TimelinePhase::kOptimizerStep;
+  return out;
+}
+
+/// Inference: the image tower, the embeddings, each layer's prefill (its working set, the
+/// logits not yet made), the LM head with the last token's logits: the activations' peak.
+std::vector<TimelineEvent> inferenceEvents(const Transformer& t, const Settings& s,
+                                           const Forward& f, const SequenceMemory& m) {
+  std::vector<TimelineEvent> out;
+  const auto add_event = [&](std::string op, int64_t live) {
+    TimelineEvent& e = out.emplace_back();
+    e.op = std::move(op);
+    e.live_per_sample = e.saved_per_sample = std::max<int64_t>(0, std::min(live, m.activations));
+  };
+  if (m.vision > 0) add_event("vision_tower", m.vision);
+  const int64_t logits = s.decoder_side ? mul(s.value_bytes + 4, t.vocab) : 0;
+  add_event("embeddings", mul(f.stacks.front().tokens, s.value_bytes, t.hidden));
+  for (const std::string& name : layerNames(f)) add_event(name, checkedSub(m.activations, logits));
+  add_event(s.decoder_side ? "lm_head" : "output", m.activations);
+  return out;
+}
+
 }  // namespace
 
-Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w) {
+Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w,
+                           std::vector<TimelineEvent>* events) {
   Report r;
   r.model_name = name;
   r.model_kind = "transformer";
@@ -1581,6 +1728,16 @@ Report estimateTransformer(const std::string& name, const Transformer& t, const 
     terms.push_back(overheadTerm(w));
     std::vector<BackwardCandidate> candidates;
     if (s.train) candidates = backwardCandidates(t, w, s, tp, f, mem, terms, ad);
+    if (events && s.train) {
+      int64_t grads = 0;  // as gradientDeltaTerm counts them
+      for (const MemoryTerm& term : terms) {
+        if (term.key == MemoryKey::kGradients || term.key == MemoryKey::kAdapterGradients)
+          grads = add(grads, term.fixed);
+      }
+      *events = trainingEvents(w, f, mem, candidates, grads);
+    } else if (events) {
+      *events = inferenceEvents(t, s, f, mem);
+    }
     r.memory = sumTerms(std::move(terms), b, std::move(candidates));
     for (MemoryTerm& term : r.memory.terms) {
       if (term.key == MemoryKey::kBackwardGradientDelta) term.inputs[0].value += term.fixed;

@@ -2,16 +2,20 @@
 // Costs of a Transformer under a Workload: parameters, MACs, memory, phases.
 
 #include <string>
+#include <vector>
 
 #include "dlcost/types/report.hpp"
+#include "dlcost/types/timeline.hpp"
 #include "dlcost/types/transformer.hpp"
 #include "dlcost/types/workload.hpp"
 
 namespace dlcost {
 
 /// Throws InputError for workloads the model cannot run (a sequence longer than learned
-/// positions, quantized weights in full training, ...) and for totals beyond 64 bits.
-Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w);
+/// positions, quantized weights in full training, ...) and for totals beyond 64 bits. With
+/// `events`, fills them with the step's timeline events at layer granularity (per sequence).
+Report estimateTransformer(const std::string& name, const Transformer& t, const Workload& w,
+                           std::vector<TimelineEvent>* events = nullptr);
 
 /// Bytes of activations one layer of a decoder keeps for backward, per token (multiply by
 /// sequence length x batch), with `context` tokens attended to. Follows Korthikanti et al.
