@@ -505,8 +505,8 @@ export function createUnderLoad(root, verdictLine, getDocument) {
         results,
         knee,
       );
-      shownLang = getLang();
     }
+    // The labels made before the page's language was set, or in another language.
     if (getLang() !== shownLang) {
       shownLang = getLang();
       applyI18n(root);
