@@ -225,9 +225,10 @@ void moreGpus(const Advising& a) {
   }
 }
 
-/// Inference: tensor parallelism over more GPUs, which splits the weights.
-void tensorParallelInference(const Advising& a) {
-  if (a.train()) return;
+/// Tensor parallelism over 2, 4 or 8 times the GPUs (the weights, and a serving plan's KV
+/// cache, split); the first that fits is offered. `A` is Advising or ServingAdvising.
+template <typename A>
+void offerTensorParallel(const A& a) {
   const Parallelism& p = a.w.hardware.parallel;
   for (int64_t factor = 2; factor <= 8; factor *= 2) {
     Workload c = a.w;
@@ -237,6 +238,11 @@ void tensorParallelInference(const Advising& a) {
     if (a.offer({"tensor parallel over " + tp + " GPUs", "在 " + tp + " 个 GPU 上张量并行"}, c))
       return;
   }
+}
+
+/// Inference: tensor parallelism over more GPUs, which splits the weights.
+void tensorParallelInference(const Advising& a) {
+  if (!a.train()) offerTensorParallel(a);
 }
 
 /// The strategies, in the order their advice is listed: changes to the run itself first, then
@@ -305,15 +311,7 @@ void servingShorterContext(const ServingAdvising& a) {
 
 /// Tensor parallelism over 2, 4 or 8 GPUs (the weights and the KV cache split).
 void servingTensorParallel(const ServingAdvising& a) {
-  const Parallelism& p = a.w.hardware.parallel;
-  for (int64_t factor = 2; factor <= 8; factor *= 2) {
-    Workload c = a.w;
-    c.hardware.parallel.gpus = p.gpus * factor;
-    c.hardware.parallel.tp = p.tp * factor;
-    const std::string tp = std::to_string(c.hardware.parallel.tp);
-    if (a.offer({"tensor parallel over " + tp + " GPUs", "在 " + tp + " 个 GPU 上张量并行"}, c))
-      return;
-  }
+  offerTensorParallel(a);
 }
 
 /// The GPU of the same vendor with the least memory above this one's that holds the plan.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "dlcost/base/error.hpp"
 #include "dlcost/serving/serving.hpp"
@@ -131,7 +132,11 @@ std::vector<LoadSample> runInstance(EngineInstance& engine, std::vector<LoadRequ
     int64_t done = 0;
     const double dt = engine.idle() ? 0 : engine.step(now, done);
     if (dt == 0) {
-      if (next >= n) break;  // nothing left that could run
+      if (next >= n) {
+        // Requests inside that no iteration can run: a scheduler bug, never a partial result.
+        if (!engine.idle()) throw std::logic_error("load simulation: requests left unrunnable");
+        break;
+      }
       now = std::max(now, requests[static_cast<size_t>(next)].arrival_s);
       continue;
     }
