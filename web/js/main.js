@@ -22,6 +22,7 @@ import { createAdvice } from './advice.js';
 import { currentTask, modelKind, setTasks } from './tasks.js';
 import './page_i18n.js';
 import { renderInference } from './inference_section.js';
+import { createUnderLoad } from './under_load.js';
 import { renderRun } from './run_section.js';
 import { renderLayouts } from './layouts_section.js';
 
@@ -67,6 +68,8 @@ function createPage(presets, gpus, start) {
   let lastReport = null;
   /** @type {EngineError | null} */
   let lastError = null;
+  // The "Under load" section of a serving question: simulated when its button is pressed.
+  const underLoad = createUnderLoad(byId('under-load'), byId('verdict-load'), () => buildDocument(getState()));
   /** The state the page shows (top-level parts, compared by identity), null before the first. */
   /** @type {PageState | null} */
   let shown = null;
@@ -167,6 +170,7 @@ function createPage(presets, gpus, start) {
     renderFit(byId('fit'), report, units);
     renderInference(byId('inference'), report, units, (users, contexts) =>
       loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()), users, contexts)));
+    underLoad(report);
     const cap = capacityOf(report);
     // The lines that hold memory, each its own colour (a zero line draws nothing).
     renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {

@@ -1,0 +1,523 @@
+// The "Under load" section of a serving question (issue #30 item 4): the engine under a
+// request load, simulated request by request by the engine's serveSim (`dlcost serve-sim`)
+// when the user presses Simulate, never on a keystroke. Inputs: a request rate, requests in
+// flight or a trace file (read in this browser by loadTrace, never uploaded); lengths fixed,
+// uniform or normal; objectives; replicas. Output: latency percentiles, throughput, the
+// capacity answer (also in the verdict card), KV use and the queue over time, and P99 latency
+// against request rate from one serveSim call per rate, made one at a time with a pause
+// between them so the page stays responsive, with progress and Cancel. Every figure is the
+// engine's; the page only writes the load the user typed into the document.
+// @ts-check
+
+import dlcost, { DlcostError, loadExtra } from './dlcost.js';
+import { h, replace } from './dom.js';
+import { applyI18n, engineText, getLang, t } from './i18n.js';
+import { formatRate, formatSignificant as num } from './units.js';
+import { xyChart } from './under_load_chart.js';
+import './under_load_i18n.js';
+
+/** The sweep's request rates as multiples of the capacity (or of the asked rate). */
+const SWEEP_FACTORS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5];
+/** The load's fields (their key in the document's "load") and the input ids they come from. */
+const FIELD_OF = {
+  rate: 'ul-rate',
+  concurrency: 'ul-concurrency',
+  trace: 'ul-trace',
+  requests: 'ul-requests',
+  prompt: 'ul-prompt',
+  output: 'ul-output',
+  replicas: 'ul-replicas',
+  slo_ttft_ms: 'ul-slo-ttft',
+  slo_itl_ms: 'ul-slo-itl',
+};
+
+/** Typed text as the CLI's flags hand it to the engine: a JSON number stays a number, other
+ *  text goes as it is (the engine names the field it cannot read); empty = not sent.
+ *  @param {string} text */
+function value(text) {
+  const v = text.trim();
+  if (v === '') return undefined;
+  try {
+    const j = JSON.parse(v);
+    if (typeof j === 'number') return j;
+  } catch {
+    // not JSON: the text itself, for the engine's message
+  }
+  return v;
+}
+
+/** A labelled field with its error line. @param {string} id @param {string} key
+ *  @param {...HTMLElement} controls */
+function field(id, key, ...controls) {
+  return h(
+    'div',
+    { class: 'field', id: `${id}-field` },
+    h('label', { for: controls[0].id, 'data-i18n': key, text: t(key) }),
+    ...controls,
+    h('p', { class: 'field-error', id: `${id}-error`, role: 'alert' }),
+  );
+}
+
+/** @param {string} id @param {string} [text] @param {string} [errorId] */
+function input(id, text = '', errorId = id) {
+  return h('input', {
+    id,
+    type: 'text',
+    inputmode: 'decimal',
+    autocomplete: 'off',
+    value: text,
+    'aria-describedby': `${errorId}-error`,
+  });
+}
+
+/** @param {string} id @param {Array<[string, string]>} options value and label key */
+function select(id, options) {
+  return h(
+    'select',
+    { id },
+    options.map(([v, key]) => h('option', { value: v, 'data-i18n': key, text: t(key) })),
+  );
+}
+
+/** A length field: fixed N, uniform lo–hi or normal mean, sd. @param {string} id @param {string} key */
+function lengthField(id, key) {
+  const kind = select(`${id}-kind`, [
+    ['fixed', 'ulFixed'],
+    ['uniform', 'ulUniform'],
+    ['normal', 'ulNormal'],
+  ]);
+  const a = input(`${id}-a`, '', id);
+  const b = input(`${id}-b`, '', id);
+  a.setAttribute('data-i18n-placeholder', 'ulFromWorkload');
+  a.placeholder = t('ulFromWorkload');
+  const sync = () => {
+    const k = kind.value;
+    b.hidden = k === 'fixed';
+    a.setAttribute('aria-label', t(k === 'uniform' ? 'ulLo' : k === 'normal' ? 'ulMean' : 'ulTokens'));
+    b.setAttribute('aria-label', t(k === 'uniform' ? 'ulHi' : 'ulSd'));
+  };
+  kind.addEventListener('change', sync);
+  sync();
+  const box = field(id, key, kind, h('div', { class: 'ul-pair' }, a, b));
+  return { box, kind, a, b, sync };
+}
+
+/** The load a length field holds. @param {{kind: HTMLSelectElement, a: HTMLInputElement, b: HTMLInputElement}} f */
+function lengthOf(f) {
+  if (f.kind.value === 'fixed') return value(f.a.value);
+  return { [f.kind.value]: [value(f.a.value) ?? f.a.value, value(f.b.value) ?? f.b.value] };
+}
+
+/** Milliseconds of a time in seconds, three significant digits (drawing units, not a figure). */
+const ms = (seconds) => num(seconds * 1000);
+
+/** The section's inputs, built once (their values survive every redraw of the page).
+ *  @param {(file: File) => void} onFile */
+function buildForm(onFile) {
+  const kind = select('ul-kind', [
+    ['rate', 'ulByRate'],
+    ['concurrency', 'ulByConcurrency'],
+    ['trace', 'ulByTrace'],
+  ]);
+  const rate = input('ul-rate', '4');
+  const concurrency = input('ul-concurrency', '16');
+  const requests = input('ul-requests', '1000');
+  const prompt = lengthField('ul-prompt', 'ulPrompt');
+  const output = lengthField('ul-output', 'ulOutput');
+  const sloTtft = input('ul-slo-ttft');
+  const sloItl = input('ul-slo-itl');
+  const replicas = input('ul-replicas', '1');
+  const file = h('input', { id: 'ul-trace-file', type: 'file', accept: '.csv,.jsonl,.json,.txt,text/plain' });
+  const traceInfo = h('p', { class: 'hint', id: 'ul-trace-info' });
+  const drop = h(
+    'div',
+    { class: 'ul-drop', id: 'ul-trace' },
+    h('span', { 'data-i18n': 'ulTraceDrop', text: t('ulTraceDrop') }),
+    file,
+    traceInfo,
+  );
+  file.setAttribute('aria-describedby', 'ul-trace-error');
+  file.addEventListener('change', () => file.files && file.files[0] && onFile(file.files[0]));
+  drop.addEventListener('dragover', (e) => e.preventDefault());
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    const f = e.dataTransfer && e.dataTransfer.files[0];
+    if (f) onFile(f);
+  });
+  const boxes = {
+    rate: field('ul-rate', 'ulRate', rate),
+    concurrency: field('ul-concurrency', 'ulConcurrency', concurrency),
+    trace: field('ul-trace', 'ulTrace', drop),
+  };
+  // The trace field's label names the file input.
+  boxes.trace.querySelector('label')?.setAttribute('for', 'ul-trace-file');
+  const syncKind = () => {
+    for (const [k, box] of Object.entries(boxes)) box.hidden = kind.value !== k;
+  };
+  kind.addEventListener('change', syncKind);
+  syncKind();
+  const grid = h(
+    'div',
+    { class: 'grid2' },
+    field('ul-kind', 'ulArrivals', kind),
+    boxes.rate,
+    boxes.concurrency,
+    field('ul-requests', 'ulRequests', requests),
+    prompt.box,
+    output.box,
+    field('ul-slo-ttft', 'ulSloTtft', sloTtft),
+    field('ul-slo-itl', 'ulSloItl', sloItl),
+    field('ul-replicas', 'ulReplicas', replicas),
+  );
+  return {
+    node: h('div', {}, grid, boxes.trace),
+    fields: { kind, rate, concurrency, requests, prompt, output, sloTtft, sloItl, replicas, traceInfo },
+    relabel: () => [prompt, output].forEach((f) => f.sync()),
+  };
+}
+
+/** The document's "load" from the form. @param {ReturnType<typeof buildForm>['fields']} f
+ *  @param {{rows: any[]} | null} trace */
+function loadOf(f, trace) {
+  /** @type {Record<string, unknown>} */
+  const load = {};
+  const put = (key, v) => {
+    if (v !== undefined) load[key] = v;
+  };
+  if (f.kind.value === 'rate') load.rate = value(f.rate.value) ?? null;
+  if (f.kind.value === 'concurrency') load.concurrency = value(f.concurrency.value) ?? null;
+  if (f.kind.value === 'trace' && trace) load.trace = trace.rows;
+  if (f.kind.value !== 'trace') put('requests', value(f.requests.value));
+  put('prompt', lengthOf(f.prompt));
+  put('output', lengthOf(f.output));
+  put('replicas', value(f.replicas.value));
+  put('slo_ttft_ms', value(f.sloTtft.value));
+  put('slo_itl_ms', value(f.sloItl.value));
+  // null: the field was left empty; the engine's "give exactly one of rate, ..." names it.
+  for (const key of ['rate', 'concurrency']) if (load[key] === null) delete load[key];
+  return load;
+}
+
+/** The percentiles as a table, in milliseconds. @param {any} result */
+function percentileTable(result) {
+  const rows = [
+    ['ulTtft', result.ttft_s],
+    ['ulItl', result.itl_s],
+    ['ulE2e', result.e2e_s],
+    ['ulQueue', result.queue_s],
+  ];
+  const cols = ['mean', 'p50', 'p90', 'p99'];
+  return h(
+    'div',
+    { class: 'ul-table-wrap' },
+    h(
+      'table',
+      { class: 'ul-table', id: 'ul-table' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { text: t('ulMetric') }),
+          cols.map((c) => h('th', { text: c === 'mean' ? t('ulMean2') : c.toUpperCase() })),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map(([key, p]) =>
+          h(
+            'tr',
+            { dataset: { metric: key } },
+            h('th', { scope: 'row', text: t(key) }),
+            cols.map((c) => h('td', { class: 'num', text: ms(p[c]) })),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The capacity answer in words, or '' without a capacity. @param {any} capacity */
+export function capacityText(capacity) {
+  if (!capacity) return '';
+  const usd =
+    typeof capacity.usd_per_hour === 'number' ? t('ulCapacityUsd', { usd: formatRate(capacity.usd_per_hour) }) : '';
+  return (
+    t('ulCapacity', { rate: formatRate(capacity.max_rate), replicas: capacity.replicas, gpus: capacity.gpus }) + usd
+  );
+}
+
+/** The run's figures: capacity, objectives, table, throughput, notes, timeline charts.
+ *  @param {any} out serveSim's answer */
+function resultNodes(out) {
+  const r = out.result;
+  const tl = r.timeline;
+  const sec = (v) => num(v, 3);
+  return [
+    out.capacity ? h('p', { class: 'ul-capacity', id: 'ul-capacity', text: capacityText(out.capacity) }) : null,
+    typeof r.meets_slo === 'boolean'
+      ? h('p', {
+          class: r.meets_slo ? 'inference-verdict ok' : 'inference-verdict bad',
+          id: 'ul-meets',
+          text: t(r.meets_slo ? 'ulMeets' : 'ulMisses'),
+        })
+      : null,
+    percentileTable(r),
+    h('p', {
+      id: 'ul-throughput',
+      text: t('ulThroughput', {
+        requests: formatRate(r.requests_per_s),
+        output: formatRate(r.output_tokens_per_s),
+        total: formatRate(r.total_tokens_per_s),
+      }),
+    }),
+    h('p', {
+      id: 'ul-preemptions',
+      text: t('ulPreemptions', {
+        preemptions: r.preemptions,
+        waiting: r.max_waiting,
+        rejected: r.rejected ?? 0,
+      }),
+    }),
+    ...(r.notes || []).map((n) => h('p', { class: 'note', text: n })),
+    h(
+      'div',
+      { class: 'inference-charts', id: 'ul-timeline' },
+      xyChart({
+        title: t('ulChartKv'),
+        fmtX: sec,
+        fmtY: (v) => num(v, 2),
+        id: 'ul-chart-kv',
+        series: [{ label: 'KV', cls: 's0', points: tl.time_s.map((x, i) => [x, tl.kv_used[i] * 100]) }],
+      }),
+      xyChart({
+        title: t('ulChartQueue'),
+        fmtX: sec,
+        fmtY: (v) => String(v),
+        id: 'ul-chart-queue',
+        series: [
+          { label: t('ulRunningS'), cls: 's0', points: tl.time_s.map((x, i) => [x, tl.running[i]]) },
+          { label: t('ulWaitingS'), cls: 's1', points: tl.time_s.map((x, i) => [x, tl.waiting[i]]) },
+        ],
+      }),
+    ),
+  ];
+}
+
+/** P99 TTFT and P99 ITL against request rate. @param {Array<{rate: number, ttft: number, itl: number}>} points
+ *  @param {Record<string, unknown>} load */
+function kneeNodes(points, load) {
+  const rate = (v) => num(v, 3);
+  const slo = (key) =>
+    typeof load[key] === 'number' ? { y: /** @type {number} */ (load[key]), label: t('ulObjective') } : undefined;
+  return [
+    xyChart({
+      title: t('ulChartTtft'),
+      fmtX: rate,
+      fmtY: (v) => num(v, 3),
+      id: 'ul-chart-ttft',
+      hline: slo('slo_ttft_ms'),
+      series: [{ label: 'P99', cls: 's0', dots: true, points: points.map((p) => [p.rate, p.ttft]) }],
+    }),
+    xyChart({
+      title: t('ulChartItl'),
+      fmtX: rate,
+      fmtY: (v) => num(v, 3),
+      id: 'ul-chart-itl',
+      hline: slo('slo_itl_ms'),
+      series: [{ label: 'P99', cls: 's1', dots: true, points: points.map((p) => [p.rate, p.itl]) }],
+    }),
+  ];
+}
+
+/** Lets the browser paint and handle input before the next simulation. */
+const pause = () => new Promise((done) => setTimeout(done, 0));
+
+/** The rates of the latency sweep: around the capacity, or the asked rate without one; none
+ *  for a closed loop or a trace. @param {any} out @param {Record<string, unknown>} load */
+function sweepRates(out, load) {
+  const base = out.capacity ? out.capacity.max_rate : typeof load.rate === 'number' ? load.rate : 0;
+  return base > 0 ? SWEEP_FACTORS.map((f) => base * f) : [];
+}
+
+/**
+ * Sets up the section in `root` and the capacity line of the verdict card in `verdictLine`.
+ * `getDocument()` is the page's current {model, workload}. Returns update(report), called
+ * with each estimate: shows the section for a serving plan, hides it otherwise.
+ * @param {HTMLElement} root @param {HTMLElement} verdictLine @param {() => any} getDocument
+ */
+export function createUnderLoad(root, verdictLine, getDocument) {
+  /** @type {ReturnType<typeof buildForm> | null} */
+  let form = null;
+  /** @type {{name: string, rows: any[]} | null} */
+  let trace = null;
+  /** The last run: the document it read, serveSim's answer, the sweep's points. */
+  /** @type {{key: string, out: any, load: Record<string, unknown>, points: any[], sweep: [string, object] | null} | null} */
+  let last = null;
+  /** @type {{cancelled: boolean} | null} */
+  let running = null;
+  let shownLang = '';
+  const runButton = h('button', { type: 'button', id: 'ul-run', 'data-i18n': 'ulRun', text: t('ulRun') });
+  const cancelButton = h('button', {
+    type: 'button',
+    id: 'ul-cancel',
+    'data-i18n': 'ulCancel',
+    text: t('ulCancel'),
+    disabled: true,
+  });
+  const progress = h('p', { class: 'hint', id: 'ul-progress', 'aria-live': 'polite' });
+  const error = h('p', { class: 'field-error', id: 'ul-error', role: 'alert' });
+  const results = h('div', { id: 'ul-results', 'aria-live': 'polite' });
+  const knee = h('div', { class: 'inference-charts', id: 'ul-knee' });
+  const stale = h('p', { class: 'hint', id: 'ul-stale', 'data-i18n': 'ulStale', text: t('ulStale'), hidden: true });
+
+  const clearErrors = () => {
+    for (const el of root.querySelectorAll('.field-error')) el.textContent = '';
+    for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+  };
+
+  /** An engine error next to the field its path names (/load/rate ...), else under the button.
+   *  @param {unknown} e */
+  function showError(e) {
+    if (!(e instanceof DlcostError)) throw e;
+    const message = engineText(e.message, e.message_zh);
+    const key = String(e.path || '').startsWith('/load/') ? String(e.path).split('/')[2] : '';
+    let id = FIELD_OF[key];
+    // "give exactly one of rate, concurrency or trace": the arrivals the user chose.
+    if (key === 'rate' && form && form.fields.kind.value !== 'rate') id = FIELD_OF[form.fields.kind.value];
+    const at = id ? document.getElementById(`${id}-error`) : null;
+    (at || error).textContent = at ? message : `${e.path ? `${e.path}: ` : ''}${message}`;
+    const control = id && root.querySelector(`#${id}-field input, #${id}-field select`);
+    if (control) control.setAttribute('aria-invalid', 'true');
+  }
+
+  /** @param {File} file */
+  function readTrace(file) {
+    clearErrors();
+    const reader = new FileReader();
+    reader.onload = () => {
+      loadExtra().then(() => {
+        try {
+          trace = { name: file.name, rows: dlcost.loadTrace(String(reader.result)).trace };
+          if (form) form.fields.traceInfo.textContent = t('ulTraceRows', { file: file.name, rows: trace.rows.length });
+        } catch (e) {
+          trace = null;
+          showError(e);
+        }
+      });
+    };
+    reader.readAsText(file);
+  }
+
+  function drawResults() {
+    if (!last) return;
+    replace(results, ...resultNodes(last.out));
+    replace(knee, ...(last.points.length ? kneeNodes(last.points, last.load) : []));
+    const line = capacityText(last.out.capacity);
+    verdictLine.hidden = !line;
+    verdictLine.textContent = line ? `${t('ulVerdict')}: ${line}` : '';
+  }
+
+  /** @param {boolean} busy */
+  function setBusy(busy) {
+    runButton.disabled = busy;
+    cancelButton.disabled = !busy;
+  }
+
+  /** One serveSim call per rate, a pause before each; stops at Cancel.
+   *  @param {{cancelled: boolean}} token @param {any} base @param {number[]} rates */
+  async function sweep(token, base, rates) {
+    if (!last) return;
+    const run = last;
+    const { slo_ttft_ms, slo_itl_ms, replicas, ...rest } = run.load;
+    for (const [i, rate] of rates.entries()) {
+      progress.textContent = t('ulSweepProgress', { done: i, total: rates.length });
+      await pause();
+      if (token.cancelled) {
+        run.sweep = ['ulSweepCancelled', { done: i, total: rates.length }];
+        progress.textContent = t(...run.sweep);
+        return;
+      }
+      // Per instance at the capacity (its rate is one instance's); the asked replicas otherwise.
+      const load = { ...rest, rate, ...(run.out.capacity ? {} : { replicas }) };
+      const r = dlcost.serveSim({ ...base, load }).result;
+      run.points.push({ rate, ttft: r.ttft_s.p99 * 1000, itl: r.itl_s.p99 * 1000 });
+      replace(knee, ...kneeNodes(run.points, run.load));
+    }
+    progress.textContent = '';
+  }
+
+  async function simulate() {
+    if (!form || running) return;
+    clearErrors();
+    const token = { cancelled: false };
+    running = token;
+    setBusy(true);
+    progress.textContent = t('ulRunning');
+    try {
+      await loadExtra();
+      await pause();
+      const base = getDocument();
+      const load = loadOf(form.fields, trace);
+      const out = dlcost.serveSim({ ...base, load });
+      last = { key: JSON.stringify(base), out, load, points: [], sweep: null };
+      stale.hidden = true;
+      drawResults();
+      progress.textContent = '';
+      await sweep(token, base, sweepRates(out, load));
+    } catch (e) {
+      progress.textContent = '';
+      showError(e);
+    } finally {
+      running = null;
+      setBusy(false);
+    }
+  }
+
+  runButton.addEventListener('click', () => {
+    simulate();
+  });
+  cancelButton.addEventListener('click', () => {
+    if (running) running.cancelled = true;
+  });
+
+  /** @param {any} report the page's last report */
+  return function update(report) {
+    const serving = Boolean(report && report.serving);
+    root.hidden = !serving;
+    if (!serving) {
+      verdictLine.hidden = true;
+      return;
+    }
+    if (!form) {
+      form = buildForm(readTrace);
+      replace(
+        root,
+        h('h3', { 'data-i18n': 'ulTitle', text: t('ulTitle') }),
+        h('p', { class: 'hint', 'data-i18n': 'ulIntro', text: t('ulIntro') }),
+        form.node,
+        h('div', { class: 'ul-actions' }, runButton, cancelButton),
+        progress,
+        error,
+        stale,
+        results,
+        knee,
+      );
+    }
+    // The labels made before the page's language was set, or in another language.
+    if (getLang() !== shownLang) {
+      shownLang = getLang();
+      applyI18n(root);
+      form.relabel();
+      drawResults();
+      if (last && last.sweep && !running) progress.textContent = t(...last.sweep);
+    }
+    const isStale = Boolean(last) && last?.key !== JSON.stringify(getDocument());
+    stale.hidden = !isStale;
+    results.classList.toggle('stale', isStale);
+    knee.classList.toggle('stale', isStale);
+    verdictLine.hidden = !last || isStale || !capacityText(last.out.capacity);
+  };
+}
