@@ -157,7 +157,8 @@ describe('tasks', () => {
     try {
       await page.selectOption('#preset', 'llama-3-8b');
       const tasks = await page.$$eval('#wl-task option', (os) => os.map((o) => o.value));
-      assert.deepEqual(tasks, ['train', 'infer', 'lora', 'qlora']);
+      // The tasks come from the engine's task table (core), pretraining included.
+      assert.deepEqual(tasks, ['train', 'pretrain', 'infer', 'lora', 'qlora']);
       await page.selectOption('#wl-task', 'infer');
       assert.equal(await page.inputValue('#wl-mode'), 'infer');
       assert.equal(await page.locator('#wl-optimizer').isVisible(), false, 'no optimizer in inference');
