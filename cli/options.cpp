@@ -2,6 +2,7 @@
 
 #include "dlcost/explore/compare.hpp"
 #include "dlcost/schema/workload_schema.hpp"
+#include "dlcost/serving/load_json.hpp"
 
 namespace dlcost::cli {
 
@@ -86,14 +87,13 @@ bool knownCommand(const std::string& c) {
 }
 
 /// serve-sim's load flags: --rate -> "rate", ...; nullptr for other flags.
-const char* loadFlagKey(const std::string& flag) {
-  static const char* const keys[] = {"rate",   "concurrency", "requests",
-                                     "prompt", "output",      "replicas",
-                                     "seed",   "slo_ttft_ms", "slo_itl_ms"};
-  for (const char* k : keys) {
-    std::string f = std::string("--") + k;
+// The load's keys come from core (loadFieldNames); "trace" is read as a file (--trace).
+const std::string* loadFlagKey(const std::string& flag) {
+  for (const std::string& k : loadFieldNames()) {
+    if (k == "trace") continue;
+    std::string f = "--" + k;
     for (char& c : f) c = c == '_' ? '-' : c;
-    if (f == flag) return k;
+    if (f == flag) return &k;
   }
   return nullptr;
 }
@@ -276,8 +276,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.text_only = true;
     } else if (a == "--csv") {
       o.csv = true;
-    } else if (const char* key = loadFlagKey(a)) {
-      o.load[key] = value(a);
+    } else if (const std::string* key = loadFlagKey(a)) {
+      o.load[*key] = value(a);
     } else if (a == "--trace") {
       o.trace = value(a);
     } else if (a == "--batches") {

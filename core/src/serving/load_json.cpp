@@ -141,20 +141,21 @@ void readArrivals(const json& j, const std::string& path, LoadSettings& s) {
   }
 }
 
-const std::vector<std::string>& loadKeys() {
+}  // namespace
+
+const std::vector<std::string>& loadFieldNames() {
   static const std::vector<std::string> keys = {"rate",        "concurrency", "trace", "requests",
                                                 "prompt",      "output",      "seed",  "replicas",
                                                 "slo_ttft_ms", "slo_itl_ms"};
   return keys;
 }
 
-}  // namespace
-
 LoadSettings loadSettingsFromJson(const json& j, const std::string& path, int64_t prompt,
                                   int64_t output) {
   if (!j.is_object()) bad(ErrorCode::kType, path, "must be an object");
   for (const auto& [key, value] : j.items()) {
-    if (std::find(loadKeys().begin(), loadKeys().end(), key) == loadKeys().end()) {
+    if (std::find(loadFieldNames().begin(), loadFieldNames().end(), key) ==
+        loadFieldNames().end()) {
       bad(ErrorCode::kUnknownField, path + "/" + key, "unknown field of the load");
     }
   }

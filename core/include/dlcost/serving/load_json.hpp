@@ -11,6 +11,10 @@
 
 namespace dlcost {
 
+/// The keys of a load object, in the order the docs list them. The CLI's serve-sim flags are
+/// these names with "--" and dashes ("slo_ttft_ms" is --slo-ttft-ms); "trace" is a file there.
+const std::vector<std::string>& loadFieldNames();
+
 /// Reads `j` (at JSON path `path`, normally "/load"): exactly one of "rate" (requests/s,
 /// Poisson), "concurrency" (requests in flight) or "trace" (an array of [arrival_s,
 /// prompt_tokens, output_tokens] or of objects with those keys); "requests" (default 1000),
