@@ -60,39 +60,28 @@ function mergePatches(...patches) {
   return /** @type {StatePatch} */ (out);
 }
 
-/** The page, once the engine has loaded: its parts and the one render.
- *  @param {import('./types').PresetEntry[]} presets @param {() => Gpu[]} gpus
- *  @param {{task: string, memory_gib: number}} start the engine's starting point (schema.start) */
-function createPage(presets, gpus, start) {
-  /** @type {Report | null} */
-  let lastReport = null;
-  /** @type {EngineError | null} */
-  let lastError = null;
-  // The "Under load" section of a serving question: simulated when its button is pressed.
-  const underLoad = createUnderLoad(byId('under-load'), byId('verdict-load'), () => buildDocument(getState()));
-  /** The state the page shows (top-level parts, compared by identity), null before the first. */
-  /** @type {PageState | null} */
-  let shown = null;
-  /** Whether the layer editor is drawn: from just after the first result (finishStart), which
-   *  does not wait for its rows (a preset's list can be hundreds of rows of controls). */
-  let editorOn = false;
+/** Opens preset `name`; `keepWorkload` (a link's own workload) skips the task's settings.
+ *  @param {string} name @param {{keepWorkload?: boolean}} [opts] */
+function loadPreset(name, { keepWorkload = false } = {}) {
+  const model = { preset: name, doc: null };
+  update({ model, ...(keepWorkload ? {} : taskForModel(getState(), model)) });
+}
 
-  const editor = createModelEditor(
-    byId('editor'),
-    (doc) => update({ model: { preset: null, doc } }),
-    (name) => dlcost.preset(name),
-  );
-  const form = createWorkloadForm(gpus, getState, update);
-  const advice = createAdvice(byId('advice'), getState, update);
+/** The page's parts and what the render remembers between runs.
+ *  @typedef {{
+ *    presets: import('./types').PresetEntry[], gpus: () => Gpu[], start: {task: string, memory_gib: number},
+ *    lastReport: Report | null, lastError: EngineError | null, underLoad: ReturnType<typeof createUnderLoad>,
+ *    shown: PageState | null, editorOn: boolean, editor: ReturnType<typeof createModelEditor>,
+ *    form: ReturnType<typeof createWorkloadForm>, advice: ReturnType<typeof createAdvice>,
+ *    io: ReturnType<typeof createModelIo> | null,
+ *    insights: Promise<typeof import('./insights.js')> | null,
+ *    insightsLoaded: typeof import('./insights.js') | null,
+ *  }} Page */
 
-  /** Opens preset `name`; `keepWorkload` (a link's own workload) skips the task's settings.
-   *  @param {string} name @param {{keepWorkload?: boolean}} [opts] */
-  function loadPreset(name, { keepWorkload = false } = {}) {
-    const model = { preset: name, doc: null };
-    update({ model, ...(keepWorkload ? {} : taskForModel(getState(), model)) });
-  }
-
-  const io = createModelIo(presets, {
+/** The model picker, paste box and file import (model_io.js), wired to the store.
+ *  @param {Page} page */
+function createIo(page) {
+  return createModelIo(page.presets, {
     onPreset: loadPreset,
     onModel(doc, workload) {
       const s = getState();
@@ -100,216 +89,218 @@ function createPage(presets, gpus, start) {
       update(mergePatches({ model }, taskForModel(s, model), workloadPatch(workload, s.units)));
     },
     // The engine's count of the model just loaded, null when it was refused.
-    engineTotal: () => (lastError ? null : lastReport?.params?.total ?? null),
+    engineTotal: () => (page.lastError ? null : page.lastReport?.params?.total ?? null),
     getExport() {
       const s = getState();
       return { model: s.model.doc ?? dlcost.preset(s.model.preset), workload: buildDocument().workload };
     },
   });
+}
 
-  /** The explanations and comparisons (insights.js with explain.js, compare.js, learn.js): a
-   *  chunk of their own, requested after the first result is drawn (docs/benchmarks.md,
-   *  "Session 5"), so the first result does not wait for it.
-   *  @type {Promise<typeof import('./insights.js')> | null} */
-  let insights = null;
-  /** The insights module once loaded: the render calls it directly (a sorted GPU table is
-   *  redrawn before the click handler moves the focus to its new header).
-   *  @type {typeof import('./insights.js') | null} */
-  let insightsLoaded = null;
-  /** Runs `use` with the insights module, loading it the first time.
-   *  @param {(m: typeof import('./insights.js')) => void} use */
-  function withInsights(use) {
-    insights ??= new Promise((loaded) => requestAnimationFrame(() => setTimeout(loaded, 0)))
-      .then(() => import('./insights.js'))
-      .then((m) => {
-        m.initInsights({ presets, loadPreset });
-        insightsLoaded = m;
-        return m;
-      });
-    insights.then(use, () => {});  // offline before the first visit: no explanations
-  }
-
-  /** @param {EngineError | null} error */
-  function showError(error) {
-    lastError = error;
-    const onWorkload = form.showError(error);
-    const onModel = editor.showError(error);
-    const global = byId('global-error');
-    global.textContent = error && !onWorkload && !onModel
-      ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
-      : '';
-    byId('results-body').classList.toggle('stale', Boolean(error) || editor.hasLocalError());
-    if (error) showErrorVerdict(error);
-  }
-
-  /** An error replaces the verdict (a stale "Fits" of the question before is no answer): the
-   *  card and the pinned line say what to fix, where the eye is. @param {EngineError} error */
-  function showErrorVerdict(error) {
-    const fit = byId('fit');
-    const field = error.path ? error.path.replace(/^\/workload\//, '').replace(/^\//, '') : '';
-    const text = field ? t('errorAtField', { field, message: error.message }) : error.message;
-    fit.className = 'fit over';
-    fit.replaceChildren();
-    const line = document.createElement('strong');
-    line.className = 'fit-verdict';
-    line.id = 'verdict-error';
-    line.dataset.fits = 'error';
-    line.textContent = text;
-    fit.append(line);
-    const bar = byId('sticky-summary');
-    bar.textContent = text;
-    bar.className = 'sticky-summary over';
-  }
-
-  /** @param {PageState} s @param {Report} report @param {Sweep} sweep */
-  function renderReport(s, report, sweep) {
-    const { units } = s;
-    /** @param {number} b */
-    const fmt = (b) => formatBytes(b, units);
-    renderTotals(byId('totals'), report, units);
-    renderFit(byId('fit'), report, units);
-    renderInference(byId('inference'), report, units, (users, contexts) =>
-      loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()), users, contexts)));
-    underLoad(report);
-    const cap = capacityOf(report);
-    // The lines that hold memory, each its own colour (a zero line draws nothing).
-    renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
-      capacity: t('capacity'),
-      total: t('total'),
-      summary: cap === null
-        ? t('breakdownSummaryNoCap', { total: fmt(report.memory.total) })
-        : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
+/** Runs `use` with the insights module (insights.js with explain.js, compare.js, learn.js),
+ *  loading it the first time: a chunk of its own, requested after the first result is drawn
+ *  (docs/benchmarks.md, "Session 5"), so the first result does not wait for it.
+ *  @param {Page} page @param {(m: typeof import('./insights.js')) => void} use */
+function withInsights(page, use) {
+  page.insights ??= new Promise((loaded) => requestAnimationFrame(() => setTimeout(loaded, 0)))
+    .then(() => import('./insights.js'))
+    .then((m) => {
+      m.initInsights({ presets: page.presets, loadPreset });
+      page.insightsLoaded = m;
+      return m;
     });
-    const pts = sweep.points;
-    const last = pts[pts.length - 1];
-    // The engine's sweep carries its capacity (a GPU's usable memory, per GPU, when one is
-    // chosen) and the largest batch that fits.
-    renderSweep(byId('sweep'), sweep, report.workload.batch, fmt, {
-      batch: t('batchAxis'),
-      capacity: t('capacity'),
-      maxBatch: t('maxBatch'),
-      current: t('current'),
-      fixed: t('fixed'),
-      formula: t('formula', { fixed: fmt(sweep.fixed), perSample: fmt(sweep.per_sample) }),
-      summary: t('sweepSummary', {
-        first: fmt(pts[0].total), last: fmt(last.total), lastBatch: last.batch,
-        perSample: fmt(sweep.per_sample),
-      }),
-    }, unitStep(units));
-    renderExtras(byId('extras'), report, units);
-    renderRun(byId('run'), report, s.lang);
-    renderLayerTable(byId('layers'), report, units, s.sort, (key) => {
-      const { sort } = getState();
-      const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
-      update({ sort: { key, dir } });
-    });
-    editor.showReport(report);
-    advice.render(report);
-    renderStickySummary(report, units);
-  }
+  page.insights.then(use, () => {});  // offline before the first visit: no explanations
+}
 
-  /** Estimates the state's document and draws the results: one engine call.
-   *  @param {PageState} s */
-  function estimate(s) {
-    try {
-      // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
-      const doc = buildDocument(s, { strict: true });
-      const { report, sweep } = dlcost.estimateWithSweep(doc);
-      lastReport = report;
-      renderReport(s, report, sweep);
-      withInsights((m) => m.updateInsights(doc, report, s.units, s.model.preset));
-      showError(null);
-    } catch (e) {
-      if (!(e instanceof DlcostError)) throw e;
-      showError({ code: e.code, path: e.path, message: engineText(e.message, e.message_zh) });
-    }
-    showLayouts(s);
-  }
+/** @param {Page} page @param {EngineError | null} error */
+function showError(page, error) {
+  page.lastError = error;
+  const onWorkload = page.form.showError(error);
+  const onModel = page.editor.showError(error);
+  const global = byId('global-error');
+  global.textContent = error && !onWorkload && !onModel
+    ? `${error.path ? `${t('errorIn', { path: error.path })}: ` : ''}${error.message}`
+    : '';
+  byId('results-body').classList.toggle('stale', Boolean(error) || page.editor.hasLocalError());
+  if (error) showErrorVerdict(error);
+}
 
-  /** The layout search for a multi-GPU training run, beside the verdict: also when the
-   *  estimate of the current split failed (a batch that does not divide), which it explains
-   *  with the engine's fix. @param {PageState} s */
-  function showLayouts(s) {
-    const w = s.workload;
-    const gpus = gpuCount(String(w.gpus ?? ''));
-    const now = {
-      mode: String(w.mode ?? ''), gpus: s.gpu.name ? gpus : 1, tp: String(w.tp ?? ''), pp: String(w.pp ?? ''),
-      batch: String(w.batch ?? ''), units: s.units,
-    };
-    renderLayouts(byId('layouts'), now,
-      () => loadExtra().then(() => dlcost.layouts(buildDocument(s))),
-      (patch) => update({ workload: patch }));
-  }
+/** An error replaces the verdict (a stale "Fits" of the question before is no answer): the
+ *  card and the pinned line say what to fix, where the eye is. @param {EngineError} error */
+function showErrorVerdict(error) {
+  const fit = byId('fit');
+  const field = error.path ? error.path.replace(/^\/workload\//, '').replace(/^\//, '') : '';
+  const text = field ? t('errorAtField', { field, message: error.message }) : error.message;
+  fit.className = 'fit over';
+  fit.replaceChildren();
+  const line = document.createElement('strong');
+  line.className = 'fit-verdict';
+  line.id = 'verdict-error';
+  line.dataset.fits = 'error';
+  line.textContent = text;
+  fit.append(line);
+  const bar = byId('sticky-summary');
+  bar.textContent = text;
+  bar.className = 'sticky-summary over';
+}
 
-  /** The one render: draws the page from `s`, each part when what it shows changed.
-   *  @param {PageState} s */
-  function render(s) {
-    const prev = shown;
-    shown = { ...s };
-    /** @param {keyof PageState} key */
-    const changed = (key) => prev === null || prev[key] !== s[key];
-    if (changed('lang')) {
-      setLang(s.lang);
-      applyI18n();
-      /** @type {HTMLSelectElement} */ (byId('lang')).value = s.lang;
-    }
-    if (changed('units')) {
-      byId('units-gib').setAttribute('aria-pressed', String(s.units === 'GiB'));
-      byId('units-gb').setAttribute('aria-pressed', String(s.units === 'GB'));
-    }
-    form.render(s);
-    io.render(s);
-    if (editorOn) editor.render(s);
-    if (REPORT_KEYS.some(changed)) estimate(s);
-    // Before the insights load there is no explanation to show and no GPU table to sort.
-    if (insightsLoaded && changed('explain')) insightsLoaded.showExplanation();
-    if (insightsLoaded && changed('gpuSort')) insightsLoaded.redrawGpus();
-  }
+/** The memory breakdown and the batch sweep. @param {Report} report @param {Sweep} sweep @param {string} units */
+function renderMemoryCharts(report, sweep, units) {
+  /** @param {number} b */
+  const fmt = (b) => formatBytes(b, units);
+  const cap = capacityOf(report);
+  // The lines that hold memory, each its own colour (a zero line draws nothing).
+  renderBreakdown(byId('breakdown'), memorySegments(report).filter((seg) => seg.bytes > 0), report.memory.total, cap, fmt, {
+    capacity: t('capacity'),
+    total: t('total'),
+    summary: cap === null
+      ? t('breakdownSummaryNoCap', { total: fmt(report.memory.total) })
+      : t('breakdownSummary', { total: fmt(report.memory.total), capacity: fmt(cap) }),
+  });
+  const pts = sweep.points;
+  const last = pts[pts.length - 1];
+  // The engine's sweep carries its capacity (a GPU's usable memory, per GPU, when one is
+  // chosen) and the largest batch that fits.
+  renderSweep(byId('sweep'), sweep, report.workload.batch, fmt, {
+    batch: t('batchAxis'),
+    capacity: t('capacity'),
+    maxBatch: t('maxBatch'),
+    current: t('current'),
+    fixed: t('fixed'),
+    formula: t('formula', { fixed: fmt(sweep.fixed), perSample: fmt(sweep.per_sample) }),
+    summary: t('sweepSummary', {
+      first: fmt(pts[0].total), last: fmt(last.total), lastBatch: last.batch,
+      perSample: fmt(sweep.per_sample),
+    }),
+  }, unitStep(units));
+}
 
-  /** Opens a share link's state in one update: its units and language, its workload (GPU
-   *  included, the rest the engine's defaults) and its model as a preset (by name) or as a
-   *  custom document. @param {{doc: any, ui: any}} link */
-  function openLinkState({ doc, ui }) {
-    const s = getState();
-    const units = ui?.units === 'decimal' ? 'GB' : ui?.units === 'binary' ? 'GiB' : s.units;
-    const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
-    const { model, workload } = splitDocument(doc);
-    const fromLink = workloadPatch(workload, units);
-    /** @type {PageState['gpu']} */
-    const gpu = { name: '', memory: '', ...fromLink.gpu };
-    const w = /** @type {{gpu?: unknown}} */ (workload && typeof workload === 'object' ? workload : {});
-    if (typeof w.gpu === 'string') {
-      // The engine writes the sizes back as text that reads back to the link's exact bytes.
-      const g = gpus().find((x) => (x.id ?? x.name) === w.gpu);
-      const memory = g && Number.isFinite(g.memory_bytes)
-        ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
-      Object.assign(gpu, { name: w.gpu, memory });
-    }
-    const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
-    const byName = keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string';
-    update({
-      units,
-      lang,
-      workload: { ...ENGINE_WORKLOAD, ...fromLink.workload },
-      gpu,
-      model: byName ? { preset: model.preset, doc: null } : { preset: null, doc: model },
-    }, { replace: true });
-  }
+/** @param {Page} page @param {PageState} s @param {Report} report @param {Sweep} sweep */
+function renderReport(page, s, report, sweep) {
+  const { units } = s;
+  renderTotals(byId('totals'), report, units);
+  renderFit(byId('fit'), report, units);
+  renderInference(byId('inference'), report, units, (users, contexts) =>
+    loadExtra().then(() => dlcost.servingSweep(buildDocument(getState()), users, contexts)));
+  page.underLoad(report);
+  renderMemoryCharts(report, sweep, units);
+  renderExtras(byId('extras'), report, units);
+  renderRun(byId('run'), report, s.lang);
+  renderLayerTable(byId('layers'), report, units, s.sort, (key) => {
+    const { sort } = getState();
+    const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
+    update({ sort: { key, dir } });
+  });
+  page.editor.showReport(report);
+  page.advice.render(report);
+  renderStickySummary(report, units);
+}
 
-  /** A first visit (or a link that cannot be read): the first preset with the engine's
-   *  starting point (schema.start: the task and the capacity; `dlcost estimate --preset NAME
-   *  --task train --memory-gib 24` gives the same first screen). @param {string} name */
-  function openDefault(name) {
-    const s = getState();
-    const model = { preset: name, doc: null };
-    const next = { ...s, model };
-    const memory = dlcost.workloadToText({ memory_gib: start.memory_gib }, s.units).memory_gib ?? '';
-    update(mergePatches(
-      { model, workload: { overhead_bytes: '0' }, gpu: { name: '', memory } },
-      taskPatch(start.task, next),
-    ));
+/** Estimates the state's document and draws the results: one engine call.
+ *  @param {Page} page @param {PageState} s */
+function estimate(page, s) {
+  try {
+    // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
+    const doc = buildDocument(s, { strict: true });
+    const { report, sweep } = dlcost.estimateWithSweep(doc);
+    page.lastReport = report;
+    renderReport(page, s, report, sweep);
+    withInsights(page, (m) => m.updateInsights(doc, report, s.units, s.model.preset));
+    showError(page, null);
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+    showError(page, { code: e.code, path: e.path, message: engineText(e.message, e.message_zh) });
   }
+  showLayouts(s);
+}
 
+/** The layout search for a multi-GPU training run, beside the verdict: also when the
+ *  estimate of the current split failed (a batch that does not divide), which it explains
+ *  with the engine's fix. @param {PageState} s */
+function showLayouts(s) {
+  const w = s.workload;
+  const gpus = gpuCount(String(w.gpus ?? ''));
+  const now = {
+    mode: String(w.mode ?? ''), gpus: s.gpu.name ? gpus : 1, tp: String(w.tp ?? ''), pp: String(w.pp ?? ''),
+    batch: String(w.batch ?? ''), units: s.units,
+  };
+  renderLayouts(byId('layouts'), now,
+    () => loadExtra().then(() => dlcost.layouts(buildDocument(s))),
+    (patch) => update({ workload: patch }));
+}
+
+/** The one render: draws the page from `s`, each part when what it shows changed.
+ *  @param {Page} page @param {PageState} s */
+function render(page, s) {
+  const prev = page.shown;
+  page.shown = { ...s };
+  /** @param {keyof PageState} key */
+  const changed = (key) => prev === null || prev[key] !== s[key];
+  if (changed('lang')) {
+    setLang(s.lang);
+    applyI18n();
+    /** @type {HTMLSelectElement} */ (byId('lang')).value = s.lang;
+  }
+  if (changed('units')) {
+    byId('units-gib').setAttribute('aria-pressed', String(s.units === 'GiB'));
+    byId('units-gb').setAttribute('aria-pressed', String(s.units === 'GB'));
+  }
+  page.form.render(s);
+  page.io.render(s);
+  if (page.editorOn) page.editor.render(s);
+  if (REPORT_KEYS.some(changed)) estimate(page, s);
+  // Before the insights load there is no explanation to show and no GPU table to sort.
+  if (page.insightsLoaded && changed('explain')) page.insightsLoaded.showExplanation();
+  if (page.insightsLoaded && changed('gpuSort')) page.insightsLoaded.redrawGpus();
+}
+
+/** Opens a share link's state in one update: its units and language, its workload (GPU
+ *  included, the rest the engine's defaults) and its model as a preset (by name) or as a
+ *  custom document. @param {() => Gpu[]} gpus @param {{doc: any, ui: any}} link */
+function openLinkState(gpus, { doc, ui }) {
+  const s = getState();
+  const units = ui?.units === 'decimal' ? 'GB' : ui?.units === 'binary' ? 'GiB' : s.units;
+  const lang = ui?.lang === 'zh' || ui?.lang === 'en' ? ui.lang : s.lang;
+  const { model, workload } = splitDocument(doc);
+  const fromLink = workloadPatch(workload, units);
+  /** @type {PageState['gpu']} */
+  const gpu = { name: '', memory: '', ...fromLink.gpu };
+  const w = /** @type {{gpu?: unknown}} */ (workload && typeof workload === 'object' ? workload : {});
+  if (typeof w.gpu === 'string') {
+    // The engine writes the sizes back as text that reads back to the link's exact bytes.
+    const g = gpus().find((x) => (x.id ?? x.name) === w.gpu);
+    const memory = g && Number.isFinite(g.memory_bytes)
+      ? dlcost.workloadToText({ memory_bytes: g.memory_bytes }, units).memory_bytes : '';
+    Object.assign(gpu, { name: w.gpu, memory });
+  }
+  const keys = model && typeof model === 'object' && !Array.isArray(model) ? Object.keys(model) : [];
+  const byName = keys.length === 1 && keys[0] === 'preset' && typeof model.preset === 'string';
+  update({
+    units,
+    lang,
+    workload: { ...ENGINE_WORKLOAD, ...fromLink.workload },
+    gpu,
+    model: byName ? { preset: model.preset, doc: null } : { preset: null, doc: model },
+  }, { replace: true });
+}
+
+/** A first visit (or a link that cannot be read): the first preset with the engine's
+ *  starting point (schema.start: the task and the capacity; `dlcost estimate --preset NAME
+ *  --task train --memory-gib 24` gives the same first screen).
+ *  @param {{task: string, memory_gib: number}} start @param {string} name */
+function openDefault(start, name) {
+  const s = getState();
+  const model = { preset: name, doc: null };
+  const next = { ...s, model };
+  const memory = dlcost.workloadToText({ memory_gib: start.memory_gib }, s.units).memory_gib ?? '';
+  update(mergePatches(
+    { model, workload: { overhead_bytes: '0' }, gpu: { name: '', memory } },
+    taskPatch(start.task, next),
+  ));
+}
+
+/** The language picker and the units toggle in the page's header. */
+function wireHeaderControls() {
   byId('lang').addEventListener('change', (e) => update({ lang: /** @type {HTMLSelectElement} */ (e.target).value }));
   /** @param {string} units */
   const setUnits = (units) => {
@@ -318,26 +309,62 @@ function createPage(presets, gpus, start) {
   };
   byId('units-gib').addEventListener('click', () => setUnits('GiB'));
   byId('units-gb').addEventListener('click', () => setUnits('GB'));
+}
 
-  /** What the first result does not need, drawn once it is on the page: the layer editor and
-   *  the GPU picker's list. */
-  function finishStart() {
-    editorOn = true;
-    editor.render(getState());
-    if (lastReport && !lastError) editor.showReport(lastReport);
-    showError(lastError);
-    form.listGpus();
-  }
+/** What the first result does not need, drawn once it is on the page: the layer editor and
+ *  the GPU picker's list. @param {Page} page */
+function finishStart(page) {
+  page.editorOn = true;
+  page.editor.render(getState());
+  if (page.lastReport && !page.lastError) page.editor.showReport(page.lastReport);
+  showError(page, page.lastError);
+  page.form.listGpus();
+}
+
+/** The page, once the engine has loaded: its parts and the one render.
+ *  @param {import('./types').PresetEntry[]} presets @param {() => Gpu[]} gpus
+ *  @param {{task: string, memory_gib: number}} start the engine's starting point (schema.start) */
+function createPage(presets, gpus, start) {
+  /** @type {Page} */
+  const page = {
+    presets, gpus, start,
+    lastReport: null,
+    lastError: null,
+    // The "Under load" section of a serving question: simulated when its button is pressed.
+    underLoad: createUnderLoad(byId('under-load'), byId('verdict-load'), () => buildDocument(getState())),
+    /** The state the page shows (top-level parts, compared by identity), null before the first. */
+    shown: null,
+    /** Whether the layer editor is drawn: from just after the first result (finishStart), which
+     *  does not wait for its rows (a preset's list can be hundreds of rows of controls). */
+    editorOn: false,
+    editor: createModelEditor(
+      byId('editor'),
+      (doc) => update({ model: { preset: null, doc } }),
+      (name) => dlcost.preset(name),
+    ),
+    form: createWorkloadForm(gpus, getState, update),
+    advice: createAdvice(byId('advice'), getState, update),
+    io: null,
+    /** The insights module's promise, and the module once loaded: the render calls it directly
+     *  (a sorted GPU table is redrawn before the click handler moves the focus to its new header). */
+    insights: null,
+    insightsLoaded: null,
+  };
+  page.io = createIo(page);
+  wireHeaderControls();
 
   return {
-    render,
-    finishStart,
-    openLinkState,
-    openDefault,
+    /** @param {PageState} s */
+    render: (s) => render(page, s),
+    finishStart: () => finishStart(page),
+    /** @param {{doc: any, ui: any}} link */
+    openLinkState: (link) => openLinkState(gpus, link),
+    /** @param {string} name */
+    openDefault: (name) => openDefault(start, name),
     /** Estimates the state's document again and redraws (for tests and benchmarks). */
-    recompute: () => estimate(getState()),
-    lastReport: () => lastReport,
-    lastError: () => lastError,
+    recompute: () => estimate(page, getState()),
+    lastReport: () => page.lastReport,
+    lastError: () => page.lastError,
   };
 }
 
