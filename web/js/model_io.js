@@ -53,95 +53,97 @@ export function splitDocument(doc) {
   return { model: doc, workload: undefined };
 }
 
-/**
- * @param {import('./types').PresetEntry[]} presets  from the engine
- * @param {{onPreset: (name: string) => void, onModel: (model: any, workload: unknown) => void,
- *   getExport: () => {model: any, workload: unknown}, engineTotal?: () => number | null}} handlers
- *   engineTotal: the engine's parameter count of the model just loaded, or null
- */
-export function createModelIo(presets, handlers) {
-  const select = /** @type {HTMLSelectElement} */ (byId('preset'));
-  const source = byId('preset-source');
-  const paste = /** @type {HTMLTextAreaElement} */ (byId('paste'));
-  const pasteError = byId('paste-error');
+/** @typedef {{onPreset: (name: string) => void, onModel: (model: any, workload: unknown) => void,
+ *   getExport: () => {model: any, workload: unknown}, engineTotal?: () => number | null}} IoHandlers */
 
-  /** The picker's options, grouped by family, in the page's language. */
-  function fillPresets() {
-    select.replaceChildren();
-    select.append(h('option', { value: '' }, t('customModel')));
-    const families = new Map();
-    for (const p of presets) {
-      if (!families.has(p.family)) families.set(p.family, []);
-      families.get(p.family).push(p);
-    }
-    for (const [family, list] of families) {
-      const group = h('optgroup', { label: t(`family_${family}`, {}, family.toUpperCase()) });
-      for (const p of list) group.append(h('option', { value: p.name }, p.name));
-      select.append(group);
-    }
+/** The picker's and paste box's elements, and what the render remembers.
+ *  @typedef {{
+ *    presets: import('./types').PresetEntry[], handlers: IoHandlers, select: HTMLSelectElement,
+ *    source: HTMLElement, paste: HTMLTextAreaElement, pasteError: HTMLElement,
+ *    dropped: {refresh: ((doc: object) => void) | null} | null, checkedModel: unknown, shownLang: string,
+ *  }} Io */
+
+/** The picker's options, grouped by family, in the page's language. @param {Io} io */
+function fillPresets(io) {
+  const { select } = io;
+  select.replaceChildren();
+  select.append(h('option', { value: '' }, t('customModel')));
+  const families = new Map();
+  for (const p of io.presets) {
+    if (!families.has(p.family)) families.set(p.family, []);
+    families.get(p.family).push(p);
   }
-
-  function showSource() {
-    const p = presets.find((x) => x.name === select.value);
-    source.textContent = p ? `${t('source')}: ${p.source}` : '';
+  for (const [family, list] of families) {
+    const group = h('optgroup', { label: t(`family_${family}`, {}, family.toUpperCase()) });
+    for (const p of list) group.append(h('option', { value: p.name }, p.name));
+    select.append(group);
   }
+}
 
+/** @param {Io} io */
+function showSource(io) {
+  const p = io.presets.find((x) => x.name === io.select.value);
+  io.source.textContent = p ? `${t('source')}: ${p.source}` : '';
+}
+
+/** @param {Io} io @param {string} text */
+function loadText(io, text) {
+  const { paste, pasteError } = io;
+  pasteError.textContent = '';
+  paste.removeAttribute('aria-invalid');
+  if (text.trim() === '') return;
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    pasteError.textContent = `${t('notJson')}: ${/** @type {Error} */ (e).message}`;
+    paste.setAttribute('aria-invalid', 'true');
+    return;
+  }
+  io.select.value = '';
+  showSource(io);
+  const { model, workload } = splitDocument(doc);
+  io.handlers.onModel(model, workload);
+}
+
+/** A GGUF's architecture as its config.json, with the file's weights, becomes the model,
+ *  like a pasted document. @param {Io} io @param {unknown} doc */
+function useConfig(io, doc) {
+  io.paste.value = JSON.stringify(doc, null, 2);
+  loadText(io, io.paste.value);
+}
+
+/** Shows the model files; the file shown last follows the page's model: checked again when
+ *  the model changes (by identity: an edit replaces it). @param {Io} io @param {File[]} files */
+async function dropFiles(io, files) {
+  io.checkedModel = getState().model;
+  io.dropped = await showModelFiles(files, { onConfig: (doc) => useConfig(io, doc) });
+}
+
+/** The preset picker and "New model". @param {Io} io */
+function wirePicker(io) {
+  const { select, handlers } = io;
   select.addEventListener('change', () => {
-    showSource();
+    showSource(io);
     if (select.value) handlers.onPreset(select.value);
   });
 
   byId('new-model').addEventListener('click', () => {
     select.value = '';
-    showSource();
+    showSource(io);
     handlers.onModel(structuredClone(STARTER_MODEL), undefined);
   });
+}
 
-  /** @param {string} text */
-  function loadText(text) {
-    pasteError.textContent = '';
-    paste.removeAttribute('aria-invalid');
-    if (text.trim() === '') return;
-    let doc;
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      pasteError.textContent = `${t('notJson')}: ${/** @type {Error} */ (e).message}`;
-      paste.setAttribute('aria-invalid', 'true');
-      return;
-    }
-    select.value = '';
-    showSource();
-    const { model, workload } = splitDocument(doc);
-    handlers.onModel(model, workload);
-  }
-
-  /** The file shown last, while its tensors follow the page's model: checked again when the
-   *  model changes (by identity: an edit replaces it). */
-  /** @type {{refresh: ((doc: object) => void) | null} | null} */
-  let dropped = null;
-  /** @type {unknown} */
-  let checkedModel = null;
-  /** @param {File[]} files */
-  async function dropFiles(files) {
-    checkedModel = getState().model;
-    dropped = await showModelFiles(files, { onConfig: useConfig });
-  }
-
-  /** A GGUF's architecture as its config.json, with the file's weights, becomes the model,
-   *  like a pasted document. */
-  /** @param {unknown} doc */
-  function useConfig(doc) {
-    paste.value = JSON.stringify(doc, null, 2);
-    loadText(paste.value);
-  }
-
-  paste.addEventListener('input', () => loadText(paste.value));
+/** The paste box: typing, the Hub fetch and dropped files. @param {Io} io */
+function wirePaste(io) {
+  const { paste } = io;
+  paste.addEventListener('input', () => loadText(io, paste.value));
   // Fetch from the Hub, on a click only; the fetched config goes where a pasted one goes.
-  mountHubFetch(pasteError, (doc) => {
+  mountHubFetch(io.pasteError, (doc) => {
     paste.value = JSON.stringify(doc, null, 2);
-    loadText(paste.value);
-  }, () => handlers.engineTotal?.() ?? null);
+    loadText(io, paste.value);
+  }, () => io.handlers.engineTotal?.() ?? null);
   paste.addEventListener('dragover', (e) => {
     e.preventDefault();
     paste.classList.add('drop');
@@ -153,13 +155,16 @@ export function createModelIo(presets, handlers) {
     const files = [...(e.dataTransfer?.files ?? [])];
     const file = files[0];
     if (file && (files.length > 1 || isModelFile(file))) {
-      dropFiles(files);
+      dropFiles(io, files);
     } else if (file) {
       paste.value = await file.text();
-      loadText(paste.value);
+      loadText(io, paste.value);
     }
   });
+}
 
+/** "Import" (a document, or model files) and "Export" (the page's document as JSON). @param {Io} io */
+function wireFiles(io) {
   const fileInput = /** @type {HTMLInputElement} */ (byId('import-file'));
   fileInput.accept = `${fileInput.accept},${MODEL_FILE_ACCEPT}`;
   fileInput.multiple = true;  // an index with its shards
@@ -170,16 +175,16 @@ export function createModelIo(presets, handlers) {
     if (!file) return;
     if (files.length > 1 || isModelFile(file)) {
       fileInput.value = '';
-      await dropFiles(files);
+      await dropFiles(io, files);
       return;
     }
-    paste.value = await file.text();
-    loadText(paste.value);
+    io.paste.value = await file.text();
+    loadText(io, io.paste.value);
     fileInput.value = '';
   });
 
   byId('export-json').addEventListener('click', () => {
-    const doc = handlers.getExport();
+    const doc = io.handlers.getExport();
     const blob = new Blob([`${JSON.stringify(doc, null, 2)}\n`], { type: 'application/json' });
     const url = URL.createObjectURL(blob);
     const name = (doc.model?.name || 'model').replace(/[^\w.-]+/g, '_');
@@ -189,27 +194,48 @@ export function createModelIo(presets, handlers) {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 0);
   });
+}
 
-  let shownLang = '';
+/**
+ * @param {import('./types').PresetEntry[]} presets  from the engine
+ * @param {IoHandlers} handlers
+ *   engineTotal: the engine's parameter count of the model just loaded, or null
+ */
+export function createModelIo(presets, handlers) {
+  /** @type {Io} */
+  const io = {
+    presets, handlers,
+    select: /** @type {HTMLSelectElement} */ (byId('preset')),
+    source: byId('preset-source'),
+    paste: /** @type {HTMLTextAreaElement} */ (byId('paste')),
+    pasteError: byId('paste-error'),
+    dropped: null,
+    checkedModel: null,
+    shownLang: '',
+  };
+  wirePicker(io);
+  wirePaste(io);
+  wireFiles(io);
+
   return {
     /** Shows the state's preset (none once the model is edited or custom), with its source.
      *  @param {PageState} s */
     render(s) {
-      if (shownLang !== s.lang) {
-        fillPresets();
-        shownLang = s.lang;
+      if (io.shownLang !== s.lang) {
+        fillPresets(io);
+        io.shownLang = s.lang;
       }
-      if (select.value !== (s.model.preset ?? '')) select.value = s.model.preset ?? '';
-      showSource();
-      if (dropped?.refresh && s.model !== checkedModel) {
-        checkedModel = s.model;
-        dropped.refresh({ model: modelDocument(s) });
+      if (io.select.value !== (s.model.preset ?? '')) io.select.value = s.model.preset ?? '';
+      showSource(io);
+      if (io.dropped?.refresh && s.model !== io.checkedModel) {
+        io.checkedModel = s.model;
+        io.dropped.refresh({ model: modelDocument(s) });
       }
     },
     /** The pasted text's error line also shows engine errors about the whole document.
      *  @param {string} message */
     showPasteError(message) {
-      pasteError.textContent = message;
+      io.pasteError.textContent = message;
     },
   };
 }
