@@ -57,120 +57,140 @@ export function embedSnippet(embedUrl, title) {
   return `${embedIframe(embedUrl, title)}\n\n${embedScript(embedUrl)}`;
 }
 
+/** @typedef {{currentState: () => LinkState, open: (state: LinkState) => void, openDefault: () => void,
+ *   modelName: () => string}} ShareHandlers */
+
+/** The share panel's elements and the fragment this page wrote itself (not to be reopened).
+ *  @typedef {{
+ *    handlers: ShareHandlers, panel: HTMLElement, urlField: HTMLInputElement, snippet: HTMLTextAreaElement,
+ *    script: HTMLTextAreaElement, status: HTMLElement, linkError: HTMLElement, written: string | null,
+ *  }} Share */
+
+/** @param {Share} share */
+function currentFragment(share) {
+  const fragment = dlcost.encodeLink(share.handlers.currentState());
+  share.written = fragment;
+  // replaceState: no hashchange event, no new history entry per copy.
+  history.replaceState(null, '', `${location.pathname}${location.search}${fragment}`);
+  return fragment;
+}
+
+/** "Copy link": the link into the clipboard, or selected for the user to copy. @param {Share} share */
+async function copyLink(share) {
+  const { urlField } = share;
+  const url = new URL(currentFragment(share), location.href).href;
+  share.panel.hidden = false;
+  urlField.value = url;
+  byId('embed-box').hidden = true;
+  let copied = false;
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(url);
+      copied = true;
+    }
+  } catch {
+    // Permission refused or no secure context: the selected field is the fallback.
+  }
+  share.status.textContent = copied ? t('linkCopied') : t('linkSelect');
+  if (!copied) {
+    urlField.focus();
+    urlField.select();
+  }
+}
+
+/** "Embed": the snippets and a live preview. @param {Share} share */
+function showEmbed(share) {
+  const { snippet } = share;
+  const fragment = currentFragment(share);
+  const embedUrl = new URL(`embed.html${fragment}`, location.href).href;
+  share.panel.hidden = false;
+  share.urlField.value = new URL(fragment, location.href).href;
+  share.status.textContent = '';
+  byId('embed-box').hidden = false;
+  const title = t('embedTitle', { name: share.handlers.modelName() });
+  snippet.value = embedIframe(embedUrl, title);
+  share.script.value = embedScript(embedUrl);
+  // The live preview: the widget itself (the page's CSP allows frames of its own origin).
+  const frame = document.createElement('iframe');
+  frame.className = 'dlcost-embed';
+  frame.src = embedUrl;
+  frame.title = title;
+  frame.width = '100%';
+  frame.height = '420';
+  byId('embed-preview').replaceChildren(frame);
+  byId('embed-status').textContent = '';
+  snippet.focus();
+  snippet.select();
+}
+
+/** Copies a read-only field's text, or selects it for the user to copy.
+ *  @param {HTMLInputElement | HTMLTextAreaElement} field */
+async function copyField(field) {
+  let copied = false;
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(field.value);
+      copied = true;
+    }
+  } catch {
+    // Permission refused or no secure context: the selected field is the fallback.
+  }
+  byId('embed-status').textContent = copied ? t('snippetCopied') : t('linkSelect');
+  if (!copied) {
+    field.focus();
+    field.select();
+  }
+}
+
+/** `onHashChange`: a link followed from the open page; when it cannot be read the page keeps
+ *  the user's model and shows why (only a first visit falls back to the default).
+ *  @param {Share} share */
+function openFromHash(share, onHashChange = false) {
+  const hash = location.hash;
+  if (!isLinkFragment(hash)) return false;
+  if (hash === share.written) return true;
+  share.linkError.textContent = '';
+  try {
+    const { state, has_document: hasDocument } = dlcost.readLink(hash);
+    if (!hasDocument) {
+      throw new DlcostError({ code: 'value', path: '', message: t('linkNoDoc') });
+    }
+    share.written = hash;
+    share.handlers.open(state);
+  } catch (e) {
+    if (!(e instanceof DlcostError)) throw e;
+    share.linkError.textContent = t('linkBroken', { reason: engineText(e.message, e.message_zh) });
+    if (!onHashChange) share.handlers.openDefault();
+  }
+  return true;
+}
+
 /**
- * @param {{currentState: () => LinkState, open: (state: LinkState) => void, openDefault: () => void,
- *   modelName: () => string}} handlers
+ * @param {ShareHandlers} handlers
  * @returns {{openFromHash: (onHashChange?: boolean) => boolean}} openFromHash: whether a link
  *   was opened (or failed: the default is then open)
  */
 export function createShareLinks(handlers) {
-  const panel = byId('share-panel');
-  const urlField = /** @type {HTMLInputElement} */ (byId('share-url'));
-  const snippet = /** @type {HTMLTextAreaElement} */ (byId('embed-snippet'));
-  const script = /** @type {HTMLTextAreaElement} */ (byId('embed-script'));
-  const status = byId('share-status');
-  const linkError = byId('link-error');
-  let written = null;  // the fragment this page wrote itself, not to be reopened
+  /** @type {Share} */
+  const share = {
+    handlers,
+    panel: byId('share-panel'),
+    urlField: /** @type {HTMLInputElement} */ (byId('share-url')),
+    snippet: /** @type {HTMLTextAreaElement} */ (byId('embed-snippet')),
+    script: /** @type {HTMLTextAreaElement} */ (byId('embed-script')),
+    status: byId('share-status'),
+    linkError: byId('link-error'),
+    written: null,
+  };
+  byId('copy-link').addEventListener('click', () => copyLink(share));
+  byId('embed').addEventListener('click', () => showEmbed(share));
+  byId('copy-iframe').addEventListener('click', () => copyField(share.snippet));
+  byId('copy-script').addEventListener('click', () => copyField(share.script));
 
-  function currentFragment() {
-    const fragment = dlcost.encodeLink(handlers.currentState());
-    written = fragment;
-    // replaceState: no hashchange event, no new history entry per copy.
-    history.replaceState(null, '', `${location.pathname}${location.search}${fragment}`);
-    return fragment;
-  }
-
-  byId('copy-link').addEventListener('click', async () => {
-    const url = new URL(currentFragment(), location.href).href;
-    panel.hidden = false;
-    urlField.value = url;
-    byId('embed-box').hidden = true;
-    let copied = false;
-    try {
-      if (navigator.clipboard?.writeText) {
-        await navigator.clipboard.writeText(url);
-        copied = true;
-      }
-    } catch {
-      // Permission refused or no secure context: the selected field is the fallback.
-    }
-    status.textContent = copied ? t('linkCopied') : t('linkSelect');
-    if (!copied) {
-      urlField.focus();
-      urlField.select();
-    }
-  });
-
-  byId('embed').addEventListener('click', () => {
-    const fragment = currentFragment();
-    const embedUrl = new URL(`embed.html${fragment}`, location.href).href;
-    panel.hidden = false;
-    urlField.value = new URL(fragment, location.href).href;
-    status.textContent = '';
-    byId('embed-box').hidden = false;
-    const title = t('embedTitle', { name: handlers.modelName() });
-    snippet.value = embedIframe(embedUrl, title);
-    script.value = embedScript(embedUrl);
-    // The live preview: the widget itself (the page's CSP allows frames of its own origin).
-    const frame = document.createElement('iframe');
-    frame.className = 'dlcost-embed';
-    frame.src = embedUrl;
-    frame.title = title;
-    frame.width = '100%';
-    frame.height = '420';
-    byId('embed-preview').replaceChildren(frame);
-    byId('embed-status').textContent = '';
-    snippet.focus();
-    snippet.select();
-  });
-
-  /** Copies a read-only field's text, or selects it for the user to copy.
-   *  @param {HTMLInputElement | HTMLTextAreaElement} field */
-  async function copyField(field) {
-    let copied = false;
-    try {
-      if (navigator.clipboard?.writeText) {
-        await navigator.clipboard.writeText(field.value);
-        copied = true;
-      }
-    } catch {
-      // Permission refused or no secure context: the selected field is the fallback.
-    }
-    byId('embed-status').textContent = copied ? t('snippetCopied') : t('linkSelect');
-    if (!copied) {
-      field.focus();
-      field.select();
-    }
-  }
-  byId('copy-iframe').addEventListener('click', () => copyField(snippet));
-  byId('copy-script').addEventListener('click', () => copyField(script));
-
-  /** `onHashChange`: a link followed from the open page; when it cannot be read the page keeps
-   *  the user's model and shows why (only a first visit falls back to the default). */
-  function openFromHash(onHashChange = false) {
-    const hash = location.hash;
-    if (!isLinkFragment(hash)) return false;
-    if (hash === written) return true;
-    linkError.textContent = '';
-    try {
-      const { state, has_document: hasDocument } = dlcost.readLink(hash);
-      if (!hasDocument) {
-        throw new DlcostError({ code: 'value', path: '', message: t('linkNoDoc') });
-      }
-      written = hash;
-      handlers.open(state);
-    } catch (e) {
-      if (!(e instanceof DlcostError)) throw e;
-      linkError.textContent = t('linkBroken', { reason: engineText(e.message, e.message_zh) });
-      if (!onHashChange) handlers.openDefault();
-    }
-    return true;
-  }
-
-  addEventListener('hashchange', () => openFromHash(true));
+  addEventListener('hashchange', () => openFromHash(share, true));
   // The message about a broken link stays until the user changes something.
   for (const type of ['input', 'change']) {
-    document.querySelector('main').addEventListener(type, () => { linkError.textContent = ''; });
+    document.querySelector('main').addEventListener(type, () => { share.linkError.textContent = ''; });
   }
-  return { openFromHash };
+  return { openFromHash: (onHashChange = false) => openFromHash(share, onHashChange) };
 }
