@@ -342,6 +342,200 @@ function sweepRates(out, load) {
   return base > 0 ? SWEEP_FACTORS.map((f) => base * f) : [];
 }
 
+/** The section's state: its elements, the form (built when first shown), the trace read, the
+ *  last run (the document it read, serveSim's answer, the sweep's points) and the run going on.
+ *  @typedef {{
+ *    root: HTMLElement, verdictLine: HTMLElement, getDocument: () => any,
+ *    form: ReturnType<typeof buildForm> | null, trace: {name: string, rows: any[]} | null,
+ *    last: {key: string, out: any, load: Record<string, unknown>, points: any[], sweep: [string, object] | null} | null,
+ *    running: {cancelled: boolean} | null, shownLang: string,
+ *    runButton: HTMLButtonElement, cancelButton: HTMLButtonElement, progress: HTMLElement, error: HTMLElement,
+ *    results: HTMLElement, knee: HTMLElement, stale: HTMLElement,
+ *  }} UnderLoad */
+
+/** The section's state with its elements, not yet on the page.
+ *  @param {HTMLElement} root @param {HTMLElement} verdictLine @param {() => any} getDocument
+ *  @returns {UnderLoad} */
+function sectionState(root, verdictLine, getDocument) {
+  return {
+    root,
+    verdictLine,
+    getDocument,
+    form: null,
+    trace: null,
+    last: null,
+    running: null,
+    shownLang: '',
+    runButton: h('button', { type: 'button', id: 'ul-run', 'data-i18n': 'ulRun', text: t('ulRun') }),
+    cancelButton: h('button', {
+      type: 'button',
+      id: 'ul-cancel',
+      'data-i18n': 'ulCancel',
+      text: t('ulCancel'),
+      disabled: true,
+    }),
+    progress: h('p', { class: 'hint', id: 'ul-progress', 'aria-live': 'polite' }),
+    error: h('p', { class: 'field-error', id: 'ul-error', role: 'alert' }),
+    results: h('div', { id: 'ul-results', 'aria-live': 'polite' }),
+    knee: h('div', { class: 'inference-charts', id: 'ul-knee' }),
+    stale: h('p', { class: 'hint', id: 'ul-stale', 'data-i18n': 'ulStale', text: t('ulStale'), hidden: true }),
+  };
+}
+
+/** @param {UnderLoad} ul */
+function clearErrors(ul) {
+  for (const el of ul.root.querySelectorAll('.field-error')) el.textContent = '';
+  for (const el of ul.root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+}
+
+/** An engine error next to the field its path names (/load/rate ...), else under the button.
+ *  @param {UnderLoad} ul @param {unknown} e */
+function showError(ul, e) {
+  if (!(e instanceof DlcostError)) throw e;
+  const { form } = ul;
+  const message = engineText(e.message, e.message_zh);
+  const key = String(e.path || '').startsWith('/load/') ? String(e.path).split('/')[2] : '';
+  let id = FIELD_OF[key];
+  // "give exactly one of rate, concurrency or trace": the arrivals the user chose.
+  if (key === 'rate' && form && form.fields.kind.value !== 'rate') id = FIELD_OF[form.fields.kind.value];
+  const at = id ? document.getElementById(`${id}-error`) : null;
+  (at || ul.error).textContent = at ? message : `${e.path ? `${e.path}: ` : ''}${message}`;
+  const control = id && ul.root.querySelector(`#${id}-field input, #${id}-field select`);
+  if (control) control.setAttribute('aria-invalid', 'true');
+}
+
+/** @param {UnderLoad} ul @param {File} file */
+function readTrace(ul, file) {
+  clearErrors(ul);
+  const reader = new FileReader();
+  reader.onload = () => {
+    loadExtra().then(() => {
+      try {
+        ul.trace = { name: file.name, rows: dlcost.loadTrace(String(reader.result)).trace };
+        if (ul.form)
+          ul.form.fields.traceInfo.textContent = t('ulTraceRows', { file: file.name, rows: ul.trace.rows.length });
+      } catch (e) {
+        ul.trace = null;
+        showError(ul, e);
+      }
+    });
+  };
+  reader.readAsText(file);
+}
+
+/** @param {UnderLoad} ul */
+function drawResults(ul) {
+  const { last, verdictLine } = ul;
+  if (!last) return;
+  replace(ul.results, ...resultNodes(last.out));
+  replace(ul.knee, ...(last.points.length ? kneeNodes(last.points, last.load) : []));
+  const line = capacityText(last.out.capacity);
+  verdictLine.hidden = !line;
+  verdictLine.textContent = line ? `${t('ulVerdict')}: ${line}` : '';
+}
+
+/** @param {UnderLoad} ul @param {boolean} busy */
+function setBusy(ul, busy) {
+  ul.runButton.disabled = busy;
+  ul.cancelButton.disabled = !busy;
+}
+
+/** One serveSim call per rate, a pause before each; stops at Cancel.
+ *  @param {UnderLoad} ul @param {{cancelled: boolean}} token @param {any} base @param {number[]} rates */
+async function sweep(ul, token, base, rates) {
+  if (!ul.last) return;
+  const run = ul.last;
+  const { progress } = ul;
+  const { slo_ttft_ms, slo_itl_ms, replicas, ...rest } = run.load;
+  for (const [i, rate] of rates.entries()) {
+    progress.textContent = t('ulSweepProgress', { done: i, total: rates.length });
+    await pause();
+    if (token.cancelled) {
+      run.sweep = ['ulSweepCancelled', { done: i, total: rates.length }];
+      progress.textContent = t(...run.sweep);
+      return;
+    }
+    // Per instance at the capacity (its rate is one instance's); the asked replicas otherwise.
+    const load = { ...rest, rate, ...(run.out.capacity ? {} : { replicas }) };
+    const r = dlcost.serveSim({ ...base, load }).result;
+    run.points.push({ rate, ttft: r.ttft_s.p99 * 1000, itl: r.itl_s.p99 * 1000 });
+    replace(ul.knee, ...kneeNodes(run.points, run.load));
+  }
+  progress.textContent = '';
+}
+
+/** @param {UnderLoad} ul */
+async function simulate(ul) {
+  if (!ul.form || ul.running) return;
+  const { progress } = ul;
+  clearErrors(ul);
+  const token = { cancelled: false };
+  ul.running = token;
+  setBusy(ul, true);
+  progress.textContent = t('ulRunning');
+  try {
+    await loadExtra();
+    await pause();
+    const base = ul.getDocument();
+    const load = loadOf(ul.form.fields, ul.trace);
+    const out = dlcost.serveSim({ ...base, load });
+    ul.last = { key: JSON.stringify(base), out, load, points: [], sweep: null };
+    ul.stale.hidden = true;
+    drawResults(ul);
+    progress.textContent = '';
+    await sweep(ul, token, base, sweepRates(out, load));
+  } catch (e) {
+    progress.textContent = '';
+    showError(ul, e);
+  } finally {
+    ul.running = null;
+    setBusy(ul, false);
+  }
+}
+
+/** Builds the form and puts the section's parts on the page (the first time it is shown).
+ *  @param {UnderLoad} ul */
+function mountSection(ul) {
+  ul.form = buildForm((file) => readTrace(ul, file));
+  replace(
+    ul.root,
+    h('h3', { 'data-i18n': 'ulTitle', text: t('ulTitle') }),
+    h('p', { class: 'hint', 'data-i18n': 'ulIntro', text: t('ulIntro') }),
+    ul.form.node,
+    h('div', { class: 'ul-actions' }, ul.runButton, ul.cancelButton),
+    ul.progress,
+    ul.error,
+    ul.stale,
+    ul.results,
+    ul.knee,
+  );
+}
+
+/** Shows the section for a serving plan, hides it otherwise. @param {UnderLoad} ul @param {any} report */
+function updateSection(ul, report) {
+  const { root, verdictLine, last } = ul;
+  const serving = Boolean(report && report.serving);
+  root.hidden = !serving;
+  if (!serving) {
+    verdictLine.hidden = true;
+    return;
+  }
+  if (!ul.form) mountSection(ul);
+  // The labels made before the page's language was set, or in another language.
+  if (getLang() !== ul.shownLang) {
+    ul.shownLang = getLang();
+    applyI18n(root);
+    ul.form.relabel();
+    drawResults(ul);
+    if (last && last.sweep && !ul.running) ul.progress.textContent = t(...last.sweep);
+  }
+  const isStale = Boolean(last) && last?.key !== JSON.stringify(ul.getDocument());
+  ul.stale.hidden = !isStale;
+  ul.results.classList.toggle('stale', isStale);
+  ul.knee.classList.toggle('stale', isStale);
+  verdictLine.hidden = !last || isStale || !capacityText(last.out.capacity);
+}
+
 /**
  * Sets up the section in `root` and the capacity line of the verdict card in `verdictLine`.
  * `getDocument()` is the page's current {model, workload}. Returns update(report), called
@@ -349,175 +543,16 @@ function sweepRates(out, load) {
  * @param {HTMLElement} root @param {HTMLElement} verdictLine @param {() => any} getDocument
  */
 export function createUnderLoad(root, verdictLine, getDocument) {
-  /** @type {ReturnType<typeof buildForm> | null} */
-  let form = null;
-  /** @type {{name: string, rows: any[]} | null} */
-  let trace = null;
-  /** The last run: the document it read, serveSim's answer, the sweep's points. */
-  /** @type {{key: string, out: any, load: Record<string, unknown>, points: any[], sweep: [string, object] | null} | null} */
-  let last = null;
-  /** @type {{cancelled: boolean} | null} */
-  let running = null;
-  let shownLang = '';
-  const runButton = h('button', { type: 'button', id: 'ul-run', 'data-i18n': 'ulRun', text: t('ulRun') });
-  const cancelButton = h('button', {
-    type: 'button',
-    id: 'ul-cancel',
-    'data-i18n': 'ulCancel',
-    text: t('ulCancel'),
-    disabled: true,
+  const ul = sectionState(root, verdictLine, getDocument);
+  ul.runButton.addEventListener('click', () => {
+    simulate(ul);
   });
-  const progress = h('p', { class: 'hint', id: 'ul-progress', 'aria-live': 'polite' });
-  const error = h('p', { class: 'field-error', id: 'ul-error', role: 'alert' });
-  const results = h('div', { id: 'ul-results', 'aria-live': 'polite' });
-  const knee = h('div', { class: 'inference-charts', id: 'ul-knee' });
-  const stale = h('p', { class: 'hint', id: 'ul-stale', 'data-i18n': 'ulStale', text: t('ulStale'), hidden: true });
-
-  const clearErrors = () => {
-    for (const el of root.querySelectorAll('.field-error')) el.textContent = '';
-    for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
-  };
-
-  /** An engine error next to the field its path names (/load/rate ...), else under the button.
-   *  @param {unknown} e */
-  function showError(e) {
-    if (!(e instanceof DlcostError)) throw e;
-    const message = engineText(e.message, e.message_zh);
-    const key = String(e.path || '').startsWith('/load/') ? String(e.path).split('/')[2] : '';
-    let id = FIELD_OF[key];
-    // "give exactly one of rate, concurrency or trace": the arrivals the user chose.
-    if (key === 'rate' && form && form.fields.kind.value !== 'rate') id = FIELD_OF[form.fields.kind.value];
-    const at = id ? document.getElementById(`${id}-error`) : null;
-    (at || error).textContent = at ? message : `${e.path ? `${e.path}: ` : ''}${message}`;
-    const control = id && root.querySelector(`#${id}-field input, #${id}-field select`);
-    if (control) control.setAttribute('aria-invalid', 'true');
-  }
-
-  /** @param {File} file */
-  function readTrace(file) {
-    clearErrors();
-    const reader = new FileReader();
-    reader.onload = () => {
-      loadExtra().then(() => {
-        try {
-          trace = { name: file.name, rows: dlcost.loadTrace(String(reader.result)).trace };
-          if (form) form.fields.traceInfo.textContent = t('ulTraceRows', { file: file.name, rows: trace.rows.length });
-        } catch (e) {
-          trace = null;
-          showError(e);
-        }
-      });
-    };
-    reader.readAsText(file);
-  }
-
-  function drawResults() {
-    if (!last) return;
-    replace(results, ...resultNodes(last.out));
-    replace(knee, ...(last.points.length ? kneeNodes(last.points, last.load) : []));
-    const line = capacityText(last.out.capacity);
-    verdictLine.hidden = !line;
-    verdictLine.textContent = line ? `${t('ulVerdict')}: ${line}` : '';
-  }
-
-  /** @param {boolean} busy */
-  function setBusy(busy) {
-    runButton.disabled = busy;
-    cancelButton.disabled = !busy;
-  }
-
-  /** One serveSim call per rate, a pause before each; stops at Cancel.
-   *  @param {{cancelled: boolean}} token @param {any} base @param {number[]} rates */
-  async function sweep(token, base, rates) {
-    if (!last) return;
-    const run = last;
-    const { slo_ttft_ms, slo_itl_ms, replicas, ...rest } = run.load;
-    for (const [i, rate] of rates.entries()) {
-      progress.textContent = t('ulSweepProgress', { done: i, total: rates.length });
-      await pause();
-      if (token.cancelled) {
-        run.sweep = ['ulSweepCancelled', { done: i, total: rates.length }];
-        progress.textContent = t(...run.sweep);
-        return;
-      }
-      // Per instance at the capacity (its rate is one instance's); the asked replicas otherwise.
-      const load = { ...rest, rate, ...(run.out.capacity ? {} : { replicas }) };
-      const r = dlcost.serveSim({ ...base, load }).result;
-      run.points.push({ rate, ttft: r.ttft_s.p99 * 1000, itl: r.itl_s.p99 * 1000 });
-      replace(knee, ...kneeNodes(run.points, run.load));
-    }
-    progress.textContent = '';
-  }
-
-  async function simulate() {
-    if (!form || running) return;
-    clearErrors();
-    const token = { cancelled: false };
-    running = token;
-    setBusy(true);
-    progress.textContent = t('ulRunning');
-    try {
-      await loadExtra();
-      await pause();
-      const base = getDocument();
-      const load = loadOf(form.fields, trace);
-      const out = dlcost.serveSim({ ...base, load });
-      last = { key: JSON.stringify(base), out, load, points: [], sweep: null };
-      stale.hidden = true;
-      drawResults();
-      progress.textContent = '';
-      await sweep(token, base, sweepRates(out, load));
-    } catch (e) {
-      progress.textContent = '';
-      showError(e);
-    } finally {
-      running = null;
-      setBusy(false);
-    }
-  }
-
-  runButton.addEventListener('click', () => {
-    simulate();
-  });
-  cancelButton.addEventListener('click', () => {
-    if (running) running.cancelled = true;
+  ul.cancelButton.addEventListener('click', () => {
+    if (ul.running) ul.running.cancelled = true;
   });
 
   /** @param {any} report the page's last report */
   return function update(report) {
-    const serving = Boolean(report && report.serving);
-    root.hidden = !serving;
-    if (!serving) {
-      verdictLine.hidden = true;
-      return;
-    }
-    if (!form) {
-      form = buildForm(readTrace);
-      replace(
-        root,
-        h('h3', { 'data-i18n': 'ulTitle', text: t('ulTitle') }),
-        h('p', { class: 'hint', 'data-i18n': 'ulIntro', text: t('ulIntro') }),
-        form.node,
-        h('div', { class: 'ul-actions' }, runButton, cancelButton),
-        progress,
-        error,
-        stale,
-        results,
-        knee,
-      );
-    }
-    // The labels made before the page's language was set, or in another language.
-    if (getLang() !== shownLang) {
-      shownLang = getLang();
-      applyI18n(root);
-      form.relabel();
-      drawResults();
-      if (last && last.sweep && !running) progress.textContent = t(...last.sweep);
-    }
-    const isStale = Boolean(last) && last?.key !== JSON.stringify(getDocument());
-    stale.hidden = !isStale;
-    results.classList.toggle('stale', isStale);
-    knee.classList.toggle('stale', isStale);
-    verdictLine.hidden = !last || isStale || !capacityText(last.out.capacity);
+    updateSection(ul, report);
   };
 }
