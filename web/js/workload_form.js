@@ -168,6 +168,167 @@ export function unitsPatch(s, to) {
   return patch;
 }
 
+/** The form's state: its inputs from the page, the GPU picker and memory box, and what the
+ *  render remembers (the language the fields were built in; whether the picker lists the GPUs).
+ *  @typedef {{
+ *    gpus: () => Gpu[], getState: () => Readonly<PageState>, update: typeof import('./state.js').update,
+ *    gpuSelect: HTMLSelectElement, memory: HTMLInputElement, builtLang: string, gpusWanted: boolean,
+ *  }} Form */
+
+/** Applies a task's settings. @param {Form} form @param {string} task */
+const applyTask = (form, task) => form.update(taskPatch(task, form.getState()));
+
+/** A field's change: switching between training and inference starts from that task's
+ *  settings. @param {Form} form @param {string} key @param {string | boolean} value */
+function onFieldChange(form, key, value) {
+  if (key === 'mode' && value !== form.getState().workload.mode) applyTask(form, value === 'infer' ? 'infer' : 'train');
+  else form.update({ workload: { [key]: value } });
+}
+
+/** The task menu: the engine's tasks for this kind of model, with the recipe's note. @param {Form} form */
+function renderTask(form) {
+  const select = h('select', { id: 'wl-task', 'aria-describedby': 'wl-task-note' });
+  select.addEventListener('change', () => applyTask(form, select.value));
+  return h('div', { class: 'field task', 'data-field': 'task' },
+    h('label', { for: 'wl-task' }, t('task')), select,
+    h('p', { class: 'hint', id: 'wl-task-note' }));
+}
+
+/** Fills the task menu and its note for the current model and workload. @param {PageState} s */
+function refreshTask(s) {
+  const select = /** @type {HTMLSelectElement | null} */ (byId('wl-task'));
+  if (!select) return;
+  const kind = modelKind(s);
+  const list = tasksFor(kind);
+  const key = list.map((d) => d.task).join(',') + s.lang;
+  if (select.dataset.key !== key) {
+    select.replaceChildren(...list.map((d) => h('option', { value: d.task }, d.label[s.lang] ?? d.label.en)));
+    select.dataset.key = key;
+  }
+  const task = currentTask(s);
+  select.value = task;
+  const entry = taskEntry(task, kind);
+  const note = byId('wl-task-note');
+  const text = entry ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}` : '';
+  const title = entry ? entry.sources.join('\n') : '';
+  if (note.textContent !== text) note.textContent = text;
+  if (note.title !== title) note.title = title;
+}
+
+/** Writes the state's values into the controls; a control that already shows its value is
+ *  not written (writing would move the caret of the field being typed in).
+ *  @param {PageState} s */
+function syncValues(s) {
+  for (const f of formFields()) {
+    const el = controlById(fieldId(f.key));
+    if (controlKind(f) === 'checkbox') {
+      const box = /** @type {HTMLInputElement} */ (el);
+      if (box.checked !== (s.workload[f.key] === true)) box.checked = s.workload[f.key] === true;
+    } else if (el.value !== String(s.workload[f.key] ?? '')) {
+      el.value = String(s.workload[f.key] ?? '');
+    }
+  }
+}
+
+/** Builds every schema field in the page's language (again after a language change).
+ *  @param {Form} form @param {string} lang */
+function build(form, lang) {
+  /** @param {string} key @param {string | boolean} value */
+  const onChange = (key, value) => onFieldChange(form, key, value);
+  const groups = Object.fromEntries(Object.keys(GROUP_CONTAINERS).map((g) => [g, []]));
+  groups.workload.push(renderTask(form));
+  for (const f of formFields()) (groups[f.group] ?? groups.workload).push(renderField(f, lang, onChange));
+  for (const [group, id] of Object.entries(GROUP_CONTAINERS)) byId(id).replaceChildren(...groups[group]);
+}
+
+/** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest.
+ *  @param {PageState} s */
+function refresh(s) {
+  const ctx = fieldContext(s);
+  for (const f of formFields()) {
+    const field = /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field'));
+    const hide = !applies(f, ctx);
+    if (field.hidden !== hide) field.hidden = hide;  // a write costs style work at every keystroke
+  }
+  refreshTask(s);
+}
+
+/** The GPU picker's options (its first, "custom", in the page's language): the GPUs only once
+ *  they are wanted (the list is the engine's largest table, and the first result does not
+ *  need it). @param {Form} form */
+function fillGpus(form) {
+  form.gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
+  if (!form.gpusWanted) return;
+  for (const g of form.gpus()) form.gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
+}
+
+/** A size in bytes as the memory box shows it, in the page's unit (the engine formats it).
+ *  @param {Form} form @param {number} bytes @returns {string} */
+const sizeText = (form, bytes) =>
+  dlcost.workloadToText({ memory_bytes: bytes }, form.getState().units).memory_bytes ?? '';
+
+/** The GPU picker and the memory box write to the store. @param {Form} form */
+function wireGpu(form) {
+  const { gpuSelect, memory, update } = form;
+  gpuSelect.addEventListener('change', () => {
+    const g = form.gpus().find((x) => (x.id ?? x.name) === gpuSelect.value);
+    if (g) {
+      // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
+      // memory field shows its marketed size until the user types a custom one.
+      const text = Number.isFinite(g.memory_bytes) ? sizeText(form, g.memory_bytes) : '';
+      update({ gpu: { name: g.id ?? g.name, memory: text } });
+    } else {
+      update({ gpu: { name: '' } });
+    }
+  });
+  memory.addEventListener('input', () => update({ gpu: { memory: memory.value, name: '' } }));
+}
+
+/** Draws the form from `s`: the fields (built again in a new language), their values,
+ *  which of them apply, the task, the GPU picker and the memory box.
+ *  @param {Form} form @param {PageState} s */
+function renderForm(form, s) {
+  const { gpuSelect, memory } = form;
+  const listGpus = !form.gpusWanted && s.gpu.name !== '';
+  if (listGpus) form.gpusWanted = true;
+  if (form.builtLang !== s.lang) {
+    build(form, s.lang);
+    fillGpus(form);
+    form.builtLang = s.lang;
+  } else if (listGpus) {
+    fillGpus(form);
+  }
+  syncValues(s);
+  refresh(s);
+  const gpu = form.gpusWanted && form.gpus().some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
+  if (gpuSelect.value !== gpu) gpuSelect.value = gpu;
+  if (memory.value !== String(s.gpu.memory ?? '')) memory.value = String(s.gpu.memory ?? '');
+  for (const el of document.querySelectorAll('[data-unit-label]')) {
+    if (el.textContent !== s.units) el.textContent = s.units;
+  }
+}
+
+/** Shows `error` next to the field its path names; returns whether one did.
+ *  @param {Form} form @param {EngineError | null} error @returns {boolean} */
+function showFormError(form, error) {
+  const paths = [...formFields().map((f) => [`/workload/${f.key}`, fieldId(f.key)]), ...MEMORY_PATHS.map((p) => [p, 'wl-memory'])];
+  const match = error && paths.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
+  const target = match ? match[1] : null;
+  // The field's name in the page's language leads the engine's message (which says the
+  // range and its unit), so the message reads on its own, in a summary or a screen reader.
+  const { lang } = form.getState();
+  const field = match && formFields().find((f) => `/workload/${f.key}` === match[0]);
+  const name = field ? (field.label[lang] ?? field.label.en) : `${t('gpuMemory')} (${form.getState().units})`;
+  for (const id of new Set(paths.map(([, id]) => id))) {
+    const text = id === target ? `${name}: ${error.message}` : '';
+    const invalid = id === target ? 'true' : 'false';
+    const message = byId(`${id}-error`);
+    if (message.textContent !== text) message.textContent = text;
+    if (byId(id).getAttribute('aria-invalid') !== invalid) byId(id).setAttribute('aria-invalid', invalid);
+  }
+  return target !== null;
+}
+
 /**
  * @param {() => Gpu[]} gpus the engine's GPU presets (may be empty), asked for when the picker
  *   is filled: after the first result (fillGpus), or at once when the state names a GPU
@@ -175,161 +336,33 @@ export function unitsPatch(s, to) {
  * @param {typeof import('./state.js').update} update
  */
 export function createWorkloadForm(gpus, getState, update) {
-  const gpuSelect = /** @type {HTMLSelectElement} */ (byId('wl-gpu'));
-  const memory = /** @type {HTMLInputElement} */ (byId('wl-memory'));
-  /** @param {string} task */
-  const applyTask = (task) => update(taskPatch(task, getState()));
-  // Switching between training and inference starts from that task's settings.
-  /** @param {string} key @param {string | boolean} value */
-  const onChange = (key, value) => {
-    if (key === 'mode' && value !== getState().workload.mode) applyTask(value === 'infer' ? 'infer' : 'train');
-    else update({ workload: { [key]: value } });
+  /** @type {Form} */
+  const form = {
+    gpus, getState, update,
+    gpuSelect: /** @type {HTMLSelectElement} */ (byId('wl-gpu')),
+    memory: /** @type {HTMLInputElement} */ (byId('wl-memory')),
+    /** What the fields were last built for: rebuilt when the language changes. */
+    builtLang: '',
+    /** Whether the picker lists the GPUs: not before the first result unless the state names
+     *  one (the list is the engine's largest table, and the first result does not need it). */
+    gpusWanted: false,
   };
-  /** What the fields were last built for: rebuilt when the language changes. */
-  let builtLang = '';
-
-  /** The task menu: the engine's tasks for this kind of model, with the recipe's note. */
-  function renderTask() {
-    const select = h('select', { id: 'wl-task', 'aria-describedby': 'wl-task-note' });
-    select.addEventListener('change', () => applyTask(select.value));
-    return h('div', { class: 'field task', 'data-field': 'task' },
-      h('label', { for: 'wl-task' }, t('task')), select,
-      h('p', { class: 'hint', id: 'wl-task-note' }));
-  }
-
-  /** Fills the task menu and its note for the current model and workload. @param {PageState} s */
-  function refreshTask(s) {
-    const select = /** @type {HTMLSelectElement | null} */ (byId('wl-task'));
-    if (!select) return;
-    const kind = modelKind(s);
-    const list = tasksFor(kind);
-    const key = list.map((d) => d.task).join(',') + s.lang;
-    if (select.dataset.key !== key) {
-      select.replaceChildren(...list.map((d) => h('option', { value: d.task }, d.label[s.lang] ?? d.label.en)));
-      select.dataset.key = key;
-    }
-    const task = currentTask(s);
-    select.value = task;
-    const entry = taskEntry(task, kind);
-    const note = byId('wl-task-note');
-    const text = entry ? `${t('taskStartsFrom')}: ${entry.note[s.lang] ?? entry.note.en}` : '';
-    const title = entry ? entry.sources.join('\n') : '';
-    if (note.textContent !== text) note.textContent = text;
-    if (note.title !== title) note.title = title;
-  }
-
-  /** Writes the state's values into the controls; a control that already shows its value is
-   *  not written (writing would move the caret of the field being typed in).
-   *  @param {PageState} s */
-  function syncValues(s) {
-    for (const f of formFields()) {
-      const el = controlById(fieldId(f.key));
-      if (controlKind(f) === 'checkbox') {
-        const box = /** @type {HTMLInputElement} */ (el);
-        if (box.checked !== (s.workload[f.key] === true)) box.checked = s.workload[f.key] === true;
-      } else if (el.value !== String(s.workload[f.key] ?? '')) {
-        el.value = String(s.workload[f.key] ?? '');
-      }
-    }
-  }
-
-  /** Builds every schema field in the page's language (again after a language change).
-   *  @param {string} lang */
-  function build(lang) {
-    const groups = Object.fromEntries(Object.keys(GROUP_CONTAINERS).map((g) => [g, []]));
-    groups.workload.push(renderTask());
-    for (const f of formFields()) (groups[f.group] ?? groups.workload).push(renderField(f, lang, onChange));
-    for (const [group, id] of Object.entries(GROUP_CONTAINERS)) byId(id).replaceChildren(...groups[group]);
-  }
-
-  /** Shows the fields that apply to the model, mode and GPU; hides (and stops sending) the rest.
-   *  @param {PageState} s */
-  function refresh(s) {
-    const ctx = fieldContext(s);
-    for (const f of formFields()) {
-      const field = /** @type {HTMLElement} */ (byId(fieldId(f.key)).closest('.field'));
-      const hide = !applies(f, ctx);
-      if (field.hidden !== hide) field.hidden = hide;  // a write costs style work at every keystroke
-    }
-    refreshTask(s);
-  }
-
-  /** A size in bytes as the memory box shows it, in the page's unit (the engine formats it).
-   *  @param {number} bytes @returns {string} */
-  const sizeText = (bytes) => dlcost.workloadToText({ memory_bytes: bytes }, getState().units).memory_bytes ?? '';
-
-  /** Whether the picker lists the GPUs: not before the first result unless the state names
-   *  one (the list is the engine's largest table, and the first result does not need it). */
-  let gpusWanted = false;
-  /** The GPU picker's options (its first, "custom", in the page's language). */
-  function fillGpus() {
-    gpuSelect.replaceChildren(h('option', { value: '' }, t('customMemory')));
-    if (!gpusWanted) return;
-    for (const g of gpus()) gpuSelect.append(h('option', { value: g.id ?? g.name }, g.name ?? g.id));
-  }
-
-  gpuSelect.addEventListener('change', () => {
-    const g = gpus().find((x) => (x.id ?? x.name) === gpuSelect.value);
-    if (g) {
-      // The engine applies the GPU's own capacity, reserves and rates (workload.gpu); the
-      // memory field shows its marketed size until the user types a custom one.
-      const text = Number.isFinite(g.memory_bytes) ? sizeText(g.memory_bytes) : '';
-      update({ gpu: { name: g.id ?? g.name, memory: text } });
-    } else {
-      update({ gpu: { name: '' } });
-    }
-  });
-  memory.addEventListener('input', () => update({ gpu: { memory: memory.value, name: '' } }));
+  wireGpu(form);
 
   return {
     /** Draws the form from `s`: the fields (built again in a new language), their values,
      *  which of them apply, the task, the GPU picker and the memory box. @param {PageState} s */
-    render(s) {
-      const listGpus = !gpusWanted && s.gpu.name !== '';
-      if (listGpus) gpusWanted = true;
-      if (builtLang !== s.lang) {
-        build(s.lang);
-        fillGpus();
-        builtLang = s.lang;
-      } else if (listGpus) {
-        fillGpus();
-      }
-      syncValues(s);
-      refresh(s);
-      const gpu = gpusWanted && gpus().some((g) => (g.id ?? g.name) === s.gpu.name) ? s.gpu.name : '';
-      if (gpuSelect.value !== gpu) gpuSelect.value = gpu;
-      if (memory.value !== String(s.gpu.memory ?? '')) memory.value = String(s.gpu.memory ?? '');
-      for (const el of document.querySelectorAll('[data-unit-label]')) {
-        if (el.textContent !== s.units) el.textContent = s.units;
-      }
-    },
+    render: (s) => renderForm(form, s),
     /** Lists the GPUs in the picker (the page calls it once its first result is drawn). */
     listGpus() {
-      if (gpusWanted) return;
-      gpusWanted = true;
-      fillGpus();
+      if (form.gpusWanted) return;
+      form.gpusWanted = true;
+      fillGpus(form);
       const { name } = getState().gpu;
-      gpuSelect.value = gpus().some((g) => (g.id ?? g.name) === name) ? name : '';
+      form.gpuSelect.value = gpus().some((g) => (g.id ?? g.name) === name) ? name : '';
     },
     /** Shows `error` next to the field its path names; returns whether one did.
      *  @param {EngineError | null} error @returns {boolean} */
-    showError(error) {
-      const paths = [...formFields().map((f) => [`/workload/${f.key}`, fieldId(f.key)]), ...MEMORY_PATHS.map((p) => [p, 'wl-memory'])];
-      const match = error && paths.find(([path]) => error.path === path || error.path.startsWith(`${path}/`));
-      const target = match ? match[1] : null;
-      // The field's name in the page's language leads the engine's message (which says the
-      // range and its unit), so the message reads on its own, in a summary or a screen reader.
-      const { lang } = getState();
-      const field = match && formFields().find((f) => `/workload/${f.key}` === match[0]);
-      const name = field ? (field.label[lang] ?? field.label.en) : `${t('gpuMemory')} (${getState().units})`;
-      for (const id of new Set(paths.map(([, id]) => id))) {
-        const text = id === target ? `${name}: ${error.message}` : '';
-        const invalid = id === target ? 'true' : 'false';
-        const message = byId(`${id}-error`);
-        if (message.textContent !== text) message.textContent = text;
-        if (byId(id).getAttribute('aria-invalid') !== invalid) byId(id).setAttribute('aria-invalid', invalid);
-      }
-      return target !== null;
-    },
+    showError: (error) => showFormError(form, error),
   };
 }
