@@ -13,6 +13,37 @@ import { formatBytes } from './units.js';
 /** @typedef {import('./types').Advice} Advice */
 /** @typedef {import('./state.js').PageState} PageState */
 
+/** The advice as a list, each item with its Apply button.
+ *  @param {Advice[]} items @param {string} units @param {(advice: Advice) => void} onApply */
+function adviceList(items, units, onApply) {
+  return h(
+    'ol',
+    { class: 'advice', 'aria-labelledby': 'advice-h' },
+    items.map((a, i) =>
+      h(
+        'li',
+        { dataset: { index: String(i) } },
+        h('span', { class: 'advice-change' }, engineText(a.change, a.change_zh)),
+        h(
+          'span',
+          { class: 'hint num' },
+          ` — ${t('adviceNeeds', { bytes: formatBytes(a.per_gpu_bytes, units), usable: formatBytes(a.usable_bytes, units) })}`,
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'apply',
+            'aria-label': t('applyLabel', { change: engineText(a.change, a.change_zh) }),
+            onclick: () => onApply(a),
+          },
+          t('apply'),
+        ),
+      ),
+    ),
+  );
+}
+
 /**
  * @param {Element} root the list's container
  * @param {() => Readonly<PageState>} getState
@@ -62,34 +93,7 @@ export function createAdvice(root, getState, update) {
       parts.push(h('h3', { id: 'advice-h' }, t('toMakeItFit')));
       if (items.length === 0) parts.push(h('p', { class: 'hint' }, t('adviceNone')));
       else {
-        parts.push(
-          h(
-            'ol',
-            { class: 'advice', 'aria-labelledby': 'advice-h' },
-            items.map((a, i) =>
-              h(
-                'li',
-                { dataset: { index: String(i) } },
-                h('span', { class: 'advice-change' }, engineText(a.change, a.change_zh)),
-                h(
-                  'span',
-                  { class: 'hint num' },
-                  ` — ${t('adviceNeeds', { bytes: formatBytes(a.per_gpu_bytes, units), usable: formatBytes(a.usable_bytes, units) })}`,
-                ),
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'apply',
-                    'aria-label': t('applyLabel', { change: engineText(a.change, a.change_zh) }),
-                    onclick: () => apply(a, model),
-                  },
-                  t('apply'),
-                ),
-              ),
-            ),
-          ),
-        );
+        parts.push(adviceList(items, units, (a) => apply(a, model)));
       }
     }
     if (getState().undo.length) {
