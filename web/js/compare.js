@@ -62,25 +62,9 @@ const activateKeys = (el, fn) => {
   });
 };
 
-/**
- * Bubble chart of preset rows (comparePresets). `kind` "cnn" (x: GMACs log, y: top-1) or
- * "llm" (x: parameters log, y: total memory log). `onPick(name)` loads a preset.
- */
-export function renderModelChart(root, rows, kind, current, units, onPick) {
-  const pts = rows.filter((r) => !r.error && (kind === 'cnn'
-    ? r.metrics && typeof r.metrics.imagenet_top1 === 'number' && r.macs_forward > 0
-    : r.params > 0 && r.memory_total > 0));
-  if (!pts.length) {
-    replace(root);
-    return;
-  }
-  const xv = (r) => (kind === 'cnn' ? r.macs_forward / 1e9 : r.params);
-  const yv = (r) => (kind === 'cnn' ? r.metrics.imagenet_top1 : r.memory_total);
-  const xs = pts.map(xv);
-  const ys = pts.map(yv);
-  const xlo = Math.min(...xs) / 1.6;
-  const xhi = Math.max(...xs) * 1.6;
-  const px = (v) => M.l + ((Math.log10(v) - Math.log10(xlo)) / (Math.log10(xhi) - Math.log10(xlo))) * (W - M.l - M.r);
+/** The bubble chart's y axis: top-1 accuracy (linear, "cnn") or total memory (log, "llm"),
+ *  with its ticks and their text. @param {string} kind @param {number[]} ys @param {string} units */
+function yScale(kind, ys, units) {
   let py;
   let yTicks;
   let yFmt;
@@ -105,6 +89,29 @@ export function renderModelChart(root, rows, kind, current, units, onPick) {
     }
     yFmt = (v) => formatBytes(v, units);
   }
+  return { py, yTicks, yFmt };
+}
+
+/**
+ * Bubble chart of preset rows (comparePresets). `kind` "cnn" (x: GMACs log, y: top-1) or
+ * "llm" (x: parameters log, y: total memory log). `onPick(name)` loads a preset.
+ */
+export function renderModelChart(root, rows, kind, current, units, onPick) {
+  const pts = rows.filter((r) => !r.error && (kind === 'cnn'
+    ? r.metrics && typeof r.metrics.imagenet_top1 === 'number' && r.macs_forward > 0
+    : r.params > 0 && r.memory_total > 0));
+  if (!pts.length) {
+    replace(root);
+    return;
+  }
+  const xv = (r) => (kind === 'cnn' ? r.macs_forward / 1e9 : r.params);
+  const yv = (r) => (kind === 'cnn' ? r.metrics.imagenet_top1 : r.memory_total);
+  const xs = pts.map(xv);
+  const ys = pts.map(yv);
+  const xlo = Math.min(...xs) / 1.6;
+  const xhi = Math.max(...xs) * 1.6;
+  const px = (v) => M.l + ((Math.log10(v) - Math.log10(xlo)) / (Math.log10(xhi) - Math.log10(xlo))) * (W - M.l - M.r);
+  const { py, yTicks, yFmt } = yScale(kind, ys, units);
   const xTicks = logTicks(xlo, xhi).filter((v, i, a) => a.length < 9 || isPow10(v));
   const maxP = Math.max(...pts.map((r) => r.params));
   const radius = (p) => 4 + 18 * Math.sqrt(p / maxP);  // area proportional to parameters
