@@ -71,6 +71,7 @@ NOT_A_STEP = "not a speed of one setup"
 NOT_RELEASED = "unreleased build"
 REFUSED = "dlcost refuses the setup"
 NO_FIGURE = "dlcost gives no figure"
+IMPOSSIBLE = "measured beyond the device's physical limit"
 
 
 class Skip(Exception):
@@ -338,8 +339,22 @@ def llama_base(row, quant, fa):
     gpus = row["hardware"].get("n_gpus", 1)
     if gpus > 1:
         raise Skip(ENGINE_OPTION, "llama.cpp layer split over several GPUs")
+    if fa is None:
+        fa = llama_fa_default(row)
     return (["--mode", "infer", "--engine", "llamacpp", "--dtype", "fp16", "--quant", "gguf",
              "--gguf-type", gguf] + (["--attention", "eager"] if fa == "0" else []))
+
+
+def llama_fa_default(row):
+    """llama-bench's -fa where a test does not state it: off ("0") before flash attention
+    became the default (-fa auto, build b6327, 2025-08-31: llama.cpp's flash_attn_type; it
+    arrived behind a flag in PR #5021, 2024-04-30), on ("1") after. A build is read from its
+    number "(2824)", else from a year in the row's build text (2023, 2024: before)."""
+    build = str(row.get("llama_cpp_build", ""))
+    number = re.search(r"\((\d{3,5})\)", build)
+    if number:
+        return "1" if int(number.group(1)) >= 6327 else "0"
+    return "0" if re.search(r"\b(2023|2024)\b", build) else "1"
 
 
 def llama_build(row, test, point):
@@ -601,6 +616,7 @@ class Runner:
     def __init__(self, dlcost, log, params=None):
         self.dlcost, self.log = dlcost, log
         self.params = params if params is not None else read_params_text()
+        self.last = None  # the last report run
 
     def __call__(self, args):
         key = (params_file(self.params),) + tuple(str(a) for a in args)
@@ -608,6 +624,7 @@ class Runner:
             RESULTS[key] = self.invoke(key)
         self.log.append(" ".join(("dlcost", "estimate") + key[1:] + ("--json",)))
         result = RESULTS[key]
+        self.last = result
         if "error" in result:
             raise Skip(REFUSED, result["error"]["message"])
         return result
@@ -649,15 +666,40 @@ def params_file(text):
 def evaluate(point, dlcost, params=None):
     point.estimate, point.skip = None, None
     point.commands = []
+    runner = Runner(dlcost, point.commands, params)
     try:
-        point.estimate = point.compute(Runner(dlcost, point.commands, params))
+        point.estimate = point.compute(runner)
+        if runner.last:  # the device family whose parameters the figure used
+            point.time_family = runner.last["gpu_fit"]["roofline"]["family"]
+        physically_possible(point, runner.last)
     except Skip as s:
-        point.skip = s
+        point.skip, point.estimate = s, None
     except (KeyError, TypeError, ZeroDivisionError) as e:
         point.skip = Skip(NO_FIGURE, f"{type(e).__name__} {e}")
     if point.skip is None and point.estimate is None:
         point.skip = Skip(NO_FIGURE, "the figure is null (no published compute rate)")
     return point
+
+
+def physically_possible(point, report):
+    """Raises Skip for a llama-bench speed no device can reach: decode faster than reading
+    every weight once per token at the full DRAM bandwidth (serving.speed.step_bytes), a
+    prompt faster than its FLOPs at twice the dense peak (the FP16-accumulate rate). Such a
+    figure is a failed run's (xd's M1 8GB at 8,192 tokens, which swaps: 1,133 tokens/s of an
+    8B model from 68 GB/s), not a speed of the setup."""
+    if point.engine != "llama.cpp" or point.kind not in ("decode", "prefill") or not report:
+        return
+    speed, roof = report["serving"]["speed"], report["gpu_fit"]["roofline"]
+    if point.kind == "decode" and speed.get("step_bytes"):
+        ceiling = speed["users"] * roof["bandwidth_bytes_per_s"] / speed["step_bytes"]
+        limit = "the DRAM bandwidth"
+    elif point.kind == "prefill" and speed.get("step_flops") and roof.get("peak_flops"):
+        ceiling = 2 * roof["peak_flops"] / speed["step_flops"]
+        limit = "twice the dense FLOP rate"
+    else:
+        return
+    if point.measured > ceiling:
+        raise Skip(IMPOSSIBLE, f"{point.measured:g} tokens/s > {ceiling:.0f} at {limit}")
 
 
 def run_all(points, dlcost, params=None):
@@ -768,8 +810,10 @@ TIME_FAMILIES = [("h100", "hopper"), ("h200", "hopper"), ("a100", "ampere"),
                  ("mi", "amd")]
 
 
-def time_family(gpu):
-    return next((name for prefix, name in TIME_FAMILIES if gpu.startswith(prefix)), "older")
+def time_family(p):
+    """The family dlcost used (its report's gpu_fit.roofline.family), else by the GPU id."""
+    return getattr(p, "time_family", None) or next(
+        (name for prefix, name in TIME_FAMILIES if p.gpu.startswith(prefix)), "older")
 
 
 def time_engine(p):
@@ -832,7 +876,7 @@ def fit_params(points):
     per quantization format present. Engines run as proxies (gpt-fast) fit vLLM's parameters; plain PyTorch's (training) GEMM share is the family's own."""
     fams, engines, formats = {}, {}, {}
     for p in points:
-        fams.setdefault(time_family(p.gpu), []).append(p)
+        fams.setdefault(time_family(p), []).append(p)
         engines.setdefault(time_engine(p), []).append(p)
         fmt = time_format(p)
         if fmt:
@@ -849,7 +893,10 @@ def fit_params(points):
             params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
     for eng, pts in sorted(engines.items()):
         if eng in ("llamacpp", "hf", "trtllm"):  # kernels of their own (TensorRT's GEMM tactics)
-            params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
+            # Apple chips and CPUs run the engine's own kernels: the family's share is theirs
+            # (core/src/gpu/time_model.cpp, largeGemmEfficiency).
+            vendor_blas = [p for p in pts if time_family(p) not in ("apple", "cpu")]
+            params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, vendor_blas))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
         if eng != "none":  # training's forward is its only one (layer_overhead_s)
             params.append(Param(("engines", eng, "prefill_layer_overhead_s"), 0.0, 1e-3, pts,

@@ -200,10 +200,15 @@ double mathPeak(const TimeContext& ctx) {
 }
 
 double largeGemmEfficiency(const TimeContext& ctx) {
-  const double large = ctx.utilization
-                           ? *ctx.utilization
-                           : familyOf(ctx).gemm_efficiency * engineOf(ctx).compute_scale;
-  return std::min(1.0, large);
+  if (ctx.utilization) return std::min(1.0, *ctx.utilization);
+  // An engine's compute_scale compares its kernels with the vendor's BLAS (cuBLAS, rocBLAS),
+  // which the GPU families' shares measure. On Apple chips and CPUs llama.cpp's own kernels
+  // (Metal, ggml's CPU backend) are the only ones dlcost runs, so the family's share is
+  // theirs: scaling it again by the CUDA kernels' ratio would count that ratio twice.
+  const DeviceFamily f = deviceFamily(*ctx.gpu);
+  const bool own_kernels = f == DeviceFamily::kApple || f == DeviceFamily::kCpu;
+  const double scale = own_kernels ? 1.0 : engineOf(ctx).compute_scale;
+  return std::min(1.0, familyOf(ctx).gemm_efficiency * scale);
 }
 
 double gemmEfficiency(const TimeContext& ctx, double rows) {
@@ -257,7 +262,9 @@ ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w) {
     t.comm_s = 2.0 * static_cast<double>(w.layers) *
                (engineOf(ctx).allreduce_latency_s + std::max(0.0, bandwidth));
   }
-  t.total_s = t.op.total() + t.fixed_s + t.comm_s;
+  const double bw = achievableBandwidth(ctx);
+  if (w.score_bytes > 0 && bw > 0) t.scores_s = w.score_bytes / bw;
+  t.total_s = t.op.total() + t.fixed_s + t.comm_s + t.scores_s;
   return t;
 }
 

@@ -128,7 +128,8 @@ struct TimeContext {
 /// fast path), with the engine's FP16 accumulation on GeForce.
 double mathPeak(const TimeContext& ctx);
 /// Share of mathPeak a large GEMM reaches: the workload's utilization when given, else the
-/// family's gemm_efficiency x the engine's compute_scale (at most 1).
+/// family's gemm_efficiency x the engine's compute_scale (at most 1); on Apple chips and
+/// CPUs, whose only engine's kernels are its own, the family's share alone.
 double largeGemmEfficiency(const TimeContext& ctx);
 /// Share of mathPeak a GEMM of `rows` rows reaches: largeGemmEfficiency x rows / (rows +
 /// gemm_half_rows).
@@ -164,12 +165,17 @@ struct ForwardWork {
   int64_t tp = 1;
   double allreduce_bytes = 0;
   const Network* network = nullptr;
+  /// DRAM traffic of attention scores an eager implementation writes and reads back between
+  /// its kernels (QK^T, the softmax, the conversion before AV): passes of their own, after
+  /// the GEMMs, at the achievable bandwidth. Fused (flash) attention keeps them on chip: 0.
+  double score_bytes = 0;
 };
 
 struct ForwardTime {
   OpTime op;
-  double fixed_s = 0;  ///< launches per layer + per-step cost
-  double comm_s = 0;   ///< tensor-parallel all-reduces
+  double fixed_s = 0;   ///< launches per layer + per-step cost
+  double comm_s = 0;    ///< tensor-parallel all-reduces
+  double scores_s = 0;  ///< eager attention's score passes
   double total_s = 0;
 };
 
