@@ -86,8 +86,8 @@ bool knownCommand(const std::string& c) {
   return false;
 }
 
-/// serve-sim's load flags: --rate -> "rate", ...; nullptr for other flags.
-// The load's keys come from core (loadFieldNames); "trace" is read as a file (--trace).
+/// serve-sim's load flags, from core's loadFieldNames: --rate -> "rate", ...; nullptr for
+/// other flags and for --trace (a file, read by the CLI).
 const std::string* loadFlagKey(const std::string& flag) {
   for (const std::string& k : loadFieldNames()) {
     if (k == "trace") continue;

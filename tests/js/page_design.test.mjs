@@ -80,9 +80,7 @@ test('module-level mutable state is only the listed engine data and caches', () 
 
 /** Number-to-text calls outside units.js that are drawing or a chart's own label, and why. */
 const FORMAT_ALLOWED = [
-  ['charts.js', 'toFixed(1)', 'SVG path coordinates'],
-  ['under_load_chart.js', '${px(x).toFixed(1)},${py(y).toFixed(1)}', 'SVG path coordinates'],
-  ['compare.js', '.toFixed(1)},${fn(p).toFixed(1)}', 'SVG path coordinates'],
+  ['charts.js', '${x.toFixed(1)},${y.toFixed(1)}', "SVG path coordinates (linePath: every chart's lines)"],
   ['compare.js', 'Number(v.toPrecision(12))', 'rounding an axis tick (float steps)'],
   ['compare.js', 'xv(r).toFixed(2)', "the CNN chart's axis in GMACs and top-1 %, as the sources publish them"],
   ['compare.js', 'yv(r).toFixed(2)', "the CNN chart's axis in GMACs and top-1 %, as the sources publish them"],

@@ -9,6 +9,13 @@ import { formatPercent } from './units.js';
 const BAR_W = 640;
 
 /** Round tick values covering [0, max]: steps of 1, 2 or 5 x 10^k. */
+/** An SVG path "d" through screen points: move to the first, a line to each next, coordinates
+ *  to 0.1 px (finer is invisible and only lengthens the markup).
+ *  @param {Array<[number, number]>} xy */
+export function linePath(xy) {
+  return xy.map(([x, y], i) => `${i ? 'L' : 'M'}${x.toFixed(1)},${y.toFixed(1)}`).join('');
+}
+
 export function niceTicks(max, count = 5) {
   if (!(max > 0)) return [0, 1];
   const raw = max / count;
@@ -125,7 +132,7 @@ export function renderSweep(root, sweep, batch, fmt, labels, base = 1024) {
   svg.append(s('text', { x: W - M.r - 4, y: py(sweep.fixed) - 4, 'text-anchor': 'end', class: 'fixed-label' },
     `${labels.fixed} ${fmt(sweep.fixed)}`));
 
-  const d = pts.map((p, i) => `${i ? 'L' : 'M'}${px(p.batch).toFixed(1)},${py(p.total).toFixed(1)}`).join('');
+  const d = linePath(pts.map((p) => [px(p.batch), py(p.total)]));
   svg.append(s('path', { d, class: 'sweep-line' }));
 
   if (sweep.memory_bytes) {

@@ -5,6 +5,7 @@
 // GPU. SVG built with DOM calls; names only ever become text nodes.
 // @ts-check
 
+import { linePath } from './charts.js';
 import { h, replace, s } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatPercent, formatRate, formatSeconds, unitStep } from './units.js';
@@ -281,7 +282,7 @@ export function renderBatchChart(root, sweep, units) {
     right.append(s('text', { x: W - M.r + 6, y: pyM(v) + 4, class: 'tick' }, formatBytes(v, units)));
   }
   svg.append(right, s('text', { x: W - M.r, y: M.t - 4, class: 'axis-label' }, t('legendMemory')));
-  const line = (fn, cls) => s('path', { class: cls, d: pts.map((p, i) => `${i ? 'L' : 'M'}${px(p.batch).toFixed(1)},${fn(p).toFixed(1)}`).join('') });
+  const line = (fn, cls) => s('path', { class: cls, d: linePath(pts.map((p) => [px(p.batch), fn(p)])) });
   svg.append(line((p) => pyM(p.total), 'mem-line'), line((p) => pyT(p.samples_per_s), 'tput-line'));
   for (const p of pts) {
     svg.append(s('circle', { cx: px(p.batch), cy: pyT(p.samples_per_s), r: 2.5, class: 'tput-dot', dataset: { batch: String(p.batch) } },

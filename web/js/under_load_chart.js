@@ -5,7 +5,7 @@
 // @ts-check
 
 import { h, s } from './dom.js';
-import { niceTicks } from './charts.js';
+import { linePath, niceTicks } from './charts.js';
 
 const W = 320;
 const H = 180;
@@ -60,7 +60,7 @@ export function xyChart({ title, series, fmtX, fmtY, hline, id }) {
   }
   for (const se of series) {
     const pts = thin(se.points);
-    const d = pts.map(([x, y], k) => `${k ? 'L' : 'M'}${px(x).toFixed(1)},${py(y).toFixed(1)}`).join('');
+    const d = linePath(pts.map(([x, y]) => [px(x), py(y)]));
     if (d) svg.append(s('path', { d, class: `load-line ${se.cls}` }));
     if (!se.dots) continue;
     for (const [x, y] of pts) {

@@ -153,9 +153,9 @@ const std::vector<std::string>& loadFieldNames() {
 LoadSettings loadSettingsFromJson(const json& j, const std::string& path, int64_t prompt,
                                   int64_t output) {
   if (!j.is_object()) bad(ErrorCode::kType, path, "must be an object");
+  const std::vector<std::string>& names = loadFieldNames();
   for (const auto& [key, value] : j.items()) {
-    if (std::find(loadFieldNames().begin(), loadFieldNames().end(), key) ==
-        loadFieldNames().end()) {
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
       bad(ErrorCode::kUnknownField, path + "/" + key, "unknown field of the load");
     }
   }

@@ -11,8 +11,9 @@
 
 namespace dlcost {
 
-/// The keys of a load object, in the order the docs list them. The CLI's serve-sim flags are
-/// these names with "--" and dashes ("slo_ttft_ms" is --slo-ttft-ms); "trace" is a file there.
+/// Every key a load object accepts (loadSettingsFromJson rejects any other). The CLI's serve-sim
+/// flags are these names with "--" and dashes ("slo_ttft_ms" is --slo-ttft-ms); "trace" is a file
+/// there.
 const std::vector<std::string>& loadFieldNames();
 
 /// Reads `j` (at JSON path `path`, normally "/load"): exactly one of "rate" (requests/s,
