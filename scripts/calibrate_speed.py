@@ -152,7 +152,6 @@ MODEL_TABLE = [
     (r"Qwen3-235B-A22B", [f"{MODELS}/qwen3-235b-a22b.json"]),
     (r"Qwen2\.5-7B-Instruct", [f"{MODELS}/qwen2.5-7b-instruct.json"]),
     (r"^BLOOM 176B", [f"{MODELS}/bloom-176b.json"]),
-    (r"^MPT-", Skip(FAMILY_MISSING, "mpt (llm-foundry's MPT)")),
     (r"^Nemotron-", Skip(FAMILY_MISSING, "nemotron (NeMo's Nemotron)")),
     (r"granite", Skip(FAMILY_MISSING, "granite")),
     (r"Llama-4-Scout", Skip(FAMILY_MISSING, "llama4")),
@@ -223,6 +222,64 @@ VLM = re.compile(r"gemma-3-(4b|12b|27b)")
 
 def model_args(text):
     return list(first_match(MODEL_TABLE, text, "model"))
+
+
+# llm-foundry's training rows: "MPT-<size> (llm-foundry yaml; <N> params at this seq len)".
+MPT_ROW = re.compile(r"^MPT-(?P<size>\w+) \(llm-foundry yaml; (?P<params>[\d,]+) params at this "
+                     r"seq len\)$")
+# The model section of llm-foundry's scripts/train/yamls/pretrain/mpt-<size>.yaml at commit
+# 495218376830947dce625efabc4d86be7c47cc45 (the commit of scripts/train/benchmarking/README.md,
+# whose table the rows are): size -> (d_model, n_heads, n_layers). Every yaml also sets
+# expansion_ratio 4, vocab_size 50368, max_seq_len ${max_seq_len} (the run's) and
+# attn_config.attn_impl flash, and nothing else, so the rest is MPTConfig's defaults
+# (llmfoundry/models/mpt/configuration_mpt.py): learned_pos_emb true, no_bias false,
+# attn_config.alibi false, norm_type low_precision_layernorm, ffn_type mptmlp, tied wte.
+MPT_YAMLS = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24),
+             "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
+             "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
+MPT_DIR = []  # the temporary directory of the generated config.json files, made on first use
+
+
+@atexit.register
+def remove_mpt_configs():
+    for d in MPT_DIR:
+        for name in os.listdir(d):
+            os.remove(os.path.join(d, name))
+        os.rmdir(d)
+
+
+def mpt_model(text, seq):
+    """(dlcost's model arguments, the row's parameter count) for an llm-foundry MPT row, or None
+    for any other row: the config.json MPTConfig writes for the yaml at max_seq_len `seq`
+    (its learned positions make the count depend on it), in a temporary directory."""
+    m = MPT_ROW.match(text or "")
+    if not m:
+        return None
+    if m["size"] not in MPT_YAMLS:
+        raise Skip(MODEL_MISSING, f"MPT-{m['size']} (no llm-foundry yaml of that size)")
+    d_model, heads, layers = MPT_YAMLS[m["size"]]
+    config = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": d_model,
+              "n_heads": heads, "n_layers": layers, "expansion_ratio": 4, "max_seq_len": seq,
+              "vocab_size": 50368, "learned_pos_emb": True, "no_bias": False,
+              "norm_type": "low_precision_layernorm",
+              "attn_config": {"attn_type": "multihead_attention", "attn_impl": "flash",
+                              "alibi": False, "rope": False},
+              "ffn_config": {"ffn_type": "mptmlp"}, "tie_word_embeddings": True}
+    if not MPT_DIR:
+        MPT_DIR.append(tempfile.mkdtemp(prefix="dlcost-mpt-"))
+    path = os.path.join(MPT_DIR[0], f"mpt-{m['size']}-seq{seq}.json")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            json.dump(config, f, indent=1)
+    return [path], int(m["params"].replace(",", ""))
+
+
+def checked_params(report, expected, what):
+    """report, after checking that dlcost counts the parameters the row states."""
+    total = report["params"]["total"]
+    if total != expected:
+        raise Skip(REFUSED, f"{what}: dlcost counts {total:,} parameters, the row {expected:,}")
+    return report
 
 
 def engine_of(text):
@@ -556,11 +613,12 @@ def training_build(row, point):
     if point.measured is None:
         raise Skip(NOT_A_STEP, "MLPerf time-to-train")
     point.gpu = gpu_id(row["gpu"])
-    model = model_args(row["model"])
+    seq = row.get("seq_len")
+    mpt = mpt_model(row["model"], seq) if isinstance(seq, int) else None
+    model = mpt[0] if mpt else model_args(row["model"])
     tp, pp, cp, vp, zero = layout(row)
     if cp > 1:
         raise Skip(LAYOUT_OPTION, "context parallelism")
-    seq = row.get("seq_len")
     if not isinstance(seq, int):
         raise Skip(SETUP_UNSTATED, "sequence length")
     gpus, batch = row["n_gpus"], global_batch(row)
@@ -578,6 +636,11 @@ def training_build(row, point):
         args += ["--inter-node-link", "ib-edr"]
         point.notes.append("Omni-Path 100 Gb/s as ib-edr, one adapter per GPU (the nodes had one "
                            "per two GPUs)")
+    if mpt:
+        # The row's own parameter count checks the config against llm-foundry's yaml.
+        point.compute = lambda run: read_training(
+            checked_params(run(args), mpt[1], row["model"]), seq, gpus)
+        return
     point.compute = lambda run: read_training(run(args), seq, gpus)
 
 
