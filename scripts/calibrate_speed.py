@@ -951,6 +951,11 @@ def fit_params(points):
         params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 0.9, pts))
         params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 0.92, pts))
         params.append(Param(("families", fam, "gemm_half_rows"), 1.0, 4096.0, pts))
+        # Fused attention's share: the prompts and training steps (the attention core is a
+        # large part of long sequences' FLOPs).
+        long = [p for p in pts if p.kind in ("prefill", "training", "serving_latency")]
+        if long:
+            params.append(Param(("families", fam, "attention_efficiency"), 0.1, 0.9, long))
         fp8 = [p for p in pts if any("fp8" in c for c in p.commands[:1])]
         if fp8:
             params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
@@ -973,15 +978,20 @@ def fit_params(points):
     return params
 
 
+KIND_WEIGHTS = {}  # kind -> 1 / its points in the fit: each kind counts as much as another
+
+
 def log_loss(points):
-    """Sum of squared log(estimate / measured); a point without a figure costs as a 2x miss
-    twice over."""
+    """Sum of squared log(estimate / measured), each point weighted by 1 / the points of its
+    kind in the fit (97 llama-bench points must not outvote 5 training runs on the GEMM share
+    they share); a point without a figure costs as a 2x miss twice over."""
     total = 0.0
     for p in points:
+        weight = KIND_WEIGHTS.get(p.kind, 1.0)
         if p.estimate is None or p.estimate <= 0:
-            total += 2 * math.log(2) ** 2
+            total += weight * 2 * math.log(2) ** 2
         else:
-            total += math.log(p.estimate / p.measured) ** 2
+            total += weight * math.log(p.estimate / p.measured) ** 2
     return total
 
 
@@ -998,6 +1008,10 @@ def fit(points, dlcost, sweeps=3, only=None):
     with open(os.path.join(ROOT, TIME_PARAMS)) as f:
         params = json.load(f)
     pts = [p for p in points if p.kind in FIT_KINDS and p.estimate is not None]
+    for kind in FIT_KINDS:
+        count = sum(p.kind == kind for p in pts)
+        if count:
+            KIND_WEIGHTS[kind] = 1.0 / count
     plist = [p for p in fit_params(pts) if not only or p.name.startswith(only)]
     start = time.time()
     for sweep, spread in enumerate((2.0, 1.4, 1.15)[:sweeps]):

@@ -55,6 +55,10 @@ struct FamilyParams {
   double bandwidth_efficiency = 0.8;
   /// Speed-up FP8 GEMMs reach over 16-bit ones (the peak says 2x).
   double fp8_gain = 1.3;
+  /// Share of the 16-bit dense peak fused attention kernels (FlashAttention) reach on the
+  /// attention core: FlashAttention-2 reaches 50-73 % on an A100 but ~35 % on an H100, where
+  /// FlashAttention-3 reaches ~75 % (Shah et al. 2024, fig. 5-6).
+  double attention_efficiency = 0.5;
 };
 
 /// What an engine adds on top of the device (fitted; docs/accuracy.md). Engine::kNone is
@@ -134,6 +138,9 @@ double largeGemmEfficiency(const TimeContext& ctx);
 /// Share of mathPeak a GEMM of `rows` rows reaches: largeGemmEfficiency x rows / (rows +
 /// gemm_half_rows).
 double gemmEfficiency(const TimeContext& ctx, double rows);
+/// Operations per second fused attention kernels reach: the workload's utilization x the
+/// 16-bit peak when given, else the family's attention_efficiency x that peak.
+double attentionRate(const TimeContext& ctx);
 /// Achievable bytes per second of a streaming read.
 double achievableBandwidth(const TimeContext& ctx);
 
@@ -144,6 +151,10 @@ struct OpWork {
   double bytes = 0;            ///< DRAM traffic
   double dequant_weights = 0;  ///< quantized weights unpacked
   double dequant_ops = 0;      ///< ALU operations per unpacked weight
+  /// Of flops: fused attention kernels' (FlashAttention), at the family's attention share of
+  /// the 16-bit peak instead of a GEMM's share of the math format's (FP8 trains its linear
+  /// layers, not its attention, in FP8).
+  double attention_flops = 0;
 };
 
 struct OpTime {
