@@ -71,6 +71,7 @@ NOT_A_STEP = "not a speed of one setup"
 NOT_RELEASED = "unreleased build"
 REFUSED = "dlcost refuses the setup"
 NO_FIGURE = "dlcost gives no figure"
+IMPOSSIBLE = "measured beyond the device's physical limit"
 
 
 class Skip(Exception):
@@ -151,7 +152,6 @@ MODEL_TABLE = [
     (r"Qwen3-235B-A22B", [f"{MODELS}/qwen3-235b-a22b.json"]),
     (r"Qwen2\.5-7B-Instruct", [f"{MODELS}/qwen2.5-7b-instruct.json"]),
     (r"^BLOOM 176B", [f"{MODELS}/bloom-176b.json"]),
-    (r"^MPT-", Skip(FAMILY_MISSING, "mpt (llm-foundry's MPT)")),
     (r"^Nemotron-", Skip(FAMILY_MISSING, "nemotron (NeMo's Nemotron)")),
     (r"granite", Skip(FAMILY_MISSING, "granite")),
     (r"Llama-4-Scout", Skip(FAMILY_MISSING, "llama4")),
@@ -222,6 +222,64 @@ VLM = re.compile(r"gemma-3-(4b|12b|27b)")
 
 def model_args(text):
     return list(first_match(MODEL_TABLE, text, "model"))
+
+
+# llm-foundry's training rows: "MPT-<size> (llm-foundry yaml; <N> params at this seq len)".
+MPT_ROW = re.compile(r"^MPT-(?P<size>\w+) \(llm-foundry yaml; (?P<params>[\d,]+) params at this "
+                     r"seq len\)$")
+# The model section of llm-foundry's scripts/train/yamls/pretrain/mpt-<size>.yaml at commit
+# 495218376830947dce625efabc4d86be7c47cc45 (the commit of scripts/train/benchmarking/README.md,
+# whose table the rows are): size -> (d_model, n_heads, n_layers). Every yaml also sets
+# expansion_ratio 4, vocab_size 50368, max_seq_len ${max_seq_len} (the run's) and
+# attn_config.attn_impl flash, and nothing else, so the rest is MPTConfig's defaults
+# (llmfoundry/models/mpt/configuration_mpt.py): learned_pos_emb true, no_bias false,
+# attn_config.alibi false, norm_type low_precision_layernorm, ffn_type mptmlp, tied wte.
+MPT_YAMLS = {"125m": (768, 12, 12), "350m": (1024, 16, 24), "760m": (1536, 12, 24),
+             "1b": (2048, 16, 24), "3b": (2560, 20, 32), "7b": (4096, 32, 32),
+             "13b": (5120, 40, 40), "30b": (7168, 56, 48), "70b": (8192, 64, 80)}
+MPT_DIR = []  # the temporary directory of the generated config.json files, made on first use
+
+
+@atexit.register
+def remove_mpt_configs():
+    for d in MPT_DIR:
+        for name in os.listdir(d):
+            os.remove(os.path.join(d, name))
+        os.rmdir(d)
+
+
+def mpt_model(text, seq):
+    """(dlcost's model arguments, the row's parameter count) for an llm-foundry MPT row, or None
+    for any other row: the config.json MPTConfig writes for the yaml at max_seq_len `seq`
+    (its learned positions make the count depend on it), in a temporary directory."""
+    m = MPT_ROW.match(text or "")
+    if not m:
+        return None
+    if m["size"] not in MPT_YAMLS:
+        raise Skip(MODEL_MISSING, f"MPT-{m['size']} (no llm-foundry yaml of that size)")
+    d_model, heads, layers = MPT_YAMLS[m["size"]]
+    config = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": d_model,
+              "n_heads": heads, "n_layers": layers, "expansion_ratio": 4, "max_seq_len": seq,
+              "vocab_size": 50368, "learned_pos_emb": True, "no_bias": False,
+              "norm_type": "low_precision_layernorm",
+              "attn_config": {"attn_type": "multihead_attention", "attn_impl": "flash",
+                              "alibi": False, "rope": False},
+              "ffn_config": {"ffn_type": "mptmlp"}, "tie_word_embeddings": True}
+    if not MPT_DIR:
+        MPT_DIR.append(tempfile.mkdtemp(prefix="dlcost-mpt-"))
+    path = os.path.join(MPT_DIR[0], f"mpt-{m['size']}-seq{seq}.json")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            json.dump(config, f, indent=1)
+    return [path], int(m["params"].replace(",", ""))
+
+
+def checked_params(report, expected, what):
+    """report, after checking that dlcost counts the parameters the row states."""
+    total = report["params"]["total"]
+    if total != expected:
+        raise Skip(REFUSED, f"{what}: dlcost counts {total:,} parameters, the row {expected:,}")
+    return report
 
 
 def engine_of(text):
@@ -338,8 +396,22 @@ def llama_base(row, quant, fa):
     gpus = row["hardware"].get("n_gpus", 1)
     if gpus > 1:
         raise Skip(ENGINE_OPTION, "llama.cpp layer split over several GPUs")
+    if fa is None:
+        fa = llama_fa_default(row)
     return (["--mode", "infer", "--engine", "llamacpp", "--dtype", "fp16", "--quant", "gguf",
              "--gguf-type", gguf] + (["--attention", "eager"] if fa == "0" else []))
+
+
+def llama_fa_default(row):
+    """llama-bench's -fa where a test does not state it: off ("0") before flash attention
+    became the default (-fa auto, build b6327, 2025-08-31: llama.cpp's flash_attn_type; it
+    arrived behind a flag in PR #5021, 2024-04-30), on ("1") after. A build is read from its
+    number "(2824)", else from a year in the row's build text (2023, 2024: before)."""
+    build = str(row.get("llama_cpp_build", ""))
+    number = re.search(r"\((\d{3,5})\)", build)
+    if number:
+        return "1" if int(number.group(1)) >= 6327 else "0"
+    return "0" if re.search(r"\b(2023|2024)\b", build) else "1"
 
 
 def llama_build(row, test, point):
@@ -541,11 +613,12 @@ def training_build(row, point):
     if point.measured is None:
         raise Skip(NOT_A_STEP, "MLPerf time-to-train")
     point.gpu = gpu_id(row["gpu"])
-    model = model_args(row["model"])
+    seq = row.get("seq_len")
+    mpt = mpt_model(row["model"], seq) if isinstance(seq, int) else None
+    model = mpt[0] if mpt else model_args(row["model"])
     tp, pp, cp, vp, zero = layout(row)
     if cp > 1:
         raise Skip(LAYOUT_OPTION, "context parallelism")
-    seq = row.get("seq_len")
     if not isinstance(seq, int):
         raise Skip(SETUP_UNSTATED, "sequence length")
     gpus, batch = row["n_gpus"], global_batch(row)
@@ -563,6 +636,11 @@ def training_build(row, point):
         args += ["--inter-node-link", "ib-edr"]
         point.notes.append("Omni-Path 100 Gb/s as ib-edr, one adapter per GPU (the nodes had one "
                            "per two GPUs)")
+    if mpt:
+        # The row's own parameter count checks the config against llm-foundry's yaml.
+        point.compute = lambda run: read_training(
+            checked_params(run(args), mpt[1], row["model"]), seq, gpus)
+        return
     point.compute = lambda run: read_training(run(args), seq, gpus)
 
 
@@ -601,6 +679,7 @@ class Runner:
     def __init__(self, dlcost, log, params=None):
         self.dlcost, self.log = dlcost, log
         self.params = params if params is not None else read_params_text()
+        self.last = None  # the last report run
 
     def __call__(self, args):
         key = (params_file(self.params),) + tuple(str(a) for a in args)
@@ -608,6 +687,7 @@ class Runner:
             RESULTS[key] = self.invoke(key)
         self.log.append(" ".join(("dlcost", "estimate") + key[1:] + ("--json",)))
         result = RESULTS[key]
+        self.last = result
         if "error" in result:
             raise Skip(REFUSED, result["error"]["message"])
         return result
@@ -649,15 +729,40 @@ def params_file(text):
 def evaluate(point, dlcost, params=None):
     point.estimate, point.skip = None, None
     point.commands = []
+    runner = Runner(dlcost, point.commands, params)
     try:
-        point.estimate = point.compute(Runner(dlcost, point.commands, params))
+        point.estimate = point.compute(runner)
+        if runner.last:  # the device family whose parameters the figure used
+            point.time_family = runner.last["gpu_fit"]["roofline"]["family"]
+        physically_possible(point, runner.last)
     except Skip as s:
-        point.skip = s
+        point.skip, point.estimate = s, None
     except (KeyError, TypeError, ZeroDivisionError) as e:
         point.skip = Skip(NO_FIGURE, f"{type(e).__name__} {e}")
     if point.skip is None and point.estimate is None:
         point.skip = Skip(NO_FIGURE, "the figure is null (no published compute rate)")
     return point
+
+
+def physically_possible(point, report):
+    """Raises Skip for a llama-bench speed no device can reach: decode faster than reading
+    every weight once per token at the full DRAM bandwidth (serving.speed.step_bytes), a
+    prompt faster than its FLOPs at twice the dense peak (the FP16-accumulate rate). Such a
+    figure is a failed run's (xd's M1 8GB at 8,192 tokens, which swaps: 1,133 tokens/s of an
+    8B model from 68 GB/s), not a speed of the setup."""
+    if point.engine != "llama.cpp" or point.kind not in ("decode", "prefill") or not report:
+        return
+    speed, roof = report["serving"]["speed"], report["gpu_fit"]["roofline"]
+    if point.kind == "decode" and speed.get("step_bytes"):
+        ceiling = speed["users"] * roof["bandwidth_bytes_per_s"] / speed["step_bytes"]
+        limit = "the DRAM bandwidth"
+    elif point.kind == "prefill" and speed.get("step_flops") and roof.get("peak_flops"):
+        ceiling = 2 * roof["peak_flops"] / speed["step_flops"]
+        limit = "twice the dense FLOP rate"
+    else:
+        return
+    if point.measured > ceiling:
+        raise Skip(IMPOSSIBLE, f"{point.measured:g} tokens/s > {ceiling:.0f} at {limit}")
 
 
 def run_all(points, dlcost, params=None):
@@ -768,8 +873,10 @@ TIME_FAMILIES = [("h100", "hopper"), ("h200", "hopper"), ("a100", "ampere"),
                  ("mi", "amd")]
 
 
-def time_family(gpu):
-    return next((name for prefix, name in TIME_FAMILIES if gpu.startswith(prefix)), "older")
+def time_family(p):
+    """The family dlcost used (its report's gpu_fit.roofline.family), else by the GPU id."""
+    return getattr(p, "time_family", None) or next(
+        (name for prefix, name in TIME_FAMILIES if p.gpu.startswith(prefix)), "older")
 
 
 def time_engine(p):
@@ -832,7 +939,7 @@ def fit_params(points):
     per quantization format present. Engines run as proxies (gpt-fast) fit vLLM's parameters; plain PyTorch's (training) GEMM share is the family's own."""
     fams, engines, formats = {}, {}, {}
     for p in points:
-        fams.setdefault(time_family(p.gpu), []).append(p)
+        fams.setdefault(time_family(p), []).append(p)
         engines.setdefault(time_engine(p), []).append(p)
         fmt = time_format(p)
         if fmt:
@@ -844,12 +951,20 @@ def fit_params(points):
         params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 0.9, pts))
         params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 0.92, pts))
         params.append(Param(("families", fam, "gemm_half_rows"), 1.0, 4096.0, pts))
+        # Fused attention's share: the prompts and training steps (the attention core is a
+        # large part of long sequences' FLOPs).
+        long = [p for p in pts if p.kind in ("prefill", "training", "serving_latency")]
+        if long:
+            params.append(Param(("families", fam, "attention_efficiency"), 0.1, 0.9, long))
         fp8 = [p for p in pts if any("fp8" in c for c in p.commands[:1])]
         if fp8:
             params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
     for eng, pts in sorted(engines.items()):
         if eng in ("llamacpp", "hf", "trtllm"):  # kernels of their own (TensorRT's GEMM tactics)
-            params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, pts))
+            # Apple chips and CPUs run the engine's own kernels: the family's share is theirs
+            # (core/src/gpu/time_model.cpp, largeGemmEfficiency).
+            vendor_blas = [p for p in pts if time_family(p) not in ("apple", "cpu")]
+            params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, vendor_blas))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
         if eng != "none":  # training's forward is its only one (layer_overhead_s)
             params.append(Param(("engines", eng, "prefill_layer_overhead_s"), 0.0, 1e-3, pts,
@@ -863,15 +978,20 @@ def fit_params(points):
     return params
 
 
+KIND_WEIGHTS = {}  # kind -> 1 / its points in the fit: each kind counts as much as another
+
+
 def log_loss(points):
-    """Sum of squared log(estimate / measured); a point without a figure costs as a 2x miss
-    twice over."""
+    """Sum of squared log(estimate / measured), each point weighted by 1 / the points of its
+    kind in the fit (97 llama-bench points must not outvote 5 training runs on the GEMM share
+    they share); a point without a figure costs as a 2x miss twice over."""
     total = 0.0
     for p in points:
+        weight = KIND_WEIGHTS.get(p.kind, 1.0)
         if p.estimate is None or p.estimate <= 0:
-            total += 2 * math.log(2) ** 2
+            total += weight * 2 * math.log(2) ** 2
         else:
-            total += math.log(p.estimate / p.measured) ** 2
+            total += weight * math.log(p.estimate / p.measured) ** 2
     return total
 
 
@@ -888,6 +1008,10 @@ def fit(points, dlcost, sweeps=3, only=None):
     with open(os.path.join(ROOT, TIME_PARAMS)) as f:
         params = json.load(f)
     pts = [p for p in points if p.kind in FIT_KINDS and p.estimate is not None]
+    for kind in FIT_KINDS:
+        count = sum(p.kind == kind for p in pts)
+        if count:
+            KIND_WEIGHTS[kind] = 1.0 / count
     plist = [p for p in fit_params(pts) if not only or p.name.startswith(only)]
     start = time.time()
     for sweep, spread in enumerate((2.0, 1.4, 1.15)[:sweeps]):

@@ -92,6 +92,14 @@ TEST_CASE("published config.json files count to their publishers' totals",
       // + 250,880 x 1,024 + embedding and final LayerNorms 2 x 2,048 = 559,214,592, the
       // model card's "559,214,592 parameters".
       {"bloom-560m", 559214592},
+      // mosaicml/mpt-7b-instruct (mpt-7b's shapes; ALiBi, so no wpe despite
+      // learned_pos_emb; no_bias: weight-only LayerNorms; logits from wte): 32 x 201,334,784
+      // (Wqkv 50,331,648, out_proj 16,777,216, up_proj and down_proj 2 x 67,108,864, norm_1
+      // and norm_2 8,192) + 50,432 x 4,096 + norm_f 4,096 = 6,649,286,656. An MPT-7B
+      // repository's pytorch_model.bin.index.json: total_size 13,298,573,312 bytes of bf16
+      // = 2 x 6,649,286,656 (quoted in a public model-card analysis, code-search id
+      // 54028930474); the model card: 6.7B.
+      {"mpt-7b-instruct", 6649286656},
       // bigcode/gpt_bigcode-santacoder (multi_query, no tie key: GPTBigCodeConfig ties):
       // 24 x 42,490,112 (c_attn 2,048 x 2,304 + bias, c_proj, c_fc/c_proj with biases, two
       // LayerNorms) + 49,280 x 2,048 + 2,048 x 2,048 positions + 4,096 = 1,124,886,528;
@@ -160,6 +168,10 @@ TEST_CASE("the KV cache of published configs follows each attention kind's formu
   };
   SECTION("full multi-head (OLMo 2 7B): 2 x layers x heads x head_dim x tokens x 2 bytes") {
     CHECK(kvBytes("olmo-2-1124-7b", 4096) == int64_t{2} * 32 * 32 * 128 * 4096 * 2);
+  }
+  SECTION("multi-head with ALiBi (MPT-7B): 2 x 32 layers x 32 heads x 128 x 2 bytes a token") {
+    CHECK(kvBytes("mpt-7b-instruct", 1) == int64_t{2} * 32 * 32 * 128 * 2);  // 524,288 bytes
+    CHECK(kvBytes("mpt-7b-instruct", 2048) == int64_t{2} * 32 * 32 * 128 * 2048 * 2);
   }
   SECTION("multi-query with learned positions (SantaCoder): one kv head of 128") {
     CHECK(kvBytes("gpt-bigcode-santacoder", 2048) == int64_t{2} * 24 * 1 * 128 * 2048 * 2);

@@ -7,6 +7,8 @@
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
+#include "dlcost/gpu/gpu_table.hpp"
+#include "dlcost/gpu/time_model.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "input_error_path.hpp"
 #include "transformer_test_util.hpp"
@@ -604,7 +606,7 @@ TEST_CASE("HF transformers generate() on an A10G: speed and peak memory of its o
   // (scripts/run_llama.py: max_new_tokens / the time of generate()), max_memory_allocated
   // 14776.09 MB. The A10G's memory is the A10's (24 GB GDDR6 at 600 GB/s); the call is the
   // prefill (the first token) and 199 decode steps. The calibration set has no HF row: the hf
-  // engine's launch cost per layer (core/hardware/time_params.json, 0.29 ms: eager PyTorch
+  // engine's launch cost per layer (core/hardware/time_params.json, 0.214 ms: eager PyTorch
   // launching each kernel from Python on the g5's EPYC host) is set from this point, so this
   // checks the arithmetic, not the fit.
   constexpr double kTolerance = 0.05;
@@ -682,4 +684,35 @@ TEST_CASE("llama.cpp without a dtype prices its prompt at 16-bit, not FP32",
   };
   CHECK(ttft(json::object()) == ttft({{"dtype", "fp16"}}));
   CHECK(ttft({{"dtype", "fp32"}}) > 5 * ttft(json::object()));
+}
+
+TEST_CASE("Eager attention pays its scores' DRAM passes; fused attention does not",
+          "[serving][speed]") {
+  // Without -fa, llama.cpp writes and reads back every attention score between its kernels:
+  // QK^T in F16 converted to F32, soft_max_ext in place, converted back to F16 for AV
+  // (ggml-cuda's batched cuBLAS path): 24 bytes a score. A prompt runs in n_ubatch = 512
+  // pieces, each against every cell filled so far. HF's eager_attention_forward also moves
+  // 24 bytes a score, over the whole prompt at once. vLLM's kernels are always fused.
+  const auto ttft = [](const char* engine, const char* attention, int64_t prompt) {
+    json w = {{"mode", "infer"},      {"engine", engine},       {"gpu", "a100-sxm4-80gb"},
+              {"dtype", "fp16"},      {"attention", attention}, {"prompt_tokens", prompt},
+              {"generated_tokens", 0}};
+    return dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}},
+                                     {"workload", w}})["serving"]["speed"]["ttft_s"]
+        .get<double>();
+  };
+  using Catch::Matchers::WithinRel;
+  const auto extra = [&](const char* engine, int64_t prompt) {
+    return ttft(engine, "eager", prompt) - ttft(engine, "flash", prompt);
+  };
+  dlcost::TimeContext ctx;
+  ctx.gpu = dlcost::findGpu("a100-sxm4-80gb");
+  ctx.engine = dlcost::Engine::kLlamaCpp;
+  // Llama 3 8B: 32 layers x 32 heads; 4,096 tokens = 8 pieces: 512 x 512 x (1 + ... + 8).
+  const double scores = 32.0 * 32 * 512 * 512 * 36;
+  CHECK_THAT(extra("llamacpp", 4096),
+             WithinRel(24 * scores / dlcost::achievableBandwidth(ctx), 1e-6));
+  CHECK_THAT(extra("llamacpp", 4096) / extra("llamacpp", 1024), WithinRel(36.0 / 3, 1e-6));
+  CHECK_THAT(extra("hf", 2048) / extra("hf", 1024), WithinRel(4.0, 1e-6));
+  CHECK(extra("vllm", 4096) == 0);
 }

@@ -457,3 +457,141 @@ TEST_CASE("InternLM2 and Baichuan 2 count as Llama's layer with fused q, k, v",
     CHECK_THAT(e.message, Catch::Matchers::Contains("ALiBi"));
   }
 }
+
+namespace {
+
+/// The model section of llm-foundry's scripts/train/yamls/pretrain/mpt-<size>.yaml at commit
+/// 49521837 (the commit of the benchmarking README whose table the llm-foundry calibration
+/// rows come from) as the MPTConfig config.json it builds: d_model, n_heads, n_layers,
+/// expansion_ratio 4, vocab_size 50,368, max_seq_len the run's; everything else MPTConfig's
+/// defaults (learned_pos_emb true, no_bias false, attn_config.alibi false), written out.
+json llmFoundryMpt(int64_t d_model, int64_t heads, int64_t layers, int64_t seq) {
+  return {{"model_type", "mpt"},
+          {"architectures", {"MPTForCausalLM"}},
+          {"d_model", d_model},
+          {"n_heads", heads},
+          {"n_layers", layers},
+          {"expansion_ratio", 4},
+          {"max_seq_len", seq},
+          {"vocab_size", 50368},
+          {"learned_pos_emb", true},
+          {"no_bias", false},
+          {"norm_type", "low_precision_layernorm"},
+          {"attn_config", {{"attn_type", "multihead_attention"}, {"alibi", false}}},
+          {"ffn_config", {{"ffn_type", "mptmlp"}}}};
+}
+
+}  // namespace
+
+TEST_CASE("MPT counts as llm-foundry builds it", "[transformer][params][families][mpt]") {
+  struct Case {
+    const char* size;
+    int64_t d_model, heads, layers, seq;
+    int64_t total;
+  };
+  // llm-foundry's scripts/train/benchmarking/README.md (commit 49521837) gives each run's
+  // parameters at its sequence length (tests/fixtures/speed/speed-calibration.json keeps
+  // them): per layer 12 d^2 + 13 d (biased Wqkv, out_proj, up_proj, down_proj; norm_1 and
+  // norm_2 with bias), plus wte 50,368 d, wpe seq x d and norm_f 2d.
+  const Case c = GENERATE(values<Case>({
+      {"125m", 768, 12, 12, 2048, 125311488},
+      {"350m", 1024, 16, 24, 2048, 355985408},
+      {"760m", 1536, 12, 24, 2048, 760470528},
+      {"1b", 2048, 16, 24, 1024, 1313853440},
+      {"3b", 2560, 20, 32, 2048, 2651837440},
+      {"7b", 4096, 32, 32, 4096, 6667247616},
+      {"7b at 65,536 positions", 4096, 32, 32, 65536, 6918905856},
+      {"13b", 5120, 40, 40, 2048, 12853954560},
+      {"30b", 7168, 56, 48, 2048, 29975214080},
+  }));
+  CAPTURE(c.size);
+  const dlcost::Report r = runConfig(llmFoundryMpt(c.d_model, c.heads, c.layers, c.seq));
+  CHECK(r.params.total == c.total);
+  CHECK(r.transformer->params.embeddings == (50368 + c.seq) * c.d_model);
+  CHECK(!r.transformer->approximate);
+}
+
+TEST_CASE("MPT's attention, MLP and head options change the count as the module tree does",
+          "[transformer][params][families][mpt]") {
+  // From mpt-7b-instruct (6,649,286,656; test_hf_config_fixtures.cpp).
+  const json base = fixtureConfig("mpt-7b-instruct");
+  struct Case {
+    const char* what;
+    json patch;  // merged into the config
+    int64_t total;
+  };
+  const Case c = GENERATE_COPY(values<Case>({
+      // Wqkv 4,096 x (4,096 + 2 x 8 x 128): 25,165,824 fewer a layer.
+      {"GQA with 8 kv heads",
+       {{"attn_config", {{"attn_type", "grouped_query_attention"}, {"kv_n_heads", 8}}}},
+       int64_t{6649286656} - 32 * int64_t{25165824}},
+      // q_ln over 4,096 and k_ln over 8 x 128, weight only (no_bias).
+      {"GQA with qk_ln",
+       {{"attn_config",
+         {{"attn_type", "grouped_query_attention"}, {"kv_n_heads", 8}, {"qk_ln", true}}}},
+       int64_t{6649286656} - 32 * int64_t{25165824} + 32 * (4096 + 1024)},
+      {"multi-query",
+       {{"attn_config", {{"attn_type", "multiquery_attention"}}}},
+       int64_t{6649286656} - 32 * int64_t{4096} * (2 * 4096 - 2 * 128)},
+      // A gate_proj of 4,096 x 16,384 in each layer.
+      {"mptglu",
+       {{"ffn_config", {{"ffn_type", "mptglu"}}}},
+       int64_t{6649286656} + 32 * int64_t{67108864}},
+      {"ffn_hidden_size",
+       {{"ffn_config", {{"ffn_type", "mptmlp"}, {"ffn_hidden_size", 8192}}}},
+       int64_t{6649286656} - 32 * 2 * int64_t{4096} * 8192},
+      {"untied head", {{"tie_word_embeddings", false}}, int64_t{6649286656} + 50432 * 4096},
+      // Without ALiBi, learned_pos_emb adds wpe: 2,048 x 4,096.
+      {"learned positions",
+       {{"attn_config", {{"alibi", false}}}},
+       int64_t{6649286656} + 2048 * 4096},
+      {"rope", {{"attn_config", {{"alibi", false}, {"rope", true}}}}, int64_t{6649286656}},
+  }));
+  CAPTURE(c.what);
+  json cfg = base;
+  cfg.merge_patch(c.patch);
+  CHECK(runConfig(cfg).params.total == c.total);
+}
+
+TEST_CASE("MPT options dlcost does not model are refused by name",
+          "[transformer][errors][families][mpt]") {
+  struct Case {
+    const char* what;
+    json patch;
+    const char* path;
+  };
+  const Case c = GENERATE_COPY(values<Case>({
+      {"MegaBlocks MoE",
+       {{"ffn_config", {{"ffn_type", "mb_moe"}}}},
+       "/model/hf_config/ffn_config/ffn_type"},
+      {"Transformer Engine's fused LayerNorm MLP",
+       {{"ffn_config", {{"ffn_type", "te_ln_mlp"}}}},
+       "/model/hf_config/ffn_config/ffn_type"},
+      {"an unknown attention type",
+       {{"attn_config", {{"attn_type", "cross_attention"}}}},
+       "/model/hf_config/attn_config/attn_type"},
+      {"sliding window",
+       {{"attn_config", {{"sliding_window_size", 1024}}}},
+       "/model/hf_config/attn_config/sliding_window_size"},
+      {"qk_ln with qk_gn",
+       {{"attn_config", {{"qk_ln", true}, {"qk_gn", true}}}},
+       "/model/hf_config/attn_config/qk_gn"},
+      {"alibi absent (defaults differ)",
+       {{"attn_config", {{"alibi", nullptr}}}},
+       "/model/hf_config/attn_config/alibi"},
+      {"GQA without kv_n_heads",
+       {{"attn_config", {{"attn_type", "grouped_query_attention"}}}},
+       "/model/hf_config/attn_config/kv_n_heads"},
+      {"block_overrides",
+       {{"block_overrides", {{"order", json::array()}}}},
+       "/model/hf_config/block_overrides"},
+      {"an unknown norm", {{"norm_type", "groupnorm"}}, "/model/hf_config/norm_type"},
+      {"a fractional MLP width", {{"expansion_ratio", 2.6667}}, "/model/hf_config/expansion_ratio"},
+  }));
+  CAPTURE(c.what);
+  json cfg = fixtureConfig("mpt-7b-instruct");
+  cfg.merge_patch(c.patch);
+  const dlcost::Error e = errorOf(cfg);
+  CHECK(e.path == c.path);
+  CHECK_THAT(e.message, Catch::Matchers::Contains("mpt"));
+}

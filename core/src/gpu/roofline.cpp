@@ -75,9 +75,10 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
     for (const PhaseWork& ph : r.phases) {
       if (ph.name == "decode") continue;
       const double rows = std::max(1.0, static_cast<double>(ph.tokens) * share);
-      const OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
-                        static_cast<double>(ph.bytes) * share / tp,
-                        ph.name == "prefill" ? weights_count : 0.0, dequant};
+      OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
+                  static_cast<double>(ph.bytes) * share / tp,
+                  ph.name == "prefill" ? weights_count : 0.0, dequant};
+      work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
       (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
     }
   }

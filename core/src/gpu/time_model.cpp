@@ -32,13 +32,16 @@ bool contains(const std::string& s, const char* part) {
 
 FamilyParams readFamily(const nlohmann::json& j, const std::string& path) {
   ObjectReader r(j, path);
-  r.rejectUnknown({"gemm_efficiency", "gemm_half_rows", "bandwidth_efficiency", "fp8_gain"});
+  r.rejectUnknown({"gemm_efficiency", "gemm_half_rows", "bandwidth_efficiency", "fp8_gain",
+                   "attention_efficiency"});
   FamilyParams f;
   f.gemm_efficiency = r.optionalNumber("gemm_efficiency", f.gemm_efficiency, 0.01, 1);
   f.gemm_half_rows = r.optionalNumber("gemm_half_rows", f.gemm_half_rows, 0, 1e6);
   f.bandwidth_efficiency =
       r.optionalNumber("bandwidth_efficiency", f.bandwidth_efficiency, 0.05, 1);
   f.fp8_gain = r.optionalNumber("fp8_gain", f.fp8_gain, 0.5, 2);
+  f.attention_efficiency =
+      r.optionalNumber("attention_efficiency", f.attention_efficiency, 0.01, 1);
   return f;
 }
 
@@ -158,7 +161,8 @@ std::string timeParamsJson(const TimeParams& p) {
     j["families"][kFamilyNames[i]] = {{"gemm_efficiency", f.gemm_efficiency},
                                       {"gemm_half_rows", f.gemm_half_rows},
                                       {"bandwidth_efficiency", f.bandwidth_efficiency},
-                                      {"fp8_gain", f.fp8_gain}};
+                                      {"fp8_gain", f.fp8_gain},
+                                      {"attention_efficiency", f.attention_efficiency}};
   }
   for (int i = 0; i < kEngineCount; ++i) {
     const EngineParams& e = p.engines[static_cast<size_t>(i)];
@@ -200,10 +204,23 @@ double mathPeak(const TimeContext& ctx) {
 }
 
 double largeGemmEfficiency(const TimeContext& ctx) {
-  const double large = ctx.utilization
-                           ? *ctx.utilization
-                           : familyOf(ctx).gemm_efficiency * engineOf(ctx).compute_scale;
-  return std::min(1.0, large);
+  if (ctx.utilization) return std::min(1.0, *ctx.utilization);
+  // An engine's compute_scale compares its kernels with the vendor's BLAS (cuBLAS, rocBLAS),
+  // which the GPU families' shares measure. On Apple chips and CPUs llama.cpp's own kernels
+  // (Metal, ggml's CPU backend) are the only ones dlcost runs, so the family's share is
+  // theirs: scaling it again by the CUDA kernels' ratio would count that ratio twice.
+  const DeviceFamily f = deviceFamily(*ctx.gpu);
+  const bool own_kernels = f == DeviceFamily::kApple || f == DeviceFamily::kCpu;
+  const double scale = own_kernels ? 1.0 : engineOf(ctx).compute_scale;
+  return std::min(1.0, familyOf(ctx).gemm_efficiency * scale);
+}
+
+double attentionRate(const TimeContext& ctx) {
+  TimeContext sixteen = ctx;
+  if (ctx.math == MathFormat::kFp8 || ctx.math == MathFormat::kInt8)
+    sixteen.math = MathFormat::kFp16;
+  const double share = ctx.utilization ? *ctx.utilization : familyOf(ctx).attention_efficiency;
+  return mathPeak(sixteen) * std::min(1.0, share);
 }
 
 double gemmEfficiency(const TimeContext& ctx, double rows) {
@@ -219,8 +236,11 @@ double achievableBandwidth(const TimeContext& ctx) {
 OpTime opTime(const TimeContext& ctx, const OpWork& w) {
   OpTime t;
   if (w.flops > 0) {
+    const double attention = std::min(w.flops, w.attention_flops);
     const double rate = mathPeak(ctx) * gemmEfficiency(ctx, w.rows);
-    t.compute_s = rate > 0 ? w.flops / rate : 0;
+    const double attention_rate = attentionRate(ctx);
+    t.compute_s = (rate > 0 ? (w.flops - attention) / rate : 0) +
+                  (attention_rate > 0 ? attention / attention_rate : 0);
   }
   const double bw = achievableBandwidth(ctx);
   if (w.bytes > 0 && bw > 0) t.memory_s = w.bytes / bw;
@@ -257,7 +277,9 @@ ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w) {
     t.comm_s = 2.0 * static_cast<double>(w.layers) *
                (engineOf(ctx).allreduce_latency_s + std::max(0.0, bandwidth));
   }
-  t.total_s = t.op.total() + t.fixed_s + t.comm_s;
+  const double bw = achievableBandwidth(ctx);
+  if (w.score_bytes > 0 && bw > 0) t.scores_s = w.score_bytes / bw;
+  t.total_s = t.op.total() + t.fixed_s + t.comm_s + t.scores_s;
   return t;
 }
 

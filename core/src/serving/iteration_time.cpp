@@ -76,6 +76,7 @@ IterationModel::IterationModel(const Transformer& t, const Workload& w, const Re
   expert_bytes_ = d(expertBytes(t, w)) / d(tp_);
   device_params_ = d(r.params.total) / d(tp_);
   dequant_ops_ = dequantOpsOf(w);
+  fused_attention_ = fusedAttention(w);
   allreduce_per_token_ = d(t.hidden) * dtypeBits(layoutOf(w.precision).activations) / 8.0;
 }
 
@@ -100,7 +101,9 @@ void IterationModel::addChunk(IterationWork& it, int64_t from, int64_t to, bool 
   it.tokens += to - from;
   it.prefill_tokens += to - from;
   if (last) it.logits += 1;
-  it.cells += attendedSum(from, to);
+  const double attended = attendedSum(from, to);
+  it.cells += attended;
+  it.prefill_cells += attended;
   it.kv_cells += cellsOf(to);  // the cached prefix read and the chunk's own keys written
 }
 
@@ -114,6 +117,9 @@ double IterationModel::seconds(const IterationWork& it) const {
   }
   ForwardWork f;
   f.op.flops = d(it.tokens) * linear_flops_ + d(it.logits) * head_flops_ + it.cells * key_flops_;
+  // As servingSpeed's prefill (the report's prefill phase): a prompt's attention core runs in
+  // fused kernels at their own rate; a decode token's reads its cache (memory-bound).
+  f.op.attention_flops = fused_attention_ ? it.prefill_cells * key_flops_ : 0.0;
   f.op.rows = d(it.tokens);
   f.op.bytes = weights_read + it.kv_cells * kv_cell_bytes_;
   f.op.dequant_weights =

@@ -24,6 +24,7 @@ struct IterationWork {
   int64_t prefill_tokens = 0;  ///< of which prompt tokens (the forward is launched eagerly)
   int64_t logits = 0;          ///< tokens sampled (decode tokens and finished prompts)
   double cells = 0;            ///< Σ over tokens and layers of the keys each attends
+  double prefill_cells = 0;    ///< of cells: the prompt tokens' (a fused attention kernel's)
   double kv_cells = 0;         ///< Σ over sequences and layers of the cached tokens read
 };
 
@@ -66,6 +67,7 @@ class IterationModel {
   double expert_bytes_ = 0;   ///< per GPU
   double device_params_ = 0;  ///< parameters on one GPU (dequantized per forward)
   double dequant_ops_ = 0;
+  bool fused_attention_ = true;     ///< fusedAttention(w): prompts' attention at its own rate
   double allreduce_per_token_ = 0;  ///< bytes of one token's activations
 };
 

@@ -70,6 +70,47 @@ int64_t offloadedUbatches(int64_t tokens) {
   return tokens / kLlamaUbatch + (tail >= kLlamaOffloadMinBatch ? 1 : 0);
 }
 
+/// Bytes one attention score costs in DRAM where the engine materializes the scores (eager
+/// attention); 0 where its kernels fuse them (vLLM, SGLang and TensorRT-LLM always run fused
+/// attention kernels, and `attention: flash` asks the others to).
+/// - HF transformers' eager_attention_forward (and plain PyTorch): QK^T written in 16 bits,
+///   scaled and masked (each a read and a write), softmax in fp32 (16-bit in, fp32 out), the
+///   cast back (fp32 in, 16-bit out), read by AV: 2+4+4+6+6+2 = 24 bytes.
+/// - llama.cpp without -fa on CUDA (ggml-cuda mul_mat batched cuBLAS path): QK^T written in
+///   F16 and converted to F32 (2+2+4), soft_max_ext F32 in place (4+4), converted back to F16
+///   for the AV GEMM (4+2) and read by it (2): 24 bytes. Its Metal and CPU kernels and its
+///   one-row (decode) CUDA kernels read and write F32 directly: 4+4+4+4 = 16 bytes.
+double scoreBytes(const Workload& w, Engine engine, const Gpu& g, bool prefill) {
+  if (w.attention != AttentionImpl::kEager) return 0;
+  switch (engine) {
+    case Engine::kNone:
+    case Engine::kHf:
+      return 24;
+    case Engine::kLlamaCpp:
+      return prefill && !g.cpu && g.vendor != "Apple" ? 24 : 16;
+    case Engine::kVllm:
+    case Engine::kSglang:
+    case Engine::kTrtllm:
+      return 0;
+  }
+  return 0;
+}
+
+/// Attention scores of one prefill of `sequences` prompts of `prompt` tokens, per head and
+/// layer: the full square for a whole-prompt forward (the causal mask is added to it), and for
+/// llama.cpp each n_ubatch piece against every KV cell filled so far (its KQ covers the cache's
+/// used cells, the sequences sharing one cache).
+double prefillScores(Engine engine, int64_t prompt, double sequences) {
+  if (engine != Engine::kLlamaCpp) return sequences * d(prompt) * d(prompt);
+  const double tokens = sequences * d(prompt), ub = d(kLlamaUbatch);
+  double scores = 0;
+  for (double done = 0; done < tokens; done += ub) {
+    const double n = std::min(ub, tokens - done);
+    scores += n * (done + n);
+  }
+  return scores;
+}
+
 }  // namespace
 
 int64_t expertBytes(const Transformer& t, const Workload& w) {
@@ -166,6 +207,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   step.tp = w.hardware.parallel.tp;
   step.allreduce_bytes = d(users) * d(t.hidden) * act_bytes;
   step.network = &fit.network;
+  step.score_bytes = scoreBytes(w, plan.engine, fit.gpu, false) * d(t.layers) * d(t.heads) / tp *
+                     d(users) * d(context);
   const ForwardTime decode = forwardTime(ctx, step);
   s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
   s.itl_s = decode.total_s + host_s;
@@ -197,6 +240,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
     const auto prefill = [&](double sequences) {
       ForwardWork f;
       f.op.flops = d(ph.flops) / b * sequences / tp;
+      f.op.attention_flops = d(ph.attention_flops) / b * sequences / tp;
       f.op.rows = d(prompt) * sequences;
       f.op.bytes = d(device_weights) + sequences * d(planKvBytes(t, plan, prompt));
       f.op.dequant_weights = device_params * pieces;
@@ -206,6 +250,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.tp = w.hardware.parallel.tp;
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
+      f.score_bytes = scoreBytes(w, plan.engine, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
+                      prefillScores(plan.engine, prompt, sequences);
       return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers, true) +
              host_prefill_s;
     };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -199,11 +200,15 @@ std::string familyOf(const HfFields& f, const json& config, const std::string& p
   return lower(cls);
 }
 
+/// Dropout keys at the top level, added to what a family's reader found elsewhere (MPT's
+/// attn_config.attn_pdrop).
 void readDropout(const HfFields& f, Transformer& t) {
-  t.attention_dropout = f.anyPositive(
-      {"attn_pdrop", "attention_probs_dropout_prob", "attention_dropout", "dropout_rate"});
-  t.hidden_dropout = f.anyPositive(
-      {"resid_pdrop", "embd_pdrop", "hidden_dropout_prob", "hidden_dropout", "dropout_rate"});
+  t.attention_dropout =
+      t.attention_dropout || f.anyPositive({"attn_pdrop", "attention_probs_dropout_prob",
+                                            "attention_dropout", "dropout_rate"});
+  t.hidden_dropout =
+      t.hidden_dropout || f.anyPositive({"resid_pdrop", "embd_pdrop", "hidden_dropout_prob",
+                                         "hidden_dropout", "dropout_rate"});
 }
 
 /// Defaults of each config class (transformers' configuration_<model_type>.py) for the size
@@ -575,6 +580,118 @@ void readBloom(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
 }
 
+/// MPT (model_type "mpt"): mosaicml's hub models run llm-foundry's MPTModel as remote code,
+/// and transformers' MptModel reads the same config.json. Counted as llm-foundry builds it
+/// (llmfoundry/models/mpt/modeling_mpt.py, layers/attention.py, ffn.py, blocks.py): wte (the
+/// logits reuse it unless tie_word_embeddings is false), wpe of max_seq_len x d_model when
+/// learned_pos_emb and neither alibi nor rope (MPTConfig turns learned_pos_emb off with
+/// either), pre-norm blocks of norm_1, Wqkv, out_proj, norm_2, up_proj, GELU, down_proj
+/// (mptmlp; mptglu adds gate_proj), norm_f. no_bias removes the biases of every linear and
+/// norm (attention_bias, when set, decides Wqkv's). Defaults are MPTConfig's; alibi has none
+/// dlcost can take (llm-foundry's default is false, transformers' MptAttentionConfig's true),
+/// so a config without it is refused. Options that change the module tree in ways not
+/// modelled are refused by name.
+void readMpt(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"d_model"});
+  t.heads = f.reqInt("heads", {"n_heads"});
+  t.layers = f.reqInt("layers", {"n_layers"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_seq_len"}).value_or(2048);
+  // transformers' MptAttention: softmax(attention_scores.float()).to(value_states.dtype).
+  t.softmax_fp32 = true;
+  auto refuse = [](const std::string& path, const std::string& what) {
+    throw InputError(ErrorCode::kValue, path,
+                     "model_type 'mpt' with " + what + " is not modelled by dlcost");
+  };
+  if (f.find({"block_overrides"})) refuse(f.pathOf("block_overrides"), "block_overrides");
+  auto section = [&](const char* name) -> std::optional<HfFields> {
+    const json* v = f.find({name});
+    if (!v) return std::nullopt;
+    HfFields nested(*v, f.pathOf(name));  // throws kType unless an object
+    nested.model_type = "mpt";
+    return nested;
+  };
+
+  // Attention.
+  std::optional<HfFields> attn = section("attn_config");
+  if (!attn || !attn->find({"alibi"})) {
+    throw InputError(ErrorCode::kMissingField, childPath(f.pathOf("attn_config"), "alibi"),
+                     "model_type 'mpt' needs attn_config.alibi: its default differs between "
+                     "llm-foundry (false: learned positions) and transformers (true)");
+  }
+  const std::string attn_path = f.pathOf("attn_config");
+  const std::string type = attn->optString({"attn_type"}).value_or("multihead_attention");
+  if (type == "multihead_attention") {
+    t.kv_heads = t.heads;
+  } else if (type == "multiquery_attention") {
+    t.kv_heads = 1;
+  } else if (type == "grouped_query_attention") {
+    t.kv_heads = attn->reqInt("kv_heads", {"kv_n_heads"});
+    f.paths["kv_heads"] = attn->paths["kv_heads"];
+  } else {
+    refuse(childPath(attn_path, "attn_type"), "attn_type \"" + type + "\"");
+  }
+  const bool qk_ln = attn->optBool({"qk_ln"}, false);
+  const bool qk_gn = attn->optBool({"qk_gn"}, false);
+  if (qk_ln && qk_gn)
+    refuse(childPath(attn_path, "qk_gn"), "both qk_ln and qk_gn (llm-foundry refuses it too)");
+  // q_ln over n_heads x head_dim and k_ln over kv_n_heads x head_dim (qk_ln), or both over
+  // head_dim (qk_gn), of norm_type.
+  t.qk_norm = qk_ln || qk_gn;
+  t.qk_norm_full = qk_ln;
+  const bool alibi = attn->optBool({"alibi"}, false);
+  const bool rope = attn->optBool({"rope"}, false);
+  if (attn->optBool({"nope"}, false)) refuse(childPath(attn_path, "nope"), "attn_config.nope");
+  if (attn->optInt("sliding_window", {"sliding_window_size"}, -1).value_or(-1) != -1)
+    refuse(childPath(attn_path, "sliding_window_size"), "a sliding window");
+  for (const char* key : {"kv_dim", "reuse_kv_layer_idx", "reuse_kv_x_layer_idx"})
+    if (attn->find({key})) refuse(childPath(attn_path, key), std::string("attn_config.") + key);
+  t.attention_dropout = attn->anyPositive({"attn_pdrop"});
+
+  // Positions: MPTConfig sets learned_pos_emb false when alibi or rope is on.
+  const bool learned = f.optBool({"learned_pos_emb"}, true) && !alibi && !rope;
+  t.positions =
+      learned ? PositionKind::kLearned : (rope ? PositionKind::kRotary : PositionKind::kNone);
+
+  // MLP: ffn_config.ffn_hidden_size, else d_model x expansion_ratio (an integer).
+  std::optional<HfFields> ffn = section("ffn_config");
+  const std::string ffn_type =
+      ffn ? ffn->optString({"ffn_type"}).value_or("mptmlp") : std::string("mptmlp");
+  if (ffn_type != "mptmlp" && ffn_type != "mptglu")
+    refuse(childPath(f.pathOf("ffn_config"), "ffn_type"), "ffn_type \"" + ffn_type + "\"");
+  t.gated_mlp = ffn_type == "mptglu";
+  if (auto width = ffn ? ffn->optInt("ffn", {"ffn_hidden_size"}) : std::nullopt) {
+    t.ffn = *width;
+    f.paths["ffn"] = ffn->paths["ffn"];
+  } else {
+    const double ratio = f.optNumber({"expansion_ratio"}, 4);
+    const double width_d = static_cast<double>(t.hidden) * ratio;
+    if (!(width_d >= 1) || width_d > static_cast<double>(kMaxDimension) ||
+        width_d != std::floor(width_d)) {
+      throw InputError(ErrorCode::kValue, f.pathOf("expansion_ratio"),
+                       "model_type 'mpt' needs d_model x expansion_ratio to be a whole number "
+                       "of at least 1 (as llm-foundry's resolve_ffn_hidden_size does)");
+    }
+    t.ffn = static_cast<int64_t>(width_d);
+  }
+
+  // Norms: LayerNorm (low_precision_layernorm is one in lower precision) or RMSNorm.
+  const std::string norm = f.optString({"norm_type"}).value_or("low_precision_layernorm");
+  if (norm == "layernorm" || norm == "low_precision_layernorm") {
+    t.norm = NormKind::kLayerNorm;
+  } else if (norm == "rmsnorm" || norm == "low_precision_rmsnorm" || norm == "triton_rmsnorm") {
+    t.norm = NormKind::kRmsNorm;
+  } else {
+    refuse(f.pathOf("norm_type"), "norm_type \"" + norm + "\"");
+  }
+  const bool no_bias = f.optBool({"no_bias"}, false);
+  t.norm_bias = !no_bias;
+  t.out_bias = t.mlp_bias = !no_bias;
+  t.qkv_bias = f.optBool({"attention_bias"}, !no_bias);
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
+  t.hidden_dropout = f.anyPositive({"resid_pdrop", "emb_pdrop"});
+}
+
 /// GPT-BigCode (StarCoder, SantaCoder): GPT-2's layer with multi-query attention.
 void readGptBigcode(HfFields& f, Transformer& t) {
   t.hidden = f.reqInt("hidden", {"n_embd"});
@@ -812,6 +929,7 @@ constexpr ExactFamily kExactFamilies[] = {
     {"mt5", anyType<readT5>},
     {"gptj", anyType<readGptj>},
     {"bloom", anyType<readBloom>},
+    {"mpt", anyType<readMpt>},
     {"gpt_bigcode", anyType<readGptBigcode>},
     {"starcoder2", anyType<readStarcoder2>},
     {"opt", anyType<readOpt>},

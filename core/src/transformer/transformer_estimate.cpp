@@ -564,6 +564,7 @@ struct SequenceMacs {
   int64_t forward = 0;         ///< the forward pass (prefill), adapters included
   int64_t backward = 0;        ///< training
   int64_t core = 0;            ///< attention matmuls (QK^T, AV) of the forward
+  int64_t core_backward = 0;   ///< attention matmuls in the backward (recomputed ones too)
   int64_t adapter = 0;         ///< LoRA adapters' forward
   int64_t decode = 0;          ///< every generated token
   int64_t decode_context = 0;  ///< keys the last generated token attends to
@@ -617,6 +618,9 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
     m.backward = add(mul(s.lora ? 1 : 2, linear), core_bwd, mul(2, m.adapter));
     if (w.recompute == Recompute::kFull) m.backward = add(m.backward, layers_fwd);
     if (w.recompute == Recompute::kSelective && !flash) m.backward = add(m.backward, m.core);
+    const bool recomputed =
+        w.recompute == Recompute::kFull || (w.recompute == Recompute::kSelective && !flash);
+    m.core_backward = add(core_bwd, recomputed ? m.core : 0);
   }
   if (frozen_tower) m.forward = add(m.forward, m.vision);
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
@@ -1145,16 +1149,19 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
       add(m.bytesOf(MemoryKey::kWeights), m.bytesOf(MemoryKey::kQuantScales),
           m.bytesOf(MemoryKey::kAdapterWeights));
   const int64_t activations = m.bytesOf(MemoryKey::kActivations);
+  // Fused attention kernels run the core at their own share of the peak (time_model.hpp).
+  const bool fused = fusedAttention(w);
   if (s.train) {
     // One micro-batch of `batch` sequences (what a roofline times); the step runs
     // grad_accum of them.
     const int64_t grads =
         add(m.bytesOf(MemoryKey::kGradients), m.bytesOf(MemoryKey::kAdapterGradients));
     return {
-        {"forward", wideFlops(macs.forward, b), add(weights_read, activations), mul(b, f.tokens)},
+        {"forward", wideFlops(macs.forward, b), add(weights_read, activations), mul(b, f.tokens),
+         fused ? wideFlops(macs.core, b) : WideCount(0)},
         {"backward", wideFlops(macs.backward, b),
          add(add(weights_read, grads), add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
-         mul(b, f.tokens)}};
+         mul(b, f.tokens), fused ? wideFlops(macs.core_backward, b) : WideCount(0)}};
   }
   std::vector<PhaseWork> phases;
   const int kv_bits = dtypeBits(s.kv_dtype);
@@ -1162,7 +1169,8 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
       s.decoder_side ? mul(b, bytesForBits(kvCacheElements(t, w.mla_cache, s.prompt), kv_bits)) : 0;
   // An encoder has no generation: its one pass is a plain forward.
   phases.push_back({s.decoder_side ? "prefill" : "forward", wideFlops(macs.forward, b),
-                    add(weights_read, prompt_kv), mul(b, s.prompt)});
+                    add(weights_read, prompt_kv), mul(b, s.prompt),
+                    fused ? wideFlops(macs.core, b) : WideCount(0)});
   if (s.decoder_side) {
     // One generated token per sequence: every weight read once (under MoE only the experts
     // the batch's tokens can reach), the whole KV cache read.

@@ -184,6 +184,16 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
             {"dense_h_to_4h", kUp, h, f},
             {"dense_4h_to_h", kDown, f, h}};
   }
+  if (a == "mpt") {
+    // llm-foundry's attn.Wqkv (fused_qkv, the default; Wq, Wk, Wv without it), attn.out_proj,
+    // ffn.up_proj (gate_proj too under mptglu) and ffn.down_proj.
+    std::vector<LinearModule> mpt = {{"Wqkv", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
+                                     {"out_proj", kO, q, h}};
+    if (t.gated_mlp) mpt.push_back({"gate_proj", kGate, h, f});
+    mpt.push_back({"up_proj", kUp, h, f});
+    mpt.push_back({"down_proj", kDown, f, h});
+    return mpt;
+  }
   if (a == "internlm2" || a == "baichuan") {
     // InternLM2's attention.wqkv/wo and feed_forward.w1/w3/w2; Baichuan's W_pack, o_proj
     // and Llama's MLP names.

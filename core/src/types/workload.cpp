@@ -86,6 +86,20 @@ std::optional<OptimizerImpl> parseOptimizerImpl(const std::string& name) {
   return parseEnum(kOptimizerImpls, optimizerImplName, name);
 }
 
+bool fusedAttention(const Workload& w) {
+  switch (w.serving.engine) {
+    case Engine::kVllm:
+    case Engine::kSglang:
+    case Engine::kTrtllm:
+      return true;
+    case Engine::kNone:
+    case Engine::kHf:
+    case Engine::kLlamaCpp:
+      break;
+  }
+  return w.attention == AttentionImpl::kFlash;
+}
+
 const char* attentionName(AttentionImpl attention) {
   return attention == AttentionImpl::kEager ? "eager" : "flash";
 }

@@ -55,6 +55,10 @@ struct FamilyParams {
   double bandwidth_efficiency = 0.8;
   /// Speed-up FP8 GEMMs reach over 16-bit ones (the peak says 2x).
   double fp8_gain = 1.3;
+  /// Share of the 16-bit dense peak fused attention kernels (FlashAttention) reach on the
+  /// attention core: FlashAttention-2 reaches 50-73 % on an A100 but ~35 % on an H100, where
+  /// FlashAttention-3 reaches ~75 % (Shah et al. 2024, fig. 5-6).
+  double attention_efficiency = 0.5;
 };
 
 /// What an engine adds on top of the device (fitted; docs/accuracy.md). Engine::kNone is
@@ -128,11 +132,15 @@ struct TimeContext {
 /// fast path), with the engine's FP16 accumulation on GeForce.
 double mathPeak(const TimeContext& ctx);
 /// Share of mathPeak a large GEMM reaches: the workload's utilization when given, else the
-/// family's gemm_efficiency x the engine's compute_scale (at most 1).
+/// family's gemm_efficiency x the engine's compute_scale (at most 1); on Apple chips and
+/// CPUs, whose only engine's kernels are its own, the family's share alone.
 double largeGemmEfficiency(const TimeContext& ctx);
 /// Share of mathPeak a GEMM of `rows` rows reaches: largeGemmEfficiency x rows / (rows +
 /// gemm_half_rows).
 double gemmEfficiency(const TimeContext& ctx, double rows);
+/// Operations per second fused attention kernels reach: the workload's utilization x the
+/// 16-bit peak when given, else the family's attention_efficiency x that peak.
+double attentionRate(const TimeContext& ctx);
 /// Achievable bytes per second of a streaming read.
 double achievableBandwidth(const TimeContext& ctx);
 
@@ -143,6 +151,10 @@ struct OpWork {
   double bytes = 0;            ///< DRAM traffic
   double dequant_weights = 0;  ///< quantized weights unpacked
   double dequant_ops = 0;      ///< ALU operations per unpacked weight
+  /// Of flops: fused attention kernels' (FlashAttention), at the family's attention share of
+  /// the 16-bit peak instead of a GEMM's share of the math format's (FP8 trains its linear
+  /// layers, not its attention, in FP8).
+  double attention_flops = 0;
 };
 
 struct OpTime {
@@ -164,12 +176,17 @@ struct ForwardWork {
   int64_t tp = 1;
   double allreduce_bytes = 0;
   const Network* network = nullptr;
+  /// DRAM traffic of attention scores an eager implementation writes and reads back between
+  /// its kernels (QK^T, the softmax, the conversion before AV): passes of their own, after
+  /// the GEMMs, at the achievable bandwidth. Fused (flash) attention keeps them on chip: 0.
+  double score_bytes = 0;
 };
 
 struct ForwardTime {
   OpTime op;
-  double fixed_s = 0;  ///< launches per layer + per-step cost
-  double comm_s = 0;   ///< tensor-parallel all-reduces
+  double fixed_s = 0;   ///< launches per layer + per-step cost
+  double comm_s = 0;    ///< tensor-parallel all-reduces
+  double scores_s = 0;  ///< eager attention's score passes
   double total_s = 0;
 };
 

@@ -83,6 +83,9 @@ struct PhaseWork {
   WideCount flops = 0;  ///< floating-point operations of the phase at the workload's batch
   int64_t bytes = 0;    ///< bytes moved to and from GPU memory by the phase
   int64_t tokens = 0;   ///< tokens the phase processes (0 where not token-based)
+  /// Of flops: the attention core's (QK^T, AV, their gradients) where fused kernels run it
+  /// (FlashAttention), timed at their own share of the peak rather than a GEMM's.
+  WideCount attention_flops = 0;
 };
 
 /// What a transformer estimate adds: parameters by component, tokens, per-token figures.

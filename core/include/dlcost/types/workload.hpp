@@ -159,4 +159,8 @@ struct Workload {
   RunSettings run;
 };
 
+/// The attention core runs as fused kernels (FlashAttention and its kin: scores stay on chip):
+/// `attention: flash`, and always under vLLM, SGLang and TensorRT-LLM, whose kernels are.
+bool fusedAttention(const Workload& w);
+
 }  // namespace dlcost
