@@ -951,11 +951,10 @@ def fit_params(points):
         params.append(Param(("families", fam, "gemm_efficiency"), 0.05, 0.9, pts))
         params.append(Param(("families", fam, "bandwidth_efficiency"), 0.3, 0.92, pts))
         params.append(Param(("families", fam, "gemm_half_rows"), 1.0, 4096.0, pts))
-        # Fused attention's share: the prompts and training steps (the attention core is a
-        # large part of long sequences' FLOPs).
-        long = [p for p in pts if p.kind in ("prefill", "training", "serving_latency")]
-        if long:
-            params.append(Param(("families", fam, "attention_efficiency"), 0.1, 0.9, long))
+        # Fused attention's share: it times every prompt and training step of the family
+        # (a large part of long sequences' FLOPs), so all of its points are evaluated.
+        if any(p.kind in ("prefill", "training", "serving_latency") for p in pts):
+            params.append(Param(("families", fam, "attention_efficiency"), 0.1, 0.9, pts))
         fp8 = [p for p in pts if any("fp8" in c for c in p.commands[:1])]
         if fp8:
             params.append(Param(("families", fam, "fp8_gain"), 1.0, 2.0, fp8))
@@ -965,6 +964,9 @@ def fit_params(points):
             # (core/src/gpu/time_model.cpp, largeGemmEfficiency).
             vendor_blas = [p for p in pts if time_family(p) not in ("apple", "cpu")]
             params.append(Param(("engines", eng, "compute_scale"), 0.1, 3.0, vendor_blas))
+        if eng in ("llamacpp", "trtllm", "vllm"):  # attention kernels of their own
+            vendor = [p for p in pts if time_family(p) not in ("apple", "cpu")]
+            params.append(Param(("engines", eng, "attention_scale"), 0.1, 3.0, vendor))
         params.append(Param(("engines", eng, "layer_overhead_s"), 0.0, 1e-3, pts, floor=2e-6))
         if eng != "none":  # training's forward is its only one (layer_overhead_s)
             params.append(Param(("engines", eng, "prefill_layer_overhead_s"), 0.0, 1e-3, pts,
@@ -1074,7 +1076,7 @@ throughput; `tests/fixtures/speed/SOURCES.md`) is run as `dlcost estimate` with 
 fields. Every time figure comes from one per-op time model (docs/speed-model.md,
 `core/include/dlcost/gpu/time_model.hpp`) whose few parameters per device family and engine
 (never per model or row) are fitted on these points by `scripts/calibrate_speed.py --fit`
-(least squares on log(estimate / measured), coordinate descent, dlcost itself evaluating each
+(least squares on log(estimate / measured), each kind weighted by 1 / its points, coordinate descent, dlcost itself evaluating each
 trial) and embedded from `core/hardware/time_params.json`; the table of parameters is below the
 residuals. What each kind reads: decode `serving.speed.tokens_per_s` at the mean context of the
 run (llama-bench tgN: N/2 tokens after the depth); prefill the prompt over
@@ -1100,6 +1102,8 @@ PARAM_TEXT = {
     "gemm_half_rows": "GEMM rows (tokens in the batch) at which it reaches half of that",
     "bandwidth_efficiency": "share of the DRAM bandwidth a streaming read reaches",
     "fp8_gain": "speed-up of FP8 GEMMs over 16-bit ones (the peak says 2)",
+    "attention_efficiency": "share of the 16-bit dense peak fused attention kernels reach",
+    "attention_scale": "the engine's attention kernels' share of the family's attention share",
     "compute_scale": "the engine's GEMM kernels' share of the family's efficiency",
     "bandwidth_scale": "the engine's share of the achievable bandwidth",
     "layer_overhead_s": "seconds per layer per decode step (kernel launches; CUDA graphs)",

@@ -79,6 +79,7 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
                   static_cast<double>(ph.bytes) * share / tp,
                   ph.name == "prefill" ? weights_count : 0.0, dequant};
       work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
+      work.attention_computed = ph.attention_computed;
       (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
     }
   }

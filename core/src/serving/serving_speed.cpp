@@ -241,6 +241,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       ForwardWork f;
       f.op.flops = d(ph.flops) / b * sequences / tp;
       f.op.attention_flops = d(ph.attention_flops) / b * sequences / tp;
+      f.op.attention_computed = ph.attention_computed;
       f.op.rows = d(prompt) * sequences;
       f.op.bytes = d(device_weights) + sequences * d(planKvBytes(t, plan, prompt));
       f.op.dequant_weights = device_params * pieces;

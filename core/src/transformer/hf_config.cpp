@@ -580,40 +580,24 @@ void readBloom(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
 }
 
-/// MPT (model_type "mpt"): mosaicml's hub models run llm-foundry's MPTModel as remote code,
-/// and transformers' MptModel reads the same config.json. Counted as llm-foundry builds it
-/// (llmfoundry/models/mpt/modeling_mpt.py, layers/attention.py, ffn.py, blocks.py): wte (the
-/// logits reuse it unless tie_word_embeddings is false), wpe of max_seq_len x d_model when
-/// learned_pos_emb and neither alibi nor rope (MPTConfig turns learned_pos_emb off with
-/// either), pre-norm blocks of norm_1, Wqkv, out_proj, norm_2, up_proj, GELU, down_proj
-/// (mptmlp; mptglu adds gate_proj), norm_f. no_bias removes the biases of every linear and
-/// norm (attention_bias, when set, decides Wqkv's). Defaults are MPTConfig's; alibi has none
-/// dlcost can take (llm-foundry's default is false, transformers' MptAttentionConfig's true),
-/// so a config without it is refused. Options that change the module tree in ways not
-/// modelled are refused by name.
-void readMpt(HfFields& f, Transformer& t) {
-  t.hidden = f.reqInt("hidden", {"d_model"});
-  t.heads = f.reqInt("heads", {"n_heads"});
-  t.layers = f.reqInt("layers", {"n_layers"});
-  t.vocab = f.reqInt("vocab", {"vocab_size"});
-  t.max_positions = f.optInt("max_positions", {"max_seq_len"}).value_or(2048);
-  // transformers' MptAttention: softmax(attention_scores.float()).to(value_states.dtype).
-  t.softmax_fp32 = true;
-  auto refuse = [](const std::string& path, const std::string& what) {
-    throw InputError(ErrorCode::kValue, path,
-                     "model_type 'mpt' with " + what + " is not modelled by dlcost");
-  };
-  if (f.find({"block_overrides"})) refuse(f.pathOf("block_overrides"), "block_overrides");
-  auto section = [&](const char* name) -> std::optional<HfFields> {
-    const json* v = f.find({name});
-    if (!v) return std::nullopt;
-    HfFields nested(*v, f.pathOf(name));  // throws kType unless an object
-    nested.model_type = "mpt";
-    return nested;
-  };
+[[noreturn]] void refuseMpt(const std::string& path, const std::string& what) {
+  throw InputError(ErrorCode::kValue, path,
+                   "model_type 'mpt' with " + what + " is not modelled by dlcost");
+}
 
-  // Attention.
-  std::optional<HfFields> attn = section("attn_config");
+/// An MPT config's nested section (attn_config, ffn_config), when present.
+std::optional<HfFields> mptSection(HfFields& f, const char* name) {
+  const json* v = f.find({name});
+  if (!v) return std::nullopt;
+  HfFields nested(*v, f.pathOf(name));  // throws kType unless an object
+  nested.model_type = "mpt";
+  return nested;
+}
+
+/// attn_config: heads (multi-head, multi-query, grouped), q/k norms, dropout and the
+/// positions (MPTConfig sets learned_pos_emb false when alibi or rope is on).
+void readMptAttention(HfFields& f, Transformer& t) {
+  std::optional<HfFields> attn = mptSection(f, "attn_config");
   if (!attn || !attn->find({"alibi"})) {
     throw InputError(ErrorCode::kMissingField, childPath(f.pathOf("attn_config"), "alibi"),
                      "model_type 'mpt' needs attn_config.alibi: its default differs between "
@@ -629,36 +613,39 @@ void readMpt(HfFields& f, Transformer& t) {
     t.kv_heads = attn->reqInt("kv_heads", {"kv_n_heads"});
     f.paths["kv_heads"] = attn->paths["kv_heads"];
   } else {
-    refuse(childPath(attn_path, "attn_type"), "attn_type \"" + type + "\"");
+    refuseMpt(childPath(attn_path, "attn_type"), "attn_type \"" + type + "\"");
   }
   const bool qk_ln = attn->optBool({"qk_ln"}, false);
   const bool qk_gn = attn->optBool({"qk_gn"}, false);
   if (qk_ln && qk_gn)
-    refuse(childPath(attn_path, "qk_gn"), "both qk_ln and qk_gn (llm-foundry refuses it too)");
+    refuseMpt(childPath(attn_path, "qk_gn"), "both qk_ln and qk_gn (llm-foundry refuses it too)");
   // q_ln over n_heads x head_dim and k_ln over kv_n_heads x head_dim (qk_ln), or both over
   // head_dim (qk_gn), of norm_type.
   t.qk_norm = qk_ln || qk_gn;
   t.qk_norm_full = qk_ln;
   const bool alibi = attn->optBool({"alibi"}, false);
   const bool rope = attn->optBool({"rope"}, false);
-  if (attn->optBool({"nope"}, false)) refuse(childPath(attn_path, "nope"), "attn_config.nope");
+  if (attn->optBool({"nope"}, false)) refuseMpt(childPath(attn_path, "nope"), "attn_config.nope");
   if (attn->optInt("sliding_window", {"sliding_window_size"}, -1).value_or(-1) != -1)
-    refuse(childPath(attn_path, "sliding_window_size"), "a sliding window");
+    refuseMpt(childPath(attn_path, "sliding_window_size"), "a sliding window");
   for (const char* key : {"kv_dim", "reuse_kv_layer_idx", "reuse_kv_x_layer_idx"})
-    if (attn->find({key})) refuse(childPath(attn_path, key), std::string("attn_config.") + key);
+    if (attn->find({key})) refuseMpt(childPath(attn_path, key), std::string("attn_config.") + key);
   t.attention_dropout = attn->anyPositive({"attn_pdrop"});
 
-  // Positions: MPTConfig sets learned_pos_emb false when alibi or rope is on.
   const bool learned = f.optBool({"learned_pos_emb"}, true) && !alibi && !rope;
   t.positions =
       learned ? PositionKind::kLearned : (rope ? PositionKind::kRotary : PositionKind::kNone);
+}
 
+/// ffn_config (mptmlp, mptglu; ffn_hidden_size, else d_model x expansion_ratio), norm_type
+/// and the biases no_bias removes.
+void readMptMlp(HfFields& f, Transformer& t) {
   // MLP: ffn_config.ffn_hidden_size, else d_model x expansion_ratio (an integer).
-  std::optional<HfFields> ffn = section("ffn_config");
+  std::optional<HfFields> ffn = mptSection(f, "ffn_config");
   const std::string ffn_type =
       ffn ? ffn->optString({"ffn_type"}).value_or("mptmlp") : std::string("mptmlp");
   if (ffn_type != "mptmlp" && ffn_type != "mptglu")
-    refuse(childPath(f.pathOf("ffn_config"), "ffn_type"), "ffn_type \"" + ffn_type + "\"");
+    refuseMpt(childPath(f.pathOf("ffn_config"), "ffn_type"), "ffn_type \"" + ffn_type + "\"");
   t.gated_mlp = ffn_type == "mptglu";
   if (auto width = ffn ? ffn->optInt("ffn", {"ffn_hidden_size"}) : std::nullopt) {
     t.ffn = *width;
@@ -682,12 +669,36 @@ void readMpt(HfFields& f, Transformer& t) {
   } else if (norm == "rmsnorm" || norm == "low_precision_rmsnorm" || norm == "triton_rmsnorm") {
     t.norm = NormKind::kRmsNorm;
   } else {
-    refuse(f.pathOf("norm_type"), "norm_type \"" + norm + "\"");
+    refuseMpt(f.pathOf("norm_type"), "norm_type \"" + norm + "\"");
   }
   const bool no_bias = f.optBool({"no_bias"}, false);
   t.norm_bias = !no_bias;
   t.out_bias = t.mlp_bias = !no_bias;
   t.qkv_bias = f.optBool({"attention_bias"}, !no_bias);
+}
+
+/// MPT (model_type "mpt"): mosaicml's hub models run llm-foundry's MPTModel as remote code,
+/// and transformers' MptModel reads the same config.json. Counted as llm-foundry builds it
+/// (llmfoundry/models/mpt/modeling_mpt.py, layers/attention.py, ffn.py, blocks.py): wte (the
+/// logits reuse it unless tie_word_embeddings is false), wpe of max_seq_len x d_model when
+/// learned_pos_emb and neither alibi nor rope (MPTConfig turns learned_pos_emb off with
+/// either), pre-norm blocks of norm_1, Wqkv, out_proj, norm_2, up_proj, GELU, down_proj
+/// (mptmlp; mptglu adds gate_proj), norm_f. no_bias removes the biases of every linear and
+/// norm (attention_bias, when set, decides Wqkv's). Defaults are MPTConfig's; alibi has none
+/// dlcost can take (llm-foundry's default is false, transformers' MptAttentionConfig's true),
+/// so a config without it is refused. Options that change the module tree in ways not
+/// modelled are refused by name.
+void readMpt(HfFields& f, Transformer& t) {
+  t.hidden = f.reqInt("hidden", {"d_model"});
+  t.heads = f.reqInt("heads", {"n_heads"});
+  t.layers = f.reqInt("layers", {"n_layers"});
+  t.vocab = f.reqInt("vocab", {"vocab_size"});
+  t.max_positions = f.optInt("max_positions", {"max_seq_len"}).value_or(2048);
+  // transformers' MptAttention: softmax(attention_scores.float()).to(value_states.dtype).
+  t.softmax_fp32 = true;
+  if (f.find({"block_overrides"})) refuseMpt(f.pathOf("block_overrides"), "block_overrides");
+  readMptAttention(f, t);
+  readMptMlp(f, t);
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, true);
   t.hidden_dropout = f.anyPositive({"resid_pdrop", "emb_pdrop"});
 }

@@ -1136,6 +1136,22 @@ void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMem
 
 // --- stage 6: phases for the roofline ------------------------------------------------------
 
+/// Share of a decoder's attention core (counted as every token against every attended key)
+/// that fused kernels compute under the causal mask: token p (1..n) attends min(p, keys) of
+/// a layer's keys. 1 for encoders, whose attention is not masked.
+double causalComputedShare(const Transformer& t, int64_t tokens) {
+  if (t.kind != TransformerKind::kDecoder || tokens <= 0) return 1.0;
+  const auto n = static_cast<double>(tokens);
+  double counted = 0, computed = 0;
+  for (int64_t i = 0; i < t.layers; ++i) {
+    const auto keys = static_cast<double>(attendedKeys(t, i, tokens));
+    counted += n * keys;
+    // sum_{p=1..n} min(p, keys) = keys (keys + 1) / 2 + (n - keys) keys
+    computed += keys * (keys + 1) / 2 + (n - keys) * keys;
+  }
+  return counted > 0 ? computed / counted : 1.0;
+}
+
 /// FLOPs of `macs` per sequence over `batch` sequences (128-bit: a step may pass 64 bits).
 WideCount wideFlops(int64_t macs, int64_t batch) {
   return flopsOf(WideCount(macs) * batch);
@@ -1156,12 +1172,13 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     // grad_accum of them.
     const int64_t grads =
         add(m.bytesOf(MemoryKey::kGradients), m.bytesOf(MemoryKey::kAdapterGradients));
+    const double computed = causalComputedShare(t, f.tokens);
     return {
         {"forward", wideFlops(macs.forward, b), add(weights_read, activations), mul(b, f.tokens),
-         fused ? wideFlops(macs.core, b) : WideCount(0)},
+         fused ? wideFlops(macs.core, b) : WideCount(0), computed},
         {"backward", wideFlops(macs.backward, b),
          add(add(weights_read, grads), add(activations, m.bytesOf(MemoryKey::kBackwardPeakExtra))),
-         mul(b, f.tokens), fused ? wideFlops(macs.core_backward, b) : WideCount(0)}};
+         mul(b, f.tokens), fused ? wideFlops(macs.core_backward, b) : WideCount(0), computed}};
   }
   std::vector<PhaseWork> phases;
   const int kv_bits = dtypeBits(s.kv_dtype);
@@ -1170,7 +1187,8 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
   // An encoder has no generation: its one pass is a plain forward.
   phases.push_back({s.decoder_side ? "prefill" : "forward", wideFlops(macs.forward, b),
                     add(weights_read, prompt_kv), mul(b, s.prompt),
-                    fused ? wideFlops(macs.core, b) : WideCount(0)});
+                    fused ? wideFlops(macs.core, b) : WideCount(0),
+                    causalComputedShare(t, s.prompt)});
   if (s.decoder_side) {
     // One generated token per sequence: every weight read once (under MoE only the experts
     // the batch's tokens can reach), the whole KV cache read.

@@ -66,6 +66,10 @@ struct FamilyParams {
 struct EngineParams {
   /// The engine's GEMM kernels' share of the family's gemm_efficiency.
   double compute_scale = 1.0;
+  /// The engine's fused attention kernels' share of the family's attention_efficiency
+  /// (TensorRT-LLM's own FMHA, FlashInfer, llama.cpp's FA; plain PyTorch runs
+  /// FlashAttention-2, which the families' shares measure).
+  double attention_scale = 1.0;
   /// The engine's share of the family's achievable bandwidth in a decode step.
   double bandwidth_scale = 1.0;
   /// Seconds per layer per decode step: kernel launches and their gaps (small where the
@@ -139,7 +143,8 @@ double largeGemmEfficiency(const TimeContext& ctx);
 /// gemm_half_rows).
 double gemmEfficiency(const TimeContext& ctx, double rows);
 /// Operations per second fused attention kernels reach: the workload's utilization x the
-/// 16-bit peak when given, else the family's attention_efficiency x that peak.
+/// 16-bit peak when given, else the family's attention_efficiency x the engine's
+/// attention_scale (not on Apple chips and CPUs) x that peak.
 double attentionRate(const TimeContext& ctx);
 /// Achievable bytes per second of a streaming read.
 double achievableBandwidth(const TimeContext& ctx);
@@ -155,6 +160,7 @@ struct OpWork {
   /// the 16-bit peak instead of a GEMM's share of the math format's (FP8 trains its linear
   /// layers, not its attention, in FP8).
   double attention_flops = 0;
+  double attention_computed = 1.0;  ///< share of attention_flops the kernels compute (causal)
 };
 
 struct OpTime {

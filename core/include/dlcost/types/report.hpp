@@ -86,6 +86,9 @@ struct PhaseWork {
   /// Of flops: the attention core's (QK^T, AV, their gradients) where fused kernels run it
   /// (FlashAttention), timed at their own share of the peak rather than a GEMM's.
   WideCount attention_flops = 0;
+  /// Share of attention_flops fused kernels compute: a causal mask lets them skip the tiles
+  /// above the diagonal (about half of a prompt's square; the count above is the square).
+  double attention_computed = 1.0;
 };
 
 /// What a transformer estimate adds: parameters by component, tokens, per-token figures.
