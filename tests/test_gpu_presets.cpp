@@ -269,7 +269,7 @@ TEST_CASE("Apple and Strix Halo rows carry their datasheet memory and bandwidth"
   CHECK(dlcost::gpuCapacityBytes(*g) == row.gpu_share_mib * kMiB);
 }
 
-TEST_CASE("Apple M3/M4 have no published compute rate; Strix Halo's is derived from CUs x clock",
+TEST_CASE("Apple M3/M4 have no published compute rate: Strix Halo's is derived from CUs x clock",
           "[gpu][presets]") {
   // Apple publishes no TFLOPS, ALU count or GPU clock for M2 Pro, M2 Max, M3 and M4: the rows
   // leave every rate at 0 rather than guess one.

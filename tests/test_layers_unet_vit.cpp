@@ -80,7 +80,7 @@ TEST_CASE("upsample gives floor(H x scale) or the size, with no parameters or MA
   CHECK(r.macs.forward == 0);
 }
 
-TEST_CASE("permute, reshape and select are views; reshape copies what it cannot view",
+TEST_CASE("permute, reshape and select are views: reshape copies what it cannot view",
           "[layers][vit]") {
   // A [17, 32] sequence split into 4 heads of 8 (Hugging Face ViT's transpose_for_scores).
   const json split = {{"type", "reshape"}, {"name", "split"}, {"shape", {17, 4, -1}}};

@@ -185,7 +185,7 @@ TEST_CASE("a residual block by hand", "[memory][simulation]") {
   CHECK(infer.memory.bytesOf(dlcost::MemoryKey::kActivations) == 128);
 }
 
-TEST_CASE("an add passes its gradient through; a second reader accumulates into it",
+TEST_CASE("an add passes its gradient through: a second reader accumulates into it",
           "[memory][simulation]") {
   // input[8] -> fc0 -> relu0 (y) -> fc1 -> sum = y + fc1 -> fc2 [1]; fp32, a [8] tensor is
   // 32 bytes. Saved: the input (fc0), y (relu0's result, also fc1's input), sum (fc2's

@@ -105,7 +105,7 @@ TEST_CASE("workload defaults: train, batch 1, fp32, adam, no overhead, no memory
   CHECK_FALSE(c.workload.memory_bytes);
 }
 
-TEST_CASE("memory_gib is in units of 2^30 bytes; memory_bytes is exact", "[model_json][workload]") {
+TEST_CASE("memory_gib is in units of 2^30 bytes: memory_bytes is exact", "[model_json][workload]") {
   const json model = {{"input", {4}}, {"layers", {{{"type", "relu"}}}}};
   CHECK(parseConfig(json{{"model", model}, {"workload", {{"memory_gib", 1.5}}}})
             .workload.memory_bytes == int64_t{3} << 29);
@@ -115,7 +115,7 @@ TEST_CASE("memory_gib is in units of 2^30 bytes; memory_bytes is exact", "[model
         dlcost::Mode::kInfer);
 }
 
-TEST_CASE("layers are named by their index unless named; inputs default to the previous layer",
+TEST_CASE("layers are named by their index unless named: inputs default to the previous layer",
           "[model_json][graph]") {
   const Config c = parseConfig(json::parse(R"({"input": [4], "layers": [
       {"type": "linear", "out_features": 4}, {"name": "act", "type": "relu"},

@@ -173,7 +173,7 @@ TEST_CASE("the reported largest batch fits and one more sample does not", "[prop
   CHECK(over.memory.total > memory);
 }
 
-TEST_CASE("a model's JSON, printed and read back, gives the same report; so does a preset's",
+TEST_CASE("a model's JSON, printed and read back, gives the same report: so does a preset's",
           "[properties]") {
   const std::vector<json> models = generatedModels();
   for (const json& model : models) {

@@ -694,13 +694,14 @@ TEST_CASE("llama.cpp without a dtype prices its prompt at 16-bit, not FP32",
   CHECK(ttft({{"dtype", "fp32"}}) > 5 * ttft(json::object()));
 }
 
-TEST_CASE("Eager attention pays its scores' DRAM passes; fused attention does not",
+TEST_CASE("Eager attention pays its scores' DRAM passes, fused attention does not",
           "[serving][speed]") {
   // Without -fa, llama.cpp writes and reads back every attention score between its kernels:
   // QK^T in F16 converted to F32, soft_max_ext in place, converted back to F16 for AV
   // (ggml-cuda's batched cuBLAS path): 24 bytes a score. A prompt runs in n_ubatch = 512
   // pieces, each against every cell filled so far. HF's eager_attention_forward also moves
   // 24 bytes a score, over the whole prompt at once. vLLM's kernels are always fused.
+  using Catch::Matchers::WithinRel;
   const auto ttft = [](const char* engine, const char* attention, int64_t prompt) {
     json w = {{"mode", "infer"},      {"engine", engine},       {"gpu", "a100-sxm4-80gb"},
               {"dtype", "fp16"},      {"attention", attention}, {"prompt_tokens", prompt},
@@ -709,18 +710,34 @@ TEST_CASE("Eager attention pays its scores' DRAM passes; fused attention does no
                                      {"workload", w}})["serving"]["speed"]["ttft_s"]
         .get<double>();
   };
-  using Catch::Matchers::WithinRel;
-  const auto extra = [&](const char* engine, int64_t prompt) {
-    return ttft(engine, "eager", prompt) - ttft(engine, "flash", prompt);
+  const auto context = [](dlcost::Engine engine) {
+    dlcost::TimeContext ctx;
+    ctx.gpu = dlcost::findGpu("a100-sxm4-80gb");
+    ctx.math = dlcost::MathFormat::kFp16;
+    ctx.engine = engine;
+    return ctx;
   };
-  dlcost::TimeContext ctx;
-  ctx.gpu = dlcost::findGpu("a100-sxm4-80gb");
-  ctx.engine = dlcost::Engine::kLlamaCpp;
-  // Llama 3 8B: 32 layers x 32 heads; 4,096 tokens = 8 pieces: 512 x 512 x (1 + ... + 8).
+  // Eager minus flash, less what the attention core itself costs apart: eager runs it as
+  // GEMMs at the prompt's rate, flash in fused kernels (attentionRate) over the causal half.
+  // Llama 3 8B: 32 layers, QK^T and AV of 4,096 + 4,096 MACs per token and key.
+  const auto score_passes = [&](const char* name, dlcost::Engine engine, int64_t prompt) {
+    const dlcost::TimeContext ctx = context(engine);
+    const auto n = static_cast<double>(prompt);
+    const double core = 2.0 * 32 * n * n * (4096 + 4096);
+    const double gemm = dlcost::mathPeak(ctx) * dlcost::gemmEfficiency(ctx, n);
+    const double fused = core * (n + 1) / (2 * n) / dlcost::attentionRate(ctx);
+    return ttft(name, "eager", prompt) - ttft(name, "flash", prompt) - (core / gemm - fused);
+  };
+  // 32 layers x 32 heads; 4,096 tokens = 8 pieces: 512 x 512 x (1 + ... + 8).
   const double scores = 32.0 * 32 * 512 * 512 * 36;
-  CHECK_THAT(extra("llamacpp", 4096),
-             WithinRel(24 * scores / dlcost::achievableBandwidth(ctx), 1e-6));
-  CHECK_THAT(extra("llamacpp", 4096) / extra("llamacpp", 1024), WithinRel(36.0 / 3, 1e-6));
-  CHECK_THAT(extra("hf", 2048) / extra("hf", 1024), WithinRel(4.0, 1e-6));
-  CHECK(extra("vllm", 4096) == 0);
+  const dlcost::TimeContext llama = context(dlcost::Engine::kLlamaCpp);
+  CHECK_THAT(score_passes("llamacpp", dlcost::Engine::kLlamaCpp, 4096),
+             WithinRel(24 * scores / dlcost::achievableBandwidth(llama), 1e-6));
+  CHECK_THAT(score_passes("llamacpp", dlcost::Engine::kLlamaCpp, 4096) /
+                 score_passes("llamacpp", dlcost::Engine::kLlamaCpp, 1024),
+             WithinRel(36.0 / 3, 1e-6));
+  CHECK_THAT(
+      score_passes("hf", dlcost::Engine::kHf, 2048) / score_passes("hf", dlcost::Engine::kHf, 1024),
+      WithinRel(4.0, 1e-6));
+  CHECK(ttft("vllm", "eager", 4096) == ttft("vllm", "flash", 4096));
 }

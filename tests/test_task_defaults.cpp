@@ -35,7 +35,7 @@ TEST_CASE("every task's starting point is a workload of known fields", "[tasks]"
   }
 }
 
-TEST_CASE("each model kind has inference and training; LoRA and QLoRA need a transformer",
+TEST_CASE("each model kind has inference and training: LoRA and QLoRA need a transformer",
           "[tasks]") {
   auto has = [](const char* task, const char* kind) {
     for (const dlcost::TaskDefaults& d : dlcost::taskDefaults())

@@ -407,7 +407,7 @@ TEST_CASE("LoRA keeps each adapter's own fp32 copy of a 16-bit input",
   CHECK(attention("bf16", "q_proj,v_proj") - attention("bf16", "q_proj") == 2 * 128 * 4 * 256);
 }
 
-TEST_CASE("encoders cache nothing; T5's decoder caches its tokens and the prompt's keys",
+TEST_CASE("encoders cache nothing: T5's decoder caches its tokens and the prompt's keys",
           "[transformer][memory][kv]") {
   // BERT reads its input once: no generation, no KV cache, one forward phase.
   const dlcost::Report bert =
