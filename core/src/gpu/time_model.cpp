@@ -205,16 +205,23 @@ double mathPeak(const TimeContext& ctx) {
   return peak;
 }
 
+namespace {
+
+/// An engine's scales (compute_scale, attention_scale) compare its kernels with the vendor's
+/// (cuBLAS, FlashAttention), which the GPU families' shares measure. On Apple chips and CPUs
+/// llama.cpp's own kernels (Metal, ggml's CPU backend) are the only ones dlcost runs, so the
+/// family's share is theirs: scaling it again by the CUDA kernels' ratio would count it twice.
+double engineScale(const TimeContext& ctx, double scale) {
+  const DeviceFamily f = deviceFamily(*ctx.gpu);
+  return f == DeviceFamily::kApple || f == DeviceFamily::kCpu ? 1.0 : scale;
+}
+
+}  // namespace
+
 double largeGemmEfficiency(const TimeContext& ctx) {
   if (ctx.utilization) return std::min(1.0, *ctx.utilization);
-  // An engine's compute_scale compares its kernels with the vendor's BLAS (cuBLAS, rocBLAS),
-  // which the GPU families' shares measure. On Apple chips and CPUs llama.cpp's own kernels
-  // (Metal, ggml's CPU backend) are the only ones dlcost runs, so the family's share is
-  // theirs: scaling it again by the CUDA kernels' ratio would count that ratio twice.
-  const DeviceFamily f = deviceFamily(*ctx.gpu);
-  const bool own_kernels = f == DeviceFamily::kApple || f == DeviceFamily::kCpu;
-  const double scale = own_kernels ? 1.0 : engineOf(ctx).compute_scale;
-  return std::min(1.0, familyOf(ctx).gemm_efficiency * scale);
+  return std::min(1.0,
+                  familyOf(ctx).gemm_efficiency * engineScale(ctx, engineOf(ctx).compute_scale));
 }
 
 double attentionRate(const TimeContext& ctx) {
@@ -222,10 +229,7 @@ double attentionRate(const TimeContext& ctx) {
   if (ctx.math == MathFormat::kFp8 || ctx.math == MathFormat::kInt8)
     sixteen.math = MathFormat::kFp16;
   if (ctx.utilization) return mathPeak(sixteen) * std::min(1.0, *ctx.utilization);
-  // As largeGemmEfficiency: on Apple chips and CPUs the family's share is the engine's own.
-  const DeviceFamily f = deviceFamily(*ctx.gpu);
-  const bool own_kernels = f == DeviceFamily::kApple || f == DeviceFamily::kCpu;
-  const double scale = own_kernels ? 1.0 : engineOf(ctx).attention_scale;
+  const double scale = engineScale(ctx, engineOf(ctx).attention_scale);
   // The best attention kernels measured reach ~75 % of the peak (FlashAttention-3, FP16): no
   // product of the fitted shares goes past the GEMMs' bound, 90 %.
   return mathPeak(sixteen) * std::min(0.9, familyOf(ctx).attention_efficiency * scale);

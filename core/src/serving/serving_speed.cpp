@@ -80,20 +80,10 @@ int64_t offloadedUbatches(int64_t tokens) {
 ///   F16 and converted to F32 (2+2+4), soft_max_ext F32 in place (4+4), converted back to F16
 ///   for the AV GEMM (4+2) and read by it (2): 24 bytes. Its Metal and CPU kernels and its
 ///   one-row (decode) CUDA kernels read and write F32 directly: 4+4+4+4 = 16 bytes.
-double scoreBytes(const Workload& w, Engine engine, const Gpu& g, bool prefill) {
-  if (w.attention != AttentionImpl::kEager) return 0;
-  switch (engine) {
-    case Engine::kNone:
-    case Engine::kHf:
-      return 24;
-    case Engine::kLlamaCpp:
-      return prefill && !g.cpu && g.vendor != "Apple" ? 24 : 16;
-    case Engine::kVllm:
-    case Engine::kSglang:
-    case Engine::kTrtllm:
-      return 0;
-  }
-  return 0;
+double scoreBytes(const Workload& w, const Gpu& g, bool prefill) {
+  if (fusedAttention(w)) return 0;
+  if (w.serving.engine != Engine::kLlamaCpp) return 24;  // HF transformers, plain PyTorch
+  return prefill && !g.cpu && g.vendor != "Apple" ? 24 : 16;
 }
 
 /// Attention scores of one prefill of `sequences` prompts of `prompt` tokens, per head and
@@ -207,8 +197,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   step.tp = w.hardware.parallel.tp;
   step.allreduce_bytes = d(users) * d(t.hidden) * act_bytes;
   step.network = &fit.network;
-  step.score_bytes = scoreBytes(w, plan.engine, fit.gpu, false) * d(t.layers) * d(t.heads) / tp *
-                     d(users) * d(context);
+  step.score_bytes =
+      scoreBytes(w, fit.gpu, false) * d(t.layers) * d(t.heads) / tp * d(users) * d(context);
   const ForwardTime decode = forwardTime(ctx, step);
   s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
   s.itl_s = decode.total_s + host_s;
@@ -251,7 +241,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.tp = w.hardware.parallel.tp;
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
-      f.score_bytes = scoreBytes(w, plan.engine, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
+      f.score_bytes = scoreBytes(w, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
                       prefillScores(plan.engine, prompt, sequences);
       return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers, true) +
              host_prefill_s;

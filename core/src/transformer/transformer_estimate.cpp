@@ -616,11 +616,15 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
     const bool flash = w.attention == AttentionImpl::kFlash;
     const int64_t core_bwd = flash ? mul(m.core / 2, 5) : mul(2, m.core);
     m.backward = add(mul(s.lora ? 1 : 2, linear), core_bwd, mul(2, m.adapter));
-    if (w.recompute == Recompute::kFull) m.backward = add(m.backward, layers_fwd);
-    if (w.recompute == Recompute::kSelective && !flash) m.backward = add(m.backward, m.core);
-    const bool recomputed =
-        w.recompute == Recompute::kFull || (w.recompute == Recompute::kSelective && !flash);
-    m.core_backward = add(core_bwd, recomputed ? m.core : 0);
+    m.core_backward = core_bwd;
+    if (w.recompute == Recompute::kFull) {
+      m.backward = add(m.backward, layers_fwd);
+      m.core_backward = add(m.core_backward, m.core);
+    }
+    if (w.recompute == Recompute::kSelective && !flash) {
+      m.backward = add(m.backward, m.core);
+      m.core_backward = add(m.core_backward, m.core);
+    }
   }
   if (frozen_tower) m.forward = add(m.forward, m.vision);
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
