@@ -89,9 +89,18 @@ export async function openSession() {
 }
 
 /** Opens the page and waits for the engine; `problems` collects what must not happen. */
-export async function openPage(session, { colorScheme = 'light', viewport, locale, path = '' } = {}) {
+export async function openPage(
+  session,
+  { colorScheme = 'light', viewport, locale, path = '', serviceWorkers = 'allow' } = {},
+) {
   // A fresh context per page: its own storage, so no test sees another's preferences.
-  const context = await session.browser.newContext({ viewport: viewport || { width: 1280, height: 900 } });
+  // serviceWorkers 'block' for tests that answer requests with page.route: once the page's
+  // offline worker has installed and claimed the page, Chromium sends the page's fetches
+  // through the worker and page.route no longer sees them (they went to the real network).
+  const context = await session.browser.newContext({
+    viewport: viewport || { width: 1280, height: 900 },
+    serviceWorkers,
+  });
   const page = await context.newPage();
   page.on('close', () => context.close().catch(() => {}));
   await page.emulateMedia({ colorScheme });

@@ -13,6 +13,10 @@ import { openPage, screenshot, sessionPerFile } from './harness.mjs';
 
 const T = { timeout: 90000 };
 const session = sessionPerFile(T.timeout);
+// The imitation Hub answers through page.route, which cannot see requests once the page's
+// offline service worker controls it (installed and claimed a moment after load): the
+// flaky 30 s timeouts of the gated, missing and not_json cases (CI, 2026-12-06).
+const NO_WORKER = { serviceWorkers: 'block' };
 
 // Published config.json of meta-llama/Llama-3.1-8B (tests/fixtures/hf-configs/SOURCES.md);
 // the Hub's safetensors total for it is 8,030,261,248 (test_transformer_families.cpp).
@@ -39,19 +43,14 @@ async function imitateHub(page, answers) {
 }
 
 async function fetchId(page, id) {
-  // Let the page settle first: the explanations chunk draws after the first result, and a
-  // click computed before that layout can land elsewhere (a gated case once waited 30 s for a
-  // status that never came, in a fresh clone under load; not reproduced since).
+  // Let the page settle first: the explanations chunk draws after the first result.
   await page.waitForFunction(
     () => Number(document.body.dataset.insights || 0) > 0 && document.body.dataset.insightsPending !== 'true',
     null,
     { timeout: 30000 },
   );
   await page.fill('#hub-id', id);
-  // The button pressed as the DOM presses it, not at screen coordinates: under load a late
-  // layout shift moved the button after Playwright had computed its point, and the click fell
-  // beside it (the "missing" and "not_json" cases timed out that way in two runs of
-  // 2026-12-05 with a load of 8; each passed alone).
+  // Pressed as the DOM presses it, so a late layout shift cannot move the button away.
   await page.$eval('#hub-fetch', (button) => button.click());
 }
 
@@ -60,7 +59,7 @@ const ownProblems = (problems) =>
 
 describe('fetch from the Hub', () => {
   test('nothing is requested before the click; a config loads and is cross-checked', T, async () => {
-    const { page, problems } = await openPage(session);
+    const { page, problems } = await openPage(session, NO_WORKER);
     try {
       const asked = await imitateHub(page, {
         config: { body: LLAMA },
@@ -91,7 +90,7 @@ describe('fetch from the Hub', () => {
   });
 
   test('a total that differs from the engine count is flagged', T, async () => {
-    const { page, problems } = await openPage(session);
+    const { page, problems } = await openPage(session, NO_WORKER);
     try {
       await imitateHub(page, {
         config: { body: LLAMA },
@@ -114,7 +113,7 @@ describe('fetch from the Hub', () => {
   ];
   for (const [name, answers, message] of failures) {
     test(`${name}: a clear message and the paste/drop fallback`, T, async () => {
-      const { page, problems } = await openPage(session);
+      const { page, problems } = await openPage(session, NO_WORKER);
       try {
         await imitateHub(page, answers);
         await fetchId(page, 'org/model');
@@ -130,7 +129,7 @@ describe('fetch from the Hub', () => {
   }
 
   test('a malformed id is refused without a request', T, async () => {
-    const { page, problems } = await openPage(session);
+    const { page, problems } = await openPage(session, NO_WORKER);
     try {
       const asked = await imitateHub(page, { config: { body: '{}' } });
       await fetchId(page, '../etc/passwd');
@@ -145,7 +144,7 @@ describe('fetch from the Hub', () => {
 
 describe('the approximate badge', () => {
   test('every derived figure of an approximate report carries it; an exact one none', T, async () => {
-    const { page, problems } = await openPage(session);
+    const { page, problems } = await openPage(session, NO_WORKER);
     try {
       const cfg = { ...JSON.parse(LLAMA), model_type: 'mamba2' };
       await page.fill('#paste', JSON.stringify({ model: { hf_config: cfg, approximate: true } }));
