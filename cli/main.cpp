@@ -18,6 +18,7 @@
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/report/share_link.hpp"
+#include "dlcost/report/timeline_json.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/schema/presets.hpp"
 #include "dlcost/schema/task_defaults.hpp"
@@ -28,6 +29,7 @@
 #include "serve_sim_print.hpp"
 #include "serving_print.hpp"
 #include "table.hpp"
+#include "timeline_print.hpp"
 
 namespace {
 
@@ -260,6 +262,23 @@ int runCompare(const dlcost::cli::Options& o) {
   return 0;
 }
 
+int runTimeline(const dlcost::cli::Options& o) {
+  json result;
+  try {
+    result = dlcost::timelineDocument(buildDocument(o));
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  if (o.json) {
+    std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else if (o.csv) {
+    dlcost::cli::printTimelineCsv(std::cout, result);
+  } else {
+    dlcost::cli::printTimeline(std::cout, result, o.units);
+  }
+  return 0;
+}
+
 int runLayouts(const dlcost::cli::Options& o) {
   json result;
   try {
@@ -469,6 +488,7 @@ int run(dlcost::cli::Options o) {
   }
   if (o.command == "compare") return runCompare(o);
   if (o.command == "layouts") return runLayouts(o);
+  if (o.command == "timeline") return runTimeline(o);
   if (o.command == "serve-sim") return runServeSim(o);
   if (o.command == "links") {
     if (o.json) {

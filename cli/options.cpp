@@ -77,9 +77,9 @@ const char* groupHeading(const std::string& group) {
 }
 
 bool knownCommand(const std::string& c) {
-  static const char* const commands[] = {"estimate", "presets", "preset",   "link",
-                                         "compare",  "gpus",    "sweep",    "schema",
-                                         "layouts",  "links",   "serve-sim"};
+  static const char* const commands[] = {"estimate", "presets", "preset",    "link",
+                                         "compare",  "gpus",    "sweep",     "schema",
+                                         "layouts",  "links",   "serve-sim", "timeline"};
   for (const char* k : commands) {
     if (c == k) return true;
   }
@@ -203,6 +203,10 @@ usage:
                                            every data x tensor x pipeline split of the GPUs
                                            that the model takes, ranked by step time, with
                                            memory per GPU and the step's breakdown
+  dlcost timeline MODEL.json|--preset NAME [options] [--csv|--json]
+                                           the step's memory over time: one line per op
+                                           event (forward, recomputation, backward, optimizer
+                                           step), stacked by term, the peak named
 )" + serveSimUsage() +
          R"(  dlcost links                             the links between GPUs and nodes, and the dated
                                            list prices per GPU-hour

@@ -12,6 +12,7 @@
 
 #include "dlcost/base/error.hpp"
 #include "dlcost/report/estimate.hpp"
+#include "dlcost/report/timeline_json.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/schema/presets.hpp"
 
@@ -94,4 +95,23 @@ TEST_CASE("recomputation shows as a forward re-run before each layer's backward"
   }
   CHECK(reruns == 12);  // GPT-2 small: 12 layers (config.json n_layer)
   CHECK(r.timeline.points[r.timeline.peak].total() == r.report.memory.total);
+}
+
+TEST_CASE("the timeline document: its peak named, equal to the report's total", "[timeline]") {
+  // `dlcost timeline --json` and the wasm module's timeline(): schema dlcost.timeline/1.
+  const json doc = timelineDocument(
+      {{"model", {{"preset", "resnet18"}}}, {"workload", {{"batch", 8}, {"optimizer", "sgd"}}}});
+  CHECK(doc["schema"] == "dlcost.timeline/1");
+  CHECK(doc["terms"].size() == kTimelineTerms);
+  const json& peak = doc["peak"];
+  CHECK(peak["total"] == doc["memory_total"]);
+  const json& at = doc["points"][peak["index"].get<size_t>()];
+  int64_t sum = 0;
+  for (const json& b : at["bytes"]) sum += b.get<int64_t>();
+  CHECK(sum == peak["total"].get<int64_t>());
+  CHECK(peak["where"]["en"] == "the " + at["phase"].get<std::string>() + " of " +
+                                   at["op"].get<std::string>());
+  CHECK(doc["points"].back()["phase"] == "optimizer_step");
+  CHECK(timelineEventText(TimelinePoint{"optimizer", TimelinePhase::kOptimizerStep, {}}).zh ==
+        "优化器步");
 }

@@ -23,6 +23,7 @@
 #include "dlcost/model_files/model_file.hpp"
 #include "dlcost/model_files/weight_components.hpp"
 #include "dlcost/report/report_json.hpp"
+#include "dlcost/report/timeline_json.hpp"
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/serving/load_json.hpp"
 #include "guarded.hpp"
@@ -54,6 +55,14 @@ std::string compare(const std::string& document_text, const std::string& sort) {
 std::string layouts(const std::string& document_text) {
   return guarded([&] {
     return dlcost::dumpJson(dlcost::layoutsDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// timeline(documentText) -> the step's memory over time (dlcost::timelineDocument,
+/// `dlcost timeline --json`).
+std::string timeline(const std::string& document_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(dlcost::timelineDocument(dlcost::parseDocumentText(document_text)));
   });
 }
 
@@ -147,6 +156,7 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("explain", &explain);
   emscripten::function("compare", &compare);
   emscripten::function("layouts", &layouts);
+  emscripten::function("timeline", &timeline);
   emscripten::function("links", &links);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);

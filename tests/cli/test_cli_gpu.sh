@@ -90,6 +90,18 @@ json_true "step_time and run in gpu_fit" \
 check "layouts ranks splits" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8 --json
 json_true "layouts rows and refused" "d.schema === 'dlcost.layouts/1' && d.rows.length + d.refused.length === 10"
 check "layouts prints a table" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8
+# The memory timeline (issue #28): its peak named and equal to the report's total; CSV and a
+# table; bad input exits 2 naming the flag.
+check "timeline as JSON" 0 "$DLCOST" timeline --preset resnet18 --batch 8 --json
+json_true "timeline peak is the report's total" \
+  "d.schema === 'dlcost.timeline/1' && d.peak.total === d.memory_total && d.points.length > 100"
+check "timeline as a table" 0 "$DLCOST" timeline --preset resnet18 --batch 8
+contains "timeline names its peak" "^peak .* at the backward of " "$out"
+check "timeline as CSV" 0 "$DLCOST" timeline --preset gpt2 --seq-len 256 --recompute full --csv
+contains "timeline CSV header" "^index,phase,op,weights,gradients" "$out"
+contains "recomputation is a forward re-run" ",recompute," "$out"
+check "timeline of a bad batch" 2 "$DLCOST" timeline --preset resnet18 --batch 0
+contains "timeline error names the flag" "--batch" "$err"
 check "links lists links and prices" 0 "$DLCOST" links --json
 json_true "links carry sources" "d.links.links.every(l => l.source) && d.prices.prices.every(p => p.date && p.source)"
 check "tp not dividing heads" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 5 --tp 5 --batch 5

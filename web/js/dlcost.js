@@ -78,7 +78,7 @@ async function withCompiled(options) {
 let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
-const EXTRA = new Set(['explain', 'compare', 'layouts', 'links', 'comparePresets', 'sweepThroughput',
+const EXTRA = new Set(['explain', 'compare', 'layouts', 'timeline', 'links', 'comparePresets', 'sweepThroughput',
   'servingSweep', 'serveSim', 'loadTrace', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
 
 /** @type {Promise<typeof api> | null} */
@@ -177,6 +177,10 @@ const api = {
    *  {rows: [{dp, tp, pp, fits, per_gpu_bytes, step_s, mfu, step_time, run}], refused}.
    *  @param {Doc} doc @returns {any} */
   layouts: (doc) => call('layouts', toText(doc)),
+  /** The step's memory over time (schema dlcost.timeline/1): {terms, points: [{op, phase,
+   *  bytes}], peak: {index, op, phase, total, where}}, as `dlcost timeline --json`.
+   *  @param {Doc} doc @returns {any} */
+  timeline: (doc) => call('timeline', toText(doc)),
   /** The links between GPUs and nodes and the dated list prices: {links, prices}.
    *  @returns {any} */
   links: () => call('links'),
