@@ -109,8 +109,8 @@ TEST_CASE("the timeline document: its peak named, equal to the report's total", 
   int64_t sum = 0;
   for (const json& b : at["bytes"]) sum += b.get<int64_t>();
   CHECK(sum == peak["total"].get<int64_t>());
-  CHECK(peak["where"]["en"] == "the " + at["phase"].get<std::string>() + " of " +
-                                   at["op"].get<std::string>());
+  CHECK(peak["where"]["en"] ==
+        "the " + at["phase"].get<std::string>() + " of " + at["op"].get<std::string>());
   CHECK(doc["points"].back()["phase"] == "optimizer_step");
   CHECK(timelineEventText(TimelinePoint{"optimizer", TimelinePhase::kOptimizerStep, {}}).zh ==
         "优化器步");
