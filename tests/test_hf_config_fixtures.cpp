@@ -14,10 +14,11 @@ using nlohmann::json;
 
 namespace {
 
-/// The preset without the keys dlcost adds (_source, _name_or_path).
+/// The preset without the keys dlcost adds (_source, _source_zh, _name_or_path).
 json presetAsPublished(const std::string& name) {
   json p = presetConfig(name);
   p.erase("_source");
+  p.erase("_source_zh");
   p.erase("_name_or_path");
   return p;
 }

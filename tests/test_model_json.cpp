@@ -215,7 +215,7 @@ TEST_CASE("an embedding on the model input makes the input token ids", "[model_j
 TEST_CASE("comment fields are allowed on models, layers, groups, blocks and workloads",
           "[model_json]") {
   const json doc = json::parse(R"({"comment": "x", "name": "n", "description": "d", "source": "s",
-      "schema": 1, "input": [4],
+      "source_zh": "s", "schema": 1, "input": [4],
       "blocks": {"b": {"comment": "x", "layers": [{"type": "relu", "comment": "x"}]}},
       "layers": [{"comment": "x", "block": "b"}], "workload": {"comment": "x"}})");
   CHECK(estimateDoc(doc).model_name == "n");

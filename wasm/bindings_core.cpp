@@ -66,7 +66,7 @@ emscripten::val estimateWithSweep(const std::string& document_text, int points) 
       last.size(), reinterpret_cast<const unsigned char*>(last.data())));
 }
 
-/// presets() -> JSON array of {name, family, source}.
+/// presets() -> JSON array of {name, family, source, source_zh}.
 std::string presets() {
   return guarded([] { return dlcost::dumpJson(dlcost::presetListJson()); });
 }

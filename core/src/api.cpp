@@ -184,7 +184,8 @@ std::string estimateWithSweepText(const std::string& document_text, int points) 
 nlohmann::json presetListJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const PresetInfo& p : presetList()) {
-    nlohmann::json entry = {{"name", p.name}, {"family", p.family}, {"source", p.source}};
+    nlohmann::json entry = {
+        {"name", p.name}, {"family", p.family}, {"source", p.source}, {"source_zh", p.source_zh}};
     // Published facts stored with the preset (e.g. ImageNet top-1 with its source).
     nlohmann::json metrics = presetMetrics(presetJson(p.name));
     if (!metrics.is_null()) entry["metrics"] = std::move(metrics);

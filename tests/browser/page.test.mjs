@@ -179,8 +179,12 @@ describe('the page', () => {
       await page.focus('#units-info');
       await screenshot(page, 'units-gb-tooltip');
 
+      const alexnet = cliPresets().find((p) => p.name === 'alexnet');
+      assert.equal(await page.locator('#preset-source').innerText(), `Source: ${alexnet.source}`);
       await page.selectOption('#lang', 'zh');
       assert.equal(await page.locator('#results-h').innerText(), '结果');
+      // The preset's source line follows the language: the engine's Chinese line, written by hand.
+      assert.equal(await page.locator('#preset-source').innerText(), `来源：${alexnet.source_zh}`);
       assert.equal(await page.locator('label[for="wl-batch"]').innerText(), '批大小');
       assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-Hans');
       await screenshot(page, 'language-zh');
@@ -189,6 +193,7 @@ describe('the page', () => {
       assert.equal(await page.locator('#results-h').innerText(), '结果', 'language remembered');
       assert.equal(await page.locator('#units-gb').getAttribute('aria-pressed'), 'true', 'units remembered');
       await page.selectOption('#lang', 'en');
+      assert.equal(await page.locator('#preset-source').innerText(), `Source: ${alexnet.source}`);
       await page.click('#units-gib');
       assert.deepEqual(problems, []);
     } finally {

@@ -73,6 +73,7 @@ async function checkFirstScreen(page, viewport, lang, problems) {
         '.hub-fetch .hint',
         'details.insight summary',
         '#wl-task-note',
+        '#preset-source',
         'label',
       ]
         .flatMap((sel) => [...document.querySelectorAll(sel)])
@@ -94,9 +95,15 @@ async function checkFirstScreen(page, viewport, lang, problems) {
       'Compare GPUs',
       'To make it fit',
       'Starts from',
+      // The preset's source line (the engine's source_zh).
+      'Source:',
+      'config.json of',
+      'reconstructed key by key',
+      'as transformers writes it',
     ]) {
       assert.ok(!chrome.includes(english), `English "${english}" in zh:\n${chrome}`);
     }
+    assert.match(await page.locator('#preset-source').innerText(), /^来源：.*的 config\.json（/);
   }
   assert.deepEqual(problems, []);
 }

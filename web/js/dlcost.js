@@ -149,7 +149,7 @@ const api = {
    *  (`points` batch sizes past the largest batch that fits, plus the marked ones).
    *  @param {Doc} doc @param {number} [points] @returns {ReportWithSweep} */
   estimateWithSweep: (doc, points = 25) => call('estimateWithSweep', toText(doc), points),
-  /** [{name, family, source}] @returns {PresetEntry[]} */
+  /** [{name, family, source, source_zh}] @returns {PresetEntry[]} */
   presets: () => call('presets'),
   /** A preset's model document. @param {string} name @returns {object} */
   preset: (name) => call('preset', name),

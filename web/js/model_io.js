@@ -4,7 +4,7 @@
 // @ts-check
 
 import { byId, h } from './dom.js';
-import { t } from './i18n.js';
+import { engineText, t } from './i18n.js';
 import { mountHubFetch } from './hub_fetch.js';
 import { getState, modelDocument } from './state.js';
 
@@ -80,10 +80,10 @@ function fillPresets(io) {
   }
 }
 
-/** @param {Io} io */
+/** The preset's source line in the page's language (the engine writes both). @param {Io} io */
 function showSource(io) {
   const p = io.presets.find((x) => x.name === io.select.value);
-  io.source.textContent = p ? `${t('source')}: ${p.source}` : '';
+  io.source.textContent = p ? t('sourceLine', { text: engineText(p.source, p.source_zh) }) : '';
 }
 
 /** @param {Io} io @param {string} text */

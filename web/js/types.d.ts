@@ -632,7 +632,10 @@ export interface NumberUnits {
 export interface PresetEntry {
   name: string;
   family: string;
+  /** Where the architecture comes from, in English. */
   source: string;
+  /** The same line in Simplified Chinese, shown when the page is in zh. */
+  source_zh: string;
   /** Published facts stored with the preset, each with its source (e.g. imagenet_top1). */
   metrics?: { [name: string]: number | string };
 }

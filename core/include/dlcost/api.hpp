@@ -52,7 +52,9 @@ std::string estimateWithSweepText(const std::string& document_text, int points);
 std::string sweepThroughputText(const std::string& document_text,
                                 const std::string& batches_json_text);
 
-/// The built-in presets as a JSON array of `{"name", "family", "source"}`, in presetList order.
+/// The built-in presets as a JSON array of `{"name", "family", "source", "source_zh"}` (and
+/// "metrics" where the preset has them), in presetList order; "source_zh" is the source line in
+/// Simplified Chinese.
 nlohmann::json presetListJson();
 
 /// A preset's model document as JSON text, or errorToJson's object for an unknown name.

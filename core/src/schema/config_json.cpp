@@ -164,9 +164,9 @@ Model parseModel(const json& m, const std::string& path) {
     return model;
   }
   // "metrics" holds published facts about a preset (e.g. ImageNet top-1) for comparison
-  // charts; the estimate ignores it.
-  r.rejectUnknown({"schema", "name", "description", "source", "metrics", "comment", "input",
-                   "layers", "blocks", "hf_config", "transformer", "weights_file",
+  // charts; "source_zh" is "source" in Chinese for the page. The estimate ignores both.
+  r.rejectUnknown({"schema", "name", "description", "source", "source_zh", "metrics", "comment",
+                   "input", "layers", "blocks", "hf_config", "transformer", "weights_file",
                    "inference_only"});
   if (r.has("schema") && r.optionalInt("schema", 1, 0, 1 << 20) != 1) {
     throw InputError(ErrorCode::kValue, r.pathOf("schema"),

@@ -8,7 +8,8 @@ const std::vector<PresetInfo>& presetList() {
   static const std::vector<PresetInfo> kList = [] {
     std::vector<PresetInfo> list;
     for (size_t i = 0; i < kPresetCount; ++i) {
-      list.push_back({kPresetEntries[i].name, kPresetEntries[i].family, kPresetEntries[i].source});
+      const PresetEntry& e = kPresetEntries[i];
+      list.push_back({e.name, e.family, e.source, e.source_zh});
     }
     return list;
   }();

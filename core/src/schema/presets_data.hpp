@@ -9,6 +9,7 @@ struct PresetEntry {
   const char* name;
   const char* family;
   const char* source;
+  const char* source_zh;  // "" where the preset has no Chinese line
   const char* json;
 };
 

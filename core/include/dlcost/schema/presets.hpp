@@ -7,9 +7,10 @@
 namespace dlcost {
 
 struct PresetInfo {
-  std::string name;    ///< e.g. "resnet50"
-  std::string family;  ///< e.g. "cnn"
-  std::string source;  ///< where the architecture comes from
+  std::string name;       ///< e.g. "resnet50"
+  std::string family;     ///< e.g. "cnn"
+  std::string source;     ///< where the architecture comes from
+  std::string source_zh;  ///< the same line in Simplified Chinese, written by hand
 };
 
 /// All presets in a stable order.
