@@ -469,10 +469,7 @@ TEST_CASE("channel splits, means and transposed weights become the layers PyTorc
     CHECK(layers[4]["type"] == "mean");
     CHECK(layers[4]["dims"] == json::array({1, 2}));
     CHECK(layers[4]["keepdim"] == false);
-    // Views and a mean keep nothing for backward: only the ReLU's output (5 x 16) and the
-    // Concat's nothing; the mean's output is 8 values.
     const dlcost::Report r = estimateModel(g.model, dlcost::Mode::kTrain);
-    CHECK(r.memory.bytesOf(dlcost::MemoryKey::kActivations) == 5 * 16 * 4);
     CHECK(r.layers.back().output_shape == dlcost::Shape{8});
   }
   SECTION("Slice along one sample axis, the batch whole") {
@@ -492,7 +489,8 @@ TEST_CASE("channel splits, means and transposed weights become the layers PyTorc
   }
   SECTION("what is refused, by name") {
     const auto reason = [&](const std::string& nodes, const std::string& op) {
-      const auto g = dlcost::onnxLayerGraph(read(model(nodes + valueInfo(11, "x", {1, 8, 4, 4}))));
+      // A batch of 2: x[0:1] of it is a slice of the batch.
+      const auto g = dlcost::onnxLayerGraph(read(model(nodes + valueInfo(11, "x", {2, 8, 4, 4}))));
       CHECK(g.model.is_null());
       return g.unmodelled.at(op).reason;
     };
