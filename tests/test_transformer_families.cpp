@@ -498,7 +498,10 @@ TEST_CASE("Stable LM 2 counts to its checkpoints' safetensors totals",
       // stablelm-2-1_6b: 24 x (12,589,056 biased q/k/v + 4,194,304 o_proj + 34,603,008 MLP
       // + 8,192 two LayerNorms with bias) + 2 x 100,352 x 2,048 + 4,096. Published:
       // 1,644,515,328 parameters (safetensors metadata of stabilityai/stablelm-2-1_6b at
-      // f499ead7, a public model-card summary, code-search id 65849527990).
+      // f499ead7, a public model-card summary, code-search id 65849527990). The model card's
+      // table (huggingface.co/stabilityai/stablelm-2-1_6b, "Model Architecture") says
+      // 1,644,417,024: 98,304 = 24 x 2 x 2,048 fewer, the layers' LayerNorm biases, which the
+      // checkpoint holds (input_layernorm.bias, post_attention_layernorm.bias).
       Case{"stablelm-2-1_6b", small, 1644515328},
       // stablelm-2-12b: 40 x (26,214,400 q + 13,107,200 k/v + 26,214,400 o_proj + 212,336,640
       // MLP + 10,240 one input_layernorm (parallel residual) + 6,400 per-head q/k LayerNorms,
