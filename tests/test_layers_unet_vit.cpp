@@ -80,6 +80,26 @@ TEST_CASE("upsample gives floor(H x scale) or the size, with no parameters or MA
   CHECK(r.macs.forward == 0);
 }
 
+TEST_CASE("narrow is a view and mean keeps nothing for backward", "[layers][split]") {
+  // A 1x1 conv, shufflenet_v2's x.chunk(2, dim=1) of its [8, 4, 4] output, a ReLU of the second
+  // half, then MnasNet's x.mean([2, 3]): training keeps the conv's input (8 x 16 values) and
+  // the ReLU's output (4 x 16), nothing of the narrow or the mean.
+  const auto r =
+      run(json::array({{{"type", "conv2d"}, {"out_channels", 8}, {"kernel", 1}},
+                       {{"type", "narrow"}, {"name", "half"}, {"start", 4}, {"length", 4}},
+                       {{"type", "relu"}},
+                       {{"type", "mean"}, {"name", "pool"}, {"dims", {1, 2}}}}),
+          {8, 4, 4}, kTrain);
+  CHECK(row(r, "half").output_shape == Shape{4, 4, 4});
+  CHECK(row(r, "half").inplace);
+  CHECK(row(r, "pool").output_shape == Shape{4});
+  CHECK(r.params.total == 8 * 8 + 8);
+  CHECK(saved(r) == (8 + 4) * 16 * 4);
+  const auto kept =
+      run(json::array({{{"type", "mean"}, {"dims", {-2, -1}}, {"keepdim", true}}}), {8, 4, 4});
+  CHECK(kept.layers.back().output_shape == Shape{8, 1, 1});
+}
+
 TEST_CASE("permute, reshape and select are views: reshape copies what it cannot view",
           "[layers][vit]") {
   // A [17, 32] sequence split into 4 heads of 8 (Hugging Face ViT's transpose_for_scores).
@@ -236,6 +256,11 @@ TEST_CASE("the new layers refuse impossible fields by name", "[layers][errors]")
            {4, 4},
            "/model/layers/0/index",
            "outside"},
+      Case{{{"type", "narrow"}, {"dim", 0}, {"start", 2}, {"length", 3}},
+           {4, 4},
+           "/model/layers/0/length",
+           "outside"},
+      Case{{{"type", "mean"}, {"dims", {1, -1}}}, {4, 4}, "/model/layers/0/dims", "repeats"},
       Case{
           {{"type", "conv_transpose2d"}, {"out_channels", 2}, {"kernel", 3}, {"output_padding", 1}},
           {2, 4, 4},

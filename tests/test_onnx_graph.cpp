@@ -19,6 +19,7 @@
 #include "dlcost/model_files/onnx_graph.hpp"
 #include "dlcost/report/estimate.hpp"
 #include "dlcost/schema/config_json.hpp"
+#include "dlcost/types/workload.hpp"
 #include "model_file_writer.hpp"
 
 using nlohmann::json;
@@ -442,4 +443,163 @@ TEST_CASE("a graph whose BatchNorms an eval-mode export folded is estimated for 
     CHECK_FALSE(o["layer_graph"].contains("folded_batchnorm"));
     CHECK_FALSE(o["layer_graph"]["model"].contains("inference_only"));
   }
+}
+
+TEST_CASE("channel splits, means and transposed weights become the layers PyTorch runs",
+          "[onnx][graph][split]") {
+  // uint64 of a negative attribute value: ONNX stores int64 as two's-complement varints.
+  const auto neg = [](int64_t v) { return static_cast<uint64_t>(v); };
+  SECTION("Split and ReduceMean: shufflenet's chunk and MnasNet's x.mean([2, 3])") {
+    // x [1, 8, 4, 4] -> Split(axis 1, [3, 5]) -> relu of the second -> Concat -> mean.
+    const std::string graph =
+        node("Split", {"x"}, {"a", "b"}, intAttr("axis", 1) + intsAttr("split", {3, 5})) +
+        node("Relu", {"b"}, {"r"}) + node("Concat", {"a", "r"}, {"c"}, intAttr("axis", 1)) +
+        node("ReduceMean", {"c"}, {"m"}, intsAttr("axes", {2, neg(-1)}) + intAttr("keepdims", 0)) +
+        valueInfo(11, "x", {1, 8, 4, 4}) + valueInfo(12, "m", {1, 8});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    INFO(g.error);
+    REQUIRE(g.model.is_object());
+    CHECK(g.understood == g.nodes);
+    const json& layers = g.model["layers"];
+    REQUIRE(layers.size() == 5);
+    CHECK(layers[0]["type"] == "narrow");
+    CHECK(layers[0]["length"] == 3);
+    CHECK(layers[1]["start"] == 3);
+    CHECK(layers[1]["length"] == 5);
+    CHECK(layers[4]["type"] == "mean");
+    CHECK(layers[4]["dims"] == json::array({1, 2}));
+    CHECK(layers[4]["keepdim"] == false);
+    const dlcost::Report r = estimateModel(g.model, dlcost::Mode::kTrain);
+    CHECK(r.layers.back().output_shape == dlcost::Shape{8});
+  }
+  SECTION("Slice along one sample axis, the batch whole") {
+    // x[:, 2:6] of [1, 8, 4, 4]; ends of INT64_MAX mean "to the end".
+    const std::string graph =
+        node("Slice", {"x"}, {"s"},
+             intsAttr("starts", {0, 2}) + intsAttr("ends", {neg(INT64_MAX), 6}) +
+                 intsAttr("axes", {0, 1})) +
+        node("Relu", {"s"}, {"r"}) + valueInfo(11, "x", {1, 8, 4, 4});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    REQUIRE(g.model.is_object());
+    const json& l = g.model["layers"][0];
+    CHECK(l["type"] == "narrow");
+    CHECK(l["dim"] == 0);
+    CHECK(l["start"] == 2);
+    CHECK(l["length"] == 4);
+  }
+  SECTION("what is refused, by name") {
+    const auto reason = [&](const std::string& nodes, const std::string& op) {
+      // A batch of 2: x[0:1] of it is a slice of the batch.
+      const auto g = dlcost::onnxLayerGraph(read(model(nodes + valueInfo(11, "x", {2, 8, 4, 4}))));
+      CHECK(g.model.is_null());
+      return g.unmodelled.at(op).reason;
+    };
+    CHECK_THAT(reason(node("Slice", {"x"}, {"s"},
+                           intsAttr("starts", {1, 1}) + intsAttr("ends", {3, 3}) +
+                               intsAttr("axes", {1, 2})),
+                      "Slice"),
+               Catch::Contains("more than one axis"));
+    CHECK_THAT(reason(node("Slice", {"x"}, {"s"},
+                           intsAttr("starts", {0}) + intsAttr("ends", {1}) + intsAttr("axes", {0})),
+                      "Slice"),
+               Catch::Contains("batch"));
+    CHECK_THAT(reason(node("ReduceMean", {"x"}, {"m"}, intsAttr("axes", {0, 1})), "ReduceMean"),
+               Catch::Contains("the batch"));
+    CHECK_THAT(reason(node("ReduceMean", {"x"}, {"m"}), "ReduceMean"),
+               Catch::Contains("every axis"));
+    CHECK_THAT(
+        reason(node("Split", {"x"}, {"a", "b"}, intAttr("axis", 1) + intsAttr("split", {3, 3})),
+               "Split"),
+        Catch::Contains("do not make up axis 1 of size 8"));
+  }
+  SECTION("a transposed weight and a constant operand first: convnext's Linear and layer_scale") {
+    // x [1, 4, 6] -> MatMul by Transpose(w [5, 6]) -> Mul(g [5], .): nn.Linear(6, 5, bias=False)
+    // exported without constant folding, then a learned per-channel scale written first.
+    const std::string graph = node("Transpose", {"w"}, {"wt"}, intsAttr("perm", {1, 0})) +
+                              node("MatMul", {"x", "wt"}, {"y"}) + node("Mul", {"g", "y"}, {"z"}) +
+                              initializer("w", {5, 6}) + initializer("g", {5}) +
+                              valueInfo(11, "x", {1, 4, 6}) + valueInfo(12, "z", {1, 4, 5});
+    const auto g = dlcost::onnxLayerGraph(read(model(graph)));
+    INFO(g.error);
+    REQUIRE(g.model.is_object());
+    CHECK(g.understood == g.nodes);
+    CHECK(g.unused_initializers.empty());
+    const json& layers = g.model["layers"];
+    REQUIRE(layers.size() == 2);
+    CHECK(layers[0]["type"] == "linear");
+    CHECK(layers[0]["in_features"] == 6);
+    CHECK(layers[0]["out_features"] == 5);
+    CHECK(layers[1]["type"] == "multiply");
+    CHECK(g.parameters == 5 * 6 + 5);
+  }
+}
+
+TEST_CASE("torchvision models without a preset import whole and match PyTorch's memory",
+          "[onnx][graph][twins]") {
+  // mnasnet1_0 (ReduceMean: x.mean([2, 3])), shufflenet_v2_x1_0 (Slice: the channel split of
+  // x.chunk(2, dim=1)) and convnext_tiny (Transpose of each Linear's weight, exported at opset
+  // 17 without constant folding; layer_scale * x) as make_onnx_graphs.py exports them.
+  // Parameters and MACs: torchvision's weight metadata (`num_params`, `_ops` in GMACs,
+  // rounded). Memory: PyTorch 1.13.1 measured by the project's harness (scripts/
+  // validate_torch.py's saved_bytes, inference_peak and training_peaks, fp32 on CPU, SGD
+  // with the for-loop step, zero_grad(set_to_none=True), batch 2), printed by
+  // tests/model_files/measure_onnx_twins.py.
+  constexpr double kSavedTolerance = 0.015;  // issue #29: saved bytes within 1.5 %
+  constexpr double kPeakTolerance = 0.05;    // issue #29: step and inference peaks within 5 %
+  struct Twin {
+    const char* name;
+    int64_t params;
+    double gmacs;
+    int64_t saved, step, infer;  ///< measured bytes at batch 2
+  };
+  const Twin twin = GENERATE(
+      // torchvision/models/mnasnet.py, MNASNet1_0_Weights.IMAGENET1K_V1: 4,383,312, _ops 0.314
+      Twin{"mnasnet1_0", 4383312, 0.314, 88674944, 114241240, 30128992},
+      // torchvision/models/shufflenetv2.py, ShuffleNet_V2_X1_0_Weights.IMAGENET1K_V1:
+      // 2,278,604, _ops 0.145
+      Twin{"shufflenet_v2_x1_0", 2278604, 0.145, 40834640, 55795080, 15200704},
+      // torchvision/models/convnext.py, ConvNeXt_Tiny_Weights.IMAGENET1K_V1: 28,589,128,
+      // _ops 4.456
+      Twin{"convnext_tiny", 28589128, 4.456, 218612672, 391503512, 142053664});
+  CAPTURE(twin.name);
+  const dlcost::OnnxGraphImport g =
+      dlcost::onnxLayerGraph(read(fixture(std::string(twin.name) + ".onnx")));
+  INFO(g.error);
+  for (const auto& [op, u] : g.unmodelled) INFO(op + ": " + u.reason);
+  REQUIRE(g.model.is_object());
+  CHECK(g.understood == g.nodes);
+  CHECK(g.unused_initializers.empty());
+  CHECK(g.parameters == twin.params);
+  CHECK(static_cast<double>(g.macs_per_sample) / 1e9 == Approx(twin.gmacs).epsilon(0.01));
+
+  dlcost::Workload w;
+  w.batch = 2;
+  w.optimizer = dlcost::Optimizer::kSgd;
+  w.optimizer_impl = dlcost::OptimizerImpl::kForLoop;
+  w.zero_grad = dlcost::ZeroGrad::kSetToNone;
+  const dlcost::Model model = dlcost::parseModel(g.model, "");
+  w.mode = dlcost::Mode::kTrain;
+  const dlcost::Report train = dlcost::estimate(model, w);
+  w.mode = dlcost::Mode::kInfer;
+  const dlcost::Report infer = dlcost::estimate(model, w);
+  const auto saved = static_cast<double>(train.memory.bytesOf(dlcost::MemoryKey::kActivations));
+  CHECK(saved == Approx(static_cast<double>(twin.saved)).epsilon(kSavedTolerance));
+  CHECK(static_cast<double>(train.memory.total) ==
+        Approx(static_cast<double>(twin.step)).epsilon(kPeakTolerance));
+  CHECK(static_cast<double>(infer.memory.total) ==
+        Approx(static_cast<double>(twin.infer)).epsilon(kPeakTolerance));
+}
+
+TEST_CASE("the fuzz seed of splits, means and transposed weights imports whole",
+          "[onnx][graph][split]") {
+  // tiny_split.onnx (make_onnx_graphs.py --tiny-split): chunk, channel shuffle, a Linear over
+  // channels-last exported without constant folding, a learned scale first, x.mean([2, 3]).
+  const dlcost::OnnxGraphImport g = dlcost::onnxLayerGraph(read(fixture("tiny_split.onnx")));
+  INFO(g.error);
+  REQUIRE(g.model.is_object());
+  CHECK(g.understood == g.nodes);
+  CHECK(g.unused_initializers.empty());
+  // PyTorch's sum of p.numel(): conv 3x8x3x3 + 8, fc 8x8 + 8, scale 8.
+  CHECK(g.parameters == 216 + 8 + 64 + 8 + 8);
+  CHECK(g.model["layers"].back()["type"] == "mean");
 }

@@ -250,19 +250,6 @@ TEST_CASE("encoder, encoder-decoder and vision configs dlcost does not count are
       {{{"model_type", "siglip"}}, true},
       {{{"model_type", "clip_vision_model"}, {"hidden_size", 1024}, {"num_hidden_layers", 24}},
        true},
-      // stabilityai/stablelm-2-1_6b: a decoder (partial rotary, q/k/v biases), not counted
-      // exactly; the approximate reading may be asked for.
-      {{{"model_type", "stablelm"},
-        {"hidden_size", 2048},
-        {"num_hidden_layers", 24},
-        {"num_attention_heads", 32},
-        {"num_key_value_heads", 32},
-        {"intermediate_size", 5632},
-        {"vocab_size", 100352},
-        {"max_position_embeddings", 4096},
-        {"partial_rotary_factor", 0.25},
-        {"use_qkv_bias", true}},
-       false},
   };
   for (const Case& c : cases) {
     const std::string type = c.config["model_type"];

@@ -458,6 +458,83 @@ TEST_CASE("InternLM2 and Baichuan 2 count as Llama's layer with fused q, k, v",
   }
 }
 
+TEST_CASE("Stable LM 2 counts to its checkpoints' safetensors totals",
+          "[transformer][params][families]") {
+  // Configs reconstructed key by key from the released config.json files (no verbatim copy
+  // was reachable offline: the keys of stablelm-2-1_6b are those a public test quotes for it,
+  // code-search id 58699753477). Each total is derived from transformers'
+  // modeling_stablelm.py and matches the checkpoint's safetensors total to the parameter.
+  struct Case {
+    const char* name;
+    json config;
+    int64_t total;
+  };
+  const json base = {{"architectures", json::array({"StableLmForCausalLM"})},
+                     {"model_type", "stablelm"},
+                     {"hidden_act", "silu"},
+                     {"layer_norm_eps", 1e-5},
+                     {"max_position_embeddings", 4096},
+                     {"partial_rotary_factor", 0.25},
+                     {"rope_theta", 10000},
+                     {"tie_word_embeddings", false},
+                     {"vocab_size", 100352}};
+  json small = base;
+  small.update({{"hidden_size", 2048},
+                {"intermediate_size", 5632},
+                {"num_attention_heads", 32},
+                {"num_hidden_layers", 24},
+                {"num_key_value_heads", 32},
+                {"use_qkv_bias", true}});
+  json large = base;
+  large.update({{"hidden_size", 5120},
+                {"intermediate_size", 13824},
+                {"num_attention_heads", 32},
+                {"num_hidden_layers", 40},
+                {"num_key_value_heads", 8},
+                {"qk_layernorm", true},
+                {"use_parallel_residual", true},
+                {"use_qkv_bias", false}});
+  const Case c = GENERATE_COPY(
+      // stablelm-2-1_6b: 24 x (12,589,056 biased q/k/v + 4,194,304 o_proj + 34,603,008 MLP
+      // + 8,192 two LayerNorms with bias) + 2 x 100,352 x 2,048 + 4,096. Published:
+      // 1,644,515,328 parameters (safetensors metadata of stabilityai/stablelm-2-1_6b at
+      // f499ead7, a public model-card summary, code-search id 65849527990). The model card's
+      // table (huggingface.co/stabilityai/stablelm-2-1_6b, "Model Architecture") says
+      // 1,644,417,024: 98,304 = 24 x 2 x 2,048 fewer, the layers' LayerNorm biases, which the
+      // checkpoint holds (input_layernorm.bias, post_attention_layernorm.bias).
+      Case{"stablelm-2-1_6b", small, 1644515328},
+      // stablelm-2-12b: 40 x (26,214,400 q + 13,107,200 k/v + 26,214,400 o_proj + 212,336,640
+      // MLP + 10,240 one input_layernorm (parallel residual) + 6,400 per-head q/k LayerNorms,
+      // 32 x 160 + 8 x 160 weights without bias) + 2 x 100,352 x 5,120 + 10,240. Published:
+      // 12,143,185,920 parameters (safetensors metadata of stabilityai/stablelm-2-12b-chat at
+      // b6b62cd4, code-search id 65720588292).
+      Case{"stablelm-2-12b", large, 12143185920});
+  CAPTURE(c.name);
+  const dlcost::Report r = runConfig(c.config);
+  CHECK(r.params.total == c.total);
+  CHECK(!r.transformer->approximate);
+}
+
+TEST_CASE("Stable LM's per-head q/k LayerNorms carry no bias and a parallel block one norm",
+          "[transformer][params][families]") {
+  const json cfg = {{"model_type", "stablelm"}, {"hidden_size", 256},
+                    {"intermediate_size", 512}, {"num_attention_heads", 4},
+                    {"num_key_value_heads", 2}, {"num_hidden_layers", 2},
+                    {"vocab_size", 1000}};
+  const dlcost::Report plain = runConfig(cfg);
+  json qk = cfg;
+  qk["qk_layernorm"] = true;
+  // StableLmLayerNormPerHead: 4 query heads and 2 key heads of LayerNorm(64, bias=False).
+  CHECK(runConfig(qk).params.total == plain.params.total + 2 * (4 + 2) * 64);
+  json parallel = cfg;
+  parallel["use_parallel_residual"] = true;
+  // No post_attention_layernorm: one LayerNorm (weight and bias) fewer per layer.
+  CHECK(runConfig(parallel).params.total == plain.params.total - 2 * 2 * 256);
+  json bias = cfg;
+  bias["use_qkv_bias"] = true;
+  CHECK(runConfig(bias).params.total == plain.params.total + 2 * (256 + 2 * 128));
+}
+
 namespace {
 
 /// The model section of llm-foundry's scripts/train/yamls/pretrain/mpt-<size>.yaml at commit

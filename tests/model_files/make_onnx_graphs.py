@@ -4,6 +4,9 @@ weights out of the file, for dlcost's ONNX graph import (tests/fixtures/onnx/*.o
 
 usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --tiny-blocks OUTFILE   the fuzz seed fuzz/seeds/onnx/tiny_blocks.onnx
+       make_onnx_graphs.py --tiny-split OUTFILE    the fuzz seed fuzz/seeds/onnx/tiny_split.onnx:
+                                                   chunk, channel shuffle, a channels-last Linear
+                                                   without constant folding, x.mean([2, 3])
        make_onnx_graphs.py --tiny-unet OUTFILE     tests/fixtures/onnx/tiny_unet.onnx: a small U-Net
                                                    (conv blocks, max-pool, ConvTranspose, bilinear
                                                    Upsample, skip Concat, LeakyReLU), training mode
@@ -147,12 +150,18 @@ def strip_model(m):
     return bytes(out)
 
 
+# Opset per model where 14 does not do: 17 has LayerNormalization, which a model with
+# nn.LayerNorm needs to export as one node (opset 14 spells it out in ReduceMean, Pow, Sqrt).
+OPSET = {"convnext_tiny": 17, "vit_b_16": 17}
+
+
 def export(name, outdir):
     torch.manual_seed(0)
     # Stochastic depth draws random numbers in training, which torch.onnx cannot export; at
     # probability 0 it is the identity (torchvision/ops/stochastic_depth.py) and has no
     # parameters, so the count is unchanged.
-    extra = {"stochastic_depth_prob": 0.0} if name.startswith("efficientnet") else {}
+    extra = ({"stochastic_depth_prob": 0.0} if name.startswith(("efficientnet", "convnext"))
+             else {})
     model = getattr(torchvision.models, name)(weights=None, **extra)
     # Random values everywhere: torch.onnx stores equal initializers once (zero-initialised
     # biases would become Identity nodes of one tensor).
@@ -163,7 +172,8 @@ def export(name, outdir):
     buf = io.BytesIO()
     torch.onnx.export(model, torch.zeros(1, 3, 224, 224), buf,
                       training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-                      input_names=["image"], output_names=["logits"], opset_version=14)
+                      input_names=["image"], output_names=["logits"],
+                      opset_version=OPSET.get(name, 14))
     data = strip_model(buf.getvalue())
     with open(os.path.join(outdir, name + ".onnx"), "wb") as f:
         f.write(data)
@@ -577,6 +587,38 @@ def tiny_training(cls, path):
     write_stripped(path, buf)
 
 
+class TinySplit(torch.nn.Module):
+    """The operators of shufflenet_v2, MnasNet and ConvNeXt that the bigger fixtures test, small
+    enough for a fuzz seed: chunk (Slice), channel shuffle, a Linear over a channels-last
+    tensor (its weight's Transpose, exported without constant folding), a constant operand
+    first, x.mean([2, 3]) (ReduceMean)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 8)
+        self.scale = torch.nn.Parameter(torch.ones(8, 1, 1))
+
+    def forward(self, x):
+        a, b = self.conv(x).chunk(2, dim=1)
+        x = torch.cat((a, torch.relu(b)), 1)
+        x = x.view(x.shape[0], 2, 4, 8, 8).transpose(1, 2).reshape(x.shape[0], 8, 8, 8)
+        x = self.scale * self.fc(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return x.mean([2, 3])
+
+
+def tiny_split(path):
+    torch.manual_seed(0)
+    model = TinySplit().train()
+    buf = io.BytesIO()
+    torch.onnx.export(model, torch.zeros(1, 3, 8, 8), buf,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      input_names=["image"], output_names=["features"], opset_version=14)
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+    print(path, len(buf.getvalue()), "bytes")
+
+
 def tiny_blocks(path):
     torch.manual_seed(0)
     model = TinyBlocks().train()
@@ -592,6 +634,9 @@ def tiny_blocks(path):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--tiny-split":
+        tiny_split(sys.argv[2])
+        sys.exit(0)
     if sys.argv[1] == "--tiny-blocks":
         tiny_blocks(sys.argv[2])
         sys.exit(0)

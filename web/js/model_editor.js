@@ -19,7 +19,7 @@ export const LAYER_TYPES = [
   'tanh', 'hardswish', 'hardsigmoid', 'dropout', 'flatten', 'add', 'multiply', 'concat',
   'embedding', 'softmax', 'conv_transpose2d', 'upsample', 'leaky_relu', 'permute', 'reshape',
   'matmul', 'select', 'instancenorm2d', 'groupnorm', 'pixel_shuffle', 'pixel_unshuffle',
-  'pad',
+  'pad', 'narrow', 'mean',
 ];
 
 /** Required fields filled in when a row switches to a type, so it computes at once. */
@@ -38,6 +38,8 @@ const DEFAULT_FIELDS = {
   pixel_shuffle: { upscale_factor: 2 },
   pixel_unshuffle: { downscale_factor: 2 },
   pad: { padding: 1 },
+  narrow: { length: 1 },
+  mean: { dims: [1, 2] },
   groupnorm: { num_groups: 1 },
 };
 

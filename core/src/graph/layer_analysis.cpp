@@ -783,6 +783,43 @@ void analyze(const Select& s, LayerContext& ctx) {
   if (out_st != contiguousStrides(withBatch(ctx.r.output))) ctx.r.strides = out_st;
 }
 
+void analyze(const Narrow& n, LayerContext& ctx) {
+  const size_t rank = ctx.in[0].size();
+  const auto d = static_cast<size_t>(normalizeAxis(ctx.layer, "dim", n.dim, rank));
+  const int64_t size = ctx.in[0][d];
+  const int64_t start = n.start < 0 ? n.start + size : n.start;
+  if (start < 0 || start > size || n.length > size - start) {
+    fail(ctx.layer, "length", ErrorCode::kValue,
+         "entries " + std::to_string(n.start) + " to " + std::to_string(n.start) + " + " +
+             std::to_string(n.length) + " are outside dimension " + std::to_string(d) +
+             " of size " + std::to_string(size));
+  }
+  ctx.r.output = ctx.in[0];
+  ctx.r.output[d] = n.length;
+  // A view with the input's strides; SliceBackward0 keeps only sizes (its gradient is a new
+  // zero tensor of the input's size with the slice copied in).
+  ctx.r.aliases_input = true;
+  const Shape st = ctx.strides(0);
+  if (st != contiguousStrides(withBatch(ctx.r.output))) ctx.r.strides = st;
+}
+
+void analyze(const Mean& m, LayerContext& ctx) {
+  const size_t rank = ctx.in[0].size();
+  if (m.dims.empty()) fail(ctx.layer, "dims", ErrorCode::kValue, "dims names no dimension");
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : m.dims) {
+    const auto a = static_cast<size_t>(normalizeAxis(ctx.layer, "dims", d, rank));
+    if (reduced[a]) fail(ctx.layer, "dims", ErrorCode::kValue, "dims repeats a dimension");
+    reduced[a] = true;
+  }
+  ctx.r.output.clear();
+  for (size_t k = 0; k < rank; ++k) {
+    if (!reduced[k]) ctx.r.output.push_back(ctx.in[0][k]);
+    if (reduced[k] && m.keepdim) ctx.r.output.push_back(1);
+  }
+  // MeanBackward1 keeps only sizes (its gradient, grad.expand(sizes) / n, is new memory).
+}
+
 void analyze(const Softmax& s, LayerContext& ctx) {
   normalizeAxis(ctx.layer, "dim", s.dim, ctx.in[0].size());
   ctx.r.output = ctx.in[0];

@@ -304,6 +304,18 @@ Select select(const ObjectReader& r) {
   return Select{r.optionalInt("dim", 0, -8, 7), r.optionalInt("index", 0, -kMax, kMax)};
 }
 
+Narrow narrow(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "dim", "start", "length"});
+  return Narrow{r.optionalInt("dim", 0, -8, 7), r.optionalInt("start", 0, -kMax, kMax),
+                r.requiredInt("length", 1, kMax)};
+}
+
+Mean mean(const ObjectReader& r) {
+  r.rejectUnknown({DLCOST_COMMON, "dims", "keepdim"});
+  const Shape dims = intList(r, "dims", -8, 7);
+  return Mean{{dims.begin(), dims.end()}, r.optionalBool("keepdim", false)};
+}
+
 Embedding embedding(const ObjectReader& r) {
   r.rejectUnknown({DLCOST_COMMON, "num_embeddings", "embedding_dim"});
   return Embedding{r.requiredInt("num_embeddings", 1, kMax),
@@ -364,6 +376,8 @@ const LayerType kLayerTypes[] = {
     {"pixel_unshuffle", asSpec<pixelShuffle<true>>},
     {"pad", asSpec<pad2d>},
     {"groupnorm", asSpec<groupNorm>},
+    {"narrow", asSpec<narrow>},
+    {"mean", asSpec<mean>},
 };
 
 }  // namespace

@@ -291,6 +291,9 @@ class Builder {
         {"SpaceToDepth", &Builder::depthToSpace},
         {"LeakyRelu", &Builder::leakyRelu},
         {"Transpose", &Builder::transpose},
+        {"ReduceMean", &Builder::reduceMean},
+        {"Slice", &Builder::slice},
+        {"Split", &Builder::split},
         {"Gather", &Builder::gather},
         {"Expand", &Builder::expand},
         {"Sub", &Builder::elementwise},
@@ -1058,6 +1061,7 @@ class Builder {
 
   /// Transpose keeping the batch first: a permute of the sample's dimensions.
   void transpose(const OnnxNode& n) {
+    if (inits_.count(n.inputs[0])) return transposeWeight(n);
     const Value& x = activation(n, 0);
     std::vector<int64_t> perm = intsAttr(n, "perm");
     const auto rank = static_cast<int64_t>(x.shape.size()) + 1;
@@ -1069,6 +1073,131 @@ class Builder {
     std::vector<int64_t> dims;
     for (size_t k = 1; k < perm.size(); ++k) dims.push_back(perm[k] - 1);
     emit(n, {{"type", "permute"}, {"dims", dims}}, {n.inputs[0]});
+  }
+
+  /// Transpose of a stored weight (nn.Linear's weight.t() before its MatMul, in an export
+  /// without constant folding): the same initializer with its dims permuted, so the layer
+  /// that reads it owns the initializer's parameters.
+  void transposeWeight(const OnnxNode& n) {
+    const OnnxTensor& w = *inits_.at(n.inputs[0]);
+    const size_t rank = w.dims.size();
+    std::vector<int64_t> perm = intsAttr(n, "perm");
+    if (perm.empty())
+      for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+    std::vector<bool> seen(rank, false);
+    OnnxTensor t = w;
+    t.values.clear();
+    t.has_values = false;
+    for (size_t k = 0; k < perm.size(); ++k) {
+      const int64_t p = perm[k];
+      if (perm.size() != rank || p < 0 || p >= static_cast<int64_t>(rank) ||
+          seen[static_cast<size_t>(p)]) {
+        throw Unmodelled{"Transpose of a weight by a perm that is not a permutation of its axes"};
+      }
+      seen[static_cast<size_t>(p)] = true;
+      t.dims[k] = w.dims[static_cast<size_t>(p)];
+    }
+    OnnxTensor& stored = derived_inits_[n.outputs[0]];
+    stored = std::move(t);
+    inits_[n.outputs[0]] = &stored;
+  }
+
+  /// Integers of constant input k, or of the attribute `attr` where the input is absent (the
+  /// form of opsets before the attribute became an input); empty where neither is given.
+  /// Values beyond +-2^53 (torch's INT64_MAX for "to the end") saturate there.
+  std::vector<int64_t> intsInputOrAttr(const OnnxNode& n, size_t k, const char* attr) {
+    constexpr int64_t kLimit = int64_t{1} << 53;
+    std::vector<int64_t> out;
+    if (!hasInput(n, k)) {
+      for (int64_t v : intsAttr(n, attr)) out.push_back(std::clamp(v, -kLimit, kLimit));
+      return out;
+    }
+    const OnnxTensor& t = constantInput(n, k);
+    if (!t.has_values && t.elements != 0)
+      throw Unmodelled{n.op_type + " whose input " + std::to_string(k) + " holds no values"};
+    const auto limit = static_cast<double>(kLimit);
+    for (double v : t.values) out.push_back(wholeValue(std::clamp(v, -limit, limit), n.op_type));
+    return out;
+  }
+
+  /// ReduceMean over sample axes: torch.mean (MnasNet's x.mean([2, 3]); SE blocks'
+  /// x.mean((2, 3), keepdim=True)), which keeps no tensor for backward. F.adaptive_avg_pool2d
+  /// exports as GlobalAveragePool instead. Over the batch it is refused.
+  void reduceMean(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const std::vector<int64_t> axes = intsInputOrAttr(n, 1, "axes");
+    if (axes.empty() && intAttr(n, "noop_with_empty_axes", 0) != 0) return alias(n, n.inputs[0]);
+    if (axes.empty()) throw Unmodelled{"ReduceMean over every axis, the batch included"};
+    json dims = json::array();
+    for (int64_t a : axes) dims.push_back(sampleAxis(n, a, x.shape.size()));
+    emit(n, {{"type", "mean"}, {"dims", dims}, {"keepdim", intAttr(n, "keepdims", 1) != 0}},
+         {n.inputs[0]});
+  }
+
+  /// Slice of a computed tensor with step 1 along one sample axis (x[:, a:b]; torch.chunk's
+  /// pieces as torch exports them): a narrow, a view. The batch axis only whole.
+  void slice(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const std::vector<int64_t> starts = intsInputOrAttr(n, 1, "starts"),
+                               ends = intsInputOrAttr(n, 2, "ends");
+    std::vector<int64_t> axes = intsInputOrAttr(n, 3, "axes");
+    const std::vector<int64_t> steps = intsInputOrAttr(n, 4, "steps");
+    if (axes.empty())
+      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+    if (starts.size() != ends.size() || axes.size() != starts.size() ||
+        (!steps.empty() && steps.size() != starts.size())) {
+      throw Unmodelled{"Slice whose starts, ends, axes and steps differ in length"};
+    }
+    json narrow;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (!steps.empty() && steps[k] != 1) throw Unmodelled{"Slice with a step other than 1"};
+      const auto rank = static_cast<int64_t>(x.shape.size()) + 1;
+      const int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
+      if (a < 0 || a >= rank) throw Unmodelled{"Slice along an axis outside the tensor"};
+      const int64_t size = a == 0 ? batch_ : x.shape[static_cast<size_t>(a - 1)];
+      const auto bound = [size](int64_t v) {
+        return std::clamp(v < 0 ? v + size : v, int64_t{0}, size);
+      };
+      const int64_t from = bound(starts[k]), length = bound(ends[k]) - from;
+      if (length == size) continue;  // the whole axis
+      if (a == 0) throw Unmodelled{"Slice of the batch"};
+      if (length <= 0) throw Unmodelled{"Slice to an empty tensor"};
+      if (!narrow.is_null()) throw Unmodelled{"Slice along more than one axis"};
+      narrow = {{"type", "narrow"}, {"dim", a - 1}, {"start", from}, {"length", length}};
+    }
+    if (narrow.is_null()) return alias(n, n.inputs[0]);
+    emit(n, narrow, {n.inputs[0]});
+  }
+
+  /// Split along a sample axis (torch.split, torch.chunk): one narrow, a view, per output.
+  void split(const OnnxNode& n) {
+    const Value& x = activation(n, 0);
+    const int64_t d = sampleAxis(n, intAttr(n, "axis", 0), x.shape.size());
+    const int64_t size = x.shape[static_cast<size_t>(d)];
+    const auto pieces = static_cast<int64_t>(n.outputs.size());
+    std::vector<int64_t> lengths = intsInputOrAttr(n, 1, "split");
+    if (lengths.empty()) {  // equal pieces; opset 18's num_outputs lets the last be smaller
+      const int64_t each = size / pieces + (size % pieces != 0 ? 1 : 0);
+      for (int64_t k = 0, left = size; k < pieces; ++k, left -= lengths.back())
+        lengths.push_back(std::min(each, left));
+    }
+    int64_t total = 0;
+    for (int64_t l : lengths) {
+      if (l <= 0) throw Unmodelled{"Split into an empty piece"};
+      total = checkedAdd(total, l);
+    }
+    if (static_cast<int64_t>(lengths.size()) != pieces || total != size) {
+      throw Unmodelled{"Split whose pieces do not make up axis " + std::to_string(d + 1) +
+                       " of size " + std::to_string(size)};
+    }
+    int64_t from = 0;
+    for (size_t k = 0; k < lengths.size(); ++k) {
+      if (!n.outputs[k].empty()) {
+        emit(n, {{"type", "narrow"}, {"dim", d}, {"start", from}, {"length", lengths[k]}},
+             {n.inputs[0]}, k);
+      }
+      from += lengths[k];
+    }
   }
 
   /// Gather of one index along a sample axis: x[:, i], a select.
@@ -1139,6 +1268,9 @@ class Builder {
       return true;
     }
     if (!foldableOp(n.op_type)) return false;
+    // A weight transposed stays the initializer's parameters (transposeWeight), even one
+    // small enough to hold values.
+    if (n.op_type == "Transpose" && hasInput(n, 0) && inits_.count(n.inputs[0])) return false;
     std::vector<const OnnxTensor*> in;
     for (const std::string& name : n.inputs) {
       if (name.empty()) {
@@ -1227,13 +1359,18 @@ class Builder {
 
   const Value& activation(const OnnxNode& n, size_t k) {
     if (!hasInput(n, k)) throw Unmodelled{n.op_type + " without its input " + std::to_string(k)};
-    auto it = values_.find(n.inputs[k]);
+    return activationNamed(n, n.inputs[k]);
+  }
+
+  /// The computed tensor `name` that node n reads.
+  const Value& activationNamed(const OnnxNode& n, const std::string& name) {
+    auto it = values_.find(name);
     if (it != values_.end()) return it->second;
-    if (isConstant(n.inputs[k])) {
+    if (isConstant(name)) {
       throw Unmodelled{n.op_type + " of a constant where dlcost models a computed tensor"};
     }
     throw InputError(ErrorCode::kGraph, path_,
-                     "node '" + n.name + "' reads '" + n.inputs[k] +
+                     "node '" + n.name + "' reads '" + name +
                          "', which no earlier node computes (nodes must be in topological order)");
   }
 
@@ -1288,10 +1425,13 @@ class Builder {
     return name;
   }
 
-  /// Adds the layer `layer` reading the tensors `inputs`: read back by the schema's reader and
-  /// analysed by the engine's rules for its output shape.
-  void emit(const OnnxNode& n, json layer, const std::vector<std::string>& inputs) {
-    if (n.outputs.empty() || n.outputs[0].empty()) throw Unmodelled{n.op_type + " without output"};
+  /// Adds the layer `layer` reading the tensors `inputs` (by name: a stored operand first,
+  /// `layer_scale * x`, leaves the computed tensor second) as node n's output `output`: read
+  /// back by the schema's reader and analysed by the engine's rules for its output shape.
+  void emit(const OnnxNode& n, json layer, const std::vector<std::string>& inputs,
+            size_t output = 0) {
+    if (n.outputs.size() <= output || n.outputs[output].empty())
+      throw Unmodelled{n.op_type + " without output"};
     Layer l;
     l.name = layerName(n);
     l.type = layer["type"].get<std::string>();
@@ -1299,7 +1439,7 @@ class Builder {
     std::vector<Shape> shapes;
     json names = json::array();
     for (size_t k = 0; k < inputs.size(); ++k) {
-      const Value& v = activation(n, k);
+      const Value& v = activationNamed(n, inputs[k]);
       l.inputs.push_back(v.layer);
       shapes.push_back(v.shape);
       names.push_back(v.layer == kModelInput ? json("input")
@@ -1321,7 +1461,7 @@ class Builder {
     }
     layers_.push_back(std::move(layer));
     layer_inputs_.push_back(inputs[0]);
-    values_[n.outputs[0]] = Value{static_cast<int>(layers_.size()) - 1, a.output};
+    values_[n.outputs[output]] = Value{static_cast<int>(layers_.size()) - 1, a.output};
   }
 
   /// The graph's declared output shapes, where it declares them, against the layers'.
@@ -1369,6 +1509,7 @@ class Builder {
   std::string folded_bn_node_;
   std::map<std::string, const OnnxTensor*> inits_;
   std::map<std::string, OnnxTensor> constants_;
+  std::map<std::string, OnnxTensor> derived_inits_;  ///< transposed weights, by output name
   std::map<std::string, int64_t> consumers_;
   std::map<std::string, std::string> reader_op_;  ///< tensor -> the op type of a node reading it
   std::map<std::string, size_t> reader_node_;     ///< tensor -> the last node reading it

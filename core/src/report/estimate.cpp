@@ -29,7 +29,8 @@ int64_t forwardTraffic(const LayerGraph& g, size_t i, const LayerAnalysis& a,
                                             std::holds_alternative<Reshape>(layer.spec) ||
                                             std::holds_alternative<Dropout>(layer.spec))) ||
                        std::holds_alternative<Permute>(layer.spec) ||
-                       std::holds_alternative<Select>(layer.spec);
+                       std::holds_alternative<Select>(layer.spec) ||
+                       std::holds_alternative<Narrow>(layer.spec);
   if (is_view) return 0;
   const int64_t act_bytes = dtypeBits(lay.activations) / 8;
   int64_t per_sample = 0;

@@ -235,6 +235,14 @@ std::map<std::string, int64_t> configDefaults(const std::string& family) {
              {"intermediate_size", 22016}, {"num_hidden_layers", 32},
              {"num_attention_heads", 32},  {"max_position_embeddings", 32768},
              {"max_window_layers", 28},    {"sliding_window", 4096}};
+  if (family == "stablelm")  // StableLmConfig
+    return D{{"vocab_size", 50304},
+             {"hidden_size", 2560},
+             {"intermediate_size", 6912},
+             {"num_hidden_layers", 32},
+             {"num_attention_heads", 32},
+             {"num_key_value_heads", 32},
+             {"max_position_embeddings", 4096}};
   if (family == "gemma")  // GemmaConfig
     return D{{"vocab_size", 256000},
              {"hidden_size", 3072},
@@ -779,6 +787,26 @@ void readBaichuan(HfFields& f, Transformer& t) {
   t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
 }
 
+/// StableLM and Stable LM 2 (transformers' modeling_stablelm.py): Llama's projections with
+/// q/k/v biased as use_qkv_bias says and a bias-free o_proj, a bias-free gated MLP, LayerNorms
+/// with bias, an untied lm_head. Rotary on partial_rotary_factor of each head adds no
+/// parameter. qk_layernorm adds StableLmLayerNormPerHead to q and k: one bias-free
+/// LayerNorm(head_dim) per query head and per key head. use_parallel_residual: one
+/// input_layernorm feeds attention and MLP, and post_attention_layernorm is absent.
+void readStablelm(HfFields& f, Transformer& t) {
+  // readLlamaLike's fp32 softmax holds: StableLmAttention's eager path runs
+  // `softmax(attn_weights, dtype=torch.float32, dim=-1).to(query_states.dtype)`.
+  readLlamaLike(f, t, "stablelm");
+  t.norm = NormKind::kLayerNorm;
+  t.norm_bias = true;
+  t.qkv_bias = f.optBool({"use_qkv_bias"}, false);
+  t.out_bias = t.mlp_bias = false;
+  t.qk_norm = t.qk_norm_full = t.qk_norm_bias_free = f.optBool({"qk_layernorm"}, false);
+  t.parallel_block = f.optBool({"use_parallel_residual"}, false);
+  t.norms_per_layer = t.parallel_block ? 1 : 2;
+  t.tied_embeddings = f.optBool({"tie_word_embeddings"}, false);
+}
+
 /// Cohere (Command-R): one weight-only LayerNorm feeding attention and MLP in parallel,
 /// SwiGLU, optional LayerNorms of q and k over all heads, tied head.
 void readCohere(HfFields& f, Transformer& t) {
@@ -947,6 +975,7 @@ constexpr ExactFamily kExactFamilies[] = {
     {"cohere", anyType<readCohere>},
     {"internlm2", anyType<readInternlm2>},
     {"baichuan", anyType<readBaichuan>},
+    {"stablelm", anyType<readStablelm>},
     {"olmo", readOlmo},
     {"olmo2", readOlmo},
     {"distilbert", anyType<readDistilbert>},

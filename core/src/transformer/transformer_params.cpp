@@ -56,7 +56,7 @@ int64_t normParams(const Transformer& t) {
 
 int64_t attentionNormParams(const Transformer& t) {
   int64_t p = 0;
-  const bool bias = t.norm == NormKind::kLayerNorm && t.norm_bias;
+  const bool bias = t.norm == NormKind::kLayerNorm && t.norm_bias && !t.qk_norm_bias_free;
   if (t.qk_norm) {
     p = t.qk_norm_full ? checkedAdd(queryWidth(t), keyWidth(t)) : checkedMul(2, t.head_dim);
     if (bias) p = checkedMul(2, p);

@@ -204,6 +204,21 @@ struct Select {
   int64_t index = 0;
 };
 
+/// Tensor.narrow(dim, start, length) of a sample dimension (x[:, a:b]; the pieces of
+/// torch.chunk and torch.split): a view of `length` entries from `start`.
+struct Narrow {
+  int64_t dim = 0;
+  int64_t start = 0;
+  int64_t length = 1;
+};
+
+/// torch.mean over sample dimensions `dims` (x.mean([2, 3]) is dims {1, 2}), which stay as
+/// size 1 when `keepdim`. No parameters; backward keeps only sizes.
+struct Mean {
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+};
+
 /// nn.Embedding: the input holds token ids; the output appends `embedding_dim`.
 struct Embedding {
   int64_t num_embeddings = 0;
@@ -218,7 +233,7 @@ struct Softmax {
 using LayerSpec = std::variant<Conv2d, Linear, Pool2d, AdaptivePool2d, BatchNorm2d, LayerNorm,
                                Activation, Dropout, Flatten, Add, Multiply, Concat, Embedding,
                                Softmax, ConvTranspose2d, Upsample, Permute, Reshape, MatMul, Select,
-                               InstanceNorm2d, PixelShuffle, Pad2d, GroupNorm>;
+                               InstanceNorm2d, PixelShuffle, Pad2d, GroupNorm, Narrow, Mean>;
 
 /// Index of the model input in Layer::inputs.
 constexpr int kModelInput = -1;

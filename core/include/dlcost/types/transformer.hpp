@@ -118,8 +118,11 @@ struct Transformer {
   /// 1 when a parallel block shares one norm; 4 with norms after attention and MLP too
   /// (Gemma 2's pre/post norms).
   int64_t norms_per_layer = 2;
-  bool qk_norm = false;            ///< per-head norms of q and k (Qwen3, Phi's qk_layernorm)
-  bool qk_norm_full = false;       ///< the q/k norms span all heads (OLMo 2, OLMoE)
+  bool qk_norm = false;       ///< per-head norms of q and k (Qwen3, Phi's qk_layernorm)
+  bool qk_norm_full = false;  ///< the q/k norms span all heads (OLMo 2, OLMoE)
+  /// The q/k norms carry no bias even where the layer norms do (StableLM's
+  /// StableLmLayerNormPerHead: one bias-free LayerNorm(head_dim) per head).
+  bool qk_norm_bias_free = false;
   bool final_norm = true;          ///< a norm after the last layer
   int64_t experts = 0;             ///< routed experts per MoE layer (0: dense MLP)
   int64_t experts_per_token = 0;   ///< experts each token is routed to (MoE only)
