@@ -143,6 +143,10 @@ json buildDocument(const dlcost::cli::Options& o) {
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
     doc["workload"][it.key()] = *it;
   }
+  // The fields neither the document nor the flags set come from the task the workload implies
+  // (training, or inference with --mode infer or an engine), as on the page's first screen for
+  // the same model; a share link carries its whole workload, and a named task was applied above.
+  if (!o.task && !o.link) return dlcost::startingDocument(std::move(doc));
   return doc;
 }
 

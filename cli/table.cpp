@@ -424,7 +424,9 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
   out << result["model"].get<std::string>() << " on " << result["gpus"].get<int64_t>() << " GPUs ("
       << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
       << ")\n\n";
+  // micro: the pipeline's micro-batches, or without a pipeline the gradient accumulation.
   const std::vector<std::string> head = {"dp x tp x pp (ep, v)",
+                                         "ZeRO",
                                          "micro",
                                          "fits",
                                          "per GPU",
@@ -441,7 +443,9 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
   for (const auto& r : result["rows"]) {
     const auto& s = r["step_time"];
     const auto& run = r["run"];
-    rows.push_back({layoutName(r), std::to_string(r["microbatches"].get<int64_t>()),
+    const int64_t micro = r["pp"].get<int64_t>() > 1 ? r["microbatches"].get<int64_t>()
+                                                     : r["grad_accum"].get<int64_t>();
+    rows.push_back({layoutName(r), std::to_string(r["zero"].get<int>()), std::to_string(micro),
                     r["fits"].get<bool>() ? "yes" : "no",
                     formatBytes(r["per_gpu_bytes"].get<int64_t>(), units),
                     seconds(r["step_s"].get<double>()), seconds(s["compute_s"].get<double>()),

@@ -575,6 +575,37 @@ TEST_CASE("layouts: every split of the GPUs, fitting ones ranked by step time",
   }
 }
 
+TEST_CASE("a split that does not fit as asked takes ZeRO and gradient accumulation",
+          "[multigpu][layouts]") {
+  // Issue #27's pretraining question: Llama-3-70B, global batch 1024 x 4096 tokens, on 64
+  // H100s. Each row keeps the optimizer step (batch x grad_accum = 1024); a row that needed
+  // ZeRO or accumulation names them, and its "set" applied to the workload is that row.
+  const json workload = {{"batch", 1024},        {"seq_len", 4096},   {"dtype", "mixed"},
+                         {"optimizer", "adamw"}, {"gpu", "h100-sxm"}, {"gpus", 64}};
+  const json model = {{"preset", "llama-3-70b"}};
+  const json out = dlcost::layoutsDocument({{"model", model}, {"workload", workload}});
+  bool saved = false;
+  for (const json& r : out["rows"]) {
+    CAPTURE(r["dp"], r["tp"], r["pp"]);
+    CHECK(r["batch"].get<int64_t>() * r["grad_accum"].get<int64_t>() == 1024);
+    if (r["pp"] != 1) CHECK(r["grad_accum"] == 1);  // the pipeline's micro-batches do that
+    saved = saved || r["zero"] != 0 || r["grad_accum"] != 1;
+    json applied = workload;
+    applied.update(r["set"]);
+    const json fit = dlcost::estimateDocument({{"model", model}, {"workload", applied}})["gpu_fit"];
+    CHECK(fit["fits"] == r["fits"]);
+    CHECK(fit["per_gpu"]["total"] == r["per_gpu_bytes"]);
+  }
+  CHECK(saved);
+  // Plain data parallelism over 64 replicates 70B parameters: as asked it needs terabytes per
+  // GPU; the search reports the least it can reach (ZeRO-3, one sample per micro-step).
+  for (const json& r : out["rows"]) {
+    if (r["dp"] != 64) continue;
+    CHECK(r["zero"] == 3);
+    CHECK(r["batch"] == 64);
+  }
+}
+
 TEST_CASE("layouts of a mixture-of-experts model split the experts too",
           "[multigpu][layouts][experts]") {
   const json out = dlcost::layoutsDocument(mixtral(
@@ -592,13 +623,15 @@ TEST_CASE("layouts of a mixture-of-experts model split the experts too",
     CHECK((r["step_time"]["ep_comm_s"].get<double>() > 0) == (r["ep"].get<int64_t>() > 1));
   }
   // Plain data parallelism replicates Mixtral's 46.7B parameters with their gradients and
-  // Adam states on every GPU and does not fit; splitting the experts 8 ways does.
+  // Adam states on every GPU: it fits only once ZeRO shards them (the search's row has
+  // zero > 0); splitting the experts 8 ways fits as asked, and is faster.
   const json* replicated = find(8, 1);
   const json* split = find(8, 8);
   REQUIRE(replicated != nullptr);
   REQUIRE(split != nullptr);
-  CHECK_FALSE((*replicated)["fits"].get<bool>());
+  CHECK((*replicated)["zero"].get<int>() > 0);
   CHECK((*split)["fits"].get<bool>());
+  CHECK((*split)["zero"] == 0);
   CHECK(out["rows"][0]["ep"].get<int64_t>() > 1);
 }
 

@@ -162,3 +162,21 @@ TEST_CASE("the schema says where a first visit starts", "[tasks][workload_schema
   CHECK(dlcost::findTask(start["task"], true) != nullptr);
   CHECK(dlcost::findTask(start["task"], false) != nullptr);
 }
+
+TEST_CASE("a document without a task starts from the task its workload implies", "[tasks]") {
+  // Issue #27: the CLI's starting workload is the page's (one table): training for a preset
+  // alone, inference when the workload says infer or names a serving engine; the document's
+  // own fields win, a document that is not an object is left for the reader to report.
+  using dlcost::startingDocument;
+  const json cnn = startingDocument({{"model", {{"preset", "resnet50"}}}});
+  CHECK(cnn["workload"]["optimizer"] == "momentum");
+  CHECK(cnn["workload"]["batch"] == 32);
+  const json llm = startingDocument(
+      {{"model", {{"preset", "qwen2-7b"}}}, {"workload", {{"engine", "vllm"}, {"batch", 4}}}});
+  CHECK(llm["workload"]["mode"] == "infer");
+  CHECK(llm["workload"]["dtype"] == "bf16");
+  CHECK(llm["workload"]["batch"] == 4);
+  CHECK(dlcost::defaultTaskOf({{"mode", "infer"}}) == "infer");
+  CHECK(dlcost::defaultTaskOf({{"engine", "none"}}) == "train");
+  CHECK(startingDocument(json::array({1})) == json::array({1}));
+}

@@ -23,6 +23,7 @@
 #include "dlcost/base/units_json.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/schema/config_json.hpp"
+#include "dlcost/schema/task_defaults.hpp"
 #include "dlcost/schema/workload_json.hpp"
 #include "dlcost/schema/workload_schema.hpp"
 #include "guarded.hpp"
@@ -129,6 +130,14 @@ std::string workloadToText(const std::string& request_text) {
   });
 }
 
+/// The document with its workload started from the task it implies, as the CLI estimates a
+/// document given without --task (core's startingDocument).
+std::string startingDocument(const std::string& document_text) {
+  return guarded([&] {
+    return dlcost::dumpJson(dlcost::startingDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(dlcost) {
@@ -144,5 +153,6 @@ EMSCRIPTEN_BINDINGS(dlcost) {
   emscripten::function("numberUnits", &numberUnits);
   emscripten::function("workloadFromText", &workloadFromText);
   emscripten::function("workloadToText", &workloadToText);
+  emscripten::function("startingDocument", &startingDocument);
   emscripten::function("exceptionMessage", &dlcost_wasm::exceptionMessage);
 }

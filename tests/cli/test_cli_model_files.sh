@@ -148,7 +148,7 @@ if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
   # The full 244 MB export (weights inside) as a layer graph: the preset's MACs
   # (torchvision AlexNet_Weights _ops 0.714 GMACs; test_presets_cnn.cpp).
   check "estimate --onnx alexnet with its weights" 0 '"forward": 714188480' \
-    "$DLCOST" estimate --onnx "$tmp/tv/alexnet.onnx" --json
+    "$DLCOST" estimate --onnx "$tmp/tv/alexnet.onnx" --batch 1 --json
 else
   echo "cli model files: python3-torch missing, torchvision ONNX cross-check skipped"
 fi

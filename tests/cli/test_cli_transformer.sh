@@ -59,6 +59,28 @@ check "a CNN's training task is torchvision's SGD with momentum" 0 '"optimizer":
 check "a CNN has no LoRA task" 2 '--task must be one of train, infer' \
   "$DLCOST" estimate --preset resnet50 --task lora
 
+# Without --task the CLI starts where the page's first screen starts for the same model (issue
+# #27): a preset alone is `--task train`, a serving engine is `--task infer` (bf16 weights, so
+# vLLM on an L4 holds users at 4096 tokens, where fp32 weights left "at most 0 users").
+for setup in "resnet50|" "llama-3.1-8b|" "qwen2-7b|--engine vllm --gpu l4 --context 4096" \
+  "qwen2-7b|--mode infer"; do
+  IFS='|' read -r preset extra <<<"$setup"
+  task=train
+  [ -n "$extra" ] && task=infer
+  # shellcheck disable=SC2086
+  if [ "$("$DLCOST" estimate --preset "$preset" $extra --json)" = \
+    "$("$DLCOST" estimate --preset "$preset" --task "$task" $extra --json)" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: estimate --preset $preset $extra differs from --task $task"
+  fi
+done
+check "vLLM on an L4 at 4096 tokens starts in bf16 and holds users" 0 '"dtype": "bf16"' \
+  "$DLCOST" estimate --preset qwen2-7b --engine vllm --gpu l4 --context 4096 --json
+check "the document's and the flags' fields win over the task" 0 '"optimizer": "adam"' \
+  "$DLCOST" estimate --preset resnet50 --optimizer adam --json
+
 # One figure per question (issue #32): with a serving engine the text shows the plan's users,
 # time to first token and tokens/s, each with its calibrated range, and not the GPU fit's
 # training-style largest batch or step time beside them; every engine and device class.

@@ -44,7 +44,7 @@ test('the step breakdown and the run come back from wasm as from the CLI', () =>
 });
 
 test("layouts and links equal the CLI's", () => {
-  const wasm = JSON.parse(engine.layouts(JSON.stringify(DOC)));
+  const wasm = JSON.parse(engine.layouts(engine.startingDocument(JSON.stringify(DOC))));
   const dir = mkdtempSync(join(tmpdir(), 'dlcost-layouts-'));
   try {
     writeFileSync(join(dir, 'doc.json'), JSON.stringify(DOC));

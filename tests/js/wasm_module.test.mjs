@@ -26,6 +26,10 @@ const WORKLOADS = [
   { mode: 'train', batch: 64, dtype: 'fp16', optimizer: 'momentum', memory_gib: 0.5 },
 ];
 
+// The CLI starts a workload from the task it implies (core's startingDocument: the page's
+// first screen for the same model); the raw engine reads a document as written.
+const started = (doc) => engine.startingDocument(JSON.stringify(doc));
+
 describe('every preset estimates the same in wasm as in the native CLI', () => {
   test('the wasm preset list equals `dlcost presets --json`', () => {
     assert.ok(presets.length > 0);
@@ -43,9 +47,9 @@ describe('every preset estimates the same in wasm as in the native CLI', () => {
         const doc = { model: { preset: name }, workload };
         const cli = cliEstimate(doc);
         assert.equal(cli.status, 0, cli.stderr);
-        assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), cli.json);
+        assert.deepEqual(JSON.parse(engine.estimate(started(doc))), cli.json);
         // The page's one-call update carries the same report.
-        const both = JSON.parse(new TextDecoder().decode(engine.estimateWithSweep(JSON.stringify(doc), 25)));
+        const both = JSON.parse(new TextDecoder().decode(engine.estimateWithSweep(started(doc), 25)));
         assert.deepEqual(both.report, cli.json);
         assert.equal(both.sweep.per_gpu, false);  // no GPU in these workloads
         const at = both.sweep.points.find((p) => p.batch === cli.json.workload.batch);
@@ -56,13 +60,13 @@ describe('every preset estimates the same in wasm as in the native CLI', () => {
       const doc = { model: JSON.parse(engine.preset(name)), workload: { batch: 16, memory_gib: 12 } };
       const cli = cliEstimate(doc);
       assert.equal(cli.status, 0, cli.stderr);
-      assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), cli.json);
+      assert.deepEqual(JSON.parse(engine.estimate(started(doc))), cli.json);
     });
     test(`${name}: CLI flags and the wasm workload object give the same report`, () => {
       const r = runCli(['estimate', '--preset', name, '--batch', '8', '--dtype', 'mixed', '--memory-gib', '40', '--json']);
       assert.equal(r.status, 0, r.stderr);
       const doc = { model: { preset: name }, workload: { batch: 8, dtype: 'mixed', memory_gib: 40 } };
-      assert.deepEqual(JSON.parse(engine.estimate(JSON.stringify(doc))), r.json);
+      assert.deepEqual(JSON.parse(engine.estimate(started(doc))), r.json);
     });
   }
 });
@@ -114,7 +118,7 @@ describe('the batch sweep', () => {
     test(`${name}: each point equals the CLI's total at that batch`, () => {
       const batches = [1, 3, 50, 1000];
       const doc = { model: { preset: name }, workload: { mode: 'train', memory_gib: 16 } };
-      const sweep = JSON.parse(engine.sweepBatch(JSON.stringify(doc), JSON.stringify(batches)));
+      const sweep = JSON.parse(engine.sweepBatch(started(doc), JSON.stringify(batches)));
       assert.equal(sweep.points.length, batches.length);
       for (const [i, batch] of batches.entries()) {
         const cli = cliEstimate({ ...doc, workload: { ...doc.workload, batch } }).json;

@@ -33,6 +33,8 @@ Object.assign(DICTIONARIES.en, {
   layoutsBatchWhy: 'Batch {batch} does not split over the {replicas} data-parallel replicas of this layout.',
   layoutsLoading: 'Ranking the layouts…',
   layoutsOver: 'does not fit',
+  layoutsZero: 'ZeRO-{zero}',
+  layoutsAccum: '{k} accumulation steps',
 });
 Object.assign(DICTIONARIES.zh, {
   layoutsTitle: '{gpus} 块 GPU 的并行布局，按单步时间排序',
@@ -52,17 +54,27 @@ Object.assign(DICTIONARIES.zh, {
   layoutsBatchWhy: '批大小 {batch} 无法平均分到此布局的 {replicas} 个数据并行副本上。',
   layoutsLoading: '正在排序并行布局…',
   layoutsOver: '放不下',
+  layoutsZero: 'ZeRO-{zero}',
+  layoutsAccum: '梯度累积 {k} 步',
 });
 
-/** "dp 8 × tp 4 × pp 2" (and "× ep N" for experts). @param {LayoutRow} r */
+/** "dp 8 × tp 4 × pp 2" (and "× ep N" for experts), with the ZeRO stage and the gradient
+ *  accumulation the engine's search gave it where it needed them. @param {LayoutRow} r */
 export function layoutName(r) {
-  return `dp ${r.dp} × tp ${r.tp} × pp ${r.pp}${r.ep > 1 ? ` × ep ${r.ep}` : ''}`;
+  const split = `dp ${r.dp} × tp ${r.tp} × pp ${r.pp}${r.ep > 1 ? ` × ep ${r.ep}` : ''}`;
+  const zero = r.zero > 0 ? ` · ${t('layoutsZero', { zero: r.zero })}` : '';
+  const accum = r.pp === 1 && r.grad_accum > 1 ? ` · ${t('layoutsAccum', { k: r.grad_accum })}` : '';
+  return split + zero + accum;
 }
 
-/** The workload patch that applies a split: tp, pp, ep and its micro-batches, as text.
+/** The workload patch that applies a row: the engine's `set` (tp, pp, ep, ZeRO, batch,
+ *  accumulation, and the pipeline's micro-batches), as text; no pipeline clears micro-batches.
  *  @param {LayoutRow} r @returns {{[key: string]: string}} */
 export function layoutPatch(r) {
-  return { tp: String(r.tp), pp: String(r.pp), ep: String(r.ep), microbatches: r.pp > 1 ? String(r.microbatches) : '' };
+  /** @type {{[key: string]: string}} */
+  const patch = { microbatches: '' };
+  for (const [key, value] of Object.entries(r.set)) patch[key] = String(value);
+  return patch;
 }
 
 /** The best split's line: layout, step, MFU, then the run's days and dollars (or how to get
@@ -119,11 +131,15 @@ function rowOf(r, current, units, onApply) {
   );
 }
 
-/** The ranked table. @param {LayoutRow[]} rows @param {{tp: string, pp: string}} now
+/** The ranked table. @param {LayoutRow[]} rows @param {{tp: string, pp: string, zero: string, grad_accum: string}} now
  *  @param {string} units @param {(r: LayoutRow) => void} onApply */
 function table(rows, now, units, onApply) {
   const head = ['layoutsLayout', 'layoutsMemory', 'layoutsStep', 'layoutsMfu', 'layoutsDays', 'layoutsCost', ''];
-  const isNow = (/** @type {LayoutRow} */ r) => String(r.tp) === (now.tp || '1') && String(r.pp) === (now.pp || '1');
+  const isNow = (/** @type {LayoutRow} */ r) =>
+    String(r.tp) === (now.tp || '1') &&
+    String(r.pp) === (now.pp || '1') &&
+    String(r.zero) === (now.zero || '0') &&
+    String(r.grad_accum) === (now.grad_accum || '1');
   return h(
     'div',
     { class: 'table-wrap layouts-wrap' },
@@ -172,7 +188,7 @@ function batchFix(refused, now, onPatch) {
  * Fills `root` with the layouts of the workload, or hides it when there is no multi-GPU
  * training run. `load` returns the engine's layouts (a promise: they live in the second module).
  * @param {HTMLElement} root
- * @param {{mode: string, gpus: number, tp: string, pp: string, batch: string, units: string}} now
+ * @param {{mode: string, gpus: number, tp: string, pp: string, zero: string, grad_accum: string, batch: string, units: string}} now
  * @param {() => Promise<Layouts>} load
  * @param {(patch: {[key: string]: string}) => void} onPatch
  */

@@ -222,7 +222,7 @@ function showLayouts(s) {
   const gpus = gpuCount(String(w.gpus ?? ''));
   const now = {
     mode: String(w.mode ?? ''), gpus: s.gpu.name ? gpus : 1, tp: String(w.tp ?? ''), pp: String(w.pp ?? ''),
-    batch: String(w.batch ?? ''), units: s.units,
+    zero: String(w.zero ?? ''), grad_accum: String(w.grad_accum ?? ''), batch: String(w.batch ?? ''), units: s.units,
   };
   renderLayouts(byId('layouts'), now,
     () => loadExtra().then(() => dlcost.layouts(buildDocument(s))),

@@ -4,6 +4,7 @@
 #include "dlcost/explore/layouts.hpp"
 
 #include <algorithm>
+#include <variant>
 
 #include "dlcost/base/engine_limits.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
@@ -49,7 +50,13 @@ json optionJson(const LayoutOption& o, int64_t batch) {
             {"virtual_stages", p.virtual_stages},
             {"zero", p.zero},
             {"sp", p.sp},
-            {"microbatches", p.microbatchCount()}};
+            {"microbatches", p.microbatchCount()},
+            {"batch", o.batch},
+            {"grad_accum", o.grad_accum}};
+  // The workload fields that apply this row (the page's "Use" button sets exactly these).
+  j["set"] = {{"tp", p.tp},     {"pp", p.pp},       {"ep", p.ep},
+              {"zero", p.zero}, {"batch", o.batch}, {"grad_accum", o.grad_accum}};
+  if (p.pp > 1) j["set"]["microbatches"] = p.microbatchCount();
   if (!o.fit) {
     j["error"] = {{"code", errorCodeName(o.error->code)},
                   {"path", o.error->path},
@@ -75,6 +82,87 @@ json optionJson(const LayoutOption& o, int64_t batch) {
 
 }  // namespace
 
+namespace {
+
+LayoutOption estimated(const Model& model, const Workload& w) {
+  LayoutOption o;
+  o.parallel = w.hardware.parallel;
+  o.batch = w.batch;
+  o.grad_accum = w.grad_accum;
+  try {
+    Report r = estimate(model, w);
+    o.fit = std::move(r.gpu_fit);
+  } catch (const InputError& e) {
+    o.error = e.error();
+  }
+  return o;
+}
+
+bool fits(const LayoutOption& o) {
+  return o.fit && o.fit->fits;
+}
+
+/// The ways one split can hold the same step in less memory, least change first: the ZeRO
+/// stages from the workload's up (with data parallelism to shard over), and for a transformer
+/// without a pipeline, gradient accumulation k dividing each replica's samples (batch / k per
+/// micro-step, grad_accum x k: the optimizer step and its tokens unchanged).
+struct Savings {
+  std::vector<int> zero;
+  std::vector<int64_t> accumulation;
+};
+
+Savings savingsOf(const Model& model, const Workload& w) {
+  Savings s;
+  const Parallelism& p = w.hardware.parallel;
+  for (int z = p.zero; z <= (p.dataParallel() > 1 ? 3 : p.zero); ++z) s.zero.push_back(z);
+  const bool accumulates = std::holds_alternative<Transformer>(model.body) &&
+                           w.mode == Mode::kTrain && p.pp == 1 && w.batch % p.dataParallel() == 0;
+  if (!accumulates) return {s.zero, {1}};
+  for (int64_t k : divisors(w.batch / p.dataParallel()))
+    if (w.grad_accum <= kMaxBatch / k) s.accumulation.push_back(k);
+  return s;
+}
+
+Workload accumulated(Workload w, int zero, int64_t k) {
+  w.hardware.parallel.zero = zero;
+  w.batch /= k;
+  w.grad_accum *= k;
+  return w;
+}
+
+/// The split `w` as asked when it fits; else the fastest of its ZeRO stages, each with the
+/// least accumulation that fits (memory falls as k grows, so a bisection finds it); else the
+/// one that needs the least memory per GPU, to show how far it is.
+LayoutOption bestOfSplit(const Model& model, const Workload& w) {
+  LayoutOption asked = estimated(model, w);
+  if (!asked.fit || asked.fit->fits) return asked;
+  const Savings s = savingsOf(model, w);
+  std::optional<LayoutOption> best;
+  LayoutOption least = asked;
+  for (int z : s.zero) {
+    LayoutOption most = estimated(model, accumulated(w, z, s.accumulation.back()));
+    if (!fits(most)) {
+      if (most.fit && most.fit->per_gpu.total < least.fit->per_gpu.total) least = most;
+      continue;
+    }
+    size_t lo = 0, hi = s.accumulation.size() - 1;  // accumulation[hi] fits
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      LayoutOption o = estimated(model, accumulated(w, z, s.accumulation[mid]));
+      if (fits(o)) {
+        hi = mid;
+        most = std::move(o);
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (!best || most.fit->time.step_s < best->fit->time.step_s) best = std::move(most);
+  }
+  return best ? *best : least;
+}
+
+}  // namespace
+
 std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& workload) {
   if (!workload.hardware.gpu) {
     throw InputError(ErrorCode::kMissingField, "/workload/gpu",
@@ -92,7 +180,6 @@ std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& work
     for (int64_t pp : divisors(gpus / tp)) {
       for (int64_t ep : divisors(gpus / tp / pp)) {
         if (ep > 1 && (experts == 0 || experts % ep != 0)) continue;
-        LayoutOption o;
         Workload w = workload;
         Parallelism& p = w.hardware.parallel;
         p.tp = tp;
@@ -104,14 +191,7 @@ std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& work
             w.batch % p.dataParallel() == 0) {
           p.microbatches = w.batch / p.dataParallel();
         }
-        o.parallel = p;
-        try {
-          Report r = estimate(model, w);
-          o.fit = std::move(r.gpu_fit);
-        } catch (const InputError& e) {
-          o.error = e.error();
-        }
-        options.push_back(std::move(o));
+        options.push_back(bestOfSplit(model, w));
       }
     }
   }
@@ -141,6 +221,10 @@ json layoutsDocument(const json& document) {
           {"notes",
            {"ranked: layouts that fit by step time, then the others by memory per GPU",
             "with pp > 1 and no microbatches in the workload, one sample per micro-batch",
+            "a split that does not fit as asked takes the fastest ZeRO stage (from the "
+            "workload's up) that fits, with the least gradient accumulation that fits "
+            "(transformers without a pipeline: batch / k per micro-step, grad_accum x k, the "
+            "same optimizer step); else it shows the least memory per GPU they reach",
             "mixture-of-experts models: every expert-parallel degree ep dividing the "
             "data-parallel GPUs and the expert count; the workload's virtual_stages where pp > 1",
             "tensor-parallel ranks are adjacent (inside a node while tp <= GPUs per node), "

@@ -4,6 +4,11 @@
 
 #include "dlcost/schema/task_defaults.hpp"
 
+#include <variant>
+
+#include "dlcost/base/error.hpp"
+#include "dlcost/schema/config_json.hpp"
+
 namespace dlcost {
 
 using nlohmann::json;
@@ -174,6 +179,48 @@ json applyTask(const TaskDefaults& task, json workload) {
     }
   }
   return workload;
+}
+
+std::string defaultTaskOf(const json& workload) {
+  if (!workload.is_object()) return kStartTask;
+  const auto mode = workload.find("mode");
+  const auto engine = workload.find("engine");
+  const bool infer = (mode != workload.end() && *mode == "infer") ||
+                     (engine != workload.end() && engine->is_string() && *engine != "none");
+  return infer ? "infer" : kStartTask;
+}
+
+json underTask(const TaskDefaults& task, json workload) {
+  if (!workload.is_object()) return workload;  // the reader reports the type error
+  json out = json::object();
+  for (auto it = task.set.begin(); it != task.set.end(); ++it)
+    if (!it->is_null()) out[it.key()] = *it;
+  for (auto it = workload.begin(); it != workload.end(); ++it) out[it.key()] = *it;
+  return out;
+}
+
+namespace {
+
+/// Whether `document`'s model (its workload aside) is a transformer; reading errors are left
+/// to the full read that follows.
+bool isTransformerDocument(json document) {
+  document.erase("workload");
+  try {
+    return std::holds_alternative<Transformer>(parseConfig(document).model.body);
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+json startingDocument(json document) {
+  if (!document.is_object()) return document;
+  const json workload = document.value("workload", json::object());
+  if (!workload.is_object()) return document;
+  const TaskDefaults* task = findTask(defaultTaskOf(workload), isTransformerDocument(document));
+  if (task) document["workload"] = underTask(*task, workload);
+  return document;
 }
 
 }  // namespace dlcost

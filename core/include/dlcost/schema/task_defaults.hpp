@@ -49,4 +49,19 @@ const TaskDefaults* findTask(const std::string& task, bool transformer);
 /// its null fields removed; fields of `workload` the task does not name are kept.
 nlohmann::json applyTask(const TaskDefaults& task, nlohmann::json workload);
 
+/// The task a workload that names none starts from: inference when it asks for it (mode infer
+/// or a serving engine), else `kStartTask`. What the page's task menu shows for it.
+std::string defaultTaskOf(const nlohmann::json& workload);
+
+/// `workload` over `task`'s settings: the workload's own fields win, the task fills the rest.
+/// The CLI's starting point when no --task is given, so that a command with only a model and
+/// the page's first screen for that model (`kStartTask`) compute the same run.
+nlohmann::json underTask(const TaskDefaults& task, nlohmann::json workload);
+
+/// `document` (a model document, {model, workload} or a config.json) with its workload started
+/// from the task that workload implies (`defaultTaskOf`, for the document's kind of model):
+/// what the CLI estimates when no --task is given, and the page's first screen for the same
+/// model and fields. Anything unreadable is returned as it is, for the reader to report.
+nlohmann::json startingDocument(nlohmann::json document);
+
 }  // namespace dlcost
