@@ -74,8 +74,7 @@ CastPolicy castPolicy(const Layer& layer, DType low) {
   return CastPolicy::kFollow;
 }
 
-AutocastStep autocastStep(const Layer& layer, const std::vector<DType>& inputs, int64_t params,
-                          DType low) {
+AutocastStep autocastStep(const Layer& layer, const std::vector<DType>& inputs, DType low) {
   AutocastStep s;
   const CastPolicy policy = castPolicy(layer, low);
   if (policy == CastPolicy::kFollow) {
@@ -86,11 +85,15 @@ AutocastStep autocastStep(const Layer& layer, const std::vector<DType>& inputs, 
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (inputs[k] != s.compute) s.cast.set(k);
   }
-  if (policy == CastPolicy::kLowerPrecision && params > 0) {
-    s.bias_cast = biasElements(layer);
-    s.weight_cast = checkedSub(params, s.bias_cast);
-  }
   return s;
+}
+
+WeightCasts weightCasts(const Layer& layer, int64_t params, DType low) {
+  WeightCasts c;
+  if (params == 0 || castPolicy(layer, low) != CastPolicy::kLowerPrecision) return c;
+  c.bias = biasElements(layer);
+  c.weight = checkedSub(params, c.bias);
+  return c;
 }
 
 void keepCastCopies(const AutocastStep& step, const std::vector<int64_t>& input_elements,

@@ -29,17 +29,24 @@ CastPolicy castPolicy(const Layer& layer, DType low);
 struct AutocastStep {
   DType compute = DType::kFp32;  ///< the format it computes in, and its output's
   InputFlags cast;               ///< per input: autocast casts it to `compute` first
-  /// Elements of its weight autocast casts to 16 bits and backward keeps (the weight, not
-  /// the bias: addmm and convolution keep no bias); biases are cast too, into the cache.
-  int64_t weight_cast = 0;
-  int64_t bias_cast = 0;
 };
 
-/// `inputs[k]` is the format of the layer's input k; `params` its parameters (LayerAnalysis).
-/// Tensor operands (a class token, a position embedding) are fp32 parameters or buffers, so
-/// adding one to a 16-bit tensor gives fp32 (PyTorch's type promotion).
-AutocastStep autocastStep(const Layer& layer, const std::vector<DType>& inputs, int64_t params,
-                          DType low);
+/// `inputs[k]` is the format of the layer's input k. Tensor operands (a class token, a
+/// position embedding) are fp32 parameters or buffers, so adding one to a 16-bit tensor gives
+/// fp32 (PyTorch's type promotion).
+AutocastStep autocastStep(const Layer& layer, const std::vector<DType>& inputs, DType low);
+
+/// The parameters a layer's op casts to 16 bits, in elements.
+struct WeightCasts {
+  /// The weight: backward keeps its copy (addmm and convolution keep no bias).
+  int64_t weight = 0;
+  /// The bias: cast too, into autocast's cache only.
+  int64_t bias = 0;
+};
+
+/// `params` is the layer's parameter count (LayerAnalysis::params); none for ops that are
+/// not on the lower-precision list.
+WeightCasts weightCasts(const Layer& layer, int64_t params, DType low);
 
 /// Rewrites what `a` saves for backward where the layer casts an input it saves: the 16-bit
 /// or fp32 copy is what autograd keeps, not the input, so the input's flag is cleared and the

@@ -170,17 +170,15 @@ LayerAnalysis analyzeAutocast(const Layer& layer, const std::vector<Shape>& in,
     in_formats.push_back(p.formats[static_cast<size_t>(input + 1)]);
     in_elements.push_back(p.elements[static_cast<size_t>(input + 1)]);
   }
-  // The parameter count comes from the rule itself; the format only sizes saved bytes.
-  const int64_t params =
-      analyzeLayer(layer, in, w.mode, z.lay.activations, &in_strides, z.lay.weights).params;
-  const AutocastStep step = autocastStep(layer, in_formats, params, z.lay.activations);
+  const AutocastStep step = autocastStep(layer, in_formats, z.lay.activations);
   LayerAnalysis a = analyzeLayer(layer, in, w.mode, step.compute, &in_strides, z.lay.weights);
   keepCastCopies(step, in_elements, a);
+  const WeightCasts casts = weightCasts(layer, a.params, z.lay.activations);
   const int64_t low_bytes = dtypeBits(z.lay.activations) / 8;
-  const int64_t weight_copy = checkedMul(step.weight_cast, low_bytes);
+  const int64_t weight_copy = checkedMul(casts.weight, low_bytes);
   a.saved.extra_fixed_bytes = checkedAdd(a.saved.extra_fixed_bytes, weight_copy);
   p.weight_casts.push_back(weight_copy);
-  p.cached_casts.push_back(checkedAdd(weight_copy, checkedMul(step.bias_cast, low_bytes)));
+  p.cached_casts.push_back(checkedAdd(weight_copy, checkedMul(casts.bias, low_bytes)));
   p.formats.push_back(step.compute);
   return a;
 }
