@@ -14,6 +14,7 @@
 
 #include "dlcost/model_files/onnx.hpp"
 #include "dlcost/model_files/onnx_graph.hpp"
+#include "dlcost/report/share_link.hpp"
 #include "dlcost/types/precision.hpp"
 #include "support.hpp"
 
@@ -155,4 +156,15 @@ TEST_CASE("a ViT-S/16 under bf16 autocast: its fp32 residual stream, within the 
   // cast (query, key and value one each: autocast caches only the weights' casts).
   const Measured m{384172064, 154345888, 485196164, 571855748, 661602276, 748261860};
   checkAgainst(m, estimateVit);
+}
+
+TEST_CASE("a share link carries autocast like any other precision", "[autocast][link]") {
+  // Links hold the workload's JSON, so a new dtype name needs no codec change, and links made
+  // before it (tests/test_share_link.cpp's golden `mixed` link) decode as they did.
+  const json doc = {{"model", {{"preset", "resnet18"}}},
+                    {"workload", {{"batch", 8}, {"dtype", "autocast_bf16"}}}};
+  const json state = {{"doc", doc}};
+  const json decoded = dlcost::decodeShareLink(dlcost::encodeShareLink(state));
+  CHECK(decoded == state);
+  CHECK(dlcost::estimateDocument(decoded["doc"]) == dlcost::estimateDocument(doc));
 }
