@@ -35,6 +35,7 @@ import torch
 import torch.nn as nn
 import torchvision
 
+import validate_vit
 from validate_common import (dense, err, inference_peak, make_optimizer, mib, pct, step_peaks,
                              storage_of, term, training_peaks)
 
@@ -135,9 +136,42 @@ def with_cuda_dropout(model):
     return model
 
 
+class Autocast(nn.Module):
+    """Runs the wrapped model's forward under torch.autocast, as a training loop does
+    (`with torch.autocast(...): out = model(x)`); the loss is computed outside, on the
+    16-bit logits. Leaving the context clears autocast's weight-cast cache; the casts a
+    backward node saved stay alive until that node runs."""
+
+    def __init__(self, model, device, dtype):
+        super().__init__()
+        self.model = model
+        self.device = device
+        self.dtype = dtype
+
+    def forward(self, x):
+        with torch.autocast(self.device, dtype=self.dtype):
+            return self.model(x)
+
+
+# --dtype -> how the twin runs: None (plain fp32) or (device, 16-bit dtype) under autocast.
+# CPU autocast in 1.13 knows bf16 only; fp16 autocast runs on CUDA, which the live-tensor
+# count (CPU tensors) does not follow.
+AUTOCAST = {"fp32": None, "autocast_bf16": ("cpu", torch.bfloat16)}
+PRECISION = "fp32"  # set once by main() from --dtype
+PRECISION_TEXT = {"fp32": "fp32",
+                  "autocast_bf16": "the forward under `torch.autocast('cpu', dtype=torch.bfloat16)` "
+                  "(the loss outside it)"}
+
+
+def build(model_fn):
+    model = with_cuda_dropout(model_fn())
+    ac = AUTOCAST[PRECISION]
+    return model if ac is None else Autocast(model, *ac)
+
+
 def measure(model_fn, shape, batch, optimizers):
     torch.manual_seed(0)
-    model = with_cuda_dropout(model_fn())
+    model = build(model_fn)
     x = torch.randn(batch, *shape)
     y = torch.randint(0, 1000, (batch,))
     model.train()
@@ -207,15 +241,23 @@ def selftest():
 def estimate(dlcost, preset, batch, mode, optimizer="sgd", zero_grad="set_to_none"):
     """The report's memory object. Training runs the for-loop optimizers: what PyTorch 1.13
     (and 2.x) uses on CPU, where the harness measures."""
-    cmd = [dlcost, "estimate", "--preset", preset, "--batch", str(batch), "--mode", mode,
-           "--optimizer", optimizer, "--dtype", "fp32", "--json"]
+    source = ["--onnx", validate_vit.onnx_path()] if preset in LOCAL else ["--preset", preset]
+    cmd = [dlcost, "estimate", *source, "--batch", str(batch), "--mode", mode,
+           "--optimizer", optimizer, "--dtype", PRECISION, "--json"]
     if mode == "train":
         cmd += ["--zero-grad", zero_grad, "--optimizer-impl", "for_loop"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["memory"]
 
 
+# Twins dlcost has no preset for, written here and handed to dlcost as an ONNX export:
+# name -> (constructor, input shape per sample).
+LOCAL = {"vit_s16": (validate_vit.VitS16, validate_vit.IMAGE)}
+
+
 def preset_input(dlcost, preset):
+    if preset in LOCAL:
+        return list(LOCAL[preset][1])
     out = subprocess.run([dlcost, "preset", preset], check=True, capture_output=True,
                          text=True).stdout
     return json.loads(out)["input"]
@@ -268,15 +310,19 @@ def write_markdown(path, results, optimizers, elapsed, llama_lines=(), missing=(
     add("")
     add(f"- PyTorch {debian_version('python3-torch')}, torchvision "
         f"{debian_version('python3-torchvision')} (Debian packages; `torch.__version__` "
-        f"{torch.__version__}), CPU, fp32, random weights; table written {today}.")
-    add("- Estimates: `build/dlcost estimate --preset NAME --dtype fp32 --batch B "
-        "--json` (`--mode train --optimizer O`, or `--mode infer`).")
+        f"{torch.__version__}), CPU, {PRECISION_TEXT[PRECISION]}, random weights; table "
+        f"written {today}.")
+    local = "".join(f"; {m} (no preset: scripts/validate_vit.py) with `--onnx` of its export "
+                    "instead of `--preset`" for m in LOCAL if any(k[0] == m for k, _ in results))
+    add(f"- Estimates: `build/dlcost estimate --preset NAME --dtype {PRECISION} --batch B "
+        f"--json` (`--mode train --optimizer O`, or `--mode infer`){local}.")
     add("- The measurements are kept in `docs/accuracy-measured.json` (bytes per model, batch "
         "and step, and per Llama and LoRA case; they do not depend on dlcost): "
         "`scripts/validate-torch --cached` rewrites this page from them, a plain run measures "
         "only what is missing, `--fresh` all again.")
-    add("- Error = (estimate - measured) / measured. Targets (issue #12): saved within 1 %, "
-        "steady-state training peak within 3 %, inference peak within 5 %.")
+    add("- Error = (estimate - measured) / measured. Targets (issue #12; #29 for autocast): "
+        f"saved within {100 * TOL_SAVED:g} %, steady-state training peak within 3 %, "
+        "inference peak within 5 %.")
     add("- Bytes are MiB (2^20). Live bytes are counted at the tensor level (see the method "
         "below); oneDNN's in-op scratch on CPU, like cuDNN's workspace on GPU, is not a tensor "
         "and is not counted.")
@@ -597,8 +643,18 @@ def main():
     ap.add_argument("--no-llama", action="store_true",
                     help="leave out the Llama decoder written in plain PyTorch and its LoRA")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--dtype", default="fp32", choices=list(AUTOCAST),
+                    help="fp32, or the twin's forward under torch.autocast (autocast_bf16, on "
+                    "CPU) against dlcost's --dtype of that name; "
+                    "saved bytes are then held to 1.5 %% (issue #29)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    global PRECISION, TOL_SAVED
+    PRECISION = a.dtype
+    if PRECISION != "fp32":
+        TOL_SAVED = 0.015
+        if a.out == "docs/accuracy.md":  # the fp32 table stays; autocast's has its own page
+            a.out = "docs/accuracy-autocast.md"
 
     ok = selftest()
     if a.selftest or not ok:
@@ -615,7 +671,7 @@ def main():
     # timing with set_to_none and with kept gradients); the full table adds momentum and Adam.
     optimizers = ["sgd"] if a.quick else a.optimizers.split(",")
     for m in models:
-        if m not in TWINS:
+        if m not in TWINS and m not in LOCAL:
             ap.error(f"no torchvision twin known for preset '{m}'")
 
     cache = {}
@@ -630,16 +686,19 @@ def main():
     failures = []
     for preset in models:
         shape = preset_input(a.dlcost, preset)
-        ctor = getattr(torchvision.models, preset)
-        kwargs = dict(TWINS[preset], weights=None)
+        if preset in LOCAL:
+            ctor, kwargs = LOCAL[preset][0], {}
+        else:
+            ctor = getattr(torchvision.models, preset)
+            kwargs = dict(TWINS[preset], weights=None)
         for batch in batches:
-            key = f"{preset}|{batch}"
+            key = f"{preset}|{batch}" + ("" if PRECISION == "fp32" else f"|{PRECISION}")
             meas = cache.get(key)
             if a.cached and meas is None:
                 continue
             if meas is not None and meas.get("saved_version") != SAVED_VERSION:
                 torch.manual_seed(0)
-                model = with_cuda_dropout(ctor(**kwargs)).train()
+                model = build(lambda: ctor(**kwargs)).train()
                 meas["saved"] = saved_bytes(model, torch.randn(batch, *shape))
                 meas["saved_version"] = SAVED_VERSION
                 del model
@@ -663,7 +722,8 @@ def main():
                          f"first {pct(err(*t['step1']))})")
             print(line, flush=True)
             if abs(err(se, sm)) > TOL_SAVED:
-                failures.append(f"{key}: saved {pct(err(se, sm))} (tolerance 1 %)")
+                failures.append(f"{key}: saved {pct(err(se, sm))} "
+                                f"(tolerance {100 * TOL_SAVED:g} %)")
             if abs(err(ie, im)) > TOL_INFER:
                 failures.append(f"{key}: inference peak {pct(err(ie, im))} (tolerance 5 %)")
             for o, t in rows["train"].items():

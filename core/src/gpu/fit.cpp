@@ -35,8 +35,10 @@ MathFormat defaultMath(Precision p) {
       return MathFormat::kFp32;
     case Precision::kFp16:
     case Precision::kMixed:
+    case Precision::kAutocastFp16:
       return MathFormat::kFp16;
     case Precision::kBf16:
+    case Precision::kAutocastBf16:
       return MathFormat::kBf16;
   }
   return MathFormat::kFp32;

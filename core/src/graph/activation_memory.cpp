@@ -138,21 +138,21 @@ struct TensorLives {
 /// last step that reads it.
 TensorLives tensorLives(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
                         const std::vector<int64_t>& elements, const Readers& readers, size_t steps,
-                        int64_t activation_bytes, int64_t input_bytes) {
+                        const std::vector<int64_t>& value_bytes) {
   const size_t n = graph.layers.size();
   const size_t tensors = n + 1;
   TensorLives lives;
   std::vector<size_t>& storage = lives.storage;
   storage.assign(tensors, 0);
   lives.bytes.assign(tensors, 0);
-  lives.bytes[0] = checkedMul(elements[0], input_bytes);
+  lives.bytes[0] = checkedMul(elements[0], value_bytes[0]);
   for (size_t i = 0; i < n; ++i) {
     const size_t t = i + 1;
     if (layers[i].aliases_input) {
       storage[t] = storage[tensorOf(graph.layers[i].inputs[0])];
     } else {
       storage[t] = t;
-      lives.bytes[t] = checkedMul(elements[t], activation_bytes);
+      lives.bytes[t] = checkedMul(elements[t], value_bytes[t]);
     }
   }
   std::vector<size_t>& last_use = lives.last_use;
@@ -283,7 +283,7 @@ bool passesThrough(const LayerGraph& graph, const std::vector<LayerAnalysis>& la
 
 /// Adds the gradients' buffers and temporaries (see above) to the training timeline.
 void addGradients(const LayerGraph& graph, const std::vector<LayerAnalysis>& layers,
-                  const std::vector<int64_t>& elements, int64_t activation_bytes,
+                  const std::vector<int64_t>& elements, const std::vector<int64_t>& value_bytes,
                   const Readers& readers, const std::vector<char>& needs_grad, Timeline& timeline) {
   const size_t n = graph.layers.size();
   const size_t tensors = n + 1;
@@ -292,7 +292,8 @@ void addGradients(const LayerGraph& graph, const std::vector<LayerAnalysis>& lay
     grad_owner[t] = t;
     if (!needs_grad[t]) continue;
     const size_t dies = backwardStep(n, t - 1);
-    const int64_t size = checkedMul(elements[t], activation_bytes);
+    // A gradient has its tensor's format (autocast: 16-bit ops' outputs get 16-bit ones).
+    const int64_t size = checkedMul(elements[t], value_bytes[t]);
     if (readers.of(t).empty()) {
       grad_born[t] = backwardStep(n, n - 1);  // from the loss, at the first backward step
     } else {
@@ -314,7 +315,7 @@ void addGradients(const LayerGraph& graph, const std::vector<LayerAnalysis>& lay
   }
   for (size_t t = 1; t < tensors; ++t) {
     if (!needs_grad[t] || grad_owner[t] != t) continue;
-    timeline.add(grad_born[t], grad_dies[t], checkedMul(elements[t], activation_bytes));
+    timeline.add(grad_born[t], grad_dies[t], checkedMul(elements[t], value_bytes[t]));
   }
 }
 
@@ -323,15 +324,14 @@ void addGradients(const LayerGraph& graph, const std::vector<LayerAnalysis>& lay
 ActivationMemory simulateActivations(const LayerGraph& graph,
                                      const std::vector<LayerAnalysis>& layers,
                                      const std::vector<int64_t>& elements, Mode mode,
-                                     int64_t activation_bytes, int64_t input_bytes) {
+                                     const std::vector<int64_t>& value_bytes) {
   const size_t n = graph.layers.size();
   const size_t tensors = n + 1;
   const bool training = mode == Mode::kTrain;
   const size_t steps = training ? 2 * n + 1 : n + 1;
   // Readers of each tensor, in forward order (a layer reading a tensor twice appears twice).
   const Readers readers(graph, tensors);
-  const TensorLives lives =
-      tensorLives(graph, layers, elements, readers, steps, activation_bytes, input_bytes);
+  const TensorLives lives = tensorLives(graph, layers, elements, readers, steps, value_bytes);
   Timeline timeline(steps);
   if (!training) return simulateInference(layers, lives, timeline);
 
@@ -341,7 +341,7 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
   Timeline saved(steps);
   const int64_t kept = keepSaved(graph, layers, lives, needs_grad, timeline, saved, out);
   out.saved_per_sample = saved.series();
-  addGradients(graph, layers, elements, activation_bytes, readers, needs_grad, timeline);
+  addGradients(graph, layers, elements, value_bytes, readers, needs_grad, timeline);
   out.kept_per_sample = kept;
   out.live_per_sample = timeline.series();
   const int64_t peak = *std::max_element(out.live_per_sample.begin(), out.live_per_sample.end());
@@ -351,7 +351,8 @@ ActivationMemory simulateActivations(const LayerGraph& graph,
 
 std::vector<StepLive> peakCandidates(const ActivationMemory& act,
                                      const std::vector<int64_t>& layer_gradient_bytes,
-                                     ZeroGrad zero_grad, bool first_step) {
+                                     ZeroGrad zero_grad, bool first_step,
+                                     const std::vector<int64_t>& layer_freed_bytes) {
   const size_t n = layer_gradient_bytes.size();
   const bool kept = zero_grad == ZeroGrad::kZero && !first_step;
   int64_t all = 0;
@@ -373,13 +374,16 @@ std::vector<StepLive> peakCandidates(const ActivationMemory& act,
       forward.per_sample = live[step];
     }
   }
-  int64_t done = 0;
+  int64_t done = 0, freed = 0;
   for (size_t step = n + 1; step <= 2 * n; ++step) {
-    const int64_t layer = layer_gradient_bytes[2 * n - step];
-    StepLive& s = steps[2 * n - step];
+    const size_t i = 2 * n - step;
+    const int64_t layer = layer_gradient_bytes[i];
+    StepLive& s = steps[i];
     s.step = step;
     s.gradient_bytes = kept ? checkedAdd(all, layer) : (done = checkedAdd(done, layer));
+    s.gradient_bytes = checkedSub(s.gradient_bytes, freed);
     s.per_sample = live[step];
+    if (!layer_freed_bytes.empty()) freed = checkedAdd(freed, layer_freed_bytes[i]);
   }
   // Keep the Pareto front: a step another one matches or exceeds in both never peaks alone.
   // By gradients, most first: without kept gradients backward only adds them, so the steps
@@ -406,7 +410,8 @@ std::vector<StepLive> peakCandidates(const ActivationMemory& act,
 
 std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const ActivationMemory& act,
                                           const std::vector<int64_t>& layer_gradient_bytes,
-                                          ZeroGrad zero_grad, Mode mode) {
+                                          ZeroGrad zero_grad, Mode mode,
+                                          const std::vector<int64_t>& layer_freed_bytes) {
   const size_t n = graph.layers.size();
   const bool training = mode == Mode::kTrain;
   const bool kept = zero_grad == ZeroGrad::kZero;
@@ -424,7 +429,7 @@ std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const Activat
   }
   if (!training) return events;
   // The backward steps, as peakCandidates counts their gradients.
-  int64_t done = 0;
+  int64_t done = 0, freed = 0;
   for (size_t step = n + 1; step <= 2 * n; ++step) {
     const size_t layer = 2 * n - step;
     const int64_t own = layer_gradient_bytes[layer];
@@ -434,7 +439,8 @@ std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const Activat
     e.phase = TimelinePhase::kBackward;
     e.live_per_sample = act.live_per_sample[step];
     e.saved_per_sample = std::min(act.saved_per_sample[step], e.live_per_sample);
-    e.gradient_delta = kept ? own : checkedSub(done, all);
+    e.gradient_delta = checkedSub(kept ? own : checkedSub(done, all), freed);
+    if (!layer_freed_bytes.empty()) freed = checkedAdd(freed, layer_freed_bytes[layer]);
   }
   TimelineEvent& step = events.emplace_back();
   step.op = "optimizer";

@@ -32,11 +32,12 @@ struct ActivationMemory {
 };
 
 /// `elements[0]` is the model input's elements per sample, `elements[i + 1]` layer i's
-/// output's.
+/// output's; `value_bytes[t]` the bytes of one value of that tensor (and of its gradient):
+/// one format for all but the input, except under autocast (autocast_policy.hpp).
 ActivationMemory simulateActivations(const LayerGraph& graph,
                                      const std::vector<LayerAnalysis>& layers,
                                      const std::vector<int64_t>& elements, Mode mode,
-                                     int64_t activation_bytes, int64_t input_bytes);
+                                     const std::vector<int64_t>& value_bytes);
 
 /// A step of the training timeline: what is alive then.
 struct StepLive {
@@ -51,18 +52,24 @@ struct StepLive {
 /// (`first_step` false) with kZero: every gradient exists all step, and backward computes
 /// layer i's new gradients into fresh tensors before adding them in (a transient of
 /// layer_gradient_bytes[i] at its step). With kSetToNone, and in the first step whatever the
-/// setting (no .grad exists yet), layer i's gradients appear at its backward step. Throws
-/// ArithmeticOverflow.
+/// setting (no .grad exists yet), layer i's gradients appear at its backward step.
+/// `layer_freed_bytes[i]` (empty: none) is per-batch memory kept from the forward pass until
+/// layer i's backward step is done (autocast's 16-bit weight copies, which the caller counts
+/// whole elsewhere): each backward step's gradient_bytes is less what earlier steps freed.
+/// Throws ArithmeticOverflow.
 std::vector<StepLive> peakCandidates(const ActivationMemory& act,
                                      const std::vector<int64_t>& layer_gradient_bytes,
-                                     ZeroGrad zero_grad, bool first_step);
+                                     ZeroGrad zero_grad, bool first_step,
+                                     const std::vector<int64_t>& layer_freed_bytes = {});
 
 /// The timeline's events of the step simulated in `act`, per sample: the input and each
 /// layer's forward, then in training each layer's backward (layer n-1 first) with the
 /// gradients peakCandidates counts alive, and the optimizer step. Every step is an event, so
-/// the steps peakCandidates keeps are among them. Throws ArithmeticOverflow.
+/// the steps peakCandidates keeps are among them (with the same `layer_freed_bytes`).
+/// Throws ArithmeticOverflow.
 std::vector<TimelineEvent> timelineEvents(const LayerGraph& graph, const ActivationMemory& act,
                                           const std::vector<int64_t>& layer_gradient_bytes,
-                                          ZeroGrad zero_grad, Mode mode);
+                                          ZeroGrad zero_grad, Mode mode,
+                                          const std::vector<int64_t>& layer_freed_bytes = {});
 
 }  // namespace dlcost

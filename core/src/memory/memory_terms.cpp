@@ -375,6 +375,16 @@ MemoryTerm optimizerTerm(const Workload& w, MemoryKey key, Sharding sharding, in
   return t;
 }
 
+/// fp16 autocast trains under torch.cuda.amp.GradScaler, which keeps two one-element tensors
+/// beside the optimizer's states: its scale (fp32) and its growth tracker (int32).
+void addGradScaler(MemoryTerm& states) {
+  constexpr int64_t kGradScalerBytes = 4 + 4;
+  states.fixed = checkedAdd(states.fixed, kGradScalerBytes);
+  states.formula += " + grad_scaler";
+  states.inputs.push_back(
+      {"grad_scaler", kGradScalerBytes, "bytes: GradScaler's scale (fp32) and growth tracker"});
+}
+
 /// Gradients, fp32 master weights and optimizer states of the trained parameters, and the
 /// adapters' own weights, gradients and states under LoRA.
 void addTrainingTerms(const ModelStateCounts& c, const Workload& w, const PrecisionLayout& lay,
@@ -389,6 +399,7 @@ void addTrainingTerms(const ModelStateCounts& c, const Workload& w, const Precis
     }
     out.push_back(optimizerTerm(w, MemoryKey::kOptimizerStates, Sharding::kZero1, c.trainable,
                                 lay.optimizer_states));
+    if (w.precision == Precision::kAutocastFp16) addGradScaler(out.back());
   }
   if (c.adapters > 0) {
     // PEFT keeps adapters in fp32 even over a 16-bit base (LoraConfig's

@@ -11,6 +11,7 @@
 #include "dlcost/memory/memory_timeline.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "graph/activation_memory.hpp"
+#include "graph/autocast_policy.hpp"
 #include "graph/layer_analysis.hpp"
 #include "report/file_weights.hpp"
 #include "transformer/transformer_estimate.hpp"
@@ -77,7 +78,7 @@ void addParameterTensors(const Layer& layer, int64_t params, std::vector<int64_t
 
 /// The parameter gradients alive at the backward peak, less all of them (sumTerms fills
 /// in the value, describeBackwardTerms the inputs).
-MemoryTerm gradientDeltaTerm(int64_t all_grads, ZeroGrad zero_grad) {
+MemoryTerm gradientDeltaTerm(int64_t all_grads, ZeroGrad zero_grad, bool autocast) {
   MemoryTerm t;
   t.key = MemoryKey::kBackwardGradientDelta;
   t.sharding = Sharding::kZero2;  // as the gradients
@@ -88,6 +89,9 @@ MemoryTerm gradientDeltaTerm(int64_t all_grads, ZeroGrad zero_grad) {
        zero_grad == ZeroGrad::kZero ? "bytes: every gradient, and the new one being added in"
                                     : "bytes: the gradients of the layers backward has reached"},
       {"all", all_grads, "bytes of gradients"}};
+  // The weight copies autocast saved are counted whole in the activations; those of the
+  // layers backward has passed are gone by the peak.
+  if (autocast) t.inputs[0].note += ", less the 16-bit weight copies backward has freed";
   return t;
 }
 
@@ -132,7 +136,8 @@ GraphSizes graphSizes(const LayerGraph& g, const Workload& w) {
   GraphSizes z;
   z.lay = layoutOf(w.precision);
   z.act_bytes = dtypeBits(z.lay.activations) / 8;
-  z.input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : z.act_bytes;
+  // Under autocast the model input stays fp32 (the first conv casts it, and keeps the cast).
+  z.input_bytes = g.input_kind == InputKind::kTokenIds ? 8 : z.lay.autocast ? 4 : z.act_bytes;
   // Buffers stay fp32 under mixed precision (batchnorm is kept in fp32).
   z.buffer_bits = z.lay.master_weights ? 32 : dtypeBits(z.lay.weights);
   return z;
@@ -144,8 +149,58 @@ struct GraphPass {
   /// (elements[0]: the model input's).
   std::vector<int64_t> elements;
   std::vector<LayerAnalysis> analyses;
+  /// Bytes of one value of each tensor (indexed as `elements`): the activation format, or
+  /// under autocast each op's (autocast_policy.hpp).
+  std::vector<int64_t> value_bytes;
+  std::vector<DType> formats;  ///< autocast only: each tensor's format
+  /// Autocast, per layer: bytes of its 16-bit weight copy (saved for backward, freed by its
+  /// backward step), and of its weight and bias copies together (what autocast's cast cache
+  /// holds from the layer's forward until the autocast region exits). Empty otherwise.
+  std::vector<int64_t> weight_casts, cached_casts;
   int64_t params = 0, macs_ps = 0, macs_bwd_ps = 0, buffer_values = 0, counters = 0;
 };
+
+/// Runs layer i's rule in the format autocast gives it, keeps the casts it saves, and
+/// records its output's format and its weight casts (saved for backward, per batch).
+LayerAnalysis analyzeAutocast(const Layer& layer, const std::vector<Shape>& in,
+                              const std::vector<Shape>& in_strides, const Workload& w,
+                              const GraphSizes& z, GraphPass& p) {
+  std::vector<DType> in_formats;
+  std::vector<int64_t> in_elements;
+  for (int input : layer.inputs) {
+    in_formats.push_back(p.formats[static_cast<size_t>(input + 1)]);
+    in_elements.push_back(p.elements[static_cast<size_t>(input + 1)]);
+  }
+  const AutocastStep step = autocastStep(layer, in_formats, z.lay.activations);
+  LayerAnalysis a = analyzeLayer(layer, in, w.mode, step.compute, &in_strides, z.lay.weights);
+  keepCastCopies(step, in_elements, a);
+  const WeightCasts casts = weightCasts(layer, a.params, z.lay.activations);
+  const int64_t low_bytes = dtypeBits(z.lay.activations) / 8;
+  const int64_t weight_copy = checkedMul(casts.weight, low_bytes);
+  a.saved.extra_fixed_bytes = checkedAdd(a.saved.extra_fixed_bytes, weight_copy);
+  p.weight_casts.push_back(weight_copy);
+  p.cached_casts.push_back(checkedAdd(weight_copy, checkedMul(casts.bias, low_bytes)));
+  p.formats.push_back(step.compute);
+  return a;
+}
+
+/// Inference under autocast: its cast cache grows op by op (each 16-bit op's weight and bias
+/// copies: parameters are leaves that require grad, so cached_cast keeps them even under
+/// no_grad) and is freed only when the autocast region exits. The peak is the step where the
+/// cache so far plus the live activations is largest at the batch; the activations term
+/// takes that step's two parts. Throws ArithmeticOverflow.
+void addCastCache(ActivationMemory& act, const GraphPass& p, int64_t batch) {
+  int64_t cache = 0, best = -1;
+  for (size_t s = 0; s < act.live_per_sample.size(); ++s) {
+    if (s > 0) cache = checkedAdd(cache, p.cached_casts[s - 1]);  // layer s - 1 ran at step s
+    const int64_t total = checkedAdd(cache, checkedMul(batch, act.live_per_sample[s]));
+    if (total > best) {
+      best = total;
+      act.kept_per_sample = act.live_per_sample[s];
+      act.fixed_bytes = cache;
+    }
+  }
+}
 
 /// Backward MACs of a layer: the weight gradient always, the input gradient only where the
 /// input itself needs one (never for the layer reading the model input).
@@ -166,6 +221,8 @@ int64_t backwardMacs(const Layer& layer, const LayerAnalysis& a, bool input_grad
 void analyzeLayers(const LayerGraph& g, const Workload& w, const GraphSizes& z, GraphPass& p) {
   p.elements.reserve(g.layers.size() + 1);
   p.analyses.reserve(g.layers.size());
+  p.value_bytes.push_back(z.input_bytes);
+  if (z.lay.autocast) p.formats.push_back(z.input_bytes == 8 ? DType::kInt64 : DType::kFp32);
   std::vector<char> needs_input_grad(g.layers.size() + 1, false);  // bools, one byte each
   std::vector<Shape> in, in_strides;  // a layer's inputs' shapes and strides
   for (size_t i = 0; i < g.layers.size(); ++i) {
@@ -181,8 +238,11 @@ void analyzeLayers(const LayerGraph& g, const Workload& w, const GraphSizes& z, 
       input_grad = input_grad || needs_input_grad[k];
       inputs_with_grad += needs_input_grad[k] ? 1 : 0;
     }
-    const LayerAnalysis& a = p.analyses.emplace_back(
-        analyzeLayer(layer, in, w.mode, z.lay.activations, &in_strides, z.lay.weights));
+    const LayerAnalysis& a =
+        p.analyses.emplace_back(z.lay.autocast ? analyzeAutocast(layer, in, in_strides, w, z, p)
+                                               : analyzeLayer(layer, in, w.mode, z.lay.activations,
+                                                              &in_strides, z.lay.weights));
+    p.value_bytes.push_back(z.lay.autocast ? dtypeBits(p.formats.back()) / 8 : z.act_bytes);
     needs_input_grad[i + 1] = input_grad || a.params > 0;
     p.params = checkedAdd(p.params, a.params);
     p.buffer_values = checkedAdd(p.buffer_values, a.buffer_values);
@@ -221,11 +281,11 @@ BackwardCandidate relativeCandidate(const StepLive& s, int64_t all_grads,
 /// and exp_avg_sq, momentum's buffer are made in step()), no .grad to add into.
 int64_t firstStepTotal(const MemoryBreakdown& m, const ActivationMemory& act,
                        const std::vector<int64_t>& layer_grads, int64_t all_grads,
-                       const Workload& w) {
+                       const Workload& w, const std::vector<int64_t>& freed) {
   const MemoryTerm& delta = *m.find(MemoryKey::kBackwardGradientDelta);
   const MemoryTerm& extra = *m.find(MemoryKey::kBackwardPeakExtra);
   std::optional<int64_t> first;  // the first step's backward peak less the steady one
-  for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true)) {
+  for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, true, freed)) {
     const BackwardCandidate c = relativeCandidate(s, all_grads, act);
     const int64_t d = checkedAdd(checkedSub(c.gradient_delta, delta.bytes),
                                  checkedSub(checkedMul(w.batch, c.extra_per_sample), extra.bytes));
@@ -256,7 +316,7 @@ MemoryBreakdown graphMemory(const LayerGraph& g, const Workload& w, const GraphS
   }
   // The training loop holds the batch and the model's output through optimizer.step().
   counts.held_per_sample = checkedAdd(checkedMul(p.elements.front(), z.input_bytes),
-                                      checkedMul(p.elements.back(), z.act_bytes));
+                                      checkedMul(p.elements.back(), p.value_bytes.back()));
   std::vector<MemoryTerm> terms = modelStateTerms(counts, w);
   terms.insert(terms.begin() + 1, buffersTerm(p, z.buffer_bits));
   terms.push_back(
@@ -264,25 +324,28 @@ MemoryBreakdown graphMemory(const LayerGraph& g, const Workload& w, const GraphS
                      "batch × per_sample + per_batch",
                      {{"batch", b, ""},
                       {"per_sample", act.kept_per_sample, "bytes"},
-                      {"per_batch", act.fixed_bytes, "bytes of batchnorm statistics"}}));
+                      {"per_batch", act.fixed_bytes,
+                       z.lay.autocast ? "bytes of batchnorm statistics and autocast's 16-bit "
+                                        "weight copies"
+                                      : "bytes of batchnorm statistics"}}));
   int64_t all_grads = 0;
   for (int64_t grad : layer_grads) all_grads = checkedAdd(all_grads, grad);
   std::vector<BackwardCandidate> candidates;
   if (train) {
     terms.back().phase = MemoryPhase::kBackward;
-    for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false))
+    for (const StepLive& s : peakCandidates(act, layer_grads, w.zero_grad, false, p.weight_casts))
       candidates.push_back(relativeCandidate(s, all_grads, act));
     // sumTerms sets both to the candidate that peaks at the batch.
     terms.push_back(activationTerm(MemoryKey::kBackwardPeakExtra, 0, 0, "batch × per_sample",
                                    {{"batch", b, ""}, {"per_sample", 0, "bytes"}}));
     terms.back().phase = MemoryPhase::kBackward;
-    terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad));
+    terms.push_back(gradientDeltaTerm(all_grads, w.zero_grad, z.lay.autocast));
   }
   terms.push_back(overheadTerm(w));
   MemoryBreakdown m = sumTerms(std::move(terms), b, std::move(candidates));
   if (train) {
     describeBackwardTerms(m, all_grads);
-    m.first_step_total = firstStepTotal(m, act, layer_grads, all_grads, w);
+    m.first_step_total = firstStepTotal(m, act, layer_grads, all_grads, w, p.weight_casts);
   }
   return m;
 }
@@ -320,7 +383,7 @@ std::vector<TimelineEvent> graphEvents(const LayerGraph& g, const Workload& w, c
   layer_grads.reserve(g.layers.size());
   for (const LayerAnalysis& a : p.analyses)
     layer_grads.push_back(bytesForBits(a.params, dtypeBits(z.lay.gradients)));
-  return timelineEvents(g, act, layer_grads, w.zero_grad, w.mode);
+  return timelineEvents(g, act, layer_grads, w.zero_grad, w.mode, p.weight_casts);
 }
 
 Report estimateGraph(const std::string& name, const LayerGraph& g, const Workload& w,
@@ -351,7 +414,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
   // at batch 1 blames the model, not the batch.
   ActivationMemory act;
   try {
-    act = simulateActivations(g, p.analyses, p.elements, w.mode, z.act_bytes, z.input_bytes);
+    act = simulateActivations(g, p.analyses, p.elements, w.mode, p.value_bytes);
     checkedAdd(act.kept_per_sample, act.backward_extra_per_sample);
     checkedMul(2, checkedAdd(p.macs_ps, p.macs_bwd_ps));
   } catch (const ArithmeticOverflow&) {
@@ -367,6 +430,7 @@ Report estimateGraph(const std::string& name, const LayerGraph& g, const Workloa
     // 128-bit step totals (wide_count.hpp): a large batch must not be refused for its MACs.
     r.macs.forward = WideCount(p.macs_ps) * b;
     r.macs.backward = w.mode == Mode::kTrain ? WideCount(p.macs_bwd_ps) * b : WideCount(0);
+    if (w.mode == Mode::kInfer && !p.cached_casts.empty()) addCastCache(act, p, b);
     r.memory = graphMemory(g, w, z, p, r.params, act);
     if (w.memory_bytes) r.max_batch = r.memory.maxBatch(*w.memory_bytes);
     r.layers = layerRows(g, z, p, act, b);

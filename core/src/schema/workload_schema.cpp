@@ -124,12 +124,19 @@ void addStepFields(std::vector<Row>& rows) {
   rows.push_back(
       Row("dtype", FieldType::kEnum, "--dtype")
           .values(kPrecisions, precisionName)
-          .valueLabel("mixed", {"mixed (fp16 + fp32 master)", "混合精度（fp16 + fp32 主权重）"})
+          .valueLabel("mixed", {"mixed (Apex O2: fp16 + fp32 master)",
+                                "混合精度（Apex O2：fp16 + fp32 主权重）"})
+          .valueLabel("autocast_fp16", {"torch.autocast fp16", "torch.autocast fp16"})
+          .valueLabel("autocast_bf16", {"torch.autocast bf16", "torch.autocast bf16"})
           .byDefault("fp32")
           .when(0, "workload")
           .text({"Precision", "精度"},
-                {"mixed: 16-bit weights/activations, fp32 master weights and states",
-                 "mixed：16 位权重与激活，fp32 主权重与优化器状态"})
+                {"mixed (Apex O2 / Megatron): 16-bit weights/activations, fp32 master weights "
+                 "and states; autocast: fp32 weights and states, 16-bit ops per "
+                 "torch.autocast's lists, a 16-bit copy of each weight kept for backward",
+                 "mixed（Apex O2 / Megatron）：16 位权重与激活，fp32 主权重与优化器状态；"
+                 "autocast：fp32 权重与状态，按 torch.autocast 的算子列表以 16 位计算，"
+                 "每个权重的 16 位副本留作反向"})
           .io([](const json& v, Workload& w,
                  const std::string&) { w.precision = *parsePrecision(v.get<std::string>()); },
               [](const Workload& w) { return json(precisionName(w.precision)); }));

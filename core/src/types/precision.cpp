@@ -62,6 +62,10 @@ const char* precisionName(Precision precision) {
       return "bf16";
     case Precision::kMixed:
       return "mixed";
+    case Precision::kAutocastFp16:
+      return "autocast_fp16";
+    case Precision::kAutocastBf16:
+      return "autocast_bf16";
   }
   return "fp32";
 }
@@ -80,6 +84,10 @@ PrecisionLayout layoutOf(Precision precision) {
       return {DType::kBf16, DType::kBf16, DType::kBf16, DType::kBf16, false};
     case Precision::kMixed:
       return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, true};
+    case Precision::kAutocastFp16:
+      return {DType::kFp32, DType::kFp32, DType::kFp16, DType::kFp32, false, true};
+    case Precision::kAutocastBf16:
+      return {DType::kFp32, DType::kFp32, DType::kBf16, DType::kFp32, false, true};
   }
   return {DType::kFp32, DType::kFp32, DType::kFp32, DType::kFp32, false};
 }
