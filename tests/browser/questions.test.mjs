@@ -218,6 +218,35 @@ describe('number fields step as spinbuttons', () => {
   });
 });
 
+describe('a task and the fields typed by hand', () => {
+  test('a new task keeps typed fields, marks its own, and resets on request (en, zh)', T, async () => {
+    const { page, problems } = await openPage(session);
+    try {
+      await drive(page, [['#preset', 'llama-3.1-8b']]);
+      await page.fill('#wl-batch', '4');
+      await page.selectOption('#wl-task', 'qlora');
+      // The typed batch stays; QLoRA's accumulation (qlora.py: 16) is set and marked as the task's.
+      assert.equal(await page.inputValue('#wl-batch'), '4');
+      assert.equal(await page.inputValue('#wl-grad-accum'), '16');
+      const mark = (key) => page.getAttribute(`[data-field="${key}"] > label`, 'data-task-mark');
+      assert.equal(await mark('grad_accum'), 'task');
+      assert.equal(await mark('batch'), null);
+      assert.equal(await page.isVisible('#wl-task-reset'), true);
+      await page.selectOption('#lang', 'zh');
+      assert.equal(await mark('grad_accum'), '任务设定');
+      await page.click('#wl-task-reset');
+      assert.equal(await page.inputValue('#wl-batch'), '1');
+      assert.equal(await mark('batch'), '任务设定');
+      assert.equal(await page.isVisible('#wl-task-reset'), false);
+      const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+      assert.equal(report.workload.batch, 1);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('every task on a phone', () => {
   test('no task state scrolls sideways at 390 px, and its verdict is on the first screen', T, async () => {
     const { page, problems } = await openPage(session, { viewport: PHONE });

@@ -68,6 +68,9 @@ function initialState() {
     /** The workload and GPU before each applied advice, the last first to restore (Undo). */
     /** @type {{workload: {[key: string]: string | boolean}, gpu: {name: string, memory: string}}[]} */
     undo: [],
+    /** Workload fields typed by hand since their task was applied: a new task keeps them. */
+    /** @type {{[key: string]: boolean}} */
+    typed: {},
     /** Engine results kept between renders: the model comparison's rows (insights.js). */
     /** @type {{cnnRows?: object[] | null, llmRows?: {key: string, rows: object[]} | null}} */
     cache: { cnnRows: null, llmRows: null },

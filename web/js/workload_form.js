@@ -108,11 +108,23 @@ function renderField(f, lang, onChange) {
 }
 
 /** The workload patch that sets the fields of `task` (the engine's starting point for this
- *  kind of model) on the model `s` names; empty when the engine has no such task.
- *  @param {string} task @param {PageState} s @returns {{workload?: PageState['workload']}} */
-export function taskPatch(task, s) {
+ *  kind of model) on the model `s` names; empty when the engine has no such task. `reset`:
+ *  every field of the task, typed ones too.
+ *  @param {string} task @param {PageState} s @param {{reset?: boolean}} [opts]
+ *  @returns {{workload?: PageState['workload'], typed?: {[key: string]: boolean}}} */
+export function taskPatch(task, s, { reset = false } = {}) {
   const entry = taskEntry(task, modelKind(s));
-  return entry ? { workload: taskTexts(entry, s.units) } : {};
+  if (!entry) return {};
+  const workload = taskTexts(entry, s.units);
+  // A field typed by hand keeps its text when the task sets a value of its own (unless the
+  // user resets the task); a field the task clears belongs to another question and goes.
+  /** @type {{[key: string]: boolean}} */
+  const typed = {};
+  for (const key of Object.keys(workload)) {
+    if (!reset && s.typed[key] && workload[key] !== '') delete workload[key];
+    else typed[key] = false;
+  }
+  return { workload, typed };
 }
 
 /** The workload texts and memory size of a workload object (an imported document's or a
@@ -182,16 +194,41 @@ const applyTask = (form, task) => form.update(taskPatch(task, form.getState()));
  *  settings. @param {Form} form @param {string} key @param {string | boolean} value */
 function onFieldChange(form, key, value) {
   if (key === 'mode' && value !== form.getState().workload.mode) applyTask(form, value === 'infer' ? 'infer' : 'train');
-  else form.update({ workload: { [key]: value } });
+  else form.update({ workload: { [key]: value }, typed: { [key]: true } });
 }
 
 /** The task menu: the engine's tasks for this kind of model, with the recipe's note. @param {Form} form */
 function renderTask(form) {
   const select = h('select', { id: 'wl-task', 'aria-describedby': 'wl-task-note' });
   select.addEventListener('change', () => applyTask(form, select.value));
+  const reset = h('button', { type: 'button', id: 'wl-task-reset', hidden: true }, t('taskReset'));
+  reset.addEventListener('click', () => form.update(taskPatch(select.value, form.getState(), { reset: true })));
   return h('div', { class: 'field task', 'data-field': 'task' },
     h('label', { for: 'wl-task' }, t('task')), select,
-    h('p', { class: 'hint', id: 'wl-task-note' }));
+    h('p', { class: 'hint', id: 'wl-task-note' }), reset);
+}
+
+/** Marks each field whose text is the task's own (its label says so) and shows the reset
+ *  button while a typed field differs from what the task sets.
+ *  @param {PageState} s @param {import('./types').TaskDefaults | null} entry */
+function markTaskFields(s, entry) {
+  const texts = entry ? taskTexts(entry, s.units) : {};
+  let differs = false;
+  for (const f of formFields()) {
+    const label = document.querySelector(`[data-field="${f.key}"] > label`);
+    if (!label) continue;
+    const set = f.key in texts && texts[f.key] !== '';
+    const fromTask = set && !s.typed[f.key] && String(s.workload[f.key] ?? '') === texts[f.key];
+    differs ||= set && String(s.workload[f.key] ?? '') !== texts[f.key];
+    const mark = fromTask ? t('taskMark') : '';
+    if ((label.getAttribute('data-task-mark') ?? '') !== mark) {
+      if (mark) label.setAttribute('data-task-mark', mark);
+      else label.removeAttribute('data-task-mark');
+    }
+  }
+  const reset = byId('wl-task-reset');
+  if (reset.hidden === differs) reset.hidden = !differs;
+  if (reset.textContent !== t('taskReset')) reset.textContent = t('taskReset');
 }
 
 /** Fills the task menu and its note for the current model and workload. @param {PageState} s */
@@ -213,6 +250,7 @@ function refreshTask(s) {
   const title = entry ? entry.sources.join('\n') : '';
   if (note.textContent !== text) note.textContent = text;
   if (note.title !== title) note.title = title;
+  markTaskFields(s, entry);
 }
 
 /** Writes the state's values into the controls; a control that already shows its value is
