@@ -12,6 +12,8 @@
 #include <functional>
 #include <sstream>
 
+#include "dlcost/api.hpp"
+#include "dlcost/base/error.hpp"
 #include "dlcost/model_files/onnx.hpp"
 #include "dlcost/model_files/onnx_graph.hpp"
 #include "dlcost/report/share_link.hpp"
@@ -167,4 +169,18 @@ TEST_CASE("a share link carries autocast like any other precision", "[autocast][
   const json decoded = dlcost::decodeShareLink(dlcost::encodeShareLink(state));
   CHECK(decoded == state);
   CHECK(dlcost::estimateDocument(decoded["doc"]) == dlcost::estimateDocument(doc));
+}
+
+TEST_CASE("torch.autocast on a transformer is refused at the dtype, not approximated",
+          "[autocast][errors]") {
+  // The transformer estimator does not follow autocast's op lists or its weight-cast cache.
+  for (const char* dtype : {"autocast_bf16", "autocast_fp16"}) {
+    CAPTURE(dtype);
+    try {
+      dlcost::estimateDocument({{"model", {{"preset", "gpt2"}}}, {"workload", {{"dtype", dtype}}}});
+      FAIL("autocast on a transformer estimated");
+    } catch (const dlcost::InputError& e) {
+      CHECK(e.error().path == "/workload/dtype");
+    }
+  }
 }

@@ -439,6 +439,17 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
   s.full_recompute = w.recompute == Recompute::kFull;
   s.drop_core = w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
   s.layout = layoutOf(w.precision);
+  if (s.layout.autocast) {
+    // The transformer estimator does not follow autocast's op lists or its cast cache (the
+    // layer-graph simulation does, graph/autocast_policy.hpp): refused, not approximated.
+    throw InputError(
+        ErrorCode::kValue, "/workload/dtype",
+        Text{"torch.autocast is modelled for layer graphs (CNNs, ONNX graphs) only; for a "
+             "transformer choose mixed (16-bit weights and compute, fp32 master weights and "
+             "states, as Megatron and Apex O2 keep them), bf16 or fp16",
+             "torch.autocast 目前只对层图（CNN、ONNX 图）建模；Transformer 请选择 mixed（16 位"
+             "权重与计算，fp32 主权重与优化器状态，同 Megatron 与 Apex O2）、bf16 或 fp16"});
+  }
   s.weight_dtype = w.weight_dtype
                        ? *w.weight_dtype
                        : (w.finetune == Finetune::kQlora ? DType::kInt4 : s.layout.weights);
