@@ -25,6 +25,7 @@ import { renderInference } from './inference_section.js';
 import { createUnderLoad } from './under_load.js';
 import { renderRun } from './run_section.js';
 import { renderLayouts } from './layouts_section.js';
+import { renderTimeline } from './timeline_section.js';
 
 /** @typedef {import('./state.js').PageState} PageState */
 /** @typedef {import('./state.js').StatePatch} StatePatch */
@@ -186,6 +187,8 @@ function renderReport(page, s, report, sweep) {
   renderMemoryCharts(report, sweep, units);
   renderExtras(byId('extras'), report, units);
   renderRun(byId('run'), report, s.lang);
+  renderTimeline(/** @type {HTMLDetailsElement} */ (byId('timeline-box')),
+    () => loadExtra().then(() => dlcost.timeline(buildDocument(getState()))), { units, lang: s.lang });
   renderLayerTable(byId('layers'), report, units, s.sort, (key) => {
     const { sort } = getState();
     const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;

@@ -9,19 +9,33 @@ namespace dlcost {
 
 using nlohmann::json;
 
-Text timelineEventText(const TimelinePoint& point) {
-  const std::string& op = point.op;
-  switch (point.phase) {
+namespace {
+
+/// Where an event of `phase` runs, "{op}" standing for its op's name.
+Text phaseTemplate(TimelinePhase phase) {
+  switch (phase) {
     case TimelinePhase::kForward:
-      return {"the forward of " + op, op + " 的前向"};
+      return {"the forward of {op}", "{op} 的前向"};
     case TimelinePhase::kRecompute:
-      return {"the recomputed forward of " + op, op + " 的重算前向"};
+      return {"the recomputed forward of {op}", "{op} 的重算前向"};
     case TimelinePhase::kBackward:
-      return {"the backward of " + op, op + " 的反向"};
+      return {"the backward of {op}", "{op} 的反向"};
     case TimelinePhase::kOptimizerStep:
       break;
   }
   return {"the optimizer step", "优化器步"};
+}
+
+std::string filled(std::string text, const std::string& op) {
+  const size_t at = text.find("{op}");
+  return at == std::string::npos ? text : text.replace(at, 4, op);
+}
+
+}  // namespace
+
+Text timelineEventText(const TimelinePoint& point) {
+  const Text t = phaseTemplate(point.phase);
+  return {filled(t.en, point.op), filled(t.zh, point.op)};
 }
 
 json timelineToJson(const MemoryTimeline& timeline) {
@@ -33,7 +47,15 @@ json timelineToJson(const MemoryTimeline& timeline) {
     // One array per point, in the terms' order: a 1,000-layer step stays a few hundred KB.
     points.push_back({{"op", p.op}, {"phase", timelinePhaseName(p.phase)}, {"bytes", p.bytes}});
   }
-  json out = {{"terms", std::move(terms)}, {"points", std::move(points)}};
+  // The words for each phase, "{op}" standing for the event's op (the page names any event).
+  json phases = json::object();
+  for (TimelinePhase ph : {TimelinePhase::kForward, TimelinePhase::kRecompute,
+                           TimelinePhase::kBackward, TimelinePhase::kOptimizerStep}) {
+    const Text t = phaseTemplate(ph);
+    phases[timelinePhaseName(ph)] = {{"en", t.en}, {"zh", t.zh}};
+  }
+  json out = {
+      {"terms", std::move(terms)}, {"phases", std::move(phases)}, {"points", std::move(points)}};
   if (!timeline.points.empty()) {
     const TimelinePoint& peak = timeline.points[timeline.peak];
     const Text where = timelineEventText(peak);

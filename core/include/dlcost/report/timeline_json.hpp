@@ -14,7 +14,8 @@ namespace dlcost {
 /// "the optimizer step" / "优化器步".
 Text timelineEventText(const TimelinePoint& point);
 
-/// `{"terms": [names, bottom first], "points": [{"op", "phase", "bytes": [one per term]}],
+/// `{"terms": [names, bottom first], "phases": {phase: {"en", "zh"}} (the words for where an
+/// event runs, "{op}" standing for its op), "points": [{"op", "phase", "bytes": [one per term]}],
 /// "peak": {"index", "op", "phase", "total", "where": {"en", "zh"}}}`; bytes are exact integers.
 nlohmann::json timelineToJson(const MemoryTimeline& timeline);
 

@@ -1,0 +1,53 @@
+// "Memory over the step" (issue #28 item 1): the engine's timeline drawn when the box opens,
+// its peak named and equal to the report's total, the slider naming each event by keyboard,
+// in English and Chinese, at 1366 and 390 px. Screenshots go to /tmp/page-shots/.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { openPage, sessionPerFile } from './harness.mjs';
+
+const T = { timeout: 120000 };
+const session = sessionPerFile(T.timeout);
+const SHOTS = '/tmp/page-shots';
+mkdirSync(SHOTS, { recursive: true });
+
+describe('memory over the step', () => {
+  for (const [device, viewport] of [
+    ['desktop', { width: 1366, height: 768 }],
+    ['phone', { width: 390, height: 844 }],
+  ]) {
+    test(`resnet18: the peak named, events by keyboard, en and zh (${device})`, T, async () => {
+      const { page, problems } = await openPage(session, { viewport });
+      try {
+        await page.selectOption('#preset', 'resnet18');
+        await page.fill('#wl-batch', '8');
+        await page.click('#timeline-box > summary');
+        await page.locator('#tl-peak').waitFor();
+        const report = await page.evaluate(() => globalThis.dlcostPage.lastReport());
+        const peak = await page.textContent('#tl-peak');
+        assert.match(peak, /^Peak .* at the backward of layer4\.0\.conv1$/);
+        // The same figure as the report's total (4 significant digits in MiB).
+        const mib = Number(/^Peak ([\d.]+) MiB/.exec(peak)?.[1]);
+        assert.ok(Math.abs(mib - report.memory.total / 2 ** 20) < 0.1, `${peak} vs ${report.memory.total} B`);
+        const before = await page.textContent('#tl-event');
+        await page.focus('#tl-slider');
+        await page.keyboard.press('ArrowRight');
+        const after = await page.textContent('#tl-event');
+        assert.notEqual(after, before);
+        assert.match(after, /^Event \d+ of \d+: the (forward|backward|recomputed forward) of /);
+        await page.locator('#timeline-box').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${SHOTS}/timeline-${device}-en.png` });
+        await page.selectOption('#lang', 'zh');
+        await page.locator('#tl-peak', { hasText: '峰值' }).waitFor();
+        assert.match(await page.textContent('#tl-peak'), /^峰值 .*，出现在layer4\.0\.conv1 的反向$/);
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= viewport.width, `document ${width} px wide`);
+        await page.screenshot({ path: `${SHOTS}/timeline-${device}-zh.png` });
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
