@@ -121,7 +121,8 @@ export function taskPatch(task, s, { reset = false } = {}) {
   /** @type {{[key: string]: boolean}} */
   const typed = {};
   for (const key of Object.keys(workload)) {
-    if (!reset && s.typed[key] && workload[key] !== '') delete workload[key];
+    // The mode is the task's own (training or inference), never kept over it.
+    if (!reset && key !== 'mode' && s.typed[key] && workload[key] !== '') delete workload[key];
     else typed[key] = false;
   }
   return { workload, typed };
