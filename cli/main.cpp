@@ -262,13 +262,17 @@ int runCompare(const dlcost::cli::Options& o) {
   return 0;
 }
 
-int runTimeline(const dlcost::cli::Options& o) {
-  json result;
+/// `produce` applied to the command's document, errors that came from flags naming the flag.
+json fromDocument(const dlcost::cli::Options& o, json (*produce)(const json&)) {
   try {
-    result = dlcost::timelineDocument(buildDocument(o));
+    return produce(buildDocument(o));
   } catch (const InputError& e) {
     throw renameFlagPath(e, o);
   }
+}
+
+int runTimeline(const dlcost::cli::Options& o) {
+  const json result = fromDocument(o, dlcost::timelineDocument);
   if (o.json) {
     std::cout << dlcost::dumpJson(result, 2) << "\n";
   } else if (o.csv) {
@@ -280,12 +284,7 @@ int runTimeline(const dlcost::cli::Options& o) {
 }
 
 int runLayouts(const dlcost::cli::Options& o) {
-  json result;
-  try {
-    result = dlcost::layoutsDocument(buildDocument(o));
-  } catch (const InputError& e) {
-    throw renameFlagPath(e, o);
-  }
+  const json result = fromDocument(o, dlcost::layoutsDocument);
   if (o.json) {
     std::cout << dlcost::dumpJson(result, 2) << "\n";
   } else {

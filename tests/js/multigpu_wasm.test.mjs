@@ -4,11 +4,8 @@
 // suite (tests/test_multigpu.cpp) checks the figures against their sources.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { cliEstimate, runCli, WASM_MODULE } from './native_cli.mjs';
+import { cliEstimate, cliOnDocument, runCli, WASM_MODULE } from './native_cli.mjs';
 
 let engine;
 before(async () => {
@@ -45,13 +42,7 @@ test('the step breakdown and the run come back from wasm as from the CLI', () =>
 
 test("layouts and links equal the CLI's", () => {
   const wasm = JSON.parse(engine.layouts(engine.startingDocument(JSON.stringify(DOC))));
-  const dir = mkdtempSync(join(tmpdir(), 'dlcost-layouts-'));
-  try {
-    writeFileSync(join(dir, 'doc.json'), JSON.stringify(DOC));
-    assert.deepEqual(wasm, runCli(['layouts', join(dir, 'doc.json'), '--json']).json);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  assert.deepEqual(wasm, cliOnDocument('layouts', DOC).json);
   assert.deepEqual(JSON.parse(engine.links()), runCli(['links', '--json']).json);
 });
 

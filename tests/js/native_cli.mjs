@@ -19,17 +19,20 @@ export function runCli(args) {
   return { status: r.status, json: r.stdout.trim() ? JSON.parse(r.stdout) : null, stderr: r.stderr };
 }
 
-/** `dlcost estimate FILE --json` for a document given as an object or as text. */
-export function cliEstimate(document) {
+/** `dlcost COMMAND FILE --json` for a document given as an object or as text. */
+export function cliOnDocument(command, document) {
   const dir = mkdtempSync(join(tmpdir(), 'dlcost-doc-'));
   try {
     const file = join(dir, 'doc.json');
     writeFileSync(file, typeof document === 'string' ? document : JSON.stringify(document));
-    return runCli(['estimate', file, '--json']);
+    return runCli([command, file, '--json']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** `dlcost estimate FILE --json` for a document given as an object or as text. */
+export const cliEstimate = (document) => cliOnDocument('estimate', document);
 
 export function cliPresets() {
   return runCli(['presets', '--json']).json;

@@ -3,11 +3,8 @@
 // is written here: tests/test_timeline.cpp checks the peak against the report on every preset.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { runCli, WASM_MODULE } from './native_cli.mjs';
+import { cliOnDocument, WASM_MODULE } from './native_cli.mjs';
 
 let engine;
 before(async () => {
@@ -25,13 +22,7 @@ for (const doc of DOCS) {
   test(`${doc.model.preset} (${doc.workload.mode ?? 'train'}): wasm timeline equals the CLI's`, () => {
     const started = engine.startingDocument(JSON.stringify(doc));
     const wasm = JSON.parse(engine.timeline(started));
-    const dir = mkdtempSync(join(tmpdir(), 'dlcost-timeline-'));
-    try {
-      writeFileSync(join(dir, 'doc.json'), JSON.stringify(doc));
-      assert.deepEqual(wasm, runCli(['timeline', join(dir, 'doc.json'), '--json']).json);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    assert.deepEqual(wasm, cliOnDocument('timeline', doc).json);
     assert.equal(wasm.peak.total, wasm.memory_total);
   });
 }
