@@ -393,13 +393,13 @@ def llama_base(row, quant, fa):
     if gguf not in GGUF_TYPES:
         raise Skip(ENGINE_OPTION, f"GGUF type {gguf} (dlcost's llama.cpp loads "
                    f"{', '.join(sorted(GGUF_TYPES))} among others)")
+    # Several GPUs: llama-bench's default -sm layer splits the layers over all of them.
     gpus = row["hardware"].get("n_gpus", 1)
-    if gpus > 1:
-        raise Skip(ENGINE_OPTION, "llama.cpp layer split over several GPUs")
     if fa is None:
         fa = llama_fa_default(row)
     return (["--mode", "infer", "--engine", "llamacpp", "--dtype", "fp16", "--quant", "gguf",
-             "--gguf-type", gguf] + (["--attention", "eager"] if fa == "0" else []))
+             "--gguf-type", gguf] + (["--attention", "eager"] if fa == "0" else [])
+            + (["--gpus", str(gpus)] if gpus > 1 else []))
 
 
 def llama_fa_default(row):
@@ -461,12 +461,26 @@ def kv_quant_flags(row):
     return KV_QUANT[quant]
 
 
+def vllm_version(row):
+    """dlcost's --vllm-version for a vLLM row: the release its log names; a row dated July 2025
+    without one ran 0.9.2 or 0.10.0 (V1 with PyTorch's sampler, as 0.11)."""
+    if row["engine"] != "vLLM":
+        return None
+    text = row.get("engine_version", "")
+    if text.startswith("v0.19"):
+        return "0.19"
+    if text.startswith("v0.11") or "July 2025" in text:
+        return "0.11"
+    return None
+
+
 def kv_engine_flags(row):
     """The engine's settings as the row's launch command or log states them."""
     block = row.get("block_size")
     return flags(gpu_memory_utilization=number(row.get("gpu_memory_utilization")
                                                or row.get("mem_fraction_static")),
-                 block_size=block if isinstance(block, int) else None)
+                 block_size=block if isinstance(block, int) else None,
+                 vllm_version=vllm_version(row))
 
 
 def kv_build(row, point):
@@ -749,7 +763,9 @@ def physically_possible(point, report):
     every weight once per token at the full DRAM bandwidth (serving.speed.step_bytes), a
     prompt faster than its FLOPs at twice the dense peak (the FP16-accumulate rate). Such a
     figure is a failed run's (xd's M1 8GB at 8,192 tokens, which swaps: 1,133 tokens/s of an
-    8B model from 68 GB/s), not a speed of the setup."""
+    8B model from 68 GB/s), not a speed of the setup; a prompt faster than one GPU could run it
+    shows that a layer split's GPUs overlapped (8 x RTX 4090, whose GeForce cards dlcost assumes
+    take turns), which the comparison keeps."""
     if point.engine != "llama.cpp" or point.kind not in ("decode", "prefill") or not report:
         return
     speed, roof = report["serving"]["speed"], report["gpu_fit"]["roofline"]
@@ -757,8 +773,10 @@ def physically_possible(point, report):
         ceiling = speed["users"] * roof["bandwidth_bytes_per_s"] / speed["step_bytes"]
         limit = "the DRAM bandwidth"
     elif point.kind == "prefill" and speed.get("step_flops") and roof.get("peak_flops"):
-        ceiling = 2 * roof["peak_flops"] / speed["step_flops"]
-        limit = "twice the dense FLOP rate"
+        # A layer split over several GPUs computes on all of them at once at best.
+        gpus = report["workload"].get("gpus", 1)
+        ceiling = 2 * gpus * roof["peak_flops"] / speed["step_flops"]
+        limit = "twice the dense FLOP rate" + (f" of {gpus} GPUs" if gpus > 1 else "")
     else:
         return
     if point.measured > ceiling:
@@ -975,6 +993,10 @@ def fit_params(points):
         tp = [p for p in pts if re.search(r"--tp [2-9]", " ".join(p.commands[:1]))]
         if tp and eng != "none":
             params.append(Param(("engines", eng, "allreduce_latency_s"), 1e-6, 2e-4, tp))
+        split = [p for p in pts if eng == "llamacpp"
+                 and re.search(r"--gpus [2-9]", " ".join(p.commands[:1]))]
+        if split:
+            params.append(Param(("engines", eng, "stage_hop_s"), 0.0, 5e-3, split, floor=1e-6))
     for fmt, pts in sorted(formats.items()):
         params.append(Param(("dequant_ops_per_weight", fmt), 0.0, 200.0, pts, floor=1.0))
     return params
@@ -1110,6 +1132,7 @@ PARAM_TEXT = {
     "prefill_layer_overhead_s": "seconds per layer per prefill forward (launched eagerly)",
     "step_overhead_s": "seconds per forward or decode step (scheduling, sampling)",
     "allreduce_latency_s": "seconds per tensor-parallel all-reduce of a forward",
+    "stage_hop_s": "seconds per hop of a forward to the next GPU of a layer split (-sm layer)",
     "fp16_accumulate": "16-bit GEMMs accumulate in FP16 (full GeForce tensor rate)",
 }
 

@@ -135,6 +135,7 @@ def rows():
     for ctx, blocks in [(20000, 1952), (29000, 1478)]:
         r = run(["--preset", "llama-3.1-8b", "--mode", "infer", "--dtype", "bf16", "--engine", "vllm",
                  "--memory-gib", "23.58", "--context", str(ctx), "--max-num-batched-tokens", str(ctx),
+                 "--vllm-version", "v0",
                  "--max-num-seqs", "256"])
         out.append(row(f"vLLM KV blocks, Llama-3.1-8B, max_model_len {ctx}", ISSUE10517,
                        r["serving"]["paged"]["num_blocks"], blocks, "blocks", "{:,.0f}"))
@@ -169,8 +170,10 @@ def section():
               "sampling, detokenizing), the engine's fitted per-step cost.",
               "- vLLM's pool: weights, the profiled activation peak (computed here from layer shapes), "
               "and 0.35 GiB of non-torch memory (the figure logged in the same issue). The logs are "
-              "from vLLM V0, which profiled a whole max_model_len prompt without chunked prefill; the "
-              "runs set max_num_batched_tokens to the context to match.",
+              "from vLLM V0 (`--vllm-version v0`), which profiled a whole max_model_len prompt without "
+              "chunked prefill; the runs set max_num_batched_tokens to the context to match. The "
+              "V1 releases' profiles (0.11, 0.19: docs/serving.md) are checked against the "
+              "llm-d-planner start-up logs in the calibration table below (KV capacity).",
               END]
     return "\n".join(lines)
 

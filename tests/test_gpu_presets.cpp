@@ -174,6 +174,8 @@ TEST_CASE("every preset follows the hardware generations' format support", "[gpu
       CHECK(g.smi_total_mib * kMiB <= g.memory_bytes);
       CHECK(g.smi_total_mib * kMiB >= g.memory_bytes * 92 / 100);
     }
+    // CUDA's total excludes what the driver reserves, so it is at most nvidia-smi's.
+    if (g.cuda_total_mib > 0) CHECK(g.cuda_total_mib <= g.smi_total_mib);
   }
 }
 
@@ -201,6 +203,7 @@ TEST_CASE("every preset reads back from its own JSON as a custom GPU", "[gpu][pr
     CHECK(back.id == g.id);
     CHECK(back.memory_bytes == g.memory_bytes);
     CHECK(back.smi_total_mib == g.smi_total_mib);
+    CHECK(back.cuda_total_mib == g.cuda_total_mib);
     CHECK(back.bandwidth_bytes_per_s == g.bandwidth_bytes_per_s);
     CHECK(back.fp32_flops == g.fp32_flops);
     CHECK(back.tf32_flops == g.tf32_flops);

@@ -176,6 +176,60 @@ TEST_CASE("llama.cpp pads n_ctx, quantizes the cache and offloads layers", "[ser
   }
 }
 
+TEST_CASE("llama.cpp splits the layers over several GPUs and decodes through them in turn",
+          "[serving][llamacpp]") {
+  // XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp build 2824, llama-bench -ngl 99, its
+  // default -sm layer): Llama-3-70B Q4_K_M (40 GB) runs on 2 x RTX 4090 but not on one.
+  const json base = {{"mode", "infer"}, {"dtype", "fp16"},       {"engine", "llamacpp"},
+                     {"quant", "gguf"}, {"gguf_type", "Q4_K_M"}, {"gpu", "rtx-4090"},
+                     {"context", 1024}, {"prompt_tokens", 512},  {"generated_tokens", 0}};
+  json two = base;
+  two["gpus"] = 2;
+  json four = base;
+  four["gpus"] = 4;
+  const Report one_gpu = runPreset("llama-3-70b", base);
+  const Report split2 = runPreset("llama-3-70b", two);
+  const Report split4 = runPreset("llama-3-70b", four);
+  CHECK_FALSE(one_gpu.serving->fits);
+  CHECK(split2.serving->fits);
+  CHECK(split2.serving->gpu_layers == 81);  // 80 layers and the output layer
+  // Each GPU holds about its share of the 80 layers (the fullest GPU is shown).
+  const int64_t w2 = split2.serving->device.bytesOf(MemoryKey::kWeights);
+  const int64_t w4 = split4.serving->device.bytesOf(MemoryKey::kWeights);
+  CHECK(w4 < w2);
+  CHECK(std::abs(static_cast<double>(w2) / static_cast<double>(w4) - 2.0) < 0.15);
+  // A token passes through every GPU in turn: decode reads the same bytes at the same speed,
+  // less a hop per GPU boundary, so more GPUs never decode faster.
+  CHECK(split4.serving->speed.itl_s >= split2.serving->speed.itl_s);
+  CHECK(split4.serving->speed.itl_s < 1.2 * split2.serving->speed.itl_s);
+  CHECK(split2.workload.hardware.parallel.pp == 2);
+  // The same benchmark's tg512 on 2 x RTX 4090: 19.22 tokens/s (a step attends 256 tokens on
+  // average). Issue #32's decode bound: 20 %.
+  json tg = two;
+  tg.erase("context");
+  tg["prompt_tokens"] = 256;
+  CHECK(std::abs(runPreset("llama-3-70b", tg).serving->speed.tokens_per_s / 19.22 - 1) <= 0.20);
+  // A prompt of several 512-token micro-batches overlaps across GPUs with peer-to-peer access
+  // (an RTX 5000 Ada; n_batch 2048); GeForce cards have none, so there the GPUs take turns.
+  auto ttft = [&](const char* gpu, int64_t gpus) {
+    json w = base;
+    w["gpu"] = gpu;
+    w["gpus"] = gpus;
+    w["prompt_tokens"] = 2048;
+    w["context"] = 4096;
+    return runPreset("llama-3-70b", w).serving->speed.ttft_s;
+  };
+  CHECK(ttft("rtx-5000-ada", 4) < 0.8 * ttft("rtx-5000-ada", 2));
+  CHECK(ttft("rtx-4090", 4) >= ttft("rtx-4090", 2));
+  // Row split and a pipeline of other than every GPU are not what llama.cpp runs.
+  json tp = two;
+  tp["tp"] = 2;
+  CHECK(errorPath([&] { runPreset("llama-3-70b", tp); }) == "/workload/tp");
+  json pp = four;
+  pp["pp"] = 2;
+  CHECK(errorPath([&] { runPreset("llama-3-70b", pp); }) == "/workload/pp");
+}
+
 TEST_CASE("Serving inputs the engine cannot run are errors at their field", "[serving][errors]") {
   const json base = {{"mode", "infer"}, {"dtype", "fp16"}, {"gpu", "rtx-4090"}};
   auto with = [&](json extra) {
@@ -330,10 +384,70 @@ TEST_CASE("vLLM's KV pool on an RTX 3090 is within 10 % of its logged block coun
                                               {"memory_gib", 23.58},
                                               {"context", c.context},
                                               {"max_num_batched_tokens", c.context},
-                                              {"max_num_seqs", 256}});
+                                              {"max_num_seqs", 256},
+                                              {"vllm_version", "v0"}});
   CHECK(std::abs(static_cast<double>(r.serving->num_blocks) / static_cast<double>(c.blocks) - 1) <=
         kTolerance);
   CHECK(r.serving->fits == c.fits);
+}
+
+TEST_CASE("vLLM 0.19's KV pool on an H100 is within 3 % of its logged token count",
+          "[serving][vllm]") {
+  // llm-d-incubation/llm-d-planner PR #205 (commit d3121e0), accuracy/results/v0.19.0/logs:
+  // vLLM v0.19.0 (V1) on an H100 80GB ("total 79.19 GiB"), gpu_memory_utilization 0.95,
+  // default block size and batching, "GPU KV cache size: N tokens". Issue #32's bound: 3 %.
+  // These logs are also where vLLM 0.19's sampler and non-torch figures were read
+  // (docs/serving.md), so this pins the accounting, not a held-out check.
+  constexpr double kKvCapacityBound = 0.03;
+  struct Case {
+    const char* preset;
+    const char* dtype;
+    int64_t tp;
+    int64_t context;
+    double tokens;
+  };
+  const Case c = GENERATE(
+      Case{"qwen3-8b", "bf16", 1, 8192, 418688}, Case{"phi-2", "fp16", 1, 2048, 226112},
+      Case{"gemma-2-9b", "bf16", 1, 8192, 168880}, Case{"mixtral-8x7b", "bf16", 2, 8192, 465936});
+  CAPTURE(c.preset);
+  const Report r = runPreset(c.preset, {{"mode", "infer"},
+                                        {"dtype", c.dtype},
+                                        {"engine", "vllm"},
+                                        {"vllm_version", "0.19"},
+                                        {"gpu", "h100-sxm"},
+                                        {"gpus", c.tp},
+                                        {"tp", c.tp},
+                                        {"context", c.context},
+                                        {"gpu_memory_utilization", 0.95}});
+  REQUIRE(r.serving);
+  CHECK(std::abs(static_cast<double>(r.serving->kv_tokens) / c.tokens - 1) <= kKvCapacityBound);
+}
+
+TEST_CASE("vLLM's release sets its profile's sampler and non-torch terms", "[serving][vllm]") {
+  // What each release's profile_run holds beside the forward (docs/serving.md): V0 fp32 logits
+  // and probabilities, 0.11 PyTorch's sorting top-k/top-p, 0.19 FlashInfer's sampler; the
+  // non-torch bytes grow with tensor parallelism from 0.11 on (NCCL, all-reduce workspaces).
+  auto term = [](const char* version, int64_t tp, const char* input) -> int64_t {
+    const Report r = runPreset("qwen3-8b", {{"mode", "infer"},
+                                            {"dtype", "bf16"},
+                                            {"engine", "vllm"},
+                                            {"vllm_version", version},
+                                            {"gpu", "h100-sxm"},
+                                            {"gpus", tp},
+                                            {"tp", tp}});
+    for (const auto& t : r.serving->device.terms) {
+      for (const auto& in : t.inputs) {
+        if (in.name == input) return in.value;
+      }
+    }
+    FAIL("no term input " << input);
+    return 0;
+  };
+  CHECK(term("v0", 1, "sampler_peak") < term("0.19", 1, "sampler_peak"));
+  CHECK(term("0.19", 1, "sampler_peak") < term("0.11", 1, "sampler_peak"));
+  CHECK(term("v0", 1, "non_torch") == term("v0", 2, "non_torch"));
+  CHECK(term("0.19", 1, "non_torch") < term("0.19", 2, "non_torch"));
+  CHECK(term("0.19", 2, "non_torch") < term("0.19", 4, "non_torch"));
 }
 
 TEST_CASE("TensorRT-LLM's KV pool on an A10 is within 3 % of its logged token count",

@@ -174,6 +174,8 @@ export interface Gpu {
   release_year: number;
   memory_bytes: number;
   smi_total_mib: number;
+  /** CUDA's total (cudaMemGetInfo) where a log gives it, else 0: what vLLM/SGLang budget from. */
+  cuda_total_mib: number;
   capacity_bytes: number;
   bandwidth_bytes_per_s: number;
   fp32_flops: number;

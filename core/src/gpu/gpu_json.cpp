@@ -54,10 +54,10 @@ Gpu parseGpu(const json& v, const std::string& path) {
   if (v.is_string()) return requirePreset(v, path);
   ObjectReader r(v, path);
   r.rejectUnknown({"base", "id", "name", "vendor", "architecture", "release_year", "memory_bytes",
-                   "memory_gib", "smi_total_mib", "bandwidth_bytes_per_s", "fp32_flops",
-                   "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops", "tdp_watts",
-                   "price_usd", "devices_per_board", "intra_node_link", "inter_node_link", "notes",
-                   "source", "comment",
+                   "memory_gib", "smi_total_mib", "cuda_total_mib", "bandwidth_bytes_per_s",
+                   "fp32_flops", "tf32_flops", "fp16_flops", "bf16_flops", "fp8_flops", "int8_ops",
+                   "tdp_watts", "price_usd", "devices_per_board", "intra_node_link",
+                   "inter_node_link", "notes", "source", "comment",
                    // written by gpuToJson, derived or descriptive: accepted, ignored
                    "capacity_bytes", "convention",
                    // read below
@@ -82,13 +82,17 @@ Gpu parseGpu(const json& v, const std::string& path) {
     throw InputError(ErrorCode::kValue, r.pathOf("memory_bytes"),
                      "give memory_gib or memory_bytes, not both");
   }
-  if (r.has("memory_gib") || r.has("memory_bytes")) g.smi_total_mib = 0;  // the given size rules
+  if (r.has("memory_gib") || r.has("memory_bytes")) {
+    g.smi_total_mib = 0;  // the given size rules
+    g.cuda_total_mib = 0;
+  }
   if (r.has("memory_gib")) {
     const double gib = r.optionalNumber("memory_gib", 0, 0, 1 << 30);
     g.memory_bytes = static_cast<int64_t>(std::floor(gib * 1073741824.0));
   }
   g.memory_bytes = r.optionalInt("memory_bytes", g.memory_bytes, 0, kMaxBytes);
   g.smi_total_mib = r.optionalInt("smi_total_mib", g.smi_total_mib, 0, kMaxBytes >> 20);
+  g.cuda_total_mib = r.optionalInt("cuda_total_mib", g.cuda_total_mib, 0, kMaxBytes >> 20);
   g.bandwidth_bytes_per_s = rate(r, "bandwidth_bytes_per_s", g.bandwidth_bytes_per_s);
   g.fp32_flops = rate(r, "fp32_flops", g.fp32_flops);
   g.tf32_flops = rate(r, "tf32_flops", g.tf32_flops);
@@ -156,6 +160,7 @@ json gpuToJson(const Gpu& g) {
             {"release_year", g.release_year},
             {"memory_bytes", g.memory_bytes},
             {"smi_total_mib", g.smi_total_mib},
+            {"cuda_total_mib", g.cuda_total_mib},
             {"capacity_bytes", gpuCapacityBytes(g)},
             {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
             {"fp32_flops", g.fp32_flops},

@@ -31,10 +31,26 @@ double teraRate(const ObjectReader& rates, const char* key) {
 
 Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   ObjectReader r(row, path);
-  r.rejectUnknown({"id", "name", "vendor", "architecture", "release_year", "memory_gib",
-                   "smi_total_mib", "bandwidth_gb_s", "dense_tera_ops_per_s", "tdp_watts",
-                   "price_usd", "devices_per_board", "intra_node_link", "inter_node_link",
-                   "datasheet_figures", "unified_memory", "cpu", "notes", "source"});
+  r.rejectUnknown({"id",
+                   "name",
+                   "vendor",
+                   "architecture",
+                   "release_year",
+                   "memory_gib",
+                   "smi_total_mib",
+                   "cuda_total_mib",
+                   "bandwidth_gb_s",
+                   "dense_tera_ops_per_s",
+                   "tdp_watts",
+                   "price_usd",
+                   "devices_per_board",
+                   "intra_node_link",
+                   "inter_node_link",
+                   "datasheet_figures",
+                   "unified_memory",
+                   "cpu",
+                   "notes",
+                   "source"});
   Gpu g;
   g.id = r.requiredString("id");
   g.name = r.requiredString("name");
@@ -43,6 +59,7 @@ Gpu readGpuRow(const nlohmann::json& row, const std::string& path) {
   g.release_year = static_cast<int>(r.requiredInt("release_year", 1990, 3000));
   g.memory_bytes = r.requiredInt("memory_gib", 1, kMaxTableGib) * (int64_t{1} << 30);
   g.smi_total_mib = r.requiredInt("smi_total_mib", 0, kMaxTableGib << 10);
+  g.cuda_total_mib = r.optionalInt("cuda_total_mib", 0, 0, g.smi_total_mib);
   g.bandwidth_bytes_per_s = r.optionalNumber("bandwidth_gb_s", 0, 0, kMaxTableRate) * kGiga;
   ObjectReader rates(r.require("dense_tera_ops_per_s"), r.pathOf("dense_tera_ops_per_s"));
   rates.rejectUnknown({"fp32", "tf32", "fp16", "bf16", "fp8", "int8"});
@@ -142,6 +159,10 @@ const Gpu* findGpu(const std::string& id) {
 
 int64_t gpuCapacityBytes(const Gpu& gpu) {
   return gpu.smi_total_mib > 0 ? gpu.smi_total_mib * (int64_t{1} << 20) : gpu.memory_bytes;
+}
+
+int64_t gpuCudaTotalBytes(const Gpu& gpu) {
+  return gpu.cuda_total_mib > 0 ? gpu.cuda_total_mib * (int64_t{1} << 20) : gpuCapacityBytes(gpu);
 }
 
 double gpuPeak(const Gpu& gpu, MathFormat format) {

@@ -49,7 +49,7 @@ EngineParams readEngine(const nlohmann::json& j, const std::string& path) {
   ObjectReader r(j, path);
   r.rejectUnknown({"compute_scale", "attention_scale", "bandwidth_scale", "layer_overhead_s",
                    "prefill_layer_overhead_s", "step_overhead_s", "allreduce_latency_s",
-                   "fp16_accumulate"});
+                   "stage_hop_s", "fp16_accumulate"});
   EngineParams e;
   e.compute_scale = r.optionalNumber("compute_scale", e.compute_scale, 0.01, 4);
   e.attention_scale = r.optionalNumber("attention_scale", e.attention_scale, 0.01, 4);
@@ -59,6 +59,7 @@ EngineParams readEngine(const nlohmann::json& j, const std::string& path) {
       r.optionalNumber("prefill_layer_overhead_s", e.layer_overhead_s, 0, 1);
   e.step_overhead_s = r.optionalNumber("step_overhead_s", 0, 0, 10);
   e.allreduce_latency_s = r.optionalNumber("allreduce_latency_s", e.allreduce_latency_s, 0, 1e-2);
+  e.stage_hop_s = r.optionalNumber("stage_hop_s", 0, 0, 1e-1);
   e.fp16_accumulate = r.optionalBool("fp16_accumulate", false);
   return e;
 }
@@ -174,6 +175,7 @@ std::string timeParamsJson(const TimeParams& p) {
                                     {"prefill_layer_overhead_s", e.prefill_layer_overhead_s},
                                     {"step_overhead_s", e.step_overhead_s},
                                     {"allreduce_latency_s", e.allreduce_latency_s},
+                                    {"stage_hop_s", e.stage_hop_s},
                                     {"fp16_accumulate", e.fp16_accumulate}};
   }
   j["dequant_ops_per_weight"] = {{"k_quant", p.dequant_ops_k_quant}, {"q4_0", p.dequant_ops_q4_0},
@@ -289,10 +291,16 @@ ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w) {
     t.comm_s = 2.0 * static_cast<double>(w.layers) *
                (engineOf(ctx).allreduce_latency_s + std::max(0.0, bandwidth));
   }
+  t.comm_s += stageHopTime(ctx, w.stages);
   const double bw = achievableBandwidth(ctx);
   if (w.score_bytes > 0 && bw > 0) t.scores_s = w.score_bytes / bw;
   t.total_s = t.op.total() + t.fixed_s + t.comm_s + t.scores_s;
   return t;
+}
+
+double stageHopTime(const TimeContext& ctx, int64_t stages) {
+  if (stages <= 1 || ctx.gpu->cpu) return 0;
+  return static_cast<double>(stages - 1) * engineOf(ctx).stage_hop_s;
 }
 
 double dequantOpsPerWeight(QuantFormat q, GgufFileType gguf) {

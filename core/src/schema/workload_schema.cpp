@@ -782,6 +782,29 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
           .io([](const json& v, Workload& w,
                  const std::string&) { w.serving.block_size = v.get<int64_t>(); },
               [](const Workload& w) { return orNull(w.serving.block_size); }));
+  rows.push_back(
+      Row("vllm_version", FieldType::kEnum, "--vllm-version")
+          .values(kVllmVersions, vllmVersionName)
+          .valueLabel("0.19", {"0.19 (FlashInfer sampler)", "0.19（FlashInfer 采样器）"})
+          .valueLabel("0.11", {"0.8-0.11 (V1, PyTorch sampler)", "0.8-0.11（V1，PyTorch 采样器）"})
+          .valueLabel("v0", {"V0 engine (before 0.8)", "V0 引擎（0.8 之前）"})
+          .alias("0.19.0", "0.19")
+          .alias("0.11.0", "0.11")
+          .alias("0.10", "0.11")
+          .alias("0.9", "0.11")
+          .alias("0.8", "0.11")
+          .byDefault("0.19")
+          .when(kServing, "transformer")
+          .text({"vLLM version", "vLLM 版本"},
+                {"what vLLM's start-up profiling holds beside the weights (sampler, NCCL "
+                 "buffers) differs between releases; the KV pool follows this one",
+                 "vLLM 启动时的显存分析在权重之外占用的显存（采样器、NCCL 缓冲）因版本而异；"
+                 "KV 池按所选版本计算"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.serving.vllm_version = *parseVllmVersion(v.get<std::string>());
+              },
+              [](const Workload& w) { return json(vllmVersionName(w.serving.vllm_version)); }));
 }
 
 /// llama.cpp's offload and cache settings (docs/serving.md).

@@ -40,10 +40,53 @@ constexpr int64_t kTrtllmMaxBatchSize = 2048;
 constexpr int64_t kTrtllmMaxNumTokens = 8192;
 /// llama.cpp pads n_ctx to a multiple of 256 cells (llama-context.cpp, GGML_PAD(n_ctx, 256)).
 constexpr int64_t kLlamaCtxPad = 256;
-/// vLLM's non-torch memory inside the budget (cuBLAS workspace, CUDA context as the profiler
-/// counts it): "non_torch_memory=0.35GiB" logged for Llama-3.1-8B on an RTX 3090 (vLLM issue
-/// #10517). A measured figure, not derived; docs/accuracy.md shows the pool it gives.
-constexpr int64_t kVllmNonTorchBytes = int64_t{350} * (int64_t{1} << 30) / 1000;
+/// What vLLM's start-up profile holds beside the weights, by release. Its profile_run runs one
+/// dummy forward of max_num_batched_tokens tokens, then the sampler over min(max_num_seqs,
+/// max_num_batched_tokens) rows of logits; "torch peak increase" is the larger of the two, and
+/// "non-torch forward increase" what cuBLAS, NCCL and the all-reduce buffers took outside
+/// PyTorch. The sampler's bytes per logit and the non-torch bytes are read from start-up logs
+/// (measured, not derived; docs/serving.md lists them and docs/accuracy.md the pools they give).
+struct VllmProfile {
+  /// Peak bytes of the dummy sampler per row and vocabulary entry.
+  double sampler_bytes_per_logit;
+  /// V1 keeps the dummy forward's hidden states (max_num_batched_tokens x hidden) alive
+  /// through the sampler run (gpu_model_runner.profile_run).
+  bool holds_hidden;
+  /// Non-torch bytes at tensor-parallel size 1, 2, and 4 or more.
+  int64_t non_torch_tp1, non_torch_tp2, non_torch_tp4;
+};
+
+constexpr int64_t gibHundredths(int64_t n) {
+  return n * (int64_t{1} << 30) / 100;
+}
+
+VllmProfile vllmProfile(VllmVersion v) {
+  switch (v) {
+    case VllmVersion::kV0_19:
+      // llm-d-planner's v0.19.0 logs on H100 (tests/fixtures/speed, llmd-v0190-*): torch peak
+      // less the held hidden states is 14.7-15.4 bytes per logit on six models whose sampler
+      // dominates (FlashInfer's top-k/top-p sampler: bf16 logits, fp32 logits, masked logits,
+      // probabilities); non-torch 0.25 GiB at tp 1, 2.07 GiB at tp 2 (four models), 2.17-2.21
+      // GiB at tp 4 (NCCL and all-reduce workspaces).
+      return {14.8, true, gibHundredths(25), gibHundredths(207), gibHundredths(219)};
+    case VllmVersion::kV0_11:
+      // llm-d-planner's v0.11.0 logs, Qwen3-32B on H100 at tp 1 and 2 (llmd-v0110-*): torch
+      // peak 5.64 GiB at both, 38.4 bytes per logit after the hidden states: PyTorch's
+      // top-k/top-p sorts the fp32 logits with int64 indices (sort outputs, index buffers and
+      // radix-sort scratch); non-torch 0.14 GiB at tp 1, 0.54 GiB at tp 2 (tp 4 not logged).
+      return {38.4, true, gibHundredths(14), gibHundredths(54), gibHundredths(54)};
+    case VllmVersion::kV0:
+      break;
+  }
+  // V0: fp32 logits and probabilities; "non_torch_memory=0.35GiB" logged for Llama-3.1-8B on
+  // an RTX 3090 (vLLM issue #10517), at any tensor-parallel size.
+  return {8.0, false, gibHundredths(35), gibHundredths(35), gibHundredths(35)};
+}
+
+int64_t vllmNonTorchBytes(const VllmProfile& v, int64_t tp) {
+  if (tp >= 4) return v.non_torch_tp4;
+  return tp >= 2 ? v.non_torch_tp2 : v.non_torch_tp1;
+}
 /// CUDA context and the libraries' handles, held before an engine loads anything (0.3-0.5 GiB
 /// with lazy module loading, /work/shared/GPU-NOTES.md): SGLang's budget subtracts it.
 constexpr int64_t kCudaContextBytes = int64_t{512} << 20;
@@ -270,17 +313,29 @@ int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, i
     return 0;
   }
   // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
-  // max_num_seqs rows of fp32 logits (logits and probabilities); the peak is the larger.
+  // min(max_num_seqs, max_num_batched_tokens) rows of logits; the peak is the larger.
+  const VllmProfile prof = vllmProfile(w.serving.vllm_version);
   const int64_t forward = forwardPeak(t, w, r, p);
-  const int64_t sampler =
-      mul(mul(int64_t{8}, std::min(p.max_num_seqs, p.max_num_batched_tokens)), t.vocab);
-  const int64_t act = checkedAdd(std::max(forward, sampler), kVllmNonTorchBytes);
+  const int64_t logits = mul(std::min(p.max_num_seqs, p.max_num_batched_tokens), t.vocab);
+  const int64_t hidden = prof.holds_hidden
+                             ? ceilDiv(mul(mul(p.max_num_batched_tokens, t.hidden),
+                                           dtypeBits(layoutOf(w.precision).activations)),
+                                       8)
+                             : 0;
+  const int64_t sampler = checkedAdd(
+      static_cast<int64_t>(std::ceil(static_cast<double>(logits) * prof.sampler_bytes_per_logit)),
+      hidden);
+  const int64_t non_torch = vllmNonTorchBytes(prof, w.hardware.parallel.tp);
+  const int64_t act = checkedAdd(std::max(forward, sampler), non_torch);
+  const std::string version = std::string("vLLM ") + vllmVersionName(w.serving.vllm_version);
   terms.push_back(
-      fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler logits) + non-torch",
+      fixedTerm(MemoryKey::kActivations, act, "max(forward peak, sampler) + non-torch",
                 {{"max_num_batched_tokens", p.max_num_batched_tokens, "dummy forward"},
-                 {"non_torch", kVllmNonTorchBytes, "bytes: measured (vLLM issue #10517)"},
+                 {"non_torch", non_torch, "bytes: " + version + " start-up logs at this tp"},
                  {"forward_peak", forward, "bytes"},
-                 {"sampler_logits", sampler, "bytes: 2 x fp32 x max_num_seqs x vocab"}}));
+                 {"sampler_logits", logits, "min(max_num_seqs, max_num_batched_tokens) x vocab"},
+                 {"sampler_peak", sampler,
+                  "bytes: logits x bytes per logit (" + version + ") + hidden states"}}));
   p.notes.push_back(
       "vLLM measures the activation peak in a profiling run; dlcost computes it from the "
       "layer shapes (docs/accuracy.md compares it with logged KV-cache sizes)");
@@ -409,6 +464,14 @@ int64_t cacheRowBytes(CacheType c, int64_t values) {
   return ggmlBytes(*ggmlType(id), values);
 }
 
+/// The GPU llama.cpp puts an offloaded layer on under -sm layer, its default: the layer's
+/// position among the `act` offloaded ones (the output layer last) over the GPUs' cumulative
+/// shares of free memory, equal here (llama-model.cpp: std::upper_bound over the normalised
+/// tensor_split of (il - i_gpu_start) / act_gpu_layers).
+int64_t llamaLayerGpu(int64_t position, int64_t act, int64_t gpus) {
+  return std::min(gpus - 1, position * gpus / std::max<int64_t>(1, act));
+}
+
 void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
                   int64_t usable) {
   const ServingSettings& s = w.serving;
@@ -449,39 +512,57 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const int64_t ffn = mul(mul(4, kLlamaUbatch), add(mul(2, t.ffn), mul(2, t.hidden)));
     return std::max(logits, add(scores, ffn));
   };
-  // Layers [layers - ngl, layers) run on the GPU (llama-model.cpp: i_gpu_start =
+  // Layers [layers - ngl, layers) run on the GPUs (llama-model.cpp: i_gpu_start =
   // n_layer - n_gpu_layers); ngl > layers also puts the output layer there. The token
-  // embeddings stay on the CPU.
+  // embeddings stay on the CPU. Over several GPUs (-sm layer, the default) each offloaded
+  // layer goes to the GPU its position falls in (llamaLayerGpu); `gpu` is the fullest one.
+  const int64_t gpus = cpu ? 1 : w.hardware.parallel.pp;
   auto split = [&](int64_t ngl, int64_t n_ctx, MemoryBreakdown* gpu, MemoryBreakdown* host) {
     // On a CPU the device holds what llama.cpp would put on the GPU and the host's share.
     if (cpu) ngl = t.layers + 1;
     const int64_t on_gpu = std::min(ngl, t.layers);
-    int64_t gw = cpu ? q.input_bytes : 0, hw = cpu ? 0 : q.input_bytes, gkv = 0, hkv = 0;
-    for (int64_t i = 0; i < t.layers; ++i) {
-      const bool g = i >= t.layers - on_gpu;
-      const int64_t lb = q.layer_bytes[static_cast<size_t>(i)];
-      const int64_t kv = mul(cell, layerCells(i, n_ctx));
-      (g ? gw : hw) = add(g ? gw : hw, lb);
-      (g ? gkv : hkv) = add(g ? gkv : hkv, kv);
+    const int64_t start = t.layers - on_gpu, act = std::min(ngl, t.layers + 1);
+    std::vector<int64_t> gw(static_cast<size_t>(gpus), 0), gkv(gw.size(), 0), gl(gw.size(), 0);
+    int64_t hw = cpu ? 0 : q.input_bytes, hkv = 0;
+    if (cpu) gw[0] = q.input_bytes;
+    for (int64_t i = 0; i <= t.layers; ++i) {
+      const bool output = i == t.layers;
+      const int64_t lb = output ? q.output_bytes : q.layer_bytes[static_cast<size_t>(i)];
+      const int64_t kv = output ? 0 : mul(cell, layerCells(i, n_ctx));
+      if (i < start || i - start >= act) {
+        hw = add(hw, lb);
+        hkv = add(hkv, kv);
+        continue;
+      }
+      const auto d = static_cast<size_t>(llamaLayerGpu(i - start, act, gpus));
+      gw[d] = add(gw[d], lb);
+      gkv[d] = add(gkv[d], kv);
+      if (!output) ++gl[d];
     }
     const bool output_gpu = ngl > t.layers;
-    (output_gpu ? gw : hw) = add(output_gpu ? gw : hw, q.output_bytes);
     const int64_t comp = ngl > 0 ? compute(n_ctx) : 0;
+    size_t fullest = 0;
+    for (size_t d = 1; d < gw.size(); ++d)
+      if (add(gw[d], gkv[d]) > add(gw[fullest], gkv[fullest])) fullest = d;
     if (gpu) {
       // On a CPU the "device" holds every tensor (the whole file is mapped into RAM).
       MemoryTerm weights;
       if (cpu) {
         weights =
-            fixedTerm(MemoryKey::kWeights, gw, "every GGUF tensor, memory-mapped from the file",
+            fixedTerm(MemoryKey::kWeights, gw[0], "every GGUF tensor, memory-mapped from the file",
                       {{"layers", t.layers, ""}});
       } else {
-        weights =
-            fixedTerm(MemoryKey::kWeights, gw, "GGUF tensors of the GPU layers",
-                      {{"gpu_layers", on_gpu, ""}, {"output_on_gpu", output_gpu ? 1 : 0, ""}});
+        std::vector<TermInput> in = {{"gpu_layers", gl[fullest], ""},
+                                     {"output_on_gpu", output_gpu ? 1 : 0, ""}};
+        if (gpus > 1) in.push_back({"gpus", gpus, "-sm layer: each holds a run of layers"});
+        weights = fixedTerm(MemoryKey::kWeights, gw[fullest],
+                            gpus > 1 ? "GGUF tensors of this GPU's layers (the fullest GPU)"
+                                     : "GGUF tensors of the GPU layers",
+                            std::move(in));
       }
       *gpu = sumTerms(
           {weights,
-           fixedTerm(MemoryKey::kKvCache, gkv,
+           fixedTerm(MemoryKey::kKvCache, gkv[fullest],
                      cpu ? "cells × layers × (K + V row bytes)"
                          : "cells × layers on GPU × (K + V row bytes)",
                      {{"n_ctx", n_ctx, "cells"},
@@ -552,12 +633,23 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
         "min_batch_size 32): the time to first token includes one copy per 512-token "
         "micro-batch");
   }
+  if (gpus > 1) {
+    p.notes.push_back(
+        "llama.cpp splits the layers over the " + std::to_string(gpus) +
+        " GPUs (-sm layer, its default; in proportion to their free memory, here equal): each "
+        "token passes through them one after the other, so decode reads every weight once per "
+        "step as on one GPU, plus one hop per GPU boundary; a prompt's 512-token micro-batches "
+        "overlap across the GPUs (pipeline parallelism, n_batch 2048) where the GPUs have "
+        "peer-to-peer access, which GeForce cards lack (there they take turns). The memory "
+        "shown is the fullest GPU's");
+  }
   p.notes.push_back(
       "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
       "estimated from the largest tensors (approximate)");
   TextBuilder cmd;
   cmd << "llama-server -m " << modelArg(r) << "-" << ggufFileTypeName(gguf.serving.gguf_type)
       << ".gguf -c " << p.n_ctx << " -np " << p.users << " -ngl " << p.gpu_layers;
+  if (gpus > 1) cmd << " -sm layer";
   if (w.attention == AttentionImpl::kFlash) cmd << " -fa on";
   if (s.cache_type != CacheType::kF16)
     cmd << " --cache-type-k " << cacheTypeName(s.cache_type) << " --cache-type-v "
@@ -646,6 +738,23 @@ Workload withServingDefaults(const Transformer& t, const Workload& w) {
                          std::to_string(t.max_positions) + " (max_position_embeddings)");
   }
   Workload v = w;
+  // llama.cpp spreads a model over its GPUs by layers (-sm layer, its default): they are the
+  // stages of a pipeline, not data-parallel replicas.
+  const Parallelism& par = w.hardware.parallel;
+  if (w.serving.engine == Engine::kLlamaCpp && par.gpus > 1) {
+    if (par.tp > 1) {
+      throw InputError(ErrorCode::kValue, "/workload/tp",
+                       "llama.cpp spreads a model over GPUs by layers (-sm layer, its default); "
+                       "its row split (-sm row) is not modelled: leave tp at 1");
+    }
+    if (par.pp > 1 && par.pp != par.gpus) {
+      throw InputError(ErrorCode::kValue, "/workload/pp",
+                       "llama.cpp splits the layers over every GPU it is given: pp is gpus (" +
+                           std::to_string(par.gpus) + ") or left out");
+    }
+    v.hardware.parallel.pp = par.gpus;
+    v.hardware.parallel.microbatches = 1;
+  }
   // A vision-language model's images take their tokens of the context too.
   const int64_t image_tokens =
       t.vision ? checkedMul(w.images.value_or(1), t.vision->tokens_per_image) : 0;
@@ -721,7 +830,9 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
   }
   int64_t usable = std::numeric_limits<int64_t>::max() / 4;
   if (r.gpu_fit) {
-    p.capacity_bytes = r.gpu_fit->capacity_bytes;
+    // The engines size their budgets from CUDA's total (cudaMemGetInfo), below nvidia-smi's.
+    p.capacity_bytes = r.gpu_fit->gpu.cpu || w.memory_bytes ? r.gpu_fit->capacity_bytes
+                                                            : gpuCudaTotalBytes(r.gpu_fit->gpu);
     usable = r.gpu_fit->usable_bytes;
   } else if (w.memory_bytes) {
     p.capacity_bytes = *w.memory_bytes;

@@ -101,6 +101,46 @@ double prefillScores(Engine engine, int64_t prompt, double sequences) {
   return scores;
 }
 
+/// llama.cpp's n_batch (llama-server's and llama-bench's default): a prompt is decoded in
+/// calls of up to this many tokens, each run as n_ubatch micro-batches.
+constexpr int64_t kLlamaBatch = 2048;
+
+/// Share of a prompt's serial time left when llama.cpp pipelines it over the GPUs of a layer
+/// split (ggml_backend_sched with n_copies > 1, enabled when every layer and the output are
+/// offloaded): the u micro-batches of one call overlap across the stages, so the call takes
+/// u + stages - 1 stage-times of one micro-batch instead of u x stages.
+double pipelinedShare(int64_t tokens, int64_t stages) {
+  if (stages <= 1) return 1.0;
+  double pipelined = 0, serial = 0;
+  for (int64_t done = 0; done < tokens; done += kLlamaBatch) {
+    const int64_t u = ceilDiv(std::min(kLlamaBatch, tokens - done), kLlamaUbatch);
+    pipelined += d(u + stages - 1);
+    serial += d(u * stages);
+  }
+  return serial > 0 ? pipelined / serial : 1.0;
+}
+
+/// Whether llama.cpp's micro-batches overlap across the GPUs of a layer split: pipeline
+/// parallelism is on only when every layer and the output are offloaded (llama-context.cpp),
+/// and it needs asynchronous copies between the GPUs, which peer-to-peer access gives; without
+/// it each copy waits and the GPUs take turns (llama.cpp discussion #20252, issue #13751).
+/// GeForce cards have no PCIe peer-to-peer access (NVIDIA's driver enables it on its pro and
+/// datacenter parts; the RTX 3090's NVLink bridge is not modelled).
+bool pipelineOverlaps(const ServingPlan& plan, const Transformer& t, const Gpu& g) {
+  return plan.gpu_layers > t.layers && deviceFamily(g) != DeviceFamily::kGeForce;
+}
+
+/// The GGUF weights llama.cpp runs: the file's quantization, or F16 when none is given
+/// (convert_hf_to_gguf.py's default).
+QuantizedWeights llamaWeights(const Transformer& t, const Workload& w) {
+  Workload g = w;
+  if (g.serving.quant == QuantFormat::kNone) {
+    g.serving.quant = QuantFormat::kGguf;
+    g.serving.gguf_type = GgufFileType::kF16;
+  }
+  return quantizedWeights(t, g);
+}
+
 }  // namespace
 
 int64_t expertBytes(const Transformer& t, const Workload& w) {
@@ -140,15 +180,21 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       plan.device.bytesOf(MemoryKey::kWeights) + plan.device.bytesOf(MemoryKey::kQuantScales);
   int64_t host_weights = plan.host.bytesOf(MemoryKey::kWeights);
   int64_t host_output = 0;  // the output layer's bytes when it sits in system RAM
-  if (plan.engine == Engine::kLlamaCpp && (host_weights > 0 || cpu)) {
-    Workload g = w;
-    if (g.serving.quant == QuantFormat::kNone) {
-      g.serving.quant = QuantFormat::kGguf;
-      g.serving.gguf_type = GgufFileType::kF16;
-    }
-    const QuantizedWeights q = quantizedWeights(t, g);
+  // A layer split over several GPUs: the plan's device is one of them; a token passes
+  // through all, one after the other, so a step reads every GPU's weights in turn.
+  const int64_t stages =
+      plan.engine == Engine::kLlamaCpp && !cpu
+          ? std::min(w.hardware.parallel.gpus, std::min(plan.gpu_layers, t.layers + 1))
+          : 1;
+  if (plan.engine == Engine::kLlamaCpp && (host_weights > 0 || cpu || stages > 1)) {
+    const QuantizedWeights q = llamaWeights(t, w);
     (cpu ? device_weights : host_weights) -= q.input_bytes;
     if (plan.gpu_layers <= t.layers && !cpu) host_output = q.output_bytes;
+    if (stages > 1) {
+      device_weights = plan.gpu_layers > t.layers ? q.output_bytes : 0;
+      for (int64_t i = t.layers - std::min(plan.gpu_layers, t.layers); i < t.layers; ++i)
+        device_weights += q.layer_bytes[static_cast<size_t>(i)];
+    }
   }
   // Under MoE only the experts the step's tokens are routed to are read: at most
   // users x experts_per_token of them per layer.
@@ -195,6 +241,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   step.op.dequant_ops = dequant_ops;
   step.layers = t.layers;
   step.tp = w.hardware.parallel.tp;
+  step.stages = stages;
   step.allreduce_bytes = d(users) * d(t.hidden) * act_bytes;
   step.network = &fit.network;
   step.score_bytes =
@@ -239,12 +286,20 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.layers = t.layers;
       f.prefill = true;
       f.tp = w.hardware.parallel.tp;
+      f.stages = stages;
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
       f.score_bytes = scoreBytes(w, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
                       prefillScores(plan.engine, prompt, sequences);
-      return forwardTime(ctx, f).total_s + (pieces - 1) * forwardOverhead(ctx, t.layers, true) +
-             host_prefill_s;
+      // Each further micro-batch launches its kernels and crosses the GPUs again; over a
+      // fully offloaded layer split the micro-batches overlap (pipelinedShare).
+      const double serial =
+          forwardTime(ctx, f).total_s +
+          (pieces - 1) * (forwardOverhead(ctx, t.layers, true) + stageHopTime(ctx, stages));
+      const double share = pipelineOverlaps(plan, t, fit.gpu)
+                               ? pipelinedShare(prompt * static_cast<int64_t>(sequences), stages)
+                               : 1.0;
+      return serial * share + host_prefill_s;
     };
     s.ttft_s = prefill(1.0);
     s.batch_prefill_s = prefill(d(users));

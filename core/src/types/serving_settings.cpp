@@ -97,4 +97,19 @@ std::optional<CacheType> parseCacheType(const std::string& name) {
   return parseEnum(kCacheTypes, cacheTypeName, name);
 }
 
+const char* vllmVersionName(VllmVersion v) {
+  switch (v) {
+    case VllmVersion::kV0_19:
+      return "0.19";
+    case VllmVersion::kV0_11:
+      return "0.11";
+    case VllmVersion::kV0:
+      return "v0";
+  }
+  return "0.19";
+}
+std::optional<VllmVersion> parseVllmVersion(const std::string& name) {
+  return parseEnum(kVllmVersions, vllmVersionName, name);
+}
+
 }  // namespace dlcost

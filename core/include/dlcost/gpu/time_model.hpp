@@ -84,6 +84,9 @@ struct EngineParams {
   /// protocol or the engine's custom all-reduce kernel, not the ring's per-step latency that
   /// large training buffers pay (dlcost/collectives.hpp). Its bandwidth term is the ring's.
   double allreduce_latency_s = 15e-6;
+  /// Seconds per hop of a forward from one GPU to the next in a layer split (llama.cpp's -sm
+  /// layer): the copy of the token's activations and the synchronisation between devices.
+  double stage_hop_s = 0;
   /// The engine's 16-bit GEMMs accumulate in FP16 (llama.cpp): on GeForce cards they run at
   /// the full tensor rate, twice the FP32-accumulate rate the GPU table holds.
   bool fp16_accumulate = false;
@@ -182,6 +185,9 @@ struct ForwardWork {
   int64_t tp = 1;
   double allreduce_bytes = 0;
   const Network* network = nullptr;
+  /// GPUs the layers are split over, one after the other (llama.cpp's -sm layer): each
+  /// forward crosses stages - 1 boundaries at the engine's stage_hop_s.
+  int64_t stages = 1;
   /// DRAM traffic of attention scores an eager implementation writes and reads back between
   /// its kernels (QK^T, the softmax, the conversion before AV): passes of their own, after
   /// the GEMMs, at the achievable bandwidth. Fused (flash) attention keeps them on chip: 0.
@@ -197,6 +203,8 @@ struct ForwardTime {
 };
 
 ForwardTime forwardTime(const TimeContext& ctx, const ForwardWork& w);
+/// Seconds one forward spends crossing the boundaries of a layer split over `stages` GPUs.
+double stageHopTime(const TimeContext& ctx, int64_t stages);
 
 /// Fixed cost of one forward of `layers` layers (launches per layer + the per-step cost);
 /// `prefill`: a prompt's (or a training) forward, launched eagerly.

@@ -41,6 +41,10 @@ struct Gpu {
   /// Total memory as nvidia-smi (rocm-smi for AMD) reports it, in MiB; 0 = not known, then
   /// memory_bytes is used. With ECC on GDDR boards this already excludes the ECC share.
   int64_t smi_total_mib = 0;
+  /// Total memory as CUDA reports it (cudaMemGetInfo, torch.cuda.mem_get_info, what vLLM and
+  /// SGLang size their budgets from), in MiB; 0 = not published, then smi_total_mib is used.
+  /// 0.3-0.5 GiB below nvidia-smi's total on 80 GB parts.
+  int64_t cuda_total_mib = 0;
   double bandwidth_bytes_per_s = 0;  ///< peak DRAM bandwidth
   double fp32_flops = 0;             ///< non-tensor FP32 FMA rate (x2 per FMA)
   double tf32_flops = 0;             ///< dense TF32 tensor rate
@@ -75,6 +79,10 @@ struct Gpu {
 /// Memory one device offers before any reserve: smi_total_mib x 2^20 when known, else
 /// memory_bytes.
 int64_t gpuCapacityBytes(const Gpu& gpu);
+
+/// Memory CUDA reports as the device's total: cuda_total_mib x 2^20 when published, else
+/// gpuCapacityBytes. What serving engines multiply by their memory share.
+int64_t gpuCudaTotalBytes(const Gpu& gpu);
 
 /// Dense peak rate for `format` in operations per second; 0 where the format has no fast path.
 double gpuPeak(const Gpu& gpu, MathFormat format);

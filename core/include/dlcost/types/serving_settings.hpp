@@ -59,6 +59,17 @@ inline constexpr CacheType kCacheTypes[] = {CacheType::kF16, CacheType::kQ8_0, C
 const char* cacheTypeName(CacheType c);
 std::optional<CacheType> parseCacheType(const std::string& name);
 
+/// The vLLM release whose start-up memory profile the KV plan follows (docs/serving.md): what
+/// its profiling run holds beside the weights differs between releases.
+enum class VllmVersion {
+  kV0_19,  ///< 0.19 (V1 engine, FlashInfer's top-k/top-p sampler on by default)
+  kV0_11,  ///< 0.8 to 0.11 (V1 engine, PyTorch's top-k/top-p sampler: a full sort)
+  kV0,     ///< the V0 engine (before 0.8, or VLLM_USE_V1=0)
+};
+inline constexpr VllmVersion kVllmVersions[] = {VllmVersion::kV0_19, VllmVersion::kV0_11,
+                                                VllmVersion::kV0};
+const char* vllmVersionName(VllmVersion v);
+std::optional<VllmVersion> parseVllmVersion(const std::string& name);
 /// Dual-channel DDR5-4800: 2 channels x 8 bytes x 4.8 GT/s = 76.8 GB/s (JEDEC JESD79-5 data
 /// rate; a desktop's usual memory). What layers left in system RAM are read at.
 constexpr double kDefaultHostBandwidth = 76.8e9;
@@ -76,9 +87,10 @@ struct ServingSettings {
   bool bnb_double_quant = false;  ///< bnb_4bit_use_double_quant (transformers' default: false)
   /// vLLM gpu_memory_utilization / SGLang mem_fraction_static; absent: the engine's default.
   std::optional<double> gpu_memory_utilization;
-  std::optional<int64_t> max_num_seqs;            ///< vLLM/SGLang; absent: engine default
-  std::optional<int64_t> max_num_batched_tokens;  ///< vLLM/SGLang chunked-prefill budget
-  std::optional<int64_t> block_size;              ///< tokens per KV block; absent: engine's
+  std::optional<int64_t> max_num_seqs;             ///< vLLM/SGLang; absent: engine default
+  std::optional<int64_t> max_num_batched_tokens;   ///< vLLM/SGLang chunked-prefill budget
+  std::optional<int64_t> block_size;               ///< tokens per KV block; absent: engine's
+  VllmVersion vllm_version = VllmVersion::kV0_19;  ///< whose memory profile vLLM's plan follows
   /// llama.cpp -ngl: decoder layers on the GPU (more than the layers: the output layer too);
   /// absent: as many as fit.
   std::optional<int64_t> n_gpu_layers;
