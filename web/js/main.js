@@ -477,6 +477,7 @@ async function start() {
     getState,
     lastReport: page.lastReport,
     lastError: page.lastError,
+    redrawLayerGraph: page.redrawLayerGraph,
     document: () => buildDocument(getState()), // the document the last estimate read
     /** @param {Blob} file @param {(bytesRead: number) => void} [onRead] */
     inspectFile: async (file, onRead) => (await import('./model_file.js')).inspectFile(file, onRead),
