@@ -83,6 +83,7 @@ describe('layer graph', () => {
         await page.selectOption('#lang', 'zh');
         await page.locator('#graph-box > summary', { hasText: '层结构图' }).waitFor();
         await page.locator('#lg-node', { hasText: '输出' }).waitFor();
+        assert.equal(await graphData(page, 'focus'), String(await graphData(page, 'selected')), 'focus kept');
         assert.match(await page.getAttribute('#lg-graph', 'aria-label'), /层的结构图/);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(width <= viewport.width, `document ${width} px wide`);
@@ -104,6 +105,8 @@ describe('layer graph', () => {
       assert.equal(await graphData(page, 'kind'), 'blocks');
       const nodes = Number(await graphData(page, 'nodes'));
       assert.ok(nodes > 1 && nodes < report.layers.length / 8, `${nodes} nodes for ${report.layers.length} rows`);
+      // A fifth of a small diagram's nodes is marked heaviest: one of five.
+      assert.equal((await graphData(page, 'heavy')).split(',').length, Math.ceil(nodes / 5));
       const row = report.layers.findIndex((l) => /^layers\.7\./.test(l.name));
       assert.ok(row > 0);
       await page.evaluate((i) => {

@@ -31,8 +31,9 @@ Object.assign(DICTIONARIES.zh, {
   lgKeys: '↑/↓ 沿图移动，←/→ 在同一层级内移动，回车在表格和时间线中选中该层。',
 });
 
-/** How many nodes the highlight marks. */
-const HEAVY = 5;
+/** How many nodes the highlight marks: five, or a fifth of a small graph's (a block diagram
+ *  of five nodes with all five marked would mark nothing). @param {number} nodes */
+const heavyCount = (nodes) => Math.min(5, Math.ceil(nodes / 5));
 
 /** @typedef {import('./types').Report} Report */
 /** @typedef {import('./layer_graph_layout').GraphLayout} GraphLayout */
@@ -301,9 +302,10 @@ function build(body, report, units) {
   const said = h('p', { id: 'lg-node', class: 'lg-node', 'aria-live': 'polite' });
   /** @type {GraphView} */
   const v = { report, g, heavy: new Set(), focus: 0, units, canvas, scroller, said, drawMs: [] };
-  const heavy = heaviestNodes(g, report.layers, HEAVY);
+  const heavy = heaviestNodes(g, report.layers, heavyCount(g.nodes.length));
   v.heavy = new Set(heavy);
   scroller.dataset.heavy = heavy.map((n) => g.nodes[n].row).join(',');
+  if (selectedLayer() >= 0) scroller.dataset.selected = String(selectedLayer());
   scroller.addEventListener('scroll', () => schedule(v));
   scroller.addEventListener('keydown', (e) => onKey(v, e));
   scroller.addEventListener('click', (e) => {
@@ -340,8 +342,13 @@ export function renderLayerGraph(box, report, view) {
     if (old && old.report === report && old.units === view.units && box.dataset.lang === view.lang) return;
     box.dataset.lang = view.lang;
     const v = build(body, report, view.units);
-    if (old && old.g.nodes.length === v.g.nodes.length) v.focus = old.focus;
     views.set(box, v);
+    // The same model again (new figures, units or language): the reader stays where they were.
+    if (old && old.g.nodes.length === v.g.nodes.length) {
+      v.focus = old.focus;
+      v.scroller.scrollTop = old.scroller.scrollTop;
+      v.scroller.scrollLeft = old.scroller.scrollLeft;
+    }
     announce(v, false);
   };
   box.ontoggle = run;
