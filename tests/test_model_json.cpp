@@ -274,3 +274,29 @@ TEST_CASE("the report JSON carries every field of the CLI contract", "[model_jso
   CHECK(j["layers"][1]["output_shape"] == json({64, 55, 55}));
   CHECK(j["layers"][1]["macs"] == 4 * 70276800);  // rows are at the workload's batch
 }
+
+TEST_CASE("each layer row names the rows it reads: a residual add reads two",
+          "[model_json][report]") {
+  // The schema's basic block once, on a 4-channel input: rows 0 input, 1 conv1, 2 bn1, 3 relu,
+  // 4 conv2, 5 bn2, 6 sum, 7 relu; "input" inside the block is the block's input (row 0).
+  const json j = dlcost::estimateDocument(
+      json{{"input", {4, 8, 8}},
+           {"blocks", {{"basic", kBasic}}},
+           {"layers", {{{"name", "b"}, {"block", "basic"}, {"args", {{"c", 4}}}}}}});
+  const json& rows = j["layers"];
+  REQUIRE(rows.size() == 8);
+  CHECK(rows[0]["inputs"] == json::array());
+  CHECK(rows[1]["inputs"] == json({0}));
+  CHECK(rows[4]["inputs"] == json({3}));
+  CHECK(rows[6]["type"] == "add");
+  CHECK(rows[6]["inputs"] == json({0, 5}));
+  CHECK(rows[7]["inputs"] == json({6}));
+  CHECK(j["schema"] == "dlcost.report/2");  // an added field: the schema stays
+}
+
+TEST_CASE("transformer rows carry no inputs: the page draws them as blocks",
+          "[model_json][report]") {
+  const json j = dlcost::estimateDocument(json{{"model", {{"preset", "gpt2"}}}});
+  REQUIRE(j["layers"].size() > 1);
+  for (const json& row : j["layers"]) CHECK_FALSE(row.contains("inputs"));
+}

@@ -67,6 +67,10 @@ const MODULE_LETS = {
   // last estimated document and report (last), counted for the tests (generation); the preset
   // list and loader it was given once.
   'insights.js': ['presets', 'loadPreset', 'timer', 'generation', 'last'],
+  // The layer picked in the layer graph, the per-layer table or the timeline: a view's place
+  // within one report, like the timeline slider's position (kept in the DOM); not in the store,
+  // whose every update re-estimates (main.js's render calls the engine), and cleared on a new model.
+  'selection.js': ['current'],
 };
 
 test('module-level mutable state is only the listed engine data and caches', () => {

@@ -11,7 +11,7 @@ import { renderBreakdown, renderSweep } from './charts.js';
 import { applyI18n, engineText, setLang, t } from './i18n.js';
 import { createModelEditor } from './model_editor.js';
 import { createModelIo, splitDocument } from './model_io.js';
-import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals } from './results.js';
+import { capacityOf, memorySegments, renderExtras, renderFit, renderLayerTable, renderTotals, showLayerRow } from './results.js';
 import { buildDocument, getState, subscribe, update } from './state.js';
 import { createShareLinks, linkState } from './share.js';
 import { formatBytes, formatSignificant, unitStep } from './units.js';
@@ -25,7 +25,9 @@ import { renderInference } from './inference_section.js';
 import { createUnderLoad } from './under_load.js';
 import { renderRun } from './run_section.js';
 import { renderLayouts } from './layouts_section.js';
-import { renderTimeline } from './timeline_section.js';
+import { renderTimeline, showTimelineLayer } from './timeline_section.js';
+import { redrawLayerGraph, renderLayerGraph } from './layer_graph.js';
+import { clearSelection, onSelectLayer, selectLayer } from './selection.js';
 
 /** @typedef {import('./state.js').PageState} PageState */
 /** @typedef {import('./state.js').StatePatch} StatePatch */
@@ -188,7 +190,15 @@ function renderReport(page, s, report, sweep) {
   renderExtras(byId('extras'), report, units);
   renderRun(byId('run'), report, s.lang);
   renderTimeline(/** @type {HTMLDetailsElement} */ (byId('timeline-box')),
-    () => loadExtra().then(() => dlcost.timeline(buildDocument(getState()))), { units, lang: s.lang });
+    () => loadExtra().then(() => dlcost.timeline(buildDocument(getState()))), {
+      units, lang: s.lang,
+      // A timeline event names its layer: the graph and the table show that row.
+      onPick: (op) => {
+        const row = report.layers.findIndex((l) => l.name === op);
+        if (row >= 0) selectLayer(row, 'timeline');
+      },
+    });
+  renderLayerGraph(/** @type {HTMLDetailsElement} */ (byId('graph-box')), report, { units, lang: s.lang });
   renderLayerTable(byId('layers'), report, units, s.sort, (key) => {
     const { sort } = getState();
     const dir = sort.key === key ? -sort.dir : key === 'name' || key === 'type' ? 1 : -1;
@@ -206,6 +216,8 @@ function estimate(page, s) {
     // Strict: a field the engine cannot read shows its error next to it, as an estimate's does.
     const doc = buildDocument(s, { strict: true });
     const { report, sweep } = dlcost.estimateWithSweep(doc);
+    // Another model's rows are other layers: its pick does not carry over.
+    if (page.lastReport?.model.name !== report.model.name) clearSelection();
     page.lastReport = report;
     renderReport(page, s, report, sweep);
     withInsights(page, (m) => m.updateInsights(doc, report, s.units, s.model.preset));
@@ -303,6 +315,16 @@ function openDefault(start, name) {
 }
 
 /** The language picker and the units toggle in the page's header. */
+/** A layer picked in the graph or the timeline shows in the table; one picked in the graph
+ *  or the table moves the timeline's slider to its event. @param {Page} page */
+function wireLayerPicks(page) {
+  onSelectLayer('table', ({ index }) => showLayerRow(byId('layers'), index));
+  onSelectLayer('timeline', ({ index }) => {
+    const name = page.lastReport?.layers[index]?.name;
+    if (name) showTimelineLayer(byId('timeline-box'), name);
+  });
+}
+
 function wireHeaderControls() {
   byId('lang').addEventListener('change', (e) => update({ lang: /** @type {HTMLSelectElement} */ (e.target).value }));
   /** @param {string} units */
@@ -355,6 +377,7 @@ function createPage(presets, gpus, start) {
   };
   page.io = createIo(page);
   wireHeaderControls();
+  wireLayerPicks(page);
 
   return {
     /** @param {PageState} s */
@@ -368,6 +391,8 @@ function createPage(presets, gpus, start) {
     recompute: () => estimate(page, getState()),
     lastReport: () => page.lastReport,
     lastError: () => page.lastError,
+    /** Draws the open layer graph again; its milliseconds, or null while closed (benchmarks). */
+    redrawLayerGraph: () => redrawLayerGraph(byId('graph-box')),
   };
 }
 
@@ -452,6 +477,7 @@ async function start() {
     getState,
     lastReport: page.lastReport,
     lastError: page.lastError,
+    redrawLayerGraph: page.redrawLayerGraph,
     document: () => buildDocument(getState()), // the document the last estimate read
     /** @param {Blob} file @param {(bytesRead: number) => void} [onRead] */
     inspectFile: async (file, onRead) => (await import('./model_file.js')).inspectFile(file, onRead),

@@ -7,6 +7,7 @@ import { h, morph, replace, setText } from './dom.js';
 import { t } from './i18n.js';
 import { formatBytes, formatCount, formatRate, formatSeconds, formatShape, formatSignificant, groupDigits } from './units.js';
 import { approximateBadge } from './approximate.js';
+import { selectLayer, selectedLayer } from './selection.js';
 
 /** @typedef {import('./types').Report} Report */
 /** @typedef {import('./types').GpuFit} GpuFit */
@@ -292,6 +293,7 @@ function buildView(root, sort, onSort, key) {
     h('caption', { class: 'visually-hidden' }, t('perLayerCaption')),
     h('thead', {}, head), body);
   replace(root, table);
+  armRowPicks(body, () => view.draw());
 
   /** @type {{tr: HTMLTableRowElement, cells: Cell[]}[]} */
   const pool = [];  // reusable row elements with their cells
@@ -330,6 +332,8 @@ function buildView(root, sort, onSort, key) {
       if (tr.dataset.name !== l.name) tr.dataset.name = l.name;
       if (tr.dataset.index !== String(l.index)) tr.dataset.index = String(l.index);  // explain.js: /layers/<index>
       if (tr.getAttribute('aria-rowindex') !== String(r + 2)) tr.setAttribute('aria-rowindex', String(r + 2));
+      const picked = l.index === selectedLayer(); // the layer graph's and timeline's pick too
+      if (tr.classList.contains('selected') !== picked) tr.classList.toggle('selected', picked);
       COLUMNS.forEach((c, k) => {
         setText(cells[k].text, cellText(c, l, units));
         if (c.bar) {
@@ -343,6 +347,19 @@ function buildView(root, sort, onSort, key) {
     for (let i = last - first; i < pool.length; i += 1) pool[i].tr.remove();
   };
   return view;
+}
+
+/** A click, or Enter on a cell, picks the row's layer for the graph and the timeline.
+ *  @param {HTMLElement} body @param {() => void} redraw */
+function armRowPicks(body, redraw) {
+  const pickRow = (/** @type {Event} */ e) => {
+    const tr = /** @type {HTMLElement} */ (e.target).closest('tr[data-index]');
+    if (!(tr instanceof HTMLElement)) return;
+    selectLayer(Number(tr.dataset.index), 'table');
+    redraw();
+  };
+  body.addEventListener('click', pickRow);
+  body.addEventListener('keydown', (e) => e.key === 'Enter' && pickRow(e));
 }
 
 /** Where each table's box is: its height and how far it is scrolled. */
@@ -380,4 +397,20 @@ function boxOf(root) {
     });
   });
   return box;
+}
+
+/** Scrolls the table in `root` to report row `index` (picked in another view) and redraws it
+ *  marked. @param {HTMLElement} root @param {number} index */
+export function showLayerRow(root, index) {
+  const view = views.get(root);
+  if (!view?.data || !root.contains(view.table)) return;
+  const at = view.data.rows.findIndex((l) => l.index === index);
+  if (at < 0) return;
+  const box = boxOf(root);
+  const y = at * ROW_PX;
+  if (y < box.scrollTop || y + 2 * ROW_PX > box.scrollTop + box.height) {
+    root.scrollTop = Math.max(0, y - box.height / 2);
+    box.scrollTop = root.scrollTop;
+  }
+  view.draw();
 }

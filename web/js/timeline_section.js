@@ -78,9 +78,13 @@ function areas(tl, top) {
   return { paths: out, px };
 }
 
+/** Each drawn box's timeline and a function that moves its slider to an event (picks made in
+ *  the layer graph or the table land here). @type {WeakMap<Element, {tl: Timeline, showEvent: (i: number) => void}>} */
+const drawn = new WeakMap();
+
 /** The chart, the peak line, the event slider and the legend. @param {Timeline} tl
- *  @param {string} units @param {string} lang */
-function draw(tl, units, lang) {
+ *  @param {string} units @param {string} lang @param {(op: string) => void} onPick */
+function draw(tl, units, lang, onPick) {
   const n = tl.points.length;
   const top = tl.peak.total || 1;
   const { paths, px } = areas(tl, top);
@@ -116,6 +120,8 @@ function draw(tl, units, lang) {
     });
   };
   slider.addEventListener('input', show);
+  // The event's layer is picked for the graph and the table once the slider settles.
+  slider.addEventListener('change', () => onPick(tl.points[Number(slider.value)].op));
   svg.addEventListener('pointermove', (e) => {
     const r = svg.getBoundingClientRect();
     const f = (e.clientX - r.left) / r.width;
@@ -136,14 +142,29 @@ function draw(tl, units, lang) {
     { id: 'tl-peak' },
     h('strong', {}, t('tlPeak', { bytes: formatBytes(tl.peak.total, units), where })),
   );
-  return [peak, svg, slider, said, legend];
+  const showEvent = (/** @type {number} */ i) => {
+    slider.value = String(i);
+    show();
+  };
+  return { nodes: [peak, svg, slider, said, legend], showEvent };
+}
+
+/** Moves the slider of the timeline drawn in `box` to the first event of layer `name` (its
+ *  forward where there is one). @param {Element} box @param {string} name */
+export function showTimelineLayer(box, name) {
+  const d = drawn.get(box);
+  if (!d) return;
+  const points = d.tl.points;
+  let i = points.findIndex((p) => p.op === name && p.phase === 'forward');
+  if (i < 0) i = points.findIndex((p) => p.op === name);
+  if (i >= 0) d.showEvent(i);
 }
 
 /**
  * Draws the timeline into `box` (a <details>) while it is open: `load` gives the engine's
  * timeline for the current question; a newer call supersedes an older one.
  * @param {HTMLDetailsElement} box @param {() => Promise<Timeline>} load
- * @param {{units: string, lang: string}} view
+ * @param {{units: string, lang: string, onPick?: (op: string) => void}} view
  */
 export function renderTimeline(box, load, view) {
   const body = /** @type {HTMLElement} */ (box.querySelector('.tl-body'));
@@ -154,7 +175,12 @@ export function renderTimeline(box, load, view) {
     box.dataset.drawn = ticket;
     if (!body.childElementCount) replace(body, h('p', { class: 'hint' }, t('tlLoading')));
     load().then(
-      (tl) => box.dataset.ticket === ticket && replace(body, ...draw(tl, view.units, view.lang)),
+      (tl) => {
+        if (box.dataset.ticket !== ticket) return;
+        const { nodes, showEvent } = draw(tl, view.units, view.lang, view.onPick ?? (() => {}));
+        drawn.set(box, { tl, showEvent });
+        replace(body, ...nodes);
+      },
       (/** @type {Error} */ e) =>
         box.dataset.ticket === ticket && replace(body, h('p', { class: 'field-error' }, e.message)),
     );

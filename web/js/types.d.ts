@@ -155,6 +155,11 @@ export interface LayerReport {
   macs: number;
   activation_bytes: number;
   inplace: boolean;
+  /**
+   * Layer-graph reports: the rows this row reads (0 = the model input row). Absent on
+   * transformer rows.
+   */
+  inputs?: number[];
   bytes_accessed: number;
 }
 

@@ -370,6 +370,9 @@ std::vector<LayerReport> layerRows(const LayerGraph& g, const GraphSizes& z, con
     row.macs = checkedMul(a.macs_per_sample, b);
     row.activation_bytes = checkedMul(act.row_bytes_per_sample[i + 1], b);
     row.inplace = a.aliases_input;
+    row.inputs.reserve(g.layers[i].inputs.size());
+    // Row numbers: the input is row 0, so layer k is row k + 1 (kModelInput is -1).
+    for (int k : g.layers[i].inputs) row.inputs.push_back(k + 1);
     row.bytes_accessed = forwardTraffic(g, i, a, p.elements, z.lay, z.input_bytes, b);
   }
   return rows;

@@ -51,6 +51,7 @@ JsonObject transformerObject(const TransformerSummary& t) {
 /// them (tests/test_json_writer.cpp checks every preset's report against nlohmann's dump).
 struct LayerRow {
   const LayerReport& layer;
+  bool with_inputs;  ///< layer-graph rows: the page draws the graph from "inputs"
 };
 
 // (Qualified: this overload hides the others of namespace dlcost.)
@@ -64,6 +65,10 @@ void appendJson(std::string& out, const LayerRow& row) {
   dlcost::appendJson(out, l.bytes_accessed);
   out += ",\"inplace\":";
   dlcost::appendJson(out, l.inplace);
+  if (row.with_inputs) {
+    out += ",\"inputs\":";
+    dlcost::appendJson(out, l.inputs);
+  }
   out += ",\"macs\":";
   dlcost::appendJson(out, l.macs);
   out += ",\"name\":";
@@ -85,7 +90,9 @@ json memoryToJson(const MemoryBreakdown& m, const char* units) {
 
 std::string reportJsonText(const Report& r) {
   JsonArray layers;
-  for (const LayerReport& l : r.layers) layers.push(LayerRow{l});
+  // Transformer rows are a list, not a graph: no "inputs" (the page draws blocks).
+  const bool with_inputs = r.model_kind == "layers";
+  for (const LayerReport& l : r.layers) layers.push(LayerRow{l, with_inputs});
   JsonArray phases;
   for (const PhaseWork& p : r.phases) {
     phases.push(JsonObject()

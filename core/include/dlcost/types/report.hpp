@@ -71,6 +71,10 @@ struct LayerReport {
   /// Forward memory traffic at the workload's batch: weights read + inputs read + output
   /// written, in bytes (for the per-layer roofline).
   int64_t bytes_accessed = 0;
+  /// Layer-graph rows: the rows this layer reads, numbered as the report's rows (0 is the
+  /// model input, layer i is row i + 1); empty for the input row. Transformer rows have
+  /// none (their JSON leaves the field out: the page draws them as a block diagram).
+  std::vector<int> inputs;
   /// Transformer rows: the formulas of params, macs and activation_bytes (explain.cpp writes
   /// them out; layer-graph rows are explained from their layer's spec). Not in the JSON.
   std::vector<RowFormula> formulas;
