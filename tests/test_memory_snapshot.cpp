@@ -12,6 +12,7 @@
 #include "dlcost/base/error.hpp"
 #include "dlcost/measured/memory_snapshot.hpp"
 #include "dlcost/measured/pickle.hpp"
+#include "dlcost/report/measured_json.hpp"
 
 namespace {
 
@@ -155,4 +156,20 @@ TEST_CASE("A very long pickle is refused without reading it", "[snapshot]") {
   } catch (const dlcost::InputError& e) {
     CHECK(e.error().code == dlcost::ErrorCode::kTooLarge);
   }
+}
+
+TEST_CASE("A long measured curve keeps at most 2,000 points and its peak", "[snapshot]") {
+  // A saw-tooth of 100,001 points whose one highest point (index 77,777) is 10 bytes above
+  // the rest: the JSON keeps each bucket's lowest and highest, so it must survive.
+  dlcost::MeasuredMemory m;
+  for (int64_t i = 0; i <= 100000; ++i) m.points.push_back({i, i, (i % 7) * 100});
+  m.points[77777].active_bytes = 610;
+  m.peak = 77777;
+  const nlohmann::json j = dlcost::measuredToJson(m);
+  CHECK(j["points"].size() <= dlcost::kMaxMeasuredPoints);
+  CHECK(j["points_total"] == 100001);
+  const size_t at = j["peak"]["point"].get<size_t>();
+  CHECK(j["points"][at]["event"] == 77777);
+  CHECK(j["points"][at]["bytes"] == 610);
+  CHECK(j["peak"]["bytes"] == 610);
 }
