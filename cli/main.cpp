@@ -13,9 +13,11 @@
 #include "dlcost/explore/serving_sweep.hpp"
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/gpu/time_model.hpp"
+#include "dlcost/measured/pickle.hpp"
 #include "dlcost/model_files/onnx_graph.hpp"
 #include "dlcost/model_files/weight_components.hpp"
 #include "dlcost/report/estimate.hpp"
+#include "dlcost/report/measured_json.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/report/share_link.hpp"
 #include "dlcost/report/timeline_json.hpp"
@@ -271,14 +273,46 @@ json fromDocument(const dlcost::cli::Options& o, json (*produce)(const json&)) {
   }
 }
 
+/// `dlcost timeline --measured FILE`: the snapshot is read here, its bytes go to the engine;
+/// a snapshot's error is named "--measured FILE" and the field inside it.
+json measuredTimeline(const dlcost::cli::Options& o) {
+  // Checked before reading: a multi-GiB file given by mistake is refused, not loaded.
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(*o.measured, ec);
+  if (!ec && size > dlcost::kMaxPickleBytes) {
+    throw InputError(dlcost::ErrorCode::kTooLarge, "--measured " + *o.measured,
+                     "the file is " + std::to_string(size) +
+                         " bytes; dlcost reads snapshots of at most " +
+                         std::to_string(dlcost::kMaxPickleBytes >> 20) + " MiB");
+  }
+  const std::string bytes = dlcost::cli::readFile(*o.measured);
+  json doc;
+  try {
+    doc = buildDocument(o);
+  } catch (const InputError& e) {
+    throw renameFlagPath(e, o);
+  }
+  try {
+    return dlcost::measuredTimelineDocument(doc, bytes);
+  } catch (const InputError& e) {
+    dlcost::Error err = e.error();
+    if (err.path.rfind("/measured", 0) != 0) throw renameFlagPath(e, o);
+    err.path = "--measured " + *o.measured + (err.path.size() > 9 ? " " + err.path.substr(9) : "");
+    throw InputError(err);
+  }
+}
+
 int runTimeline(const dlcost::cli::Options& o) {
-  const json result = fromDocument(o, dlcost::timelineDocument);
+  const json result = o.measured ? measuredTimeline(o) : fromDocument(o, dlcost::timelineDocument);
   if (o.json) {
     std::cout << dlcost::dumpJson(result, 2) << "\n";
+  } else if (o.csv && o.measured) {
+    dlcost::cli::printMeasuredCsv(std::cout, result["measured"]);
   } else if (o.csv) {
     dlcost::cli::printTimelineCsv(std::cout, result);
   } else {
     dlcost::cli::printTimeline(std::cout, result, o.units);
+    if (o.measured) dlcost::cli::printMeasured(std::cout, result, o.units);
   }
   return 0;
 }

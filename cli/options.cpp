@@ -206,7 +206,11 @@ usage:
   dlcost timeline MODEL.json|--preset NAME [options] [--csv|--json]
                                            the step's memory over time: one line per op
                                            event (forward, recomputation, backward, optimizer
-                                           step), stacked by term, the peak named
+                                           step), stacked by term, the peak named; with
+                                           --measured SNAPSHOT.pickle (torch.cuda.memory.
+                                           _dump_snapshot) the run's active memory beside it:
+                                           both peaks, their difference, what is not modelled
+                                           (--csv then prints the measured curve)
 )" + serveSimUsage() +
          R"(  dlcost links                             the links between GPUs and nodes, and the dated
                                            list prices per GPU-hour
@@ -284,6 +288,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.load[*key] = value(a);
     } else if (a == "--trace") {
       o.trace = value(a);
+    } else if (a == "--measured") {
+      o.measured = value(a);
     } else if (a == "--batches") {
       o.batches = value(a);
     } else if (a == "--contexts") {

@@ -38,6 +38,8 @@ struct Options {
   /// serve-sim: the load's fields ("rate", "slo_ttft_ms", ...) from their flags, as text.
   std::map<std::string, std::string> load;
   std::optional<std::string> trace;  ///< serve-sim --trace FILE (CSV or JSON Lines)
+  /// timeline --measured FILE: a PyTorch CUDA memory snapshot (torch.cuda.memory._dump_snapshot)
+  std::optional<std::string> measured;
   bool decode = false;
   bool explain = false;  ///< estimate --explain: how each figure was computed              ///<
                          ///< link --decode FRAGMENT: print the state it carries

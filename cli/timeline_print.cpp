@@ -2,6 +2,7 @@
 
 #include "timeline_print.hpp"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,43 @@ void printTimelineCsv(std::ostream& out, const json& doc) {
     out << i << "," << p["phase"].get<std::string>() << "," << csvField(p["op"].get<std::string>());
     for (const json& b : p["bytes"]) out << "," << b.get<int64_t>();
     out << "," << totalOf(p) << "\n";
+  }
+}
+
+void printMeasured(std::ostream& out, const json& doc, ByteUnits units) {
+  const json& m = doc["measured"];
+  const json& c = doc["comparison"];
+  const json& peak = m["peak"];
+  out << "\nmeasured (PyTorch memory snapshot, device " << m["device"].get<int>() << ", "
+      << m["events"].get<int64_t>() << " trace events): active peak "
+      << formatBytes(c["measured_peak_bytes"].get<int64_t>(), units);
+  if (peak["event"].get<int64_t>() >= 0) out << " at trace event " << peak["event"].get<int64_t>();
+  out << "\npredicted peak " << formatBytes(c["predicted_peak_bytes"].get<int64_t>(), units)
+      << "; measured - predicted = ";
+  const int64_t diff = c["difference_bytes"].get<int64_t>();
+  out << (diff < 0 ? "-" : "+") << formatBytes(diff < 0 ? -diff : diff, units);
+  if (!c["difference_percent"].is_null()) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " (%+.1f %%)", c["difference_percent"].get<double>());
+    out << pct;
+  }
+  out << "\nreserved by the allocator: " << formatBytes(m["reserved_bytes"].get<int64_t>(), units)
+      << " at the snapshot, peak " << formatBytes(m["peak_reserved_bytes"].get<int64_t>(), units)
+      << "\nnot modelled:\n";
+  for (const json& n : doc["not_modelled"]) {
+    out << "  - " << n["en"].get<std::string>();
+    if (n.contains("bytes")) out << " (" << formatBytes(n["bytes"].get<int64_t>(), units) << ")";
+    out << "\n";
+  }
+}
+
+void printMeasuredCsv(std::ostream& out, const json& measured) {
+  out << "point,event,time_us,active_bytes\n";
+  const json& points = measured["points"];
+  for (size_t i = 0; i < points.size(); ++i) {
+    const json& p = points[i];
+    out << i << "," << p["event"].get<int64_t>() << "," << p["time_us"].get<int64_t>() << ","
+        << p["bytes"].get<int64_t>() << "\n";
   }
 }
 

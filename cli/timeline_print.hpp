@@ -16,4 +16,11 @@ void printTimeline(std::ostream& out, const nlohmann::json& doc, ByteUnits units
 /// index,phase,op,<every term>,total, in bytes.
 void printTimelineCsv(std::ostream& out, const nlohmann::json& doc);
 
+/// After printTimeline, for `--measured`: the measured peak beside the predicted one, their
+/// difference, the reserved bytes and what is not modelled (measured_json.hpp's document).
+void printMeasured(std::ostream& out, const nlohmann::json& doc, ByteUnits units);
+
+/// The measured curve as CSV: `point,event,time_us,active_bytes` (measuredToJson's "measured").
+void printMeasuredCsv(std::ostream& out, const nlohmann::json& measured);
+
 }  // namespace dlcost::cli
