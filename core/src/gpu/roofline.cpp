@@ -16,7 +16,7 @@ struct Term {
   double bound_s = 0;  ///< sum of the op times (max(compute, memory) + dequantization)
   void add(const OpTime& t) {
     compute_s += t.compute_s;
-    memory_s += t.memory_s + t.dequant_s;
+    memory_s += t.memory_s + t.dequant_s + t.serial_s;
     bound_s += t.total();
   }
 };
@@ -72,12 +72,19 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
       if (train) bwd.add(opTime(ctx, {flops * bwd_ratio, rows, 2 * bytes, 0, 0}));
     }
   } else {
+    // A training step's saved activations are written by the ops between the GEMMs in the
+    // forward and read back by their gradients: that traffic runs in kernels of its own
+    // (transformer_estimate.cpp's rooflinePhases counts it in each phase's bytes).
+    const double activations =
+        train ? static_cast<double>(r.memory.bytesOf(MemoryKey::kActivations)) : 0.0;
     for (const PhaseWork& ph : r.phases) {
       if (ph.name == "decode") continue;
       const double rows = std::max(1.0, static_cast<double>(ph.tokens) * share);
+      const double serial = std::min(activations, static_cast<double>(ph.bytes));
       OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
-                  static_cast<double>(ph.bytes) * share / tp,
+                  (static_cast<double>(ph.bytes) - serial) * share / tp,
                   ph.name == "prefill" ? weights_count : 0.0, dequant};
+      work.serial_bytes = serial * share / tp;
       work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
       work.attention_computed = ph.attention_computed;
       (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));

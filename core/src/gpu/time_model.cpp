@@ -258,6 +258,7 @@ OpTime opTime(const TimeContext& ctx, const OpWork& w) {
   }
   const double bw = achievableBandwidth(ctx);
   if (w.bytes > 0 && bw > 0) t.memory_s = w.bytes / bw;
+  if (w.serial_bytes > 0 && bw > 0) t.serial_s = w.serial_bytes / bw;
   // Unpacking runs on the ALUs (FP32 rate), beside the tensor cores' GEMMs; where no ALU rate
   // is published (Apple M3/M4) it is left out. A CPU unpacks inside its bandwidth-bound dot
   // products: its bandwidth share (the cpu family's, from llama.cpp's quantized CPU runs)

@@ -164,13 +164,20 @@ struct OpWork {
   /// layers, not its attention, in FP8).
   double attention_flops = 0;
   double attention_computed = 1.0;  ///< share of attention_flops the kernels compute (causal)
+  /// DRAM traffic of the ops between the GEMMs (norms, activations, dropout, residual adds,
+  /// casts): kernels of their own, memory-bound, so their time adds to the GEMMs' instead of
+  /// hiding under it. `bytes` is what the GEMMs themselves stream (their weights).
+  double serial_bytes = 0;
 };
 
 struct OpTime {
   double compute_s = 0;
   double memory_s = 0;
   double dequant_s = 0;
-  double total() const { return (compute_s > memory_s ? compute_s : memory_s) + dequant_s; }
+  double serial_s = 0;  ///< the ops between the GEMMs (OpWork::serial_bytes)
+  double total() const {
+    return (compute_s > memory_s ? compute_s : memory_s) + dequant_s + serial_s;
+  }
 };
 
 OpTime opTime(const TimeContext& ctx, const OpWork& w);
