@@ -15,6 +15,7 @@
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/ggml_types.hpp"
+#include "serving/llama_gguf.hpp"
 #include "transformer/transformer_estimate.hpp"
 
 namespace dlcost {
@@ -480,11 +481,7 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
                      "llama.cpp quantizes the V cache only with flash attention (-fa); set "
                      "attention to flash or cache_type to f16");
   }
-  Workload gguf = w;
-  if (gguf.serving.quant == QuantFormat::kNone) {
-    gguf.serving.quant = QuantFormat::kGguf;  // convert_hf_to_gguf.py's default --outtype f16
-    gguf.serving.gguf_type = GgufFileType::kF16;
-  }
+  const Workload gguf = asLlamaCppGguf(w);
   const QuantizedWeights q = quantizedWeights(t, gguf);
   // A CPU as the device: every tensor, the KV cache and the compute buffer in system RAM.
   const bool cpu = w.hardware.gpu && w.hardware.gpu->cpu;

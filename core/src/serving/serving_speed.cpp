@@ -17,6 +17,7 @@
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
 #include "serving/iteration_time.hpp"
+#include "serving/llama_gguf.hpp"
 
 namespace dlcost {
 
@@ -130,17 +131,6 @@ bool pipelineOverlaps(const ServingPlan& plan, const Transformer& t, const Gpu& 
   return plan.gpu_layers > t.layers && deviceFamily(g) != DeviceFamily::kGeForce;
 }
 
-/// The GGUF weights llama.cpp runs: the file's quantization, or F16 when none is given
-/// (convert_hf_to_gguf.py's default).
-QuantizedWeights llamaWeights(const Transformer& t, const Workload& w) {
-  Workload g = w;
-  if (g.serving.quant == QuantFormat::kNone) {
-    g.serving.quant = QuantFormat::kGguf;
-    g.serving.gguf_type = GgufFileType::kF16;
-  }
-  return quantizedWeights(t, g);
-}
-
 }  // namespace
 
 int64_t expertBytes(const Transformer& t, const Workload& w) {
@@ -180,14 +170,15 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       plan.device.bytesOf(MemoryKey::kWeights) + plan.device.bytesOf(MemoryKey::kQuantScales);
   int64_t host_weights = plan.host.bytesOf(MemoryKey::kWeights);
   int64_t host_output = 0;  // the output layer's bytes when it sits in system RAM
-  // A layer split over several GPUs: the plan's device is one of them; a token passes
+  // A layer split over several GPUs (its stages: pp, which withServingDefaults sets to gpus
+  // for llama.cpp, as its plan splits them): the plan's device is one of them; a token passes
   // through all, one after the other, so a step reads every GPU's weights in turn.
   const int64_t stages =
       plan.engine == Engine::kLlamaCpp && !cpu
-          ? std::min(w.hardware.parallel.gpus, std::min(plan.gpu_layers, t.layers + 1))
+          ? std::min(w.hardware.parallel.pp, std::min(plan.gpu_layers, t.layers + 1))
           : 1;
   if (plan.engine == Engine::kLlamaCpp && (host_weights > 0 || cpu || stages > 1)) {
-    const QuantizedWeights q = llamaWeights(t, w);
+    const QuantizedWeights q = quantizedWeights(t, asLlamaCppGguf(w));
     (cpu ? device_weights : host_weights) -= q.input_bytes;
     if (plan.gpu_layers <= t.layers && !cpu) host_output = q.output_bytes;
     if (stages > 1) {
