@@ -538,7 +538,25 @@ def serving_base(row, point):
         point.notes.append(note)
     tp = row.get("tensor_parallel_size") or 1
     return model + ["--mode", "infer", "--engine", engine, "--gpu", point.gpu] + precision + flags(
-        gpus=tp, tp=tp)
+        gpus=tp, tp=tp, trtllm_version=trtllm_version(row)) + modelopt_kv_flags(row, precision)
+
+
+def trtllm_version(row):
+    """dlcost's --trtllm-version for a TensorRT-LLM row: 0.5 and 0.6.1 predate the XQA decode
+    kernels (0.7); the perf-overview rows ran 1.0."""
+    if row["engine"] != "TensorRT-LLM":
+        return None
+    return "0.6" if re.match(r"v0\.[56]\b", row.get("engine_version", "")) else None
+
+
+def modelopt_kv_flags(row, precision):
+    """NVIDIA's ModelOpt checkpoints (nvidia/...-FP8, -FP4) carry an FP8 KV cache: ModelOpt's
+    examples/llm_ptq/hf_ptq.py quantizes the KV cache with --kv_cache_qformat, default "fp8", into
+    hf_quant_config.json's kv_cache_quant_algo, and TensorRT-LLM's KvCacheConfig(dtype="auto")
+    follows the checkpoint. The perf-overview rows name those checkpoints and no KV setting."""
+    if not (row.get("checkpoint") or "").startswith("nvidia/") or "--kv-dtype" in precision:
+        return []
+    return ["--kv-dtype", "fp8"]
 
 
 def first_match_precision(text):

@@ -855,3 +855,28 @@ TEST_CASE("Eager attention pays its scores' DRAM passes, fused attention does no
       WithinRel(4.0, 1e-6));
   CHECK(ttft("vllm", "eager", 4096) == ttft("vllm", "flash", 4096));
 }
+
+TEST_CASE("TensorRT-LLM before 0.7 reads a GQA group's KV cache once per query head",
+          "[serving][speed][trtllm]") {
+  // TensorRT-LLM v0.6.1 docs/source/gpt_attention.md, "Generation Phase": a single kernel,
+  // the masked MHA, one thread block per head; the "XQA Optimization" for MQA/GQA came after
+  // (0.7). Llama 2 70B: 64 query heads over 8 KV heads, so a decode step reads its KV cache
+  // 8 times under 0.6 and once under 1.0; Llama 2 7B (32 heads, 32 KV heads) reads it once
+  // under both.
+  const auto step = [](const char* preset, const char* version) {
+    return dlcost::estimateDocument(
+        {{"model", {{"preset", preset}}},
+         {"workload",
+          {{"mode", "infer"},         {"engine", "trtllm"},     {"trtllm_version", version},
+           {"gpu", "h100-sxm"},       {"dtype", "fp16"},        {"gpus", 4},
+           {"tp", 4},                 {"users", 64},            {"prompt_tokens", 1024},
+           {"generated_tokens", 1024}}}})["serving"];
+  };
+  const json old70 = step("llama-2-70b", "0.6"), new70 = step("llama-2-70b", "1.0");
+  const double kv = 64.0 * 2048 * new70["kv_bytes_per_token"].get<double>();
+  CHECK_THAT(old70["speed"]["step_bytes"].get<double>() - new70["speed"]["step_bytes"].get<double>(),
+             Catch::Matchers::WithinRel(7 * kv, 1e-6));
+  CHECK(old70["speed"]["itl_s"].get<double>() > new70["speed"]["itl_s"].get<double>());
+  CHECK(step("llama-2-7b", "0.6")["speed"]["step_bytes"] ==
+        step("llama-2-7b", "1.0")["speed"]["step_bytes"]);
+}

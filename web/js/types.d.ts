@@ -82,6 +82,7 @@ export interface Workload {
   block_size?: number;
   /** vLLM release whose start-up memory profile the plan follows: '0.19', '0.11', 'v0'. */
   vllm_version?: string;
+  trtllm_version?: string;
   n_gpu_layers?: number;
   cache_type?: string;
   host_bandwidth_gb_s?: number;

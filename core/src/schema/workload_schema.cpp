@@ -805,6 +805,25 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
                 w.serving.vllm_version = *parseVllmVersion(v.get<std::string>());
               },
               [](const Workload& w) { return json(vllmVersionName(w.serving.vllm_version)); }));
+  rows.push_back(
+      Row("trtllm_version", FieldType::kEnum, "--trtllm-version")
+          .values(kTrtllmVersions, trtllmVersionName)
+          .valueLabel("1.0", {"0.7 and later (XQA kernels)", "0.7 及以后（XQA 内核）"})
+          .valueLabel("0.6", {"0.5-0.6 (masked MHA only)", "0.5-0.6（仅 masked MHA）"})
+          .alias("0.6.1", "0.6")
+          .alias("0.5", "0.6")
+          .byDefault("1.0")
+          .when(kServing, "transformer")
+          .text({"TensorRT-LLM version", "TensorRT-LLM 版本"},
+                {"before 0.7 each query head's decode kernel read its group's KV cache itself; "
+                 "from 0.7 the XQA kernels read a shared KV head once",
+                 "0.7 之前解码注意力内核按查询头各自读取所在组的 KV 缓存；"
+                 "0.7 起 XQA 内核每个共享的 KV 头只读一次"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.serving.trtllm_version = *parseTrtllmVersion(v.get<std::string>());
+              },
+              [](const Workload& w) { return json(trtllmVersionName(w.serving.trtllm_version)); }));
 }
 
 /// llama.cpp's offload and cache settings (docs/serving.md).

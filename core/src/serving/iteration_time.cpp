@@ -8,6 +8,7 @@
 #include "dlcost/gpu/fit.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
 #include "dlcost/types/gpu_fit.hpp"
+#include "serving/decode_kv_reads.hpp"
 
 namespace dlcost {
 
@@ -71,6 +72,7 @@ IterationModel::IterationModel(const Transformer& t, const Workload& w, const Re
   key_flops_ = 2.0 * (d(queryWidth(t)) + d(t.heads) * d(v_head)) / d(tp_);
   // As servingSpeed's planKvBytes: the plan's bytes per token spread evenly over the layers.
   kv_cell_bytes_ = d(plan.kv_bytes_per_token / std::max<int64_t>(1, t.layers));
+  decode_kv_reads_ = decodeKvReads(t, plan.engine, w);
   device_weights_ =
       d(plan.device.bytesOf(MemoryKey::kWeights) + plan.device.bytesOf(MemoryKey::kQuantScales));
   expert_bytes_ = d(expertBytes(t, w)) / d(tp_);
@@ -93,7 +95,7 @@ void IterationModel::addDecode(IterationWork& it, int64_t context) const {
   it.logits += 1;
   const double cells = cellsOf(context);
   it.cells += cells;
-  it.kv_cells += cells;
+  it.kv_cells += cells * decode_kv_reads_;
 }
 
 void IterationModel::addChunk(IterationWork& it, int64_t from, int64_t to, bool last) const {

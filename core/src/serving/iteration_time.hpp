@@ -59,10 +59,11 @@ class IterationModel {
   int64_t tp_ = 1;
   int64_t experts_ = 0;
   int64_t experts_per_token_ = 0;
-  double linear_flops_ = 0;   ///< 2 x block linear weights per token
-  double head_flops_ = 0;     ///< 2 x vocab x hidden per sampled token
-  double key_flops_ = 0;      ///< 2 x (query width + heads x value head) per attended key
-  double kv_cell_bytes_ = 0;  ///< one token of one layer in the cache, per GPU
+  double linear_flops_ = 0;     ///< 2 x block linear weights per token
+  double head_flops_ = 0;       ///< 2 x vocab x hidden per sampled token
+  double key_flops_ = 0;        ///< 2 x (query width + heads x value head) per attended key
+  double kv_cell_bytes_ = 0;    ///< one token of one layer in the cache, per GPU
+  double decode_kv_reads_ = 1;  ///< reads of each cell per decode token (decodeKvReads)
   double device_weights_ = 0;
   double expert_bytes_ = 0;   ///< per GPU
   double device_params_ = 0;  ///< parameters on one GPU (dequantized per forward)

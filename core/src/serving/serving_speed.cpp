@@ -16,6 +16,7 @@
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
+#include "serving/decode_kv_reads.hpp"
 #include "serving/iteration_time.hpp"
 #include "serving/llama_gguf.hpp"
 
@@ -213,7 +214,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const Interconnect* link = hostLink(fit.gpu);
   const double link_bw = link ? link->bandwidth_bytes_per_s : 0.0;
   const bool offload_decode = host_weights > 0 && link && users >= kLlamaOffloadMinBatch;
-  const double kv_read = d(users) * d(kv_one);
+  const double kv_read = d(users) * d(kv_one) * decodeKvReads(t, plan.engine, w);
   const double flops = d(users) * decodeFlopsPerToken(t, context) / tp;
   const double host_kv = kv_read * (1 - gpu_layer_share);
   const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers

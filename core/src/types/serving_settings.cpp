@@ -112,4 +112,17 @@ std::optional<VllmVersion> parseVllmVersion(const std::string& name) {
   return parseEnum(kVllmVersions, vllmVersionName, name);
 }
 
+const char* trtllmVersionName(TrtllmVersion v) {
+  switch (v) {
+    case TrtllmVersion::kV1:
+      return "1.0";
+    case TrtllmVersion::kV0_6:
+      return "0.6";
+  }
+  return "1.0";
+}
+std::optional<TrtllmVersion> parseTrtllmVersion(const std::string& name) {
+  return parseEnum(kTrtllmVersions, trtllmVersionName, name);
+}
+
 }  // namespace dlcost

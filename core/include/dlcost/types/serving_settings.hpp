@@ -70,6 +70,18 @@ inline constexpr VllmVersion kVllmVersions[] = {VllmVersion::kV0_19, VllmVersion
                                                 VllmVersion::kV0};
 const char* vllmVersionName(VllmVersion v);
 std::optional<VllmVersion> parseVllmVersion(const std::string& name);
+/// The TensorRT-LLM release whose decode-attention kernels the speed follows (docs/serving.md):
+/// before 0.7 the generation phase ran only the masked multi-head attention kernel, one thread
+/// block per query head, so under GQA every query head read its group's KV cache itself;
+/// 0.7 added the XQA kernels, which read a KV head once for its whole group.
+enum class TrtllmVersion {
+  kV1,    ///< 0.7 and later (XQA for GQA/MQA decode; 1.x's PyTorch backend)
+  kV0_6,  ///< 0.5 to 0.6.1 (masked MHA only)
+};
+inline constexpr TrtllmVersion kTrtllmVersions[] = {TrtllmVersion::kV1, TrtllmVersion::kV0_6};
+const char* trtllmVersionName(TrtllmVersion v);
+std::optional<TrtllmVersion> parseTrtllmVersion(const std::string& name);
+
 /// Dual-channel DDR5-4800: 2 channels x 8 bytes x 4.8 GT/s = 76.8 GB/s (JEDEC JESD79-5 data
 /// rate; a desktop's usual memory). What layers left in system RAM are read at.
 constexpr double kDefaultHostBandwidth = 76.8e9;
@@ -87,10 +99,11 @@ struct ServingSettings {
   bool bnb_double_quant = false;  ///< bnb_4bit_use_double_quant (transformers' default: false)
   /// vLLM gpu_memory_utilization / SGLang mem_fraction_static; absent: the engine's default.
   std::optional<double> gpu_memory_utilization;
-  std::optional<int64_t> max_num_seqs;             ///< vLLM/SGLang; absent: engine default
-  std::optional<int64_t> max_num_batched_tokens;   ///< vLLM/SGLang chunked-prefill budget
-  std::optional<int64_t> block_size;               ///< tokens per KV block; absent: engine's
-  VllmVersion vllm_version = VllmVersion::kV0_19;  ///< whose memory profile vLLM's plan follows
+  std::optional<int64_t> max_num_seqs;                ///< vLLM/SGLang; absent: engine default
+  std::optional<int64_t> max_num_batched_tokens;      ///< vLLM/SGLang chunked-prefill budget
+  std::optional<int64_t> block_size;                  ///< tokens per KV block; absent: engine's
+  VllmVersion vllm_version = VllmVersion::kV0_19;     ///< whose memory profile vLLM's plan follows
+  TrtllmVersion trtllm_version = TrtllmVersion::kV1;  ///< whose decode kernels TRT-LLM runs
   /// llama.cpp -ngl: decoder layers on the GPU (more than the layers: the output layer too);
   /// absent: as many as fit.
   std::optional<int64_t> n_gpu_layers;
