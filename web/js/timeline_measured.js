@@ -20,7 +20,8 @@ Object.assign(DICTIONARIES.en, {
   tmFile: 'Memory snapshot',
   tmRemove: 'Remove',
   tmReading: 'Reading {file}…',
-  tmLoaded: '{file}: device {device} of {devices}, {events} trace events',
+  tmLoaded: '{file}: device {device}, {events} trace events',
+  tmLoadedOf: '{file}: device {device} (the snapshot has devices {devices}), {events} trace events',
   tmError: '{file}: {message} (at {path})',
   tmErrorNoPath: '{file}: {message}',
   tmMeasuredPeak: 'Measured peak (active memory): {bytes}',
@@ -42,7 +43,8 @@ Object.assign(DICTIONARIES.zh, {
   tmFile: '内存快照',
   tmRemove: '移除',
   tmReading: '正在读取 {file}…',
-  tmLoaded: '{file}：设备 {device}（共 {devices}），{events} 个跟踪事件',
+  tmLoaded: '{file}：设备 {device}，{events} 个跟踪事件',
+  tmLoadedOf: '{file}：设备 {device}（快照中的设备：{devices}），{events} 个跟踪事件',
   tmError: '{file}：{message}（位置 {path}）',
   tmErrorNoPath: '{file}：{message}',
   tmMeasuredPeak: '实测峰值（活跃显存）：{bytes}',
@@ -166,7 +168,7 @@ function status(st, tl) {
     return h(
       'p',
       { class: 'hint', id: 'tm-status', 'aria-live': 'polite' },
-      t('tmLoaded', {
+      t(m.devices.length > 1 ? 'tmLoadedOf' : 'tmLoaded', {
         file: st.file.name,
         device: m.device,
         devices: m.devices.join(', '),

@@ -187,6 +187,9 @@ function snapshotOf(box) {
   return st;
 }
 
+/** The last question drawn in each box. @type {WeakMap<Element, {load: () => Promise<Timeline>, view: any}>} */
+const latest = new WeakMap();
+
 /** An empty read: the engine's first answer for a file comes from its size alone. */
 const NO_BYTES = new Uint8Array(0);
 
@@ -203,7 +206,12 @@ export function renderTimeline(box, load, view) {
   const ticket = String((Number(box.dataset.ticket) || 0) + 1);
   box.dataset.ticket = ticket;
   const st = snapshotOf(box);
-  const redraw = () => renderTimeline(box, load, view);
+  latest.set(box, { load, view });
+  // After a file is read the page may have drawn a newer question: redraw that one.
+  const redraw = () => {
+    const now = latest.get(box) ?? { load, view };
+    renderTimeline(box, now.load, now.view);
+  };
   const measure = view.measure;
   /** A file picked or dropped: refused from its size past the engine's limit, else read whole
    *  here and compared; an error stays beside the control and the prediction stays drawn.
