@@ -143,9 +143,11 @@ function summary(tl, units, lang) {
   ];
 }
 
-/** What the control shows: the file in use, a file being read, or the last error.
+/** What the control shows: the file in use, a file being read, or the last error; `answer`:
+ *  the engine's answer for the file just read, drawn by the redraw of that ticket.
  *  @typedef {{file: {name: string, bytes: Uint8Array, size: number} | null, reading: string | null,
- *   error: {file: string, message: string, message_zh?: string, path?: string} | null}} MeasuredState */
+ *   error: {file: string, message: string, message_zh?: string, path?: string} | null,
+ *   answer: {ticket: string, value: any} | null}} MeasuredState */
 
 /** The control's status line or error. @param {MeasuredState} st @param {MeasuredTimeline | null} tl */
 function status(st, tl) {

@@ -181,7 +181,7 @@ const snapshots = new WeakMap();
 function snapshotOf(box) {
   let st = snapshots.get(box);
   if (!st) {
-    st = { file: null, reading: null, error: null };
+    st = { file: null, reading: null, error: null, answer: null };
     snapshots.set(box, st);
   }
   return st;
@@ -218,13 +218,20 @@ export function renderTimeline(box, load, view) {
    *  @param {File} file */
   const onFile = async (file) => {
     if (!measure) return;
-    Object.assign(st, { file: null, reading: file.name, error: null });
-    redraw();
+    Object.assign(st, { file: null, reading: file.name, error: null, answer: null });
+    // Only the control says "Reading…": the chart stays as it is until the answer.
+    body.querySelector('.tm-box')?.replaceWith(measuredBox(st, null, controlView()));
     try {
       await measure(NO_BYTES, file.size); // {need_bytes}, or too_large before any read
       const bytes = new Uint8Array(await file.arrayBuffer());
-      await measure(bytes, file.size); // a bad snapshot throws here, with its field
-      Object.assign(st, { file: { name: file.name, bytes, size: file.size }, reading: null });
+      const value = await measure(bytes, file.size); // a bad snapshot throws here, with its field
+      // The redraw below draws this answer (its ticket) rather than asking again.
+      const next = String((Number(box.dataset.ticket) || 0) + 1);
+      Object.assign(st, {
+        file: { name: file.name, bytes, size: file.size },
+        reading: null,
+        answer: { ticket: next, value },
+      });
     } catch (e) {
       const err = /** @type {{message: string, message_zh?: string, path?: string}} */ (e);
       Object.assign(st, {
@@ -235,25 +242,26 @@ export function renderTimeline(box, load, view) {
     redraw();
   };
   const onRemove = () => {
-    Object.assign(st, { file: null, reading: null, error: null });
+    Object.assign(st, { file: null, reading: null, error: null, answer: null });
     redraw();
   };
+  const controlView = () => ({ units: view.units, lang: view.lang, onFile, onRemove });
   const run = () => {
     if (!box.open || box.dataset.drawn === ticket) return;
     box.dataset.drawn = ticket;
     if (!body.childElementCount) replace(body, h('p', { class: 'hint' }, t('tlLoading')));
     const file = st.file;
     /** @type {Promise<any>} */
-    const answer = file && measure ? measure(file.bytes, file.size) : load();
+    const kept = st.answer && st.answer.ticket === ticket ? st.answer.value : null;
+    st.answer = null;
+    const answer = kept ? Promise.resolve(kept) : file && measure ? measure(file.bytes, file.size) : load();
     answer.then(
       (tl) => {
         if (box.dataset.ticket !== ticket) return;
         const measured = file && tl.measured ? /** @type {MeasuredTimeline} */ (tl) : null;
         const { nodes, showEvent } = draw(tl, view.units, view.lang, view.onPick ?? (() => {}), measured);
         drawn.set(box, { tl, showEvent });
-        const control = measure
-          ? measuredBox(st, measured, { units: view.units, lang: view.lang, onFile, onRemove })
-          : null;
+        const control = measure ? measuredBox(st, measured, controlView()) : null;
         replace(body, ...nodes, control);
       },
       (/** @type {Error} */ e) =>
