@@ -63,7 +63,9 @@ describe('your own run beside the prediction', () => {
         assert.match(await page.textContent('#tm-axes'), /trace events, stretched to the same width/);
         assert.match(await page.textContent('#tm-not-modelled li[data-id="allocator_cache"]'), /caching allocator/);
         assert.match(await page.textContent('#tm-status'), /^train_step\.pickle: device 0, \d+ trace events$/);
-        await page.locator('#timeline-box').scrollIntoViewIfNeeded();
+        await page.evaluate(() =>
+          document.querySelector('#timeline-box .tl-chart').scrollIntoView({ block: 'center' }),
+        );
         await page.screenshot({ path: `${SHOTS}/measured-${device}-en.png`, fullPage: false });
         await page.locator('#tm-box').scrollIntoViewIfNeeded();
         await page.screenshot({ path: `${SHOTS}/measured-${device}-en-summary.png` });
@@ -95,9 +97,12 @@ describe('your own run beside the prediction', () => {
         assert.match(await page.textContent('#tm-difference'), /^差值（实测 − 预测）：/);
         assert.match(await page.textContent('#tm-not-modelled li[data-id="cuda_context"]'), /CUDA 上下文/);
         assert.match(await page.textContent('#tm-remove'), /^移除$/);
+        assert.equal(await page.textContent('#tm-pick'), '选择快照…');
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(width <= viewport.width, `document ${width} px wide`);
-        await page.locator('#timeline-box').scrollIntoViewIfNeeded();
+        await page.evaluate(() =>
+          document.querySelector('#timeline-box .tl-chart').scrollIntoView({ block: 'center' }),
+        );
         await page.screenshot({ path: `${SHOTS}/measured-${device}-zh.png` });
         await page.locator('#tm-box').scrollIntoViewIfNeeded();
         await page.screenshot({ path: `${SHOTS}/measured-${device}-zh-summary.png` });

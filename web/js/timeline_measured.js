@@ -18,6 +18,7 @@ Object.assign(DICTIONARIES.en, {
     'Pick or drop a PyTorch memory snapshot (the .pickle of torch.cuda.memory._dump_snapshot()). ' +
     'It is read in this browser; nothing is uploaded.',
   tmFile: 'Memory snapshot',
+  tmPick: 'Choose a snapshot…',
   tmRemove: 'Remove',
   tmReading: 'Reading {file}…',
   tmLoaded: '{file}: device {device}, {events} trace events',
@@ -41,6 +42,7 @@ Object.assign(DICTIONARIES.zh, {
   tmHint:
     '选择或拖入一个 PyTorch 内存快照（torch.cuda.memory._dump_snapshot() 生成的 .pickle）。文件只在本浏览器中读取，不会上传。',
   tmFile: '内存快照',
+  tmPick: '选择快照…',
   tmRemove: '移除',
   tmReading: '正在读取 {file}…',
   tmLoaded: '{file}：设备 {device}，{events} 个跟踪事件',
@@ -188,8 +190,16 @@ function status(st, tl) {
  * @param {{units: string, lang: string, onFile: (f: File) => void, onRemove: () => void}} view
  */
 export function measuredBox(st, tl, view) {
-  const input = h('input', { type: 'file', id: 'tm-file', accept: '.pickle,.pkl,application/octet-stream' });
+  // The browser's own file button speaks the browser's language: a label in the page's stands
+  // in for it (the input stays focusable, visually hidden).
+  const input = h('input', {
+    type: 'file',
+    id: 'tm-file',
+    class: 'tm-input',
+    accept: '.pickle,.pkl,application/octet-stream',
+  });
   input.setAttribute('aria-label', t('tmFile'));
+  const pick = h('label', { for: 'tm-file', class: 'tm-pick', id: 'tm-pick' }, t('tmPick'));
   input.setAttribute('aria-describedby', 'tm-hint');
   input.addEventListener('change', () => input.files && input.files[0] && view.onFile(input.files[0]));
   const remove =
@@ -201,7 +211,7 @@ export function measuredBox(st, tl, view) {
     { class: 'tm-box', id: 'tm-box' },
     h('p', { class: 'tm-title' }, h('strong', {}, t('tmCompare'))),
     h('p', { class: 'hint', id: 'tm-hint' }, t('tmHint')),
-    h('div', { class: 'tm-row' }, input, remove),
+    h('div', { class: 'tm-row' }, input, pick, remove),
     status(st, tl),
     tl ? summary(tl, view.units, view.lang) : null,
   );
