@@ -113,6 +113,17 @@ describe('your own run beside the prediction', () => {
         await page.locator('#tm-predicted-peak', { hasNotText: before }).waitFor();
         assert.equal(await page.textContent('#tm-measured-peak'), '实测峰值（活跃显存）：27.00 MiB');
 
+        // A snapshot of two GPUs: the engine's pick (the device with the trace), then the other.
+        await page.setInputFiles('#tm-file', join(SNAPSHOTS, 'two_devices.pickle'));
+        await page.locator('#tm-device').waitFor();
+        assert.equal(await page.inputValue('#tm-device'), '1');
+        await page.selectOption('#tm-device', '0');
+        await page.locator('#tm-status', { hasText: '设备 0（' }).waitFor();
+        assert.match(
+          await page.textContent('#tm-status'),
+          /^two_devices\.pickle：设备 0（快照中的设备：0, 1），0 个跟踪事件$/,
+        );
+
         // Remove clears the overlay.
         await page.click('#tm-remove');
         await page.locator('#tm-curve').waitFor({ state: 'detached' });

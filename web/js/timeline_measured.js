@@ -19,6 +19,7 @@ Object.assign(DICTIONARIES.en, {
     'It is read in this browser; nothing is uploaded.',
   tmFile: 'Memory snapshot',
   tmPick: 'Choose a snapshot…',
+  tmDevice: 'Device',
   tmRemove: 'Remove',
   tmReading: 'Reading {file}…',
   tmLoaded: '{file}: device {device}, {events} trace events',
@@ -43,6 +44,7 @@ Object.assign(DICTIONARIES.zh, {
     '选择或拖入一个 PyTorch 内存快照（torch.cuda.memory._dump_snapshot() 生成的 .pickle）。文件只在本浏览器中读取，不会上传。',
   tmFile: '内存快照',
   tmPick: '选择快照…',
+  tmDevice: '设备',
   tmRemove: '移除',
   tmReading: '正在读取 {file}…',
   tmLoaded: '{file}：设备 {device}，{events} 个跟踪事件',
@@ -147,7 +149,7 @@ function summary(tl, units, lang) {
 
 /** What the control shows: the file in use, a file being read, or the last error; `answer`:
  *  the engine's answer for the file just read, drawn by the redraw of that ticket.
- *  @typedef {{file: {name: string, bytes: Uint8Array, size: number} | null, reading: string | null,
+ *  @typedef {{file: {name: string, bytes: Uint8Array, size: number, device: number} | null, reading: string | null,
  *   error: {file: string, message: string, message_zh?: string, path?: string} | null,
  *   answer: {ticket: string, value: any} | null}} MeasuredState */
 
@@ -183,11 +185,26 @@ function status(st, tl) {
   return null;
 }
 
+/** A snapshot of several GPUs: which device's curve (the engine's pick first).
+ *  @param {MeasuredTimeline} tl @param {(device: number) => void} onDevice */
+function devicePicker(tl, onDevice) {
+  const devices = tl.measured.devices;
+  if (devices.length < 2) return null;
+  const select = h(
+    'select',
+    { id: 'tm-device' },
+    devices.map((d) => h('option', { value: String(d), selected: d === tl.measured.device }, String(d))),
+  );
+  select.addEventListener('change', () => onDevice(Number(select.value)));
+  return h('label', { class: 'tm-device' }, `${t('tmDevice')} `, select);
+}
+
 /**
  * The "Compare with your run" box: the file input (which a file may also be dropped on), the
  * status or error, a remove button while a snapshot is shown, and the comparison.
  * @param {MeasuredState} st @param {MeasuredTimeline | null} tl the result with the snapshot
- * @param {{units: string, lang: string, onFile: (f: File) => void, onRemove: () => void}} view
+ * @param {{units: string, lang: string, onFile: (f: File) => void, onRemove: () => void,
+ *   onDevice: (device: number) => void}} view
  */
 export function measuredBox(st, tl, view) {
   // The browser's own file button speaks the browser's language: a label in the page's stands
@@ -211,7 +228,7 @@ export function measuredBox(st, tl, view) {
     { class: 'tm-box', id: 'tm-box' },
     h('p', { class: 'tm-title' }, h('strong', {}, t('tmCompare'))),
     h('p', { class: 'hint', id: 'tm-hint' }, t('tmHint')),
-    h('div', { class: 'tm-row' }, input, pick, remove),
+    h('div', { class: 'tm-row' }, input, pick, remove, tl ? devicePicker(tl, view.onDevice) : null),
     status(st, tl),
     tl ? summary(tl, view.units, view.lang) : null,
   );

@@ -199,7 +199,7 @@ const NO_BYTES = new Uint8Array(0);
  * (bytes, fileSize) gives it with a snapshot beside it (dlcost.measuredTimeline).
  * @param {HTMLDetailsElement} box @param {() => Promise<Timeline>} load
  * @param {{units: string, lang: string, onPick?: (op: string) => void,
- *   measure?: (bytes: Uint8Array, size: number) => Promise<any>}} view
+ *   measure?: (bytes: Uint8Array, size: number, device: number) => Promise<any>}} view
  */
 export function renderTimeline(box, load, view) {
   const body = /** @type {HTMLElement} */ (box.querySelector('.tl-body'));
@@ -222,9 +222,9 @@ export function renderTimeline(box, load, view) {
     // Only the control says "Reading…": the chart stays as it is until the answer.
     body.querySelector('.tm-box')?.replaceWith(measuredBox(st, null, controlView()));
     try {
-      await measure(NO_BYTES, file.size); // {need_bytes}, or too_large before any read
+      await measure(NO_BYTES, file.size, -1); // {need_bytes}, or too_large before any read
       const bytes = new Uint8Array(await file.arrayBuffer());
-      const value = await measure(bytes, file.size); // a bad snapshot throws here, with its field
+      const value = await measure(bytes, file.size, -1); // a bad snapshot throws here, with its field
       // The redraw below draws this answer (its ticket) rather than asking again.
       const next = String((Number(box.dataset.ticket) || 0) + 1);
       Object.assign(st, {
@@ -245,7 +245,13 @@ export function renderTimeline(box, load, view) {
     Object.assign(st, { file: null, reading: null, error: null, answer: null });
     redraw();
   };
-  const controlView = () => ({ units: view.units, lang: view.lang, onFile, onRemove });
+  /** Another device of a snapshot of several GPUs. @param {number} device */
+  const onDevice = (device) => {
+    if (!st.file) return;
+    st.file.device = device;
+    redraw();
+  };
+  const controlView = () => ({ units: view.units, lang: view.lang, onFile, onRemove, onDevice });
   const run = () => {
     if (!box.open || box.dataset.drawn === ticket) return;
     box.dataset.drawn = ticket;
@@ -254,7 +260,11 @@ export function renderTimeline(box, load, view) {
     /** @type {Promise<any>} */
     const kept = st.answer && st.answer.ticket === ticket ? st.answer.value : null;
     st.answer = null;
-    const answer = kept ? Promise.resolve(kept) : file && measure ? measure(file.bytes, file.size) : load();
+    const answer = kept
+      ? Promise.resolve(kept)
+      : file && measure
+        ? measure(file.bytes, file.size, file.device)
+        : load();
     answer.then(
       (tl) => {
         if (box.dataset.ticket !== ticket) return;
