@@ -748,11 +748,25 @@ export interface NotModelled {
   bytes?: number;
 }
 
-/** `dlcost timeline --measured FILE --json` (measuredTimelineDocument): the predicted timeline
- *  (its own fields, read by timeline_section.js) with the snapshot beside it. */
-export interface MeasuredTimeline {
-  peak: { index: number; total: number; where: Text };
+/** The step's memory over time, schema "dlcost.timeline/1" (core/src/report/timeline_json.cpp
+ *  timelineDocument, `dlcost timeline --json`). */
+export interface Timeline {
+  schema: string;
+  model: string;
+  mode: string;
+  batch: number;
+  memory_total: number;
+  /** The memory terms, bottom first; each point's `bytes` follow this order. */
+  terms: string[];
+  /** Where each phase runs, "{op}" standing for the layer. */
+  phases: { [phase: string]: Text };
   points: { op: string; phase: string; bytes: number[] }[];
+  peak: { index: number; op: string; phase: string; total: number; where: Text };
+}
+
+/** `dlcost timeline --measured FILE --json` (measuredTimelineDocument): the predicted timeline
+ *  with the snapshot beside it. */
+export interface MeasuredTimeline extends Timeline {
   measured: Measured;
   comparison: {
     predicted_peak_bytes: number;
