@@ -279,11 +279,14 @@ json measuredTimeline(const dlcost::cli::Options& o) {
   // Checked before reading: a multi-GiB file given by mistake is refused, not loaded.
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(*o.measured, ec);
-  if (!ec && size > dlcost::kMaxPickleBytes) {
-    throw InputError(dlcost::ErrorCode::kTooLarge, "--measured " + *o.measured,
-                     "the file is " + std::to_string(size) +
-                         " bytes; dlcost reads snapshots of at most " +
-                         std::to_string(dlcost::kMaxPickleBytes >> 20) + " MiB");
+  if (!ec) {
+    try {
+      dlcost::checkSnapshotFileSize(size);
+    } catch (const InputError& e) {
+      dlcost::Error err = e.error();
+      err.path = "--measured " + *o.measured;
+      throw InputError(err);
+    }
   }
   const std::string bytes = dlcost::cli::readFile(*o.measured);
   json doc;
@@ -293,7 +296,7 @@ json measuredTimeline(const dlcost::cli::Options& o) {
     throw renameFlagPath(e, o);
   }
   try {
-    return dlcost::measuredTimelineDocument(doc, bytes);
+    return dlcost::measuredTimelineDocument(doc, bytes, o.device.value_or(-1));
   } catch (const InputError& e) {
     dlcost::Error err = e.error();
     if (err.path.rfind("/measured", 0) != 0) throw renameFlagPath(e, o);
@@ -303,6 +306,9 @@ json measuredTimeline(const dlcost::cli::Options& o) {
 }
 
 int runTimeline(const dlcost::cli::Options& o) {
+  if (o.device && !o.measured) {
+    throw dlcost::cli::UsageError{"--device goes with --measured SNAPSHOT.pickle"};
+  }
   const json result = o.measured ? measuredTimeline(o) : fromDocument(o, dlcost::timelineDocument);
   if (o.json) {
     std::cout << dlcost::dumpJson(result, 2) << "\n";

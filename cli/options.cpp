@@ -210,7 +210,9 @@ usage:
                                            --measured SNAPSHOT.pickle (torch.cuda.memory.
                                            _dump_snapshot) the run's active memory beside it:
                                            both peaks, their difference, what is not modelled
-                                           (--csv then prints the measured curve)
+                                           (--csv then prints the measured curve);
+                                           --device N reads GPU N of a snapshot of several
+                                           (default: the one with the most trace events)
 )" + serveSimUsage() +
          R"(  dlcost links                             the links between GPUs and nodes, and the dated
                                            list prices per GPU-hour
@@ -253,6 +255,23 @@ exit status: 0 success, 2 bad input or usage (the message names the field), 1 in
 )";
 }
 
+namespace {
+
+/// `--device N`: a CUDA device index, written as decimal digits (0 to 1048576, as many as a
+/// snapshot may name).
+int parseDevice(const std::string& text) {
+  constexpr long kMaxDevice = 1L << 20;
+  const bool digits = !text.empty() && text.size() <= 7 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stol(text) > kMaxDevice) {
+    throw UsageError{"--device must be a device index 0 to " + std::to_string(kMaxDevice) +
+                     ", not '" + text + "'"};
+  }
+  return static_cast<int>(std::stol(text));
+}
+
+}  // namespace
+
 Options parseOptions(int argc, const char* const* argv) {
   Options o;
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -290,6 +309,8 @@ Options parseOptions(int argc, const char* const* argv) {
       o.trace = value(a);
     } else if (a == "--measured") {
       o.measured = value(a);
+    } else if (a == "--device") {
+      o.device = parseDevice(value(a));
     } else if (a == "--batches") {
       o.batches = value(a);
     } else if (a == "--contexts") {

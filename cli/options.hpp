@@ -40,6 +40,9 @@ struct Options {
   std::optional<std::string> trace;  ///< serve-sim --trace FILE (CSV or JSON Lines)
   /// timeline --measured FILE: a PyTorch CUDA memory snapshot (torch.cuda.memory._dump_snapshot)
   std::optional<std::string> measured;
+  /// timeline --measured FILE --device N: the snapshot's device to read (0 or more); absent:
+  /// the device with the most trace events (readMemorySnapshot's default).
+  std::optional<int> device;
   bool decode = false;
   bool explain = false;  ///< estimate --explain: how each figure was computed              ///<
                          ///< link --decode FRAGMENT: print the state it carries

@@ -158,6 +158,23 @@ TEST_CASE("A very long pickle is refused without reading it", "[snapshot]") {
   }
 }
 
+TEST_CASE("A snapshot file past the limit is refused from its size, in both languages",
+          "[snapshot]") {
+  // The CLI (file_size) and the page (File.size) ask before reading the file.
+  CHECK_NOTHROW(dlcost::checkSnapshotFileSize(dlcost::kMaxPickleBytes));
+  try {
+    dlcost::checkSnapshotFileSize(uint64_t{300} << 20);
+    FAIL("accepted");
+  } catch (const dlcost::InputError& e) {
+    CHECK(e.error().code == dlcost::ErrorCode::kTooLarge);
+    CHECK(e.error().path == "/measured");
+    CHECK(
+        e.error().message ==
+        "memory snapshot: the file is 314572800 bytes; dlcost reads snapshots of at most 256 MiB");
+    CHECK_FALSE(e.error().message_zh.empty());
+  }
+}
+
 TEST_CASE("A long measured curve keeps at most 2,000 points and its peak", "[snapshot]") {
   // A saw-tooth of 100,001 points whose one highest point (index 77,777) is 10 bytes above
   // the rest: the JSON keeps each bucket's lowest and highest, so it must survive.

@@ -11,6 +11,8 @@
 
 #include <emscripten/bind.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -22,6 +24,7 @@
 #include "dlcost/gpu/step_json.hpp"
 #include "dlcost/model_files/model_file.hpp"
 #include "dlcost/model_files/weight_components.hpp"
+#include "dlcost/report/measured_json.hpp"
 #include "dlcost/report/report_json.hpp"
 #include "dlcost/report/timeline_json.hpp"
 #include "dlcost/schema/config_json.hpp"
@@ -63,6 +66,26 @@ std::string layouts(const std::string& document_text) {
 std::string timeline(const std::string& document_text) {
   return guarded([&] {
     return dlcost::dumpJson(dlcost::timelineDocument(dlcost::parseDocumentText(document_text)));
+  });
+}
+
+/// measuredTimeline(documentText, snapshotBytes, fileSize, device) -> the predicted timeline
+/// beside a PyTorch CUDA memory snapshot, exactly `dlcost timeline --measured FILE [--device N]
+/// --json` (dlcost::measuredTimelineDocument; device -1: the one with the most trace events).
+/// Start with no bytes and the file's size: a file past the engine's limit is refused
+/// (dlcost::checkSnapshotFileSize) before the page reads it; else {"need_bytes": fileSize}:
+/// read the whole file (a Uint8Array) and call again.
+std::string measuredTimeline(const std::string& document_text, const std::string& bytes,
+                             double file_size, int device) {
+  return guarded([&] {
+    // NaN and negative sizes read as 0; the bytes given are the file when they are more.
+    const uint64_t size = file_size > 0 ? static_cast<uint64_t>(std::min(file_size, 1e18)) : 0;
+    dlcost::checkSnapshotFileSize(std::max<uint64_t>(size, bytes.size()));
+    if (bytes.empty() && size > 0) {
+      return dlcost::dumpJson(nlohmann::json{{"need_bytes", size}});
+    }
+    return dlcost::dumpJson(
+        dlcost::measuredTimelineDocument(dlcost::parseDocumentText(document_text), bytes, device));
   });
 }
 
@@ -157,6 +180,7 @@ EMSCRIPTEN_BINDINGS(dlcost_extra) {
   emscripten::function("compare", &compare);
   emscripten::function("layouts", &layouts);
   emscripten::function("timeline", &timeline);
+  emscripten::function("measuredTimeline", &measuredTimeline);
   emscripten::function("links", &links);
   emscripten::function("comparePresets", &comparePresets);
   emscripten::function("sweepThroughput", &sweepThroughput);

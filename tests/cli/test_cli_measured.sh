@@ -45,6 +45,32 @@ check "truncated snapshot" 2 'truncated' "$DLCOST" $run --measured "$tmp/cut.pic
 # shellcheck disable=SC2086
 check "a bad field named by its path" 2 "error at --measured $snapshots/negative_size.pickle /device_traces/0/0/size" \
   "$DLCOST" $run --measured "$snapshots/negative_size.pickle"
+# two_devices.pickle: device 1 has the trace (the default); device 0 one segment, 2 MiB active.
+# shellcheck disable=SC2086
+check "--device 0 reads that device's curve" 0 '0,-1,-1,2097152' \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device 0 --csv
+# shellcheck disable=SC2086
+check "--device picks the device in the JSON" 0 '"device": 0,' \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device 0 --json
+# shellcheck disable=SC2086
+check "a device the snapshot lacks" 2 'device 3 has neither segments nor trace events' \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device 3
+# shellcheck disable=SC2086
+check "--device not a number" 2 "--device must be a device index 0 to 1048576, not 'gpu1'" \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device gpu1
+# shellcheck disable=SC2086
+check "--device negative" 2 "--device must be a device index" \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device -1
+# shellcheck disable=SC2086
+check "--device without a value" 2 "--device needs a value" \
+  "$DLCOST" $run --measured "$snapshots/two_devices.pickle" --device
+# shellcheck disable=SC2086
+check "--device without --measured" 2 "--device goes with --measured" "$DLCOST" $run --device 0
+truncate -s 300M "$tmp/huge.pickle"
+# shellcheck disable=SC2086
+check "a file past the limit refused before it is read" 2 \
+  "error at --measured $tmp/huge.pickle: memory snapshot: the file is 314572800 bytes; dlcost reads snapshots of at most 256 MiB" \
+  "$DLCOST" $run --measured "$tmp/huge.pickle"
 
 echo "cli measured: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

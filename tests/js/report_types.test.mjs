@@ -26,6 +26,9 @@ before(async () => {
   api = module.default;
 });
 
+/** A PyTorch memory snapshot (tests/measured/make_snapshots.py) for the MeasuredTimeline case. */
+const SNAPSHOT = new Uint8Array(readFileSync(join(ROOT, 'tests', 'fixtures', 'memory-snapshots', 'train_step.pickle')));
+
 /** Each case: a type of types.d.ts and the engine's value for it. Chosen so that every optional
  *  part appears at least once: memory_fit, transformer, gpu_fit with advice, sweep saturation,
  *  serving with a paged cache (vLLM) and with host memory (llama.cpp, as tests/js/serving). */
@@ -53,6 +56,8 @@ function cases() {
     ['NumberUnits', api.numberUnits()],
     ['Gpu[]', api.gpus()],
     ['PresetEntry[]', api.presets()],
+    ['Timeline', api.timeline(cnnOnMemory)],
+    ['MeasuredTimeline', api.measuredTimeline(cnnOnMemory, SNAPSHOT, SNAPSHOT.length)],
   ];
 }
 

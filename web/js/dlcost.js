@@ -22,6 +22,7 @@ import { setNumberUnits } from './units.js';
 /** @typedef {import('./types').WorkloadTexts} WorkloadTexts */
 /** @typedef {import('./types').WorkloadPatch} WorkloadPatch */
 /** @typedef {import('./types').ComponentCheck} ComponentCheck */
+/** @typedef {import('./types').MeasuredTimeline} MeasuredTimeline */
 /** @typedef {import('./dlcost_wasm.mjs').EngineModule} EngineModule */
 /** A document: a model and its workload, as an object or as JSON text. */
 /** @typedef {object | string} Doc */
@@ -79,7 +80,7 @@ let engine = null;
 
 /** The bindings of the second module (wasm/bindings.cpp). */
 const EXTRA = new Set(['explain', 'compare', 'layouts', 'timeline', 'links', 'comparePresets', 'sweepThroughput',
-  'servingSweep', 'serveSim', 'loadTrace', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
+  'measuredTimeline', 'servingSweep', 'serveSim', 'loadTrace', 'inspectModelFile', 'inspectShardedCheckpoint', 'checkComponents', 'isHfConfig']);
 
 /** @type {Promise<typeof api> | null} */
 let extraPromise = null;
@@ -181,6 +182,15 @@ const api = {
    *  bytes}], peak: {index, op, phase, total, where}}, as `dlcost timeline --json`.
    *  @param {Doc} doc @returns {any} */
   timeline: (doc) => call('timeline', toText(doc)),
+  /** The predicted timeline beside a PyTorch CUDA memory snapshot, as `dlcost timeline
+   *  --measured FILE --json`: {...timeline, measured, comparison, not_modelled}. Call first
+   *  with no bytes and the file's size: a file past the engine's limit throws DlcostError
+   *  (too_large) before it is read; else the answer is {need_bytes}: read the whole file and
+   *  call again with its bytes. device -1: the one with the most trace events.
+   *  @param {Doc} doc @param {Uint8Array} bytes @param {number} fileSize @param {number} [device]
+   *  @returns {MeasuredTimeline | {need_bytes: number}} */
+  measuredTimeline: (doc, bytes, fileSize, device = -1) =>
+    call('measuredTimeline', toText(doc), bytes, fileSize, device),
   /** The links between GPUs and nodes and the dated list prices: {links, prices}.
    *  @returns {any} */
   links: () => call('links'),

@@ -192,6 +192,9 @@ function renderReport(page, s, report, sweep) {
   renderTimeline(/** @type {HTMLDetailsElement} */ (byId('timeline-box')),
     () => loadExtra().then(() => dlcost.timeline(buildDocument(getState()))), {
       units, lang: s.lang,
+      // A PyTorch memory snapshot beside the prediction: its bytes never leave the page.
+      measure: (bytes, size, device) =>
+        loadExtra().then(() => dlcost.measuredTimeline(buildDocument(getState()), bytes, size, device)),
       // A timeline event names its layer: the graph and the table show that row.
       onPick: (op) => {
         const row = report.layers.findIndex((l) => l.name === op);

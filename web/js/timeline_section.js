@@ -2,12 +2,18 @@
 // `dlcost timeline --json`) drawn as stacked areas, one x step per op event, the peak marked and
 // named. A slider walks the events (arrow keys step one, the pointer over the chart moves it)
 // and names each; drawn only while the box is open (the timeline lives in the second module).
-// Renders only; every figure is the engine's.
+// Renders only; every figure is the engine's. "Compare with your run" (timeline_measured.js)
+// draws a PyTorch memory snapshot's active memory over it: the engine returns the timeline and
+// the snapshot in one answer (`dlcost timeline --measured FILE --json`).
 // @ts-check
 
 import { h, replace, s } from './dom.js';
 import { DICTIONARIES, t } from './i18n.js';
+import { axesNote, legendEntry, measuredBox, measuredCurve, measuredTop } from './timeline_measured.js';
 import { formatBytes } from './units.js';
+
+/** @typedef {import('./types').MeasuredTimeline} MeasuredTimeline */
+/** @typedef {import('./timeline_measured.js').MeasuredState} MeasuredState */
 
 Object.assign(DICTIONARIES.en, {
   tlTitle: 'Memory over the step',
@@ -82,12 +88,16 @@ function areas(tl, top) {
  *  the layer graph or the table land here). @type {WeakMap<Element, {tl: Timeline, showEvent: (i: number) => void}>} */
 const drawn = new WeakMap();
 
-/** The chart, the peak line, the event slider and the legend. @param {Timeline} tl
- *  @param {string} units @param {string} lang @param {(op: string) => void} onPick */
-function draw(tl, units, lang, onPick) {
+/** The chart, the peak line, the event slider and the legend; with a snapshot (`measured`, the
+ *  engine's answer holding `tl` too) its curve over the areas and the comparison.
+ *  @param {Timeline} tl @param {string} units @param {string} lang @param {(op: string) => void} onPick
+ *  @param {MeasuredTimeline | null} measured */
+function draw(tl, units, lang, onPick, measured) {
   const n = tl.points.length;
-  const top = tl.peak.total || 1;
+  const top = (measured ? measuredTop(measured) : tl.peak.total) || 1;
   const { paths, px } = areas(tl, top);
+  const py = (/** @type {number} */ v) => H - M.b - (v / top) * (H - M.t - M.b);
+  const overlay = measured ? measuredCurve(measured, { x0: M.l, x1: W - M.r, py }) : [];
   const cursor = s('line', { y1: M.t, y2: H - M.b, class: 'tl-cursor' });
   const peakX = px(tl.peak.index);
   const svg = s(
@@ -95,6 +105,7 @@ function draw(tl, units, lang, onPick) {
     { viewBox: `0 0 ${W} ${H}`, class: 'tl-chart', role: 'img', 'aria-label': t('tlTitle') },
     ...paths,
     s('line', { x1: peakX, x2: peakX, y1: M.t, y2: H - M.b, class: 'tl-peak' }),
+    ...overlay,
     cursor,
   );
   const slider = h('input', {
@@ -135,6 +146,7 @@ function draw(tl, units, lang, onPick) {
     tl.terms
       .filter((_, k) => tl.points.some((p) => p.bytes[k] !== 0))
       .map((term) => h('li', {}, h('span', { class: `tl-swatch tl-${term}` }), t(`tl_${term}`))),
+    measured ? legendEntry() : null,
   );
   const where = lang === 'zh' ? tl.peak.where.zh : tl.peak.where.en;
   const peak = h(
@@ -146,7 +158,8 @@ function draw(tl, units, lang, onPick) {
     slider.value = String(i);
     show();
   };
-  return { nodes: [peak, svg, slider, said, legend], showEvent };
+  const note = measured ? axesNote(measured, units) : null;
+  return { nodes: [peak, svg, note, slider, said, legend], showEvent };
 }
 
 /** Moves the slider of the timeline drawn in `box` to the first event of layer `name` (its
@@ -160,26 +173,106 @@ export function showTimelineLayer(box, name) {
   if (i >= 0) d.showEvent(i);
 }
 
+/** The snapshot each box compares with, kept across redraws (a new question recomputes the
+ *  comparison with the same bytes). @type {WeakMap<Element, MeasuredState>} */
+const snapshots = new WeakMap();
+
+/** @param {Element} box @returns {MeasuredState} */
+function snapshotOf(box) {
+  let st = snapshots.get(box);
+  if (!st) {
+    st = { file: null, reading: null, error: null, answer: null };
+    snapshots.set(box, st);
+  }
+  return st;
+}
+
+/** The last question drawn in each box. @type {WeakMap<Element, {load: () => Promise<Timeline>, view: any}>} */
+const latest = new WeakMap();
+
+/** An empty read: the engine's first answer for a file comes from its size alone. */
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * Draws the timeline into `box` (a <details>) while it is open: `load` gives the engine's
- * timeline for the current question; a newer call supersedes an older one.
+ * timeline for the current question; a newer call supersedes an older one. `view.measure`
+ * (bytes, fileSize) gives it with a snapshot beside it (dlcost.measuredTimeline).
  * @param {HTMLDetailsElement} box @param {() => Promise<Timeline>} load
- * @param {{units: string, lang: string, onPick?: (op: string) => void}} view
+ * @param {{units: string, lang: string, onPick?: (op: string) => void,
+ *   measure?: (bytes: Uint8Array, size: number, device: number) => Promise<any>}} view
  */
 export function renderTimeline(box, load, view) {
   const body = /** @type {HTMLElement} */ (box.querySelector('.tl-body'));
   const ticket = String((Number(box.dataset.ticket) || 0) + 1);
   box.dataset.ticket = ticket;
+  const st = snapshotOf(box);
+  latest.set(box, { load, view });
+  // After a file is read the page may have drawn a newer question: redraw that one.
+  const redraw = () => {
+    const now = latest.get(box) ?? { load, view };
+    renderTimeline(box, now.load, now.view);
+  };
+  const measure = view.measure;
+  /** A file picked or dropped: refused from its size past the engine's limit, else read whole
+   *  here and compared; an error stays beside the control and the prediction stays drawn.
+   *  @param {File} file */
+  const onFile = async (file) => {
+    if (!measure) return;
+    Object.assign(st, { file: null, reading: file.name, error: null, answer: null });
+    // Only the control says "Reading…": the chart stays as it is until the answer.
+    body.querySelector('.tm-box')?.replaceWith(measuredBox(st, null, controlView()));
+    try {
+      await measure(NO_BYTES, file.size, -1); // {need_bytes}, or too_large before any read
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const value = await measure(bytes, file.size, -1); // a bad snapshot throws here, with its field
+      // The redraw below draws this answer (its ticket) rather than asking again.
+      const next = String((Number(box.dataset.ticket) || 0) + 1);
+      Object.assign(st, {
+        file: { name: file.name, bytes, size: file.size },
+        reading: null,
+        answer: { ticket: next, value },
+      });
+    } catch (e) {
+      const err = /** @type {{message: string, message_zh?: string, path?: string}} */ (e);
+      Object.assign(st, {
+        reading: null,
+        error: { file: file.name, message: err.message, message_zh: err.message_zh, path: err.path },
+      });
+    }
+    redraw();
+  };
+  const onRemove = () => {
+    Object.assign(st, { file: null, reading: null, error: null, answer: null });
+    redraw();
+  };
+  /** Another device of a snapshot of several GPUs. @param {number} device */
+  const onDevice = (device) => {
+    if (!st.file) return;
+    st.file.device = device;
+    redraw();
+  };
+  const controlView = () => ({ units: view.units, lang: view.lang, onFile, onRemove, onDevice });
   const run = () => {
     if (!box.open || box.dataset.drawn === ticket) return;
     box.dataset.drawn = ticket;
     if (!body.childElementCount) replace(body, h('p', { class: 'hint' }, t('tlLoading')));
-    load().then(
+    const file = st.file;
+    /** @type {Promise<any>} */
+    const kept = st.answer && st.answer.ticket === ticket ? st.answer.value : null;
+    st.answer = null;
+    const answer = kept
+      ? Promise.resolve(kept)
+      : file && measure
+        ? measure(file.bytes, file.size, file.device)
+        : load();
+    answer.then(
       (tl) => {
         if (box.dataset.ticket !== ticket) return;
-        const { nodes, showEvent } = draw(tl, view.units, view.lang, view.onPick ?? (() => {}));
+        const measured = file && tl.measured ? /** @type {MeasuredTimeline} */ (tl) : null;
+        const { nodes, showEvent } = draw(tl, view.units, view.lang, view.onPick ?? (() => {}), measured);
         drawn.set(box, { tl, showEvent });
-        replace(body, ...nodes);
+        const control = measure ? measuredBox(st, measured, controlView()) : null;
+        replace(body, ...nodes, control);
       },
       (/** @type {Error} */ e) =>
         box.dataset.ticket === ticket && replace(body, h('p', { class: 'field-error' }, e.message)),

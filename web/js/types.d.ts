@@ -711,3 +711,71 @@ export interface ComponentCheck {
   /** Tensors no name rule places: how many, their elements, the first 16 names. */
   unplaced: { count: number; parameters: number; names: string[] };
 }
+
+/** One point of a measured curve: active bytes just after trace event `event` (-1: before the
+ *  trace); time_us -1 where the trace has no times. */
+export interface MeasuredPoint {
+  event: number;
+  time_us: number;
+  bytes: number;
+}
+
+/** A PyTorch CUDA memory snapshot read as one device's active memory
+ *  (core/src/report/measured_json.cpp measuredToJson). */
+export interface Measured {
+  device: number;
+  devices: number[];
+  events: number;
+  allocs: number;
+  frees: number;
+  ooms: number;
+  segments: number;
+  reserved_bytes: number;
+  peak_reserved_bytes: number;
+  active_at_snapshot_bytes: number;
+  /** Points of the whole curve; `points` keeps at most the engine's limit of them. */
+  points_total: number;
+  points: MeasuredPoint[];
+  /** The first highest point; `point` is its index in `points`. */
+  peak: MeasuredPoint & { point: number };
+}
+
+/** Something on the GPU the engine's curve does not show, as the engine words it. */
+export interface NotModelled {
+  id: string;
+  en: string;
+  zh: string;
+  /** Bytes, where the snapshot shows them. */
+  bytes?: number;
+}
+
+/** The step's memory over time, schema "dlcost.timeline/1" (core/src/report/timeline_json.cpp
+ *  timelineDocument, `dlcost timeline --json`). */
+export interface Timeline {
+  schema: string;
+  model: string;
+  mode: string;
+  batch: number;
+  memory_total: number;
+  /** The memory terms, bottom first; each point's `bytes` follow this order. */
+  terms: string[];
+  /** Where each phase runs, "{op}" standing for the layer. */
+  phases: { [phase: string]: Text };
+  points: { op: string; phase: string; bytes: number[] }[];
+  peak: { index: number; op: string; phase: string; total: number; where: Text };
+}
+
+/** `dlcost timeline --measured FILE --json` (measuredTimelineDocument): the predicted timeline
+ *  with the snapshot beside it. */
+export interface MeasuredTimeline extends Timeline {
+  measured: Measured;
+  comparison: {
+    predicted_peak_bytes: number;
+    measured_peak_bytes: number;
+    /** measured - predicted */
+    difference_bytes: number;
+    /** Of predicted; null when it is 0. */
+    difference_percent: number | null;
+  };
+  not_modelled: NotModelled[];
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlcost/base/error.hpp"
+#include "dlcost/measured/pickle.hpp"
 #include "dlcost/report/timeline_json.hpp"
 
 namespace dlcost {
@@ -101,6 +102,16 @@ json measuredToJson(const MeasuredMemory& m) {
           {"points_total", m.points.size()},
           {"points", std::move(points)},
           {"peak", std::move(peak)}};
+}
+
+void checkSnapshotFileSize(uint64_t file_size) {
+  if (file_size <= kMaxPickleBytes) return;
+  const std::string size = std::to_string(file_size), limit = std::to_string(kMaxPickleBytes >> 20);
+  throw InputError(
+      ErrorCode::kTooLarge, "/measured",
+      Text{"memory snapshot: the file is " + size + " bytes; dlcost reads snapshots of at most " +
+               limit + " MiB",
+           "内存快照：文件有 " + size + " 字节；dlcost 读取的快照最多 " + limit + " MiB"});
 }
 
 json measuredTimelineDocument(const json& document, const std::string& snapshot, int device) {

@@ -4,6 +4,7 @@
 // (timeline_json.hpp), the two peaks and their difference, and what the engine does not model.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,11 @@ nlohmann::json measuredToJson(const MeasuredMemory& m);
 /// (measured - predicted), "difference_percent" (of predicted; null when it is 0)}` and
 /// `"not_modelled": [{"id", "en", "zh", "bytes" (where the snapshot shows them)}]`. Throws
 /// InputError for a bad document, and for a bad snapshot with its path under "/measured".
+/// Refuses a snapshot file of `file_size` bytes past kMaxPickleBytes before anyone reads it
+/// whole (the CLI from the file system, the page from File.size): InputError kTooLarge at
+/// "/measured", in English and Chinese. Sizes at or under the limit pass.
+void checkSnapshotFileSize(uint64_t file_size);
+
 nlohmann::json measuredTimelineDocument(const nlohmann::json& document, const std::string& snapshot,
                                         int device = -1);
 
