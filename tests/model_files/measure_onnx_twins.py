@@ -63,7 +63,8 @@ def estimate(dlcost, path, batch, mode):
 def main():
     dlcost, onnx_dir = sys.argv[1], sys.argv[2]
     batch = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    names = sys.argv[4:] or ["mnasnet1_0", "shufflenet_v2_x1_0", "convnext_tiny"]
+    names = sys.argv[4:] or ["mnasnet1_0", "shufflenet_v2_x1_0", "convnext_tiny",
+                             "tiny_vit_torchvision", "densenet121", "inception_v3"]
     for name in names:
         model = build(name)
         params = sum(p.numel() for p in model.parameters())
