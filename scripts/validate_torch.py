@@ -241,7 +241,7 @@ def selftest():
 def estimate(dlcost, preset, batch, mode, optimizer="sgd", zero_grad="set_to_none"):
     """The report's memory object. Training runs the for-loop optimizers: what PyTorch 1.13
     (and 2.x) uses on CPU, where the harness measures."""
-    source = ["--onnx", validate_vit.onnx_path()] if preset in LOCAL else ["--preset", preset]
+    source = ["--onnx", LOCAL[preset][2]()] if preset in LOCAL else ["--preset", preset]
     cmd = [dlcost, "estimate", *source, "--batch", str(batch), "--mode", mode,
            "--optimizer", optimizer, "--dtype", PRECISION, "--json"]
     if mode == "train":
@@ -251,8 +251,11 @@ def estimate(dlcost, preset, batch, mode, optimizer="sgd", zero_grad="set_to_non
 
 
 # Twins dlcost has no preset for, written here and handed to dlcost as an ONNX export:
-# name -> (constructor, input shape per sample).
-LOCAL = {"vit_s16": (validate_vit.VitS16, validate_vit.IMAGE)}
+# name -> (constructor, input shape per sample, the export's path). torchvision's vit_b_16
+# has no preset either: its training-mode export (validate_vit.torchvision_onnx_path).
+LOCAL = {"vit_s16": (validate_vit.VitS16, validate_vit.IMAGE, validate_vit.onnx_path),
+         "vit_b_16": (torchvision.models.vit_b_16, validate_vit.IMAGE,
+                      validate_vit.torchvision_onnx_path)}
 
 
 def preset_input(dlcost, preset):

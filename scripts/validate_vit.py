@@ -78,6 +78,21 @@ def onnx_path():
     return path
 
 
+def torchvision_onnx_path():
+    """torchvision's vit_b_16 exported once as tests/model_files/make_onnx_graphs.py exports it
+    (training mode, no constant folding, opset 17, batch 2: its nn.MultiheadAttention merges
+    the batch into Reshapes of fixed sizes, which batch 1 leaves ambiguous), weights stripped
+    (dlcost reads dims only); returns the file."""
+    import sys
+    path = os.path.join(tempfile.gettempdir(), "dlcost_vit_b_16_train.onnx")
+    if not os.path.exists(path):
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "model_files"))
+        from make_onnx_graphs import export
+        export("vit_b_16", tempfile.gettempdir())
+        os.replace(os.path.join(tempfile.gettempdir(), "vit_b_16.onnx"), path)
+    return path
+
+
 def write_fixture(path):
     """The same export with its weights stripped (tests/model_files/make_onnx_graphs.py's
     strip_model), for the Catch2 suites: tests/fixtures/onnx/vit_s16.onnx."""

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -538,7 +539,9 @@ TEST_CASE("torchvision models without a preset import whole and match PyTorch's 
           "[onnx][graph][twins]") {
   // mnasnet1_0 (ReduceMean: x.mean([2, 3])), shufflenet_v2_x1_0 (Slice: the channel split of
   // x.chunk(2, dim=1)) and convnext_tiny (Transpose of each Linear's weight, exported at opset
-  // 17 without constant folding; layer_scale * x) as make_onnx_graphs.py exports them.
+  // 17 without constant folding; layer_scale * x) as make_onnx_graphs.py exports them, and
+  // torchvision's ViT, whose attention moves the batch (Transpose [1, 0, 2], Reshapes to
+  // [S, B*H, hd] and [S*B, E]).
   // Parameters and MACs: torchvision's weight metadata (`num_params`, `_ops` in GMACs,
   // rounded). Memory: PyTorch 1.13.1 measured by the project's harness (scripts/
   // validate_torch.py's saved_bytes, inference_peak and training_peaks, fp32 on CPU, SGD
@@ -560,7 +563,21 @@ TEST_CASE("torchvision models without a preset import whole and match PyTorch's 
       Twin{"shufflenet_v2_x1_0", 2278604, 0.145, 40834640, 55795080, 15200704},
       // torchvision/models/convnext.py, ConvNeXt_Tiny_Weights.IMAGENET1K_V1: 28,589,128,
       // _ops 4.456
-      Twin{"convnext_tiny", 28589128, 4.456, 218612672, 391503512, 142053664});
+      Twin{"convnext_tiny", 28589128, 4.456, 218612672, 391503512, 142053664},
+      // torchvision's VisionTransformer (vit_b_16's code, nn.MultiheadAttention run
+      // sequence-first) at make_onnx_graphs.py's TINY_VIT_TV sizes, exported in training mode
+      // at batch 2 (--tiny-vit-torchvision): vit_b_16 itself strips to 286 KB. PyTorch's sum
+      // of p.numel() 15,106; MACs 258,384 per image by make_onnx_graphs.py's macs() (and by
+      // hand: patches 73,728 + 2 blocks x 92,208 + head 240).
+      Twin{"tiny_vit_torchvision", 15106, 258384e-9, 124688, 194088, 124984},
+      // Inference peaks of graphs whose modules keep their input alive until they return (the
+      // node names' module paths; both were 10-14 % low before): densenet121,
+      // torchvision/models/densenet.py, DenseNet121_Weights.IMAGENET1K_V1: 7,978,856, _ops
+      // 2.834; inception_v3 built without its auxiliary head as the preset
+      // (make_onnx_graphs.py KWARGS, 299x299): Inception_V3_Weights.IMAGENET1K_V1's 27,161,264
+      // count the head, PyTorch's sum of p.numel() without it is 23,834,568; _ops 5.713.
+      Twin{"densenet121", 7978856, 2.834, 261057280, 298591840, 53525608},
+      Twin{"inception_v3", 23834568, 5.713, 197535320, 340404064, 125281896});
   CAPTURE(twin.name);
   const dlcost::OnnxGraphImport g =
       dlcost::onnxLayerGraph(read(fixture(std::string(twin.name) + ".onnx")));
@@ -602,4 +619,53 @@ TEST_CASE("the fuzz seed of splits, means and transposed weights imports whole",
   // PyTorch's sum of p.numel(): conv 3x8x3x3 + 8, fc 8x8 + 8, scale 8.
   CHECK(g.parameters == 216 + 8 + 64 + 8 + 8);
   CHECK(g.model["layers"].back()["type"] == "mean");
+}
+
+TEST_CASE("torchvision's ViT attention, run sequence-first, becomes one sample's layers",
+          "[onnx][graph][attention]") {
+  // tiny_vit_torchvision.onnx (make_onnx_graphs.py --tiny-vit-torchvision): width 24, 3 heads
+  // of 8, 17 tokens, 2 blocks, training mode at batch 2.
+  const dlcost::OnnxGraphImport g =
+      dlcost::onnxLayerGraph(read(fixture("tiny_vit_torchvision.onnx")));
+  INFO(g.error);
+  REQUIRE(g.model.is_object());
+  std::map<std::string, json> by_name;
+  for (const json& l : g.model["layers"]) by_name[l["name"].get<std::string>()] = l;
+  struct Expected {
+    const char* name;  ///< the node's module path, dotted (torch.onnx's scope names)
+    const char* type;
+  };
+  const Expected e = GENERATE(
+      // the packed in-projection: nn.MultiheadAttention's in_proj_weight [3E, E] and bias
+      Expected{"encoder.layers.encoder_layer_0.self_attention.MatMul", "linear"},
+      // q, k, v: [S, B*H, hd] of [S, B, E] is the sample's [S, H, hd]
+      Expected{"encoder.layers.encoder_layer_0.self_attention.Reshape", "reshape"},
+      // [S, B*H, hd] -> [B*H, S, hd]: the sample's [H, S, hd]
+      Expected{"encoder.layers.encoder_layer_0.self_attention.Transpose_2", "permute"},
+      Expected{"encoder.layers.encoder_layer_0.self_attention.MatMul_1", "matmul"},
+      Expected{"encoder.layers.encoder_layer_0.self_attention.Softmax", "softmax"},
+      // [S*B, E] (`.contiguous().view(tgt_len * bsz, embed_dim)`): the sample's [S, E]
+      Expected{"encoder.layers.encoder_layer_0.self_attention.Reshape_3", "reshape"},
+      Expected{"encoder.layers.encoder_layer_0.self_attention.Gemm", "linear"},
+      // nn.Sequential's child "mlp.0", which the exporter writes /mlp/mlp.0/
+      Expected{"encoder.layers.encoder_layer_0.mlp.0.MatMul", "linear"});
+  CAPTURE(e.name);
+  REQUIRE(by_name.count(e.name) == 1);
+  CHECK(by_name[e.name]["type"] == e.type);
+  // The Transposes that only move the batch are views: no layer of their name.
+  CHECK(by_name.count("encoder.layers.encoder_layer_0.self_attention.Transpose") == 0);
+  CHECK(by_name.count("encoder.layers.encoder_layer_0.self_attention.Transpose_6") == 0);
+}
+
+TEST_CASE("an attention whose batch cannot be followed is refused by node",
+          "[onnx][graph][attention]") {
+  // tiny_vit_torchvision_b1.onnx (make_onnx_graphs.py --tiny-vit-torchvision OUT 1): exported at
+  // batch 1, its Reshape to [S, B*H, hd] = [17, 3, 8] cannot say which factor is the batch.
+  const dlcost::OnnxGraphImport g =
+      dlcost::onnxLayerGraph(read(fixture("tiny_vit_torchvision_b1.onnx")));
+  CHECK(g.model.is_null());
+  REQUIRE(g.unmodelled.count("Reshape") == 1);
+  const auto& u = g.unmodelled.at("Reshape");
+  CHECK_THAT(u.node, Catch::Contains("self_attention/Reshape"));
+  CHECK_THAT(u.reason, Catch::Contains("export with a batch of 2 or more"));
 }

@@ -16,6 +16,12 @@ usage: make_onnx_graphs.py OUTDIR [NAME...]
        make_onnx_graphs.py --tiny-vit-dynamic OUTFILE
                                                    tests/fixtures/onnx/tiny_vit_dynamic.onnx: the
                                                    same with a symbolic batch (dynamic_axes)
+       make_onnx_graphs.py --tiny-vit-torchvision OUTFILE [1]
+                                                   tests/fixtures/onnx/tiny_vit_torchvision.onnx:
+                                                   torchvision's VisionTransformer (2 blocks,
+                                                   width 24, 3 heads), training mode, batch 2;
+                                                   with 1: tiny_vit_torchvision_b1.onnx, one
+                                                   block at batch 1 (refused)
        make_onnx_graphs.py --tiny-espcn OUTFILE    tests/fixtures/onnx/tiny_espcn.onnx: ESPCN
                                                    super-resolution (Tanh, PixelShuffle as
                                                    DepthToSpace, Sigmoid), training mode
@@ -154,15 +160,30 @@ def strip_model(m):
 # nn.LayerNorm needs to export as one node (opset 14 spells it out in ReduceMean, Pow, Sqrt).
 OPSET = {"convnext_tiny": 17, "vit_b_16": 17}
 
+# Batch per model where 1 does not do: torchvision's ViT runs nn.MultiheadAttention
+# sequence-first, and its export merges the batch with the heads ([S, B*H, hd]) and the tokens
+# ([S*B, E]) in Reshapes of fixed sizes; at batch 1 those cannot tell where the batch is.
+BATCH = {"vit_b_16": 2}
 
-def export(name, outdir):
-    torch.manual_seed(0)
+# Image size and constructor arguments per model where 224 and none do not: Inception v3 reads
+# 299x299 and is built without its auxiliary head, as dlcost's preset models it.
+SIZE = {"inception_v3": 299}
+KWARGS = {"inception_v3": {"aux_logits": False, "init_weights": False}}
+
+
+def constructor_kwargs(name):
+    """Keyword arguments of torchvision's constructor for the export and its measured twin."""
     # Stochastic depth draws random numbers in training, which torch.onnx cannot export; at
     # probability 0 it is the identity (torchvision/ops/stochastic_depth.py) and has no
     # parameters, so the count is unchanged.
     extra = ({"stochastic_depth_prob": 0.0} if name.startswith(("efficientnet", "convnext"))
              else {})
-    model = getattr(torchvision.models, name)(weights=None, **extra)
+    return dict(extra, **KWARGS.get(name, {}))
+
+
+def export(name, outdir):
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None, **constructor_kwargs(name))
     # Random values everywhere: torch.onnx stores equal initializers once (zero-initialised
     # biases would become Identity nodes of one tensor).
     with torch.no_grad():
@@ -170,7 +191,8 @@ def export(name, outdir):
             p.normal_()
     model.train()
     buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 3, 224, 224), buf,
+    size = SIZE.get(name, 224)
+    torch.onnx.export(model, torch.zeros(BATCH.get(name, 1), 3, size, size), buf,
                       training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
                       input_names=["image"], output_names=["logits"],
                       opset_version=OPSET.get(name, 14))
@@ -451,6 +473,24 @@ def tiny_vit(path, dynamic=False):
     write_stripped(path, buf)
 
 
+def tiny_vit_torchvision(path, batch=2):
+    """torchvision's VisionTransformer (vit_b_16's code: nn.MultiheadAttention, sequence-first
+    inside) at small sizes, exported in training mode at batch 2 (see BATCH); at batch 1 with
+    one block, the export dlcost refuses."""
+    from torchvision.models.vision_transformer import VisionTransformer
+    model = VisionTransformer(**dict(TINY_VIT_TV, **({} if batch > 1 else {"num_layers": 1})))
+    buf = io.BytesIO()
+    torch.onnx.export(randomized(model).train(), torch.zeros(batch, 3, 32, 32), buf,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      input_names=["image"], output_names=["logits"], opset_version=17)
+    write_stripped(path, buf)
+
+
+# 32x32 images in 8x8 patches (16 tokens and a class token), width 24, 3 heads, MLP 48, 2 blocks.
+TINY_VIT_TV = dict(image_size=32, patch_size=8, num_layers=2, num_heads=3, hidden_dim=24,
+                   mlp_dim=48, num_classes=10)
+
+
 def tiny_refused(path):
     buf = io.BytesIO()
     torch.onnx.export(randomized(TinyRefused()).eval(), torch.zeros(1, 3, 8, 8), buf,
@@ -648,6 +688,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "--tiny-vit-dynamic":
         tiny_vit(sys.argv[2], dynamic=True)
+        sys.exit(0)
+    if sys.argv[1] == "--tiny-vit-torchvision":
+        tiny_vit_torchvision(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 2)
         sys.exit(0)
     if sys.argv[1] == "--tiny-resnet-eval":
         tiny_resnet_eval(sys.argv[2])

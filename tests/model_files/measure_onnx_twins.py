@@ -7,7 +7,9 @@ estimate of the exported file.
 usage: measure_onnx_twins.py DLCOST ONNX_DIR [BATCH [NAME...]]
 
 Each NAME is built as make_onnx_graphs.py exports it (weights=None, stochastic depth 0) and
-measured in fp32 on CPU; ONNX_DIR holds NAME.onnx from make_onnx_graphs.py.
+measured in fp32 on CPU; ONNX_DIR holds NAME.onnx from make_onnx_graphs.py. The NAME
+tiny_vit_torchvision is make_onnx_graphs.py's TINY_VIT_TV (torchvision's VisionTransformer at
+small sizes, 3x32x32 images), its file from `make_onnx_graphs.py --tiny-vit-torchvision`.
 """
 import json
 import os
@@ -19,14 +21,17 @@ import torchvision
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts"))
 import torch  # noqa: E402
+from make_onnx_graphs import SIZE, TINY_VIT_TV, constructor_kwargs  # noqa: E402
 from validate_common import (inference_peak, make_optimizer, step_peaks, term,  # noqa: E402
                              training_peaks)
 from validate_torch import saved_bytes, with_cuda_dropout  # noqa: E402
 
 
 def build(name):
-    extra = {"stochastic_depth_prob": 0.0} if name.startswith(("efficientnet", "convnext")) else {}
-    return getattr(torchvision.models, name)(weights=None, **extra)
+    if name == "tiny_vit_torchvision":
+        from torchvision.models.vision_transformer import VisionTransformer
+        return VisionTransformer(**TINY_VIT_TV)
+    return getattr(torchvision.models, name)(weights=None, **constructor_kwargs(name))
 
 
 def measure(name, batch):
@@ -34,8 +39,10 @@ def measure(name, batch):
     (MNASNet's _load_from_state_dict refuses a state dict without its version metadata)."""
     torch.manual_seed(0)
     model = with_cuda_dropout(build(name))
-    x = torch.randn(batch, 3, 224, 224)
-    y = torch.randint(0, 1000, (batch,))
+    size = TINY_VIT_TV["image_size"] if name == "tiny_vit_torchvision" else SIZE.get(name, 224)
+    x = torch.randn(batch, 3, size, size)
+    y = torch.randint(0, TINY_VIT_TV["num_classes"] if name == "tiny_vit_torchvision" else 1000,
+                      (batch,))
     model.train()
     result = {"saved": saved_bytes(model, x)}
     model.eval()
@@ -56,7 +63,8 @@ def estimate(dlcost, path, batch, mode):
 def main():
     dlcost, onnx_dir = sys.argv[1], sys.argv[2]
     batch = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    names = sys.argv[4:] or ["mnasnet1_0", "shufflenet_v2_x1_0", "convnext_tiny"]
+    names = sys.argv[4:] or ["mnasnet1_0", "shufflenet_v2_x1_0", "convnext_tiny",
+                             "tiny_vit_torchvision", "densenet121", "inception_v3"]
     for name in names:
         model = build(name)
         params = sum(p.numel() for p in model.parameters())

@@ -15,7 +15,9 @@
 #include "graph/block_expander.hpp"
 #include "graph/layer_analysis.hpp"
 #include "graph/layer_json.hpp"
+#include "model_files/onnx_batch_layout.hpp"
 #include "model_files/onnx_constants.hpp"
+#include "model_files/onnx_module_path.hpp"
 
 namespace dlcost {
 
@@ -33,7 +35,28 @@ struct Unmodelled {
 struct Value {
   int layer = kModelInput;
   Shape shape;
+  BatchLayout layout;  ///< where the ONNX tensor keeps the batch (axis 0 alone, mostly)
 };
+
+std::vector<int64_t> dimsOf(const Shape& s) {
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+/// The ONNX rank of a computed tensor.
+int64_t onnxRank(const Value& v) {
+  return static_cast<int64_t>(v.shape.size()) +
+         (v.layout.merge == BatchLayout::Merge::kAlone ? 1 : 0);
+}
+
+/// The layers that may read a tensor whose batch is not axis 0 alone (inside
+/// nn.MultiheadAttention's sequence-first region): each works on the sample's own axes, which
+/// the importer maps (onnx_batch_layout.hpp); every other layer needs the batch first.
+bool readsAnyBatchLayout(const std::string& type) {
+  static const std::set<std::string> kTypes = {
+      "linear", "matmul",  "softmax", "layernorm", "narrow",  "permute", "reshape", "multiply",
+      "add",    "dropout", "gelu",    "relu",      "sigmoid", "tanh",    "silu"};
+  return kTypes.count(type) > 0;
+}
 
 const OnnxAttribute* findAttr(const OnnxNode& n, const char* name) {
   for (const OnnxAttribute& a : n.attributes)
@@ -225,7 +248,7 @@ class Builder {
                            "graphs of floating-point inputs");
     }
     input_ = sample;
-    values_[in.name] = Value{kModelInput, sample};
+    values_[in.name] = Value{kModelInput, sample, BatchLayout{}};
   }
 
   // --- one node ------------------------------------------------------------------------------
@@ -403,7 +426,9 @@ class Builder {
 
   /// Gemm: Y = A B' + C with B a [K, N] (or transposed [N, K]) weight: nn.Linear.
   void gemm(const OnnxNode& n) {
-    activation(n, 0);
+    const Value& x = activation(n, 0);
+    if (onnxRank(x) != 2 || x.layout.axis != 0)
+      throw Unmodelled{"Gemm of a tensor whose batch is not in its rows"};
     if (intAttr(n, "transA", 0) != 0) throw Unmodelled{"Gemm with transA: the batch transposed"};
     const OnnxTensor& b = weight(n, 1, "B");
     if (b.dims.size() != 2) throw Unmodelled{"Gemm whose B is not a matrix"};
@@ -418,8 +443,11 @@ class Builder {
   /// MatMul by a [K, N] weight: nn.Linear without bias (an Add of a [N] bias right after it
   /// is folded into the layer, as torch exports nn.Linear over sequences).
   void matmul(const OnnxNode& n) {
-    activation(n, 0);
+    const Value& x = activation(n, 0);
     if (!hasInput(n, 1)) throw Unmodelled{"MatMul without its second input"};
+    const int64_t last = onnxRank(x) - 1;
+    if (holdsBatch(x.layout, last) || (!isConstant(n.inputs[1]) && holdsBatch(x.layout, last - 1)))
+      throw Unmodelled{"MatMul over the axis that holds the batch"};
     if (!isConstant(n.inputs[1])) {
       activation(n, 1);
       return emit(n, {{"type", "matmul"}}, {n.inputs[0], n.inputs[1]});
@@ -455,7 +483,10 @@ class Builder {
   void layernorm(const OnnxNode& n) {
     const Value& x = activation(n, 0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
-    const int64_t axis = sampleAxis(n, intAttr(n, "axis", -1));
+    const int64_t onnx_axis = intAttr(n, "axis", -1);
+    const int64_t axis = sampleAxis(n, onnx_axis);
+    if (x.layout.axis >= (onnx_axis < 0 ? onnx_axis + onnxRank(x) : onnx_axis))
+      throw Unmodelled{"LayerNormalization over the axis that holds the batch"};
     int64_t d = 1;
     for (int64_t k = axis; k < rank; ++k) d = checkedMul(d, x.shape[static_cast<size_t>(k)]);
     useWeight(n, 1, "Scale", d);
@@ -517,6 +548,13 @@ class Builder {
       if (!t.has_values || t.values.size() != 1) throw Unmodelled{"Dropout with a computed ratio"};
       p = t.values[0];
     }
+    // p = 0 is the identity: F.dropout returns its input and keeps nothing (PyTorch 1.13's
+    // aten/src/ATen/native/Dropout.cpp, `if (p == 0 || !train ...) return input`);
+    // torchvision's ViT exports its Dropout(0.0) modules so.
+    if (p == 0) {
+      activation(n, 0);
+      return alias(n, n.inputs[0]);
+    }
     emit(n, {{"type", "dropout"}, {"p", p >= 0 && p <= 1 ? p : 0.5}}, {n.inputs[0]});
   }
 
@@ -541,6 +579,10 @@ class Builder {
       const size_t x = c0 ? 1 : 0;
       const Value& v = activation(n, x);
       const OnnxTensor& t = constantInput(n, 1 - x);
+      if (!v.layout.batchFirst() && t.elements != 1) {
+        throw Unmodelled{op + " of a tensor whose batch is not axis 0 by a stored tensor of " +
+                         std::to_string(t.elements) + " values (dlcost models a scalar there)"};
+      }
       json operand = operandShape(t, v.shape.size());
       const bool learned = inits_.count(t.name) > 0;
       if (learned) used_.insert(t.name);
@@ -796,6 +838,7 @@ class Builder {
     if (!t.has_values || t.values.empty()) throw Unmodelled{"Reshape to a computed shape"};
     std::vector<int64_t> to;
     for (double v : t.values) to.push_back(wholeValue(v, "Reshape"));
+    if (!x.layout.batchFirst()) return reshapeBatch(n, x, to);
     const int64_t elements = elementCount(x.shape);
     const bool allowzero = intAttr(n, "allowzero", 0) != 0;
     const bool keeps_batch =
@@ -1062,14 +1105,18 @@ class Builder {
   /// Transpose keeping the batch first: a permute of the sample's dimensions.
   void transpose(const OnnxNode& n) {
     if (inits_.count(n.inputs[0])) return transposeWeight(n);
-    const Value& x = activation(n, 0);
+    const Value x = activation(n, 0);
     std::vector<int64_t> perm = intsAttr(n, "perm");
-    const auto rank = static_cast<int64_t>(x.shape.size()) + 1;
+    const int64_t rank = onnxRank(x);
     if (perm.empty())
       for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
-    if (static_cast<int64_t>(perm.size()) != rank || perm[0] != 0) {
-      throw Unmodelled{"Transpose that moves the batch (perm " + shapeText(perm) + ")"};
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t k = 0; k < static_cast<int64_t>(sorted.size()); ++k) {
+      if (sorted[static_cast<size_t>(k)] != k || sorted.size() != static_cast<size_t>(rank))
+        throw Unmodelled{"Transpose by a perm that is not a permutation of its axes"};
     }
+    if (perm[0] != 0 || !x.layout.batchFirst()) return transposeBatch(n, x, perm);
     std::vector<int64_t> dims;
     for (size_t k = 1; k < perm.size(); ++k) dims.push_back(perm[k] - 1);
     emit(n, {{"type", "permute"}, {"dims", dims}}, {n.inputs[0]});
@@ -1100,6 +1147,57 @@ class Builder {
     OnnxTensor& stored = derived_inits_[n.outputs[0]];
     stored = std::move(t);
     inits_[n.outputs[0]] = &stored;
+  }
+
+  /// Transpose that moves the batch, or of a tensor whose batch is not first
+  /// (nn.MultiheadAttention's sequence-first region, onnx_batch_layout.hpp): the sample's
+  /// axes permuted as the other axes move (nothing where only the batch moves, a view), and
+  /// the batch's new place kept with the output.
+  void transposeBatch(const OnnxNode& n, const Value& x, const std::vector<int64_t>& perm) {
+    const TransposedLayout t = transposeLayout(x.layout, perm);
+    bool identity = true;
+    for (size_t k = 0; k < t.sample_perm.size(); ++k)
+      identity = identity && t.sample_perm[k] == static_cast<int64_t>(k);
+    if (identity) {
+      alias(n, n.inputs[0]);
+    } else {
+      emit(n, {{"type", "permute"}, {"dims", t.sample_perm}}, {n.inputs[0]});
+    }
+    values_[n.outputs[0]].layout = t.layout;
+  }
+
+  /// Reshape of a tensor whose batch is not first, or that moves the batch off axis 0
+  /// ([S, B*H, hd], [S*B, E]): the sample's reshape, the batch's new place kept with the output.
+  void reshapeBatch(const OnnxNode& n, const Value& x, std::vector<int64_t> to) {
+    const std::vector<int64_t> dims = onnxDims(x.layout, dimsOf(x.shape), batch_);
+    const bool allowzero = intAttr(n, "allowzero", 0) != 0;
+    int64_t known = 1, infer = -1;
+    for (size_t k = 0; k < to.size(); ++k) {
+      if (to[k] == 0 && !allowzero && k < dims.size()) to[k] = dims[k];
+      if (to[k] == -1 && infer < 0) {
+        infer = static_cast<int64_t>(k);
+        continue;
+      }
+      if (to[k] <= 0) throw Unmodelled{"Reshape to " + shapeText(to)};
+      known = checkedMul(known, to[k]);
+    }
+    const int64_t elements = checkedMul(elementCount(x.shape), batch_);
+    if (infer >= 0 && known > 0 && elements % known == 0)
+      to[static_cast<size_t>(infer)] = elements / known;
+    const ReshapedLayout r = reshapeLayout(x.layout, dimsOf(x.shape), to, batch_);
+    if (!r.error.empty() || r.sample.empty() || r.sample.size() > kMaxRank) {
+      throw Unmodelled{
+          "Reshape of " + shapeText(dims) + " to " + shapeText(to) + " (batch " +
+          std::to_string(batch_) + " in axis " + std::to_string(x.layout.axis) +
+          "): " + (r.error.empty() ? "too many dimensions" : r.error) +
+          (batch_ == 1 ? "; export with a batch of 2 or more, or a dynamic batch" : "")};
+    }
+    if (std::equal(r.sample.begin(), r.sample.end(), x.shape.begin(), x.shape.end())) {
+      alias(n, n.inputs[0]);
+    } else {
+      emit(n, {{"type", "reshape"}, {"shape", r.sample}}, {n.inputs[0]});
+    }
+    values_[n.outputs[0]].layout = r.layout;
   }
 
   /// Integers of constant input k, or of the attribute `attr` where the input is absent (the
@@ -1151,19 +1249,22 @@ class Builder {
     json narrow;
     for (size_t k = 0; k < axes.size(); ++k) {
       if (!steps.empty() && steps[k] != 1) throw Unmodelled{"Slice with a step other than 1"};
-      const auto rank = static_cast<int64_t>(x.shape.size()) + 1;
+      const int64_t rank = onnxRank(x);
       const int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
       if (a < 0 || a >= rank) throw Unmodelled{"Slice along an axis outside the tensor"};
-      const int64_t size = a == 0 ? batch_ : x.shape[static_cast<size_t>(a - 1)];
+      const int64_t size = onnxDims(x.layout, dimsOf(x.shape), batch_)[static_cast<size_t>(a)];
       const auto bound = [size](int64_t v) {
         return std::clamp(v < 0 ? v + size : v, int64_t{0}, size);
       };
       const int64_t from = bound(starts[k]), length = bound(ends[k]) - from;
       if (length == size) continue;  // the whole axis
-      if (a == 0) throw Unmodelled{"Slice of the batch"};
+      if (holdsBatch(x.layout, a)) throw Unmodelled{"Slice of the batch"};
       if (length <= 0) throw Unmodelled{"Slice to an empty tensor"};
       if (!narrow.is_null()) throw Unmodelled{"Slice along more than one axis"};
-      narrow = {{"type", "narrow"}, {"dim", a - 1}, {"start", from}, {"length", length}};
+      narrow = {{"type", "narrow"},
+                {"dim", *sampleAxisOf(x.layout, a)},
+                {"start", from},
+                {"length", length}};
     }
     if (narrow.is_null()) return alias(n, n.inputs[0]);
     emit(n, narrow, {n.inputs[0]});
@@ -1248,8 +1349,9 @@ class Builder {
       if (isConstant(n.inputs.at(0))) {  // a stored tensor's dims
         for (int64_t d : constantInput(n, 0).dims) t.values.push_back(static_cast<double>(d));
       } else {
-        t.values.push_back(static_cast<double>(batch_));
-        for (int64_t d : activation(n, 0).shape) t.values.push_back(static_cast<double>(d));
+        const Value& x = activation(n, 0);
+        for (int64_t d : onnxDims(x.layout, dimsOf(x.shape), batch_))
+          t.values.push_back(static_cast<double>(d));
       }
       if (t.values.size() > static_cast<size_t>(kOnnxMaxValues))
         throw Unmodelled{"Shape of a tensor of more than 64 dimensions"};
@@ -1377,6 +1479,8 @@ class Builder {
   /// An ONNX axis (the batch is axis 0) as the schema's sample axis.
   int64_t sampleAxis(const OnnxNode& n, int64_t axis, size_t sample_rank = 0) {
     if (sample_rank == 0) sample_rank = activation(n, 0).shape.size();
+    const BatchLayout layout = layoutOf(n);
+    if (!layout.batchFirst()) return sampleAxisMoved(n, layout, axis, sample_rank);
     const int64_t rank = static_cast<int64_t>(sample_rank) + 1;
     if (axis < -rank || axis >= rank) {
       throw Unmodelled{n.op_type + " along an axis outside the tensor"};
@@ -1387,6 +1491,30 @@ class Builder {
                        (a == 0 ? ", the batch" : ", outside the tensor")};
     }
     return a - 1;
+  }
+
+  /// Where node n's first input keeps the batch: axis 0 alone, unless it is a computed tensor
+  /// of the sequence-first region.
+  BatchLayout layoutOf(const OnnxNode& n) const {
+    if (n.inputs.empty()) return {};
+    auto it = values_.find(n.inputs[0]);
+    return it == values_.end() ? BatchLayout{} : it->second.layout;
+  }
+
+  /// sampleAxis of a tensor whose batch is not axis 0 alone.
+  int64_t sampleAxisMoved(const OnnxNode& n, const BatchLayout& layout, int64_t axis,
+                          size_t sample_rank) {
+    const int64_t rank =
+        static_cast<int64_t>(sample_rank) + (layout.merge == BatchLayout::Merge::kAlone ? 1 : 0);
+    if (axis < -rank || axis >= rank) {
+      throw Unmodelled{n.op_type + " along an axis outside the tensor"};
+    }
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    if (holdsBatch(layout, a)) {
+      throw Unmodelled{n.op_type + " along axis " + std::to_string(axis) +
+                       ", which holds the batch"};
+    }
+    return *sampleAxisOf(layout, a);
   }
 
   // --- layers ---------------------------------------------------------------------------------
@@ -1413,7 +1541,9 @@ class Builder {
   }
 
   std::string layerName(const OnnxNode& n) {
-    std::string base = n.name;
+    // PyTorch's exports name nodes after their module path: as dotted layer names, so that the
+    // engine keeps each module's input alive until the module returns (eager PyTorch 1.13).
+    std::string base = m_.producer.rfind("pytorch", 0) == 0 ? torchModulePath(n.name) : n.name;
     while (!base.empty() && base[0] == '/') base.erase(0, 1);
     if (base.empty()) base = n.outputs.empty() ? n.op_type : n.outputs[0];
     if (base.empty()) base = n.op_type + "_" + std::to_string(index_);
@@ -1438,6 +1568,7 @@ class Builder {
     l.path = "/layers/" + std::to_string(layers_.size());
     std::vector<Shape> shapes;
     json names = json::array();
+    const BatchLayout layout = inputLayout(n, l.type, inputs);
     for (size_t k = 0; k < inputs.size(); ++k) {
       const Value& v = activationNamed(n, inputs[k]);
       l.inputs.push_back(v.layer);
@@ -1461,7 +1592,28 @@ class Builder {
     }
     layers_.push_back(std::move(layer));
     layer_inputs_.push_back(inputs[0]);
-    values_[n.outputs[output]] = Value{static_cast<int>(layers_.size()) - 1, a.output};
+    values_[n.outputs[output]] = Value{static_cast<int>(layers_.size()) - 1, a.output, layout};
+  }
+
+  /// The batch's place in the tensors a layer reads, which its output keeps: the same in
+  /// every input, and other than axis 0 alone only for the layers that work on the sample's
+  /// own axes wherever the batch is (readsAnyBatchLayout).
+  BatchLayout inputLayout(const OnnxNode& n, const std::string& type,
+                          const std::vector<std::string>& inputs) {
+    if (inputs.empty()) return {};
+    const BatchLayout first = activationNamed(n, inputs[0]).layout;
+    for (const std::string& in : inputs) {
+      const BatchLayout l = activationNamed(n, in).layout;
+      if (l != first)
+        throw Unmodelled{n.op_type + " of tensors that keep the batch in different axes"};
+      if (!l.batchFirst() && !readsAnyBatchLayout(type)) {
+        throw Unmodelled{n.op_type + " (a " + type + " layer) of a tensor whose batch is axis " +
+                         std::to_string(l.axis) +
+                         ", not axis 0: dlcost follows a moved batch through attention's "
+                         "MatMul, Softmax, Reshape and Transpose only"};
+      }
+    }
+    return first;
   }
 
   /// The graph's declared output shapes, where it declares them, against the layers'.
@@ -1469,7 +1621,14 @@ class Builder {
     for (size_t k = 0; k < m_.outputs.size(); ++k) {
       const OnnxValueInfo& o = m_.outputs[k];
       auto it = values_.find(o.name);
-      if (it == values_.end() || !o.has_shape || o.dims.size() < 2) continue;
+      if (it == values_.end()) continue;
+      if (!it->second.layout.batchFirst()) {
+        throw InputError(ErrorCode::kShape, "/graph/output/" + std::to_string(k),
+                         "output '" + o.name + "' keeps the batch in axis " +
+                             std::to_string(it->second.layout.axis) +
+                             ": dlcost models outputs whose batch is axis 0");
+      }
+      if (!o.has_shape || o.dims.size() < 2) continue;
       const std::vector<int64_t> declared(o.dims.begin() + 1, o.dims.end());
       const Shape& given = it->second.shape;
       bool known = true;
