@@ -864,18 +864,24 @@ TEST_CASE("TensorRT-LLM before 0.7 reads a GQA group's KV cache once per query h
   // 8 times under 0.6 and once under 1.0; Llama 2 7B (32 heads, 32 KV heads) reads it once
   // under both.
   const auto step = [](const char* preset, const char* version) {
-    return dlcost::estimateDocument(
-        {{"model", {{"preset", preset}}},
-         {"workload",
-          {{"mode", "infer"},         {"engine", "trtllm"},     {"trtllm_version", version},
-           {"gpu", "h100-sxm"},       {"dtype", "fp16"},        {"gpus", 4},
-           {"tp", 4},                 {"users", 64},            {"prompt_tokens", 1024},
-           {"generated_tokens", 1024}}}})["serving"];
+    return dlcost::estimateDocument({{"model", {{"preset", preset}}},
+                                     {"workload",
+                                      {{"mode", "infer"},
+                                       {"engine", "trtllm"},
+                                       {"trtllm_version", version},
+                                       {"gpu", "h100-sxm"},
+                                       {"dtype", "fp16"},
+                                       {"gpus", 4},
+                                       {"tp", 4},
+                                       {"users", 64},
+                                       {"prompt_tokens", 1024},
+                                       {"generated_tokens", 1024}}}})["serving"];
   };
   const json old70 = step("llama-2-70b", "0.6"), new70 = step("llama-2-70b", "1.0");
   const double kv = 64.0 * 2048 * new70["kv_bytes_per_token"].get<double>();
-  CHECK_THAT(old70["speed"]["step_bytes"].get<double>() - new70["speed"]["step_bytes"].get<double>(),
-             Catch::Matchers::WithinRel(7 * kv, 1e-6));
+  CHECK_THAT(
+      old70["speed"]["step_bytes"].get<double>() - new70["speed"]["step_bytes"].get<double>(),
+      Catch::Matchers::WithinRel(7 * kv, 1e-6));
   CHECK(old70["speed"]["itl_s"].get<double>() > new70["speed"]["itl_s"].get<double>());
   CHECK(step("llama-2-7b", "0.6")["speed"]["step_bytes"] ==
         step("llama-2-7b", "1.0")["speed"]["step_bytes"]);
