@@ -1,6 +1,7 @@
 // "Memory over the step" (issue #28 item 1): the engine's timeline drawn when the box opens,
 // its peak named and equal to the report's total, the slider naming each event by keyboard,
-// in English and Chinese, at 1366 and 390 px. Screenshots go to /tmp/page-shots/.
+// in English and Chinese, at 1366 and 390 px; then the draw time of the largest presets'
+// timelines (printed for docs/benchmarks.md). Screenshots go to /tmp/page-shots/.
 
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -50,4 +51,30 @@ describe('memory over the step', () => {
       }
     });
   }
+
+  test('draw time: densenet169 and deepseek-v3, median within a frame', T, async () => {
+    const { page, problems } = await openPage(session, { viewport: { width: 1366, height: 768 } });
+    try {
+      await page.click('#timeline-box > summary');
+      const times = {};
+      for (const preset of ['densenet169', 'deepseek-v3']) {
+        const before = await page.evaluate(() => document.querySelector('#tl-peak')?.textContent ?? '');
+        await page.selectOption('#preset', preset);
+        // The preset's timeline drawn: a new peak line.
+        await page.waitForFunction((old) => (document.querySelector('#tl-peak')?.textContent ?? old) !== old, before);
+        times[preset] = await page.evaluate(() => {
+          const events = Number(document.querySelector('#tl-slider')?.getAttribute('max')) + 1;
+          const ms = [];
+          for (let k = 0; k <= 20; k += 1) ms.push(globalThis.dlcostPage.redrawTimeline());
+          ms.sort((a, b) => a - b);
+          return { ms: Math.round(ms[10] * 100) / 100, events };
+        });
+      }
+      console.log(`timeline draw, median ms: ${JSON.stringify(times)}`);
+      for (const [preset, { ms }] of Object.entries(times)) assert.ok(ms < 16.7, `${preset}: ${ms} ms`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
 });

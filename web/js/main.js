@@ -25,7 +25,7 @@ import { renderInference } from './inference_section.js';
 import { createUnderLoad } from './under_load.js';
 import { renderRun } from './run_section.js';
 import { renderLayouts } from './layouts_section.js';
-import { renderTimeline, showTimelineLayer } from './timeline_section.js';
+import { redrawTimeline, renderTimeline, showTimelineLayer } from './timeline_section.js';
 import { redrawLayerGraph, renderLayerGraph } from './layer_graph.js';
 import { clearSelection, onSelectLayer, selectLayer } from './selection.js';
 
@@ -396,6 +396,8 @@ function createPage(presets, gpus, start) {
     lastError: () => page.lastError,
     /** Draws the open layer graph again; its milliseconds, or null while closed (benchmarks). */
     redrawLayerGraph: () => redrawLayerGraph(byId('graph-box')),
+    /** Draws the open memory timeline again; its milliseconds, or null while closed. */
+    redrawTimeline: () => redrawTimeline(/** @type {HTMLDetailsElement} */ (byId('timeline-box'))),
   };
 }
 
@@ -481,6 +483,7 @@ async function start() {
     lastReport: page.lastReport,
     lastError: page.lastError,
     redrawLayerGraph: page.redrawLayerGraph,
+    redrawTimeline: page.redrawTimeline,
     document: () => buildDocument(getState()), // the document the last estimate read
     /** @param {Blob} file @param {(bytesRead: number) => void} [onRead] */
     inspectFile: async (file, onRead) => (await import('./model_file.js')).inspectFile(file, onRead),
