@@ -55,6 +55,7 @@ class LiveTensors(TorchDispatchMode):
         self.peak = 0
         self.peak_2x = 0
         self.in_backward = False
+        self.linear_biases = set()  # id() of every nn.Linear bias of the measured model
 
     def track(self, t):
         self._track(t)
@@ -75,9 +76,9 @@ class LiveTensors(TorchDispatchMode):
             entry[1] += 1
         self.tracked[id(t)] = weakref.finalize(t, self._release, id(t), key)
 
-    def _at_peak(self, accumulated_2x):
-        self.peak = max(self.peak, self.live)
-        self.peak_2x = max(self.peak_2x, self.live - accumulated_2x)
+    def _at_peak(self, accumulated_2x, in_place=0):
+        self.peak = max(self.peak, self.live - in_place)
+        self.peak_2x = max(self.peak_2x, self.live - accumulated_2x - in_place)
 
     def _release(self, oid, key):
         self.tracked.pop(oid, None)
@@ -107,16 +108,37 @@ class LiveTensors(TorchDispatchMode):
             return 0
         return storage_of(out)[1]
 
+    def _bias_added_in_place_by_eager(self, func, args, kwargs, out):
+        """Bytes of `out` if it is an nn.Linear bias added out of place only because this mode
+        is on. at::linear (aten/src/ATen/native/Linear.cpp of v1.13) runs an input of more
+        than two dimensions (three when not contiguous) as matmul, then adds the bias with
+        `output.add_(bias)`, in place; but under a dispatch mode isTensorSubclassLike(bias) is
+        true and it takes `output = at::add(output, bias)` ("for composite compliance"), so the
+        product and the sum are alive together for a moment plain eager never has. The walk
+        counts the sum as written into the product, as eager does."""
+        if not (func is torch.ops.aten.add.Tensor and not kwargs and len(args) == 2
+                and isinstance(out, torch.Tensor)):
+            return 0
+        product, bias = args
+        if id(bias) not in self.linear_biases or not isinstance(product, torch.Tensor):
+            return 0
+        if product.dim() <= 2 or product.shape != out.shape or product.dtype != out.dtype:
+            return 0
+        return storage_of(out)[1]
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         for t in tree_flatten(out)[0]:
             self._track(t)
-        self._at_peak(self._accumulated_in_place_by_2x(func, args, kwargs, out))
+        self._at_peak(self._accumulated_in_place_by_2x(func, args, kwargs, out),
+                      self._bias_added_in_place_by_eager(func, args, kwargs, out))
         return out
 
 
 def track_state(mode, model, opt, *tensors):
     """Registers tensors that exist outside any op the mode saw (weights, inputs, states)."""
+    mode.linear_biases = {id(m.bias) for m in model.modules()
+                          if isinstance(m, nn.Linear) and m.bias is not None}
     for p in model.parameters():
         mode.track(p)
         if p.grad is not None:

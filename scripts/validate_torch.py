@@ -212,6 +212,13 @@ def selftest():
     # (nn.Sequential still holds its input, the hidden layer).
     model.eval()
     checks.append(("inference", inference_peak(model, x), w1 + w2 + 3 * act))
+    # Inference through Linear(1000, 1000) with a bias on a 4-D input: at::linear runs matmul,
+    # then adds the bias in place (Linear.cpp of v1.13), so weight + bias + the input + one
+    # output; the out-of-place sum that this walk's dispatch mode makes PyTorch take instead
+    # is not counted (LiveTensors._bias_added_in_place_by_eager).
+    lin = nn.Linear(1000, 1000).eval()
+    checks.append(("inference, 4-D input through a bias", inference_peak(lin, torch.randn(2, 2, 2, 1000)),
+                   w1 + 1000 * f + 2 * act))
     model.train()
     opt = make_optimizer("sgd", model.parameters())
     p1, p2, p3 = [max(phases) for phases in training_peaks(model, opt, x, y)]
@@ -610,6 +617,12 @@ METHOD = """## Method
   tensor out. Python cannot see the use counts 2.x also checks; backward hands a
   concatenation's gradient on as slices, which fill no storage and are not counted as
   in place.
+- **Plain eager's in-place bias add**: a dispatch mode makes PyTorch treat every tensor as a
+  subclass (`isTensorSubclassLike`), and at::linear then adds an `nn.Linear` bias to an input
+  of more than two dimensions out of place instead of with `output.add_(bias)`; the walk
+  counts that sum as written into the product, as plain eager does (checked against
+  `torch.profiler`'s allocation events: convnext_tiny inference at batch 2, 139,645,216 B
+  both ways; the mode's own walk said 142,053,664 B).
 - **Self-test** (`scripts/validate-torch --selftest`): Linear(1000, 1000) -> ReLU ->
   Linear(1000, 10), batch 8, whose saved bytes, inference peak and step peaks are worked out
   by hand in `selftest()`; the method must match them within 0.1 %.
