@@ -302,6 +302,18 @@ TEST_CASE("an engine or quant the device cannot run is an error at its field, no
       Case{"GPTQ in llama.cpp",
            with({{"engine", "llamacpp"}, {"gpu", "rtx-4090"}, {"quant", "gptq"}}),
            "/workload/quant", "does not load"},
+      // Pipeline stages of the paged engines and HF are not modelled: refused, not planned
+      // as the whole model on each GPU (llama.cpp's layer split is pp = gpus, modelled).
+      Case{"pp in vLLM", with({{"engine", "vllm"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
+           "/workload/pp", "pipeline parallelism is not modelled"},
+      Case{"pp in SGLang",
+           with({{"engine", "sglang"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
+           "/workload/pp", "pipeline parallelism is not modelled"},
+      Case{"pp in TensorRT-LLM",
+           with({{"engine", "trtllm"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
+           "/workload/pp", "pipeline parallelism is not modelled"},
+      Case{"pp in HF", with({{"engine", "hf"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
+           "/workload/pp", "pipeline parallelism is not modelled"},
       // A layout that does not divide: 32 heads over 3 tensor-parallel GPUs.
       Case{"tp that does not divide the heads",
            with({{"engine", "vllm"}, {"gpu", "h100-sxm"}, {"gpus", 3}, {"tp", 3}}), "/workload/tp",

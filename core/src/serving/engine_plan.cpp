@@ -751,6 +751,15 @@ Workload withServingDefaults(const Transformer& t, const Workload& w) {
     }
     v.hardware.parallel.pp = par.gpus;
     v.hardware.parallel.microbatches = 1;
+  } else if (w.serving.engine != Engine::kNone && w.serving.engine != Engine::kLlamaCpp &&
+             par.pp > 1) {
+    // Each stage would hold its layers' weights and KV cache, and the pool would be the
+    // smallest stage's (vLLM takes the minimum of its workers' blocks): not modelled yet, and
+    // a plan of the whole model on one GPU would be a wrong answer.
+    throw InputError(ErrorCode::kValue, "/workload/pp",
+                     std::string(engineName(w.serving.engine)) +
+                         "'s pipeline parallelism is not modelled in its serving plan: split "
+                         "the model over the GPUs with tp, or leave pp at 1");
   }
   // A vision-language model's images take their tokens of the context too.
   const int64_t image_tokens =
