@@ -489,6 +489,14 @@ TEST_CASE("TensorRT-LLM's KV pool on an A10 is within 3 % of its logged token co
   CHECK(d.serving->max_num_seqs == 2048);
   CHECK(d.serving->max_num_batched_tokens == 8192);
   CHECK_THAT(d.serving->command, Catch::Matchers::StartsWith("trtllm-serve"));
+  CHECK_THAT(d.serving->command, !Catch::Matchers::Contains("extra_llm_api_options"));
+  // An FP8 KV cache goes through the LLM API's options (trtllm-serve has no flag for it).
+  const Report fp8 = runPreset("llama-2-7b", {{"mode", "infer"},
+                                              {"dtype", "fp16"},
+                                              {"engine", "trtllm"},
+                                              {"gpu", "l4"},
+                                              {"kv_dtype", "fp8"}});
+  CHECK_THAT(fp8.serving->command, Catch::Matchers::EndsWith("--extra_llm_api_options kv_fp8.yml"));
 }
 
 TEST_CASE("Apple silicon serves through llama.cpp within macOS's GPU share", "[serving][apple]") {

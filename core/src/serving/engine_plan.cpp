@@ -365,6 +365,9 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
         << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users)) << " --max_num_tokens "
         << p.max_num_batched_tokens << " --kv_cache_free_gpu_memory_fraction " << frac.str();
     if (tp > 1) cmd << " --tp_size " << tp;
+    // trtllm-serve has no KV dtype flag: the LLM API's kv_cache_config takes it (a YAML file of
+    // "kv_cache_config: {dtype: fp8}"), or the checkpoint's hf_quant_config.json carries it.
+    if (w.kv_dtype == DType::kFp8) cmd << " --extra_llm_api_options kv_fp8.yml";
   } else {
     cmd << "python -m sglang.launch_server --model-path " << modelArg(r) << " --context-length "
         << p.context << " --mem-fraction-static " << frac.str() << " --max-running-requests "
@@ -425,6 +428,11 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
                       "concurrency");
   }
   p.command = pagedCommand(w, r, p);
+  if (p.engine == Engine::kTrtllm && w.kv_dtype == DType::kFp8) {
+    p.notes.push_back(
+        "kv_fp8.yml in the launch command holds \"kv_cache_config: {dtype: fp8}\" (the LLM API's "
+        "options): trtllm-serve has no flag for the KV cache's dtype");
+  }
 }
 
 // --- HF transformers --------------------------------------------------------------------------
