@@ -88,33 +88,19 @@ double scoreBytes(const Workload& w, const Gpu& g, bool prefill) {
   return prefill && !g.cpu && g.vendor != "Apple" ? 24 : 16;
 }
 
-/// Attention scores of one prefill of `sequences` prompts of `prompt` tokens after `cached`
-/// tokens each, per head and layer: the prompt against the cached tokens and the full square
-/// of its own for a whole-prompt forward (the causal mask is added to it), and for llama.cpp
-/// each n_ubatch piece against every KV cell filled so far (its KQ covers the cache's used
-/// cells, the sequences sharing one cache).
-double prefillScores(Engine engine, int64_t prompt, int64_t cached, double sequences) {
-  if (engine != Engine::kLlamaCpp) return sequences * d(prompt) * (d(cached) + d(prompt));
+/// Attention scores of one prefill of `sequences` prompts of `prompt` tokens, per head and
+/// layer: the full square for a whole-prompt forward (the causal mask is added to it), and for
+/// llama.cpp each n_ubatch piece against every KV cell filled so far (its KQ covers the cache's
+/// used cells, the sequences sharing one cache).
+double prefillScores(Engine engine, int64_t prompt, double sequences) {
+  if (engine != Engine::kLlamaCpp) return sequences * d(prompt) * d(prompt);
   const double tokens = sequences * d(prompt), ub = d(kLlamaUbatch);
-  const double filled = sequences * d(cached);
   double scores = 0;
   for (double done = 0; done < tokens; done += ub) {
     const double n = std::min(ub, tokens - done);
-    scores += n * (filled + done + n);
+    scores += n * (done + n);
   }
   return scores;
-}
-
-/// Keys among the `cached` tokens already in the cache that the `prompt` tokens after them
-/// attend, summed over the prompt and the layers (local layers within their window): the
-/// attention a cached prefix adds to a prefill, each key read against every query.
-double cachedKeysAttended(const Transformer& t, int64_t cached, int64_t prompt) {
-  if (cached <= 0) return 0;
-  int64_t local = 0;
-  for (int64_t i = 0; i < t.layers; ++i) local += isLocalLayer(t, i) ? 1 : 0;
-  const double windowed =
-      cappedSum(cached, cached + prompt, t.sliding_window) - cappedSum(0, prompt, t.sliding_window);
-  return d(t.layers - local) * d(prompt) * d(cached) + d(local) * windowed;
 }
 
 /// llama.cpp's n_batch (llama-server's and llama-bench's default): a prompt is decoded in
@@ -277,30 +263,16 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const double pieces = plan.engine == Engine::kLlamaCpp
                             ? d(std::max<int64_t>(1, (prompt + kLlamaUbatch - 1) / kLlamaUbatch))
                             : 1.0;
-  // Tokens already cached: the prompt attends them (QK^T and AV over every cached key, a
-  // full rectangle beside the prompt's causal square) and reads their KV cache.
-  const int64_t cached = w.cached_tokens;
-  const int64_t v_head = t.kv_lora_rank > 0 ? t.v_head_dim : t.head_dim;
-  const double cached_flops = 2.0 * cachedKeysAttended(t, cached, prompt) *
-                              (d(queryWidth(t)) + d(t.heads) * d(v_head)) / tp;
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
     const auto prefill = [&](double sequences) {
       ForwardWork f;
-      f.op.flops = d(ph.flops) / b * sequences / tp + sequences * cached_flops;
-      const double square = d(ph.attention_flops) / b * sequences / tp;
-      // Fused kernels run the rectangle whole and skip the square's masked tiles; eager
-      // attention runs both as the GEMMs in f.op.flops.
-      const double rectangle = ph.attention_flops > WideCount(0) ? sequences * cached_flops : 0.0;
-      f.op.attention_flops = square + rectangle;
-      f.op.attention_computed =
-          f.op.attention_flops > 0
-              ? (square * ph.attention_computed + rectangle) / f.op.attention_flops
-              : ph.attention_computed;
+      f.op.flops = d(ph.flops) / b * sequences / tp;
+      f.op.attention_flops = d(ph.attention_flops) / b * sequences / tp;
+      f.op.attention_computed = ph.attention_computed;
       f.op.rows = d(prompt) * sequences;
-      f.op.bytes =
-          d(device_weights) + sequences * d(planKvBytes(t, plan, checkedAdd(cached, prompt)));
+      f.op.bytes = d(device_weights) + sequences * d(planKvBytes(t, plan, prompt));
       f.op.dequant_weights = device_params * pieces;
       f.op.dequant_ops = dequant_ops;
       f.layers = t.layers;
@@ -310,7 +282,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
       f.score_bytes = scoreBytes(w, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
-                      prefillScores(plan.engine, prompt, cached, sequences);
+                      prefillScores(plan.engine, prompt, sequences);
       // Each further micro-batch launches its kernels and crosses the GPUs again; over a
       // fully offloaded layer split the micro-batches overlap (pipelinedShare).
       const double serial =
