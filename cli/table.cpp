@@ -208,7 +208,9 @@ void printTransformer(std::ostream& out, const Report& r) {
   if (r.params.adapters)
     out << "  LoRA adapters    " << groupDigits(r.params.adapters) << " (trainable)\n";
   const bool generates = r.workload.mode != Mode::kTrain && t.kv_cache_bytes_per_token > 0;
-  out << "tokens           " << t.seq_len << (generates ? " prompt" : " per sequence");
+  out << "tokens           ";
+  if (generates && r.workload.cached_tokens > 0) out << r.workload.cached_tokens << " cached + ";
+  out << t.seq_len << (generates ? " prompt" : " per sequence");
   if (generates) out << " + " << t.generated_tokens << " generated";
   out << "; forward " << formatCount(t.forward_flops_per_token) << "FLOPs per token at "
       << t.context_tokens << " tokens of context\n";

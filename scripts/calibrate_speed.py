@@ -430,10 +430,8 @@ def llama_build(row, test, point):
         point.compute = lambda run: read_decode(run(args))
         return
     depth, n = int(m["depth"] or 0), int(m["n"])
-    if m["op"] == "pp":
-        if depth:
-            raise Skip(ENGINE_OPTION, "a prompt after tokens already in the KV cache (pp@d)")
-        args = base + flags(prompt_tokens=n, generated_tokens=0)
+    if m["op"] == "pp":  # ppN@dD: N prompt tokens after D already in the KV cache
+        args = base + flags(prompt_tokens=n, generated_tokens=0, cached_tokens=depth or None)
         point.compute = lambda run: read_prefill(run(args), n)
     else:  # tgN: N tokens from `depth` cached tokens; the mean step attends depth + N/2 keys
         args = base + flags(prompt_tokens=max(1, depth + n // 2), generated_tokens=0)

@@ -906,3 +906,61 @@ TEST_CASE("TensorRT-LLM before 0.7 reads a GQA group's KV cache once per query h
   CHECK(step("llama-2-7b", "0.6")["speed"]["step_bytes"] ==
         step("llama-2-7b", "1.0")["speed"]["step_bytes"]);
 }
+
+TEST_CASE("A prompt after tokens already cached attends them and leaves them uncomputed",
+          "[serving][speed]") {
+  // llama-bench's ppN@dD (N prompt tokens after D in the KV cache) and a long chat's next turn:
+  // the prompt's QK^T and AV cover every cached key and read their cache, but the cached
+  // tokens' own forward is not run again. So the time to first token lies between the prompt's
+  // alone and the prefill of the cached tokens and the prompt from an empty cache, and the
+  // plan's context holds the cached tokens too.
+  const auto plan = [](int64_t prompt, int64_t cached) {
+    json w = {{"mode", "infer"},        {"dtype", "bf16"},         {"engine", "vllm"},
+              {"gpu", "h100-sxm"},      {"prompt_tokens", prompt}, {"generated_tokens", 128},
+              {"cached_tokens", cached}};
+    return dlcost::estimateDocument(
+        {{"model", {{"preset", "llama-3-8b"}}}, {"workload", w}})["serving"];
+  };
+  const json alone = plan(512, 0), after = plan(512, 4096), whole = plan(4608, 0);
+  const auto ttft = [](const json& s) { return s["speed"]["ttft_s"].get<double>(); };
+  CHECK(ttft(alone) < ttft(after));
+  CHECK(ttft(after) < ttft(whole));
+  CHECK(after["context"] == 4096 + 512 + 128);
+  CHECK(after["max_users"] == whole["max_users"]);  // the same tokens held per sequence
+  CHECK(plan(512, 0) == alone);
+  // One answer in the whole report: its KV cache holds the cached tokens, and its prefill
+  // phase adds the prompt's QK^T and AV over them: Llama 3 8B, 32 layers, 4,096 + 4,096 MACs
+  // per token and key.
+  const auto report = [](int64_t cached) {
+    json w = {{"mode", "infer"},        {"dtype", "bf16"},      {"engine", "vllm"},
+              {"gpu", "h100-sxm"},      {"prompt_tokens", 512}, {"generated_tokens", 128},
+              {"cached_tokens", cached}};
+    return dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}}, {"workload", w}});
+  };
+  const json r0 = report(0), r1 = report(4096);
+  const auto kv = [](const json& r) {
+    for (const json& t : r["memory"]["terms"])
+      if (t["key"] == "kv_cache") return t["bytes"].get<int64_t>();
+    return int64_t{-1};
+  };
+  CHECK(kv(r1) == kv(r0) / (512 + 128) * (4096 + 512 + 128));
+  const auto prefill = [](const json& r) { return r["phases"][0]["flops"].get<double>(); };
+  CHECK(prefill(r1) - prefill(r0) == 2.0 * 32 * 512 * 4096 * (4096 + 4096));
+}
+
+TEST_CASE("Tokens already cached need a serving engine's cache and a context that holds them",
+          "[serving][errors]") {
+  const auto run = [](json w) {
+    return [w] {
+      dlcost::estimateDocument({{"model", {{"preset", "llama-3-8b"}}}, {"workload", w}});
+    };
+  };
+  CHECK(errorPath(run({{"mode", "infer"}, {"gpu", "h100-sxm"}, {"cached_tokens", 100}})) ==
+        "/workload/cached_tokens");
+  CHECK(errorPath(run({{"mode", "infer"},
+                       {"engine", "vllm"},
+                       {"gpu", "h100-sxm"},
+                       {"context", 1024},
+                       {"prompt_tokens", 512},
+                       {"cached_tokens", 1000}})) == "/workload/context");
+}

@@ -216,3 +216,17 @@ TEST_CASE("the capacity search finds the largest rate within the objectives", "[
         static_cast<int64_t>(std::ceil(20 / c["max_rate"].get<double>() - 1e-9)));
   CHECK(c["simulations"].get<int>() <= dlcost::kMaxCapacitySimulations);
 }
+
+TEST_CASE("serve-sim starts each request from an empty cache: cached_tokens is refused",
+          "[serving][load]") {
+  // cached_tokens sets the steady-state plan's prefill (test_serving.cpp); the simulation
+  // draws every prompt from the load and does not simulate a prefix cached before it.
+  json w = kVllmH100;
+  w["cached_tokens"] = 100;
+  CHECK(errorPath([&] {
+          dlcost::serveSimDocument(
+              {{"model", {{"preset", "llama-3-8b"}}},
+               {"workload", w},
+               {"load", {{"rate", 1}, {"requests", 10}, {"prompt", 64}, {"output", 16}}}});
+        }) == "/workload/cached_tokens");
+}

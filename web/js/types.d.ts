@@ -83,6 +83,7 @@ export interface Workload {
   /** vLLM release whose start-up memory profile the plan follows: '0.19', '0.11', 'v0'. */
   vllm_version?: string;
   trtllm_version?: string;
+  cached_tokens?: number;
   n_gpu_layers?: number;
   cache_type?: string;
   host_bandwidth_gb_s?: number;

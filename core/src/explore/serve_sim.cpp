@@ -102,6 +102,13 @@ json serveSimDocument(const json& document) {
     throw InputError(ErrorCode::kMissingField, "/workload/engine",
                      "a simulation under load needs a transformer served by an engine");
   }
+  if (config.workload.cached_tokens > 0) {
+    // The simulation draws each request's prompt from the load and fills its cache from
+    // nothing: a prefix cached before every request is not simulated.
+    throw InputError(ErrorCode::kValue, "/workload/cached_tokens",
+                     "serve-sim starts every request with an empty KV cache: leave "
+                     "cached_tokens at 0 (it sets the steady-state plan's prefill)");
+  }
   const Report r = estimate(config.model, config.workload);
   const TransformerSummary& sum = *r.transformer;
   const LoadSettings s =

@@ -806,6 +806,20 @@ void addEngineMemoryFields(std::vector<Row>& rows) {
               },
               [](const Workload& w) { return json(vllmVersionName(w.serving.vllm_version)); }));
   rows.push_back(
+      Row("cached_tokens", FieldType::kInteger, "--cached-tokens")
+          .range(0, static_cast<double>(kMaxSequence), "tokens")
+          .byDefault(0)
+          .when(kServing, "transformer")
+          .text({"Tokens already cached", "已缓存的 token 数"},
+                {"tokens each sequence holds in its KV cache before the prompt (the "
+                 "conversation so far, a cached prefix): the prompt attends to them, "
+                 "the prefill does not compute them",
+                 "每个序列在提示词之前已在 KV 缓存中的 token（此前的对话、已缓存的前缀）："
+                 "提示词会关注它们，prefill 不再计算它们"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.cached_tokens = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.cached_tokens); }));
+  rows.push_back(
       Row("trtllm_version", FieldType::kEnum, "--trtllm-version")
           .values(kTrtllmVersions, trtllmVersionName)
           .valueLabel("1.0", {"0.7 and later (XQA kernels)", "0.7 及以后（XQA 内核）"})

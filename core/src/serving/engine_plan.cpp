@@ -769,12 +769,18 @@ Workload withServingDefaults(const Transformer& t, const Workload& w) {
                          "'s pipeline parallelism is not modelled in its serving plan: split "
                          "the model over the GPUs with tp, or leave pp at 1");
   }
-  // A vision-language model's images take their tokens of the context too.
+  if (w.cached_tokens > 0 && (w.serving.engine == Engine::kNone || w.mode != Mode::kInfer)) {
+    throw InputError(ErrorCode::kValue, "/workload/cached_tokens",
+                     "tokens already cached are a serving engine's KV cache: choose an engine");
+  }
+  // A vision-language model's images take their tokens of the context too, as do the tokens
+  // already cached.
   const int64_t image_tokens =
       t.vision ? checkedMul(w.images.value_or(1), t.vision->tokens_per_image) : 0;
+  const int64_t before_prompt = checkedAdd(image_tokens, w.cached_tokens);
   if (w.serving.engine != Engine::kNone && w.serving.context && !w.prompt_tokens &&
-      *w.serving.context > checkedAdd(w.generated_tokens, image_tokens))
-    v.prompt_tokens = *w.serving.context - w.generated_tokens - image_tokens;
+      *w.serving.context > checkedAdd(w.generated_tokens, before_prompt))
+    v.prompt_tokens = *w.serving.context - w.generated_tokens - before_prompt;
   return v;
 }
 
@@ -830,16 +836,19 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
     }
   }
   const TransformerSummary& sum = *r.transformer;
-  p.context = s.context.value_or(sum.context_tokens);
+  // The sequence the cache holds: the tokens already cached, then the prompt and the answer.
+  const int64_t held = sum.context_tokens;
+  p.context = s.context.value_or(held);
   if (t.max_positions > 0 && p.context > t.max_positions) {
     throw InputError(ErrorCode::kValue,
                      s.context ? "/workload/context" : "/workload/generated_tokens",
                      std::to_string(p.context) + " tokens exceed the model's context of " +
                          std::to_string(t.max_positions) + " (max_position_embeddings)");
   }
-  if (s.context && sum.context_tokens > p.context) {
+  if (s.context && held > p.context) {
     throw InputError(ErrorCode::kValue, "/workload/context",
-                     "prompt_tokens + generated_tokens = " + std::to_string(sum.context_tokens) +
+                     std::string(w.cached_tokens > 0 ? "cached_tokens + " : "") +
+                         "prompt_tokens + generated_tokens = " + std::to_string(held) +
                          " exceed the context of " + std::to_string(p.context) + " tokens");
   }
   int64_t usable = std::numeric_limits<int64_t>::max() / 4;

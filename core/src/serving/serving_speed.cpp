@@ -88,17 +88,19 @@ double scoreBytes(const Workload& w, const Gpu& g, bool prefill) {
   return prefill && !g.cpu && g.vendor != "Apple" ? 24 : 16;
 }
 
-/// Attention scores of one prefill of `sequences` prompts of `prompt` tokens, per head and
-/// layer: the full square for a whole-prompt forward (the causal mask is added to it), and for
-/// llama.cpp each n_ubatch piece against every KV cell filled so far (its KQ covers the cache's
-/// used cells, the sequences sharing one cache).
-double prefillScores(Engine engine, int64_t prompt, double sequences) {
-  if (engine != Engine::kLlamaCpp) return sequences * d(prompt) * d(prompt);
+/// Attention scores of one prefill of `sequences` prompts of `prompt` tokens after `cached`
+/// tokens each, per head and layer: the prompt against the cached tokens and the full square
+/// of its own for a whole-prompt forward (the causal mask is added to it), and for llama.cpp
+/// each n_ubatch piece against every KV cell filled so far (its KQ covers the cache's used
+/// cells, the sequences sharing one cache).
+double prefillScores(Engine engine, int64_t prompt, int64_t cached, double sequences) {
+  if (engine != Engine::kLlamaCpp) return sequences * d(prompt) * (d(cached) + d(prompt));
   const double tokens = sequences * d(prompt), ub = d(kLlamaUbatch);
+  const double filled = sequences * d(cached);
   double scores = 0;
   for (double done = 0; done < tokens; done += ub) {
     const double n = std::min(ub, tokens - done);
-    scores += n * (done + n);
+    scores += n * (filled + done + n);
   }
   return scores;
 }
@@ -263,6 +265,9 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const double pieces = plan.engine == Engine::kLlamaCpp
                             ? d(std::max<int64_t>(1, (prompt + kLlamaUbatch - 1) / kLlamaUbatch))
                             : 1.0;
+  // Tokens already cached: the report's prefill phase counts the prompt's attention over
+  // them (its QK^T and AV, the computed share); the prefill reads their KV cache too.
+  const int64_t cached = w.cached_tokens;
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
@@ -272,7 +277,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.op.attention_flops = d(ph.attention_flops) / b * sequences / tp;
       f.op.attention_computed = ph.attention_computed;
       f.op.rows = d(prompt) * sequences;
-      f.op.bytes = d(device_weights) + sequences * d(planKvBytes(t, plan, prompt));
+      f.op.bytes =
+          d(device_weights) + sequences * d(planKvBytes(t, plan, checkedAdd(cached, prompt)));
       f.op.dequant_weights = device_params * pieces;
       f.op.dequant_ops = dequant_ops;
       f.layers = t.layers;
@@ -282,7 +288,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
       f.network = &fit.network;
       f.score_bytes = scoreBytes(w, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
-                      prefillScores(plan.engine, prompt, sequences);
+                      prefillScores(plan.engine, prompt, cached, sequences);
       // Each further micro-batch launches its kernels and crosses the GPUs again; over a
       // fully offloaded layer split the micro-batches overlap (pipelinedShare).
       const double serial =

@@ -362,6 +362,7 @@ struct Settings {
   int64_t seq = 0;          ///< training sequence (and default prompt)
   int64_t prompt = 0;
   int64_t generated = 0;
+  int64_t cached = 0;        ///< inference: tokens in the KV cache before the prompt (decoders)
   int64_t images = 0;        ///< per sample (vision-language models)
   int64_t image_tokens = 0;  ///< positions the images fill, part of seq and prompt
   int64_t longest = 0;       ///< tokens of the longest sequence the step holds
@@ -502,13 +503,14 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
   s.prompt = w.prompt_tokens ? *w.prompt_tokens : s.seq;
   s.generated = w.generated_tokens;
+  s.cached = !s.train && t.kind == TransformerKind::kDecoder ? w.cached_tokens : 0;
   resolveImages(t, w, s, warnings);
   if (!s.decoder_side && !s.train && s.generated > 0) {
     throw InputError(ErrorCode::kValue, "/workload/generated_tokens",
                      "an encoder model generates no tokens");
   }
   try {
-    s.longest = s.train ? s.seq : checkedAdd(s.prompt, s.generated);
+    s.longest = s.train ? s.seq : checkedAdd(checkedAdd(s.cached, s.prompt), s.generated);
   } catch (const ArithmeticOverflow&) {
     throw InputError(ErrorCode::kTooLarge, "/workload/generated_tokens", "too many tokens");
   }
@@ -559,8 +561,9 @@ Forward forwardPass(const Transformer& t, const Settings& s) {
     const int64_t dec = s.train ? s.seq : 1;
     f.stacks.push_back({"decoder.layers.", t.layers, false, true, dec, dec, f.tokens});
   } else {
-    f.stacks.push_back(
-        {"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, f.tokens, f.tokens, 0});
+    // A prompt after cached tokens attends them too: each of its tokens counts every key.
+    f.stacks.push_back({"layers.", t.layers, t.kind == TransformerKind::kEncoder, false, f.tokens,
+                        add(s.cached, f.tokens), 0});
   }
   f.logit_tokens = !s.decoder_side ? 0 : (s.train ? f.stacks.back().tokens : 1);
   f.head_macs_per_token =
@@ -639,11 +642,12 @@ SequenceMacs sequenceMacs(const Transformer& t, const Workload& w, const Setting
   }
   if (frozen_tower) m.forward = add(m.forward, m.vision);
   const bool enc_dec = t.kind == TransformerKind::kEncoderDecoder;
-  m.decode_context = enc_dec ? std::max<int64_t>(s.generated, 1) : add(s.prompt, s.generated);
+  m.decode_context =
+      enc_dec ? std::max<int64_t>(s.generated, 1) : add(s.cached, s.prompt, s.generated);
   if (!s.train && s.decoder_side && s.generated > 0) {
     // Sum over the g steps of step j attending to (start + j) tokens, in closed form:
     // g x (the step at context 0) + core MACs of sum_j context_j.
-    const int64_t start = enc_dec ? 0 : s.prompt;
+    const int64_t start = enc_dec ? 0 : add(s.cached, s.prompt);
     m.decode = mul(s.generated, decodeStepMacs(t, f, s.prompt, 0));
     for (int64_t i = 0; i < t.layers; ++i) {
       const int64_t window = isLocalLayer(t, i) ? t.sliding_window : 0;
@@ -901,7 +905,7 @@ void inferenceMemory(const Transformer& t, const Workload& w, const Settings& s,
   if (s.decoder_side) m.activations = add(m.activations, mul(e + 4, t.vocab));
   const int kv_bits = dtypeBits(s.kv_dtype);
   if (t.kind == TransformerKind::kDecoder) {
-    m.kv_tokens = add(s.prompt, s.generated);
+    m.kv_tokens = add(s.cached, s.prompt, s.generated);
     m.kv_cache = bytesForBits(kvCacheElements(t, w.mla_cache, m.kv_tokens), kv_bits);
   } else if (t.kind == TransformerKind::kEncoderDecoder) {
     // Decoder self-attention over the generated tokens, cross-attention over the prompt.
@@ -1154,15 +1158,22 @@ void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMem
 /// Share of a decoder's attention core (counted as every token against every attended key)
 /// that fused kernels compute under the causal mask: token p (1..n) attends min(p, keys) of
 /// a layer's keys. 1 for encoders, whose attention is not masked.
-double causalComputedShare(const Transformer& t, int64_t tokens) {
+double causalComputedShare(const Transformer& t, int64_t tokens, int64_t cached) {
   if (t.kind != TransformerKind::kDecoder || tokens <= 0) return 1.0;
-  const auto n = static_cast<double>(tokens);
+  const auto n = static_cast<double>(tokens), c = static_cast<double>(cached);
+  // sum_{q=a+1..b} min(q, k)
+  const auto capped = [](double a, double b, double k) {
+    const auto run = [](double x, double y) { return (x + y) * (y - x + 1) / 2; };  // x..y
+    if (b <= k) return run(a + 1, b);
+    if (a >= k) return k * (b - a);
+    return run(a + 1, k) + k * (b - k);
+  };
   double counted = 0, computed = 0;
   for (int64_t i = 0; i < t.layers; ++i) {
-    const auto keys = static_cast<double>(attendedKeys(t, i, tokens));
+    const auto keys = static_cast<double>(attendedKeys(t, i, cached + tokens));
     counted += n * keys;
-    // sum_{p=1..n} min(p, keys) = keys (keys + 1) / 2 + (n - keys) keys
-    computed += keys * (keys + 1) / 2 + (n - keys) * keys;
+    // The p-th prompt token sees c + p keys, at most the layer's window.
+    computed += capped(c, c + n, keys);
   }
   return counted > 0 ? computed / counted : 1.0;
 }
@@ -1187,7 +1198,7 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
     // grad_accum of them.
     const int64_t grads =
         add(m.bytesOf(MemoryKey::kGradients), m.bytesOf(MemoryKey::kAdapterGradients));
-    const double computed = causalComputedShare(t, f.tokens);
+    const double computed = causalComputedShare(t, f.tokens, 0);
     return {
         {"forward", wideFlops(macs.forward, b), add(weights_read, activations), mul(b, f.tokens),
          fused ? wideFlops(macs.core, b) : WideCount(0), computed},
@@ -1198,12 +1209,14 @@ std::vector<PhaseWork> rooflinePhases(const Transformer& t, const Workload& w, c
   std::vector<PhaseWork> phases;
   const int kv_bits = dtypeBits(s.kv_dtype);
   const int64_t prompt_kv =
-      s.decoder_side ? mul(b, bytesForBits(kvCacheElements(t, w.mla_cache, s.prompt), kv_bits)) : 0;
+      s.decoder_side
+          ? mul(b, bytesForBits(kvCacheElements(t, w.mla_cache, add(s.cached, s.prompt)), kv_bits))
+          : 0;
   // An encoder has no generation: its one pass is a plain forward.
   phases.push_back({s.decoder_side ? "prefill" : "forward", wideFlops(macs.forward, b),
                     add(weights_read, prompt_kv), mul(b, s.prompt),
                     fused ? wideFlops(macs.core, b) : WideCount(0),
-                    causalComputedShare(t, s.prompt)});
+                    causalComputedShare(t, s.prompt, s.cached)});
   if (s.decoder_side) {
     // One generated token per sequence: every weight read once (under MoE only the experts
     // the batch's tokens can reach), the whole KV cache read.
@@ -1236,7 +1249,7 @@ void summarise(const Transformer& t, const Workload& w, const Settings& s, const
   const int64_t b = w.batch;
   sum.seq_len = s.train ? s.seq : s.prompt;
   sum.generated_tokens = s.train ? 0 : s.generated;
-  sum.context_tokens = s.train ? s.seq : add(s.prompt, s.generated);
+  sum.context_tokens = s.train ? s.seq : add(s.cached, s.prompt, s.generated);
   sum.tokens_per_step = s.train ? mul(b, s.seq, w.grad_accum) : mul(b, add(s.prompt, s.generated));
   int64_t core_per_token = 0;  // QK^T and AV of one token, local layers within their window
   for (int64_t i = 0; i < t.layers; ++i)

@@ -127,6 +127,10 @@ struct Workload {
   /// Inference: tokens generated after the prompt (decode steps). Default 0 (the decode
   /// phase then describes the first generated token).
   int64_t generated_tokens = 0;
+  /// Serving: tokens already in each sequence's KV cache before the prompt (the conversation
+  /// so far, a cached prefix; llama-bench -d): the prompt attends to them, the cache holds
+  /// them, the prefill does not compute them. Default 0.
+  int64_t cached_tokens = 0;
   /// Images per sample of a vision-language model (>= 0); each adds its image tokens to
   /// the sequence and a pass of the vision tower. Absent: 1 for a vision-language model;
   /// a text model takes none.
