@@ -837,19 +837,19 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
   }
   const TransformerSummary& sum = *r.transformer;
   // The sequence the cache holds: the tokens already cached, then the prompt and the answer.
-  const int64_t held = sum.context_tokens;
-  p.context = s.context.value_or(held);
+  p.context = s.context.value_or(sum.context_tokens);
   if (t.max_positions > 0 && p.context > t.max_positions) {
     throw InputError(ErrorCode::kValue,
                      s.context ? "/workload/context" : "/workload/generated_tokens",
                      std::to_string(p.context) + " tokens exceed the model's context of " +
                          std::to_string(t.max_positions) + " (max_position_embeddings)");
   }
-  if (s.context && held > p.context) {
-    throw InputError(ErrorCode::kValue, "/workload/context",
-                     std::string(w.cached_tokens > 0 ? "cached_tokens + " : "") +
-                         "prompt_tokens + generated_tokens = " + std::to_string(held) +
-                         " exceed the context of " + std::to_string(p.context) + " tokens");
+  if (s.context && sum.context_tokens > p.context) {
+    throw InputError(
+        ErrorCode::kValue, "/workload/context",
+        std::string(w.cached_tokens > 0 ? "cached_tokens + " : "") +
+            "prompt_tokens + generated_tokens = " + std::to_string(sum.context_tokens) +
+            " exceed the context of " + std::to_string(p.context) + " tokens");
   }
   int64_t usable = std::numeric_limits<int64_t>::max() / 4;
   if (r.gpu_fit) {

@@ -18,8 +18,7 @@ double d(int64_t v) {
   return static_cast<double>(v);
 }
 
-}  // namespace
-
+/// Σ_{p = from + 1}^{to} min(p, cap).
 double cappedSum(int64_t from, int64_t to, int64_t cap) {
   const auto sum = [](double a, double b) { return (a + b) * (b - a + 1) / 2; };  // a..b
   if (to <= from) return 0;
@@ -27,6 +26,8 @@ double cappedSum(int64_t from, int64_t to, int64_t cap) {
   if (from >= cap) return d(cap) * d(to - from);
   return sum(d(from + 1), d(cap)) + d(cap) * d(to - cap);
 }
+
+}  // namespace
 
 IterationModel::IterationModel(const Transformer& t, const Workload& w, const Report& r) {
   if (!r.serving || !r.gpu_fit) {

@@ -18,10 +18,6 @@ namespace dlcost {
 /// Bytes of the routed experts' weights as stored (0 for a dense model).
 int64_t expertBytes(const Transformer& t, const Workload& w);
 
-/// Σ_{p = from + 1}^{to} min(p, cap), or of p alone when cap <= 0: the keys tokens from + 1 to
-/// `to` attend in a layer with a window of `cap` (none when 0).
-double cappedSum(int64_t from, int64_t to, int64_t cap);
-
 /// What one iteration runs, accumulated sequence by sequence (addDecode, addChunk).
 struct IterationWork {
   int64_t tokens = 0;          ///< rows of the iteration's GEMMs

@@ -1160,20 +1160,13 @@ void addSequenceTerms(const Transformer& t, const Settings& s, const SequenceMem
 /// a layer's keys. 1 for encoders, whose attention is not masked.
 double causalComputedShare(const Transformer& t, int64_t tokens, int64_t cached) {
   if (t.kind != TransformerKind::kDecoder || tokens <= 0) return 1.0;
-  const auto n = static_cast<double>(tokens), c = static_cast<double>(cached);
-  // sum_{q=a+1..b} min(q, k)
-  const auto capped = [](double a, double b, double k) {
-    const auto run = [](double x, double y) { return (x + y) * (y - x + 1) / 2; };  // x..y
-    if (b <= k) return run(a + 1, b);
-    if (a >= k) return k * (b - a);
-    return run(a + 1, k) + k * (b - k);
-  };
+  const auto n = static_cast<double>(tokens);
   double counted = 0, computed = 0;
   for (int64_t i = 0; i < t.layers; ++i) {
-    const auto keys = static_cast<double>(attendedKeys(t, i, cached + tokens));
-    counted += n * keys;
-    // The p-th prompt token sees c + p keys, at most the layer's window.
-    computed += capped(c, c + n, keys);
+    const int64_t keys = attendedKeys(t, i, add(cached, tokens));
+    counted += n * static_cast<double>(keys);
+    // The p-th prompt token sees cached + p keys, at most the layer's window.
+    computed += static_cast<double>(decodeContexts(cached, tokens, keys));
   }
   return counted > 0 ? computed / counted : 1.0;
 }
