@@ -189,8 +189,10 @@ PRECISIONS = [
 KV_QUANT = {None: [], "mxfp4": ["--quant", "mxfp4"],
             "compressed-tensors": ["--weight-dtype", "int8", "--quant-group-size", PER_CHANNEL]}
 
-# llama.cpp rows' GGUF type -> flags.
-GGUF_TYPES = {"Q4_K_M", "Q4_0", "Q8_0", "F16"}
+# llama.cpp rows' GGUF type -> dlcost's --gguf-type (llama-quantize's name for the file type;
+# "MXFP4 (MoE)" is LLAMA_FTYPE_MOSTLY_MXFP4_MOE, named "MXFP4_MOE" by llama-quantize).
+GGUF_TYPES = {"Q4_K_M": "Q4_K_M", "Q4_0": "Q4_0", "Q8_0": "Q8_0", "F16": "F16",
+              "MXFP4 (MoE)": "MXFP4_MOE"}
 LLAMA_TEST = re.compile(r"^(?:(?P<quant>F16|Q4_0)_)?(?P<op>pp|tg)(?P<n>\d+)(?:@d(?P<depth>\d+))?"
                         r"(?:_fa(?P<fa>[01]))?(?:_(?P<build>master|branch))?$")
 LLAMA_BATCHED = re.compile(r"^batched_bench_PP(?P<pp>\d+)_TG(?P<tg>\d+)_B(?P<b>\d+)_S_TG$")
@@ -389,9 +391,9 @@ def llama_device(row):
 
 
 def llama_base(row, quant, fa):
-    gguf = quant or row["quant"]
-    if gguf not in GGUF_TYPES:
-        raise Skip(ENGINE_OPTION, f"GGUF type {gguf} (dlcost's llama.cpp loads "
+    gguf = GGUF_TYPES.get(quant or row["quant"])
+    if gguf is None:
+        raise Skip(ENGINE_OPTION, f"GGUF type {quant or row['quant']} (dlcost's llama.cpp loads "
                    f"{', '.join(sorted(GGUF_TYPES))} among others)")
     # Several GPUs: llama-bench's default -sm layer splits the layers over all of them.
     gpus = row["hardware"].get("n_gpus", 1)
@@ -933,6 +935,7 @@ def time_format(p):
     for pattern, fmt in ((r"--gguf-type Q4_K", "k_quant"), (r"--gguf-type Q4_0", "q4_0"),
                          (r"--gguf-type Q8_0", "q8_0"), (r"--weight-dtype int4", "int4"),
                          (r"--weight-dtype int8", "q8_0"), (r"--quant (mxfp4|nvfp4)", "fp4"),
+                         (r"--gguf-type MXFP4_MOE", "fp4"),
                          (r"--quant fp8", "fp8")):
         if re.search(pattern, args):
             return fmt

@@ -75,6 +75,29 @@ TEST_CASE("gpt-oss-20b in MXFP4 is its checkpoint's exact size", "[serving][quan
   CHECK(weightBytes(r) == 13761264768);
 }
 
+TEST_CASE("gpt-oss-20b's MXFP4_MOE GGUF: experts MXFP4, every other matrix Q8_0",
+          "[serving][quant]") {
+  // llama.cpp benches/dgx-spark.md (commit 4c7e989), llama-bench's "size" column for
+  // ggml-org/gpt-oss-20b-GGUF: 11.27 GiB. llama-quant.cpp's MXFP4_MOE branch: 3-D tensors
+  // (the experts, ne[2] > 1) MXFP4, 17 bytes per 32 values; other matrices and the output
+  // Q8_0; norms, biases, sinks and the router F32.
+  const Report r = runPreset("gpt-oss-20b", {{"mode", "infer"},
+                                             {"dtype", "fp16"},
+                                             {"prompt_tokens", 512},
+                                             {"quant", "gguf"},
+                                             {"gguf_type", "MXFP4_MOE"}});
+  CHECK_THAT(weightBytes(r) / kGiB, Catch::Matchers::WithinAbs(11.27, 0.005));
+  // A dense model has no 3-D tensor: the same rule makes it a Q8_0 file (llama-quant.cpp).
+  const auto dense = [](const char* type) {
+    return weightBytes(runPreset("llama-2-7b", {{"mode", "infer"},
+                                                {"dtype", "fp16"},
+                                                {"prompt_tokens", 512},
+                                                {"quant", "gguf"},
+                                                {"gguf_type", type}}));
+  };
+  CHECK(dense("MXFP4_MOE") == dense("Q8_0"));
+}
+
 TEST_CASE("Each format stores one matrix as its tooling lays it out", "[serving][quant]") {
   // A generic decoder with one 256 x 256 matrix per projection lets the bytes be counted by
   // hand: q, k, v, o, gate, up, down = 7 matrices of 65,536 weights (in = 256), 1 layer.

@@ -318,6 +318,10 @@ double dequantOpsPerWeight(QuantFormat q, GgufFileType gguf) {
           return p.dequant_ops_q8_0;
         case GgufFileType::kQ4_0:
           return p.dequant_ops_q4_0;
+        case GgufFileType::kMxfp4Moe:
+          // The experts' E2M1 codes through a 16-entry table, as the FP4 checkpoints are read;
+          // the attention's Q8_0 matrices are a small share of a gpt-oss step's weights.
+          return p.dequant_ops_fp4;
         default:
           return p.dequant_ops_k_quant;
       }

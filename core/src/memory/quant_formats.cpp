@@ -72,7 +72,7 @@ MatrixBytes formatMatrix(const ServingSettings& s, int64_t group, int64_t in, in
 
 /// ggml type ids (ggml.h's enum ggml_type).
 constexpr uint32_t kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12,
-                   kQ5_K = 13, kQ6_K = 14, kBf16 = 30;
+                   kQ5_K = 13, kQ6_K = 14, kBf16 = 30, kMxfp4 = 39;
 
 uint32_t defaultGgmlType(GgufFileType f) {
   switch (f) {
@@ -91,6 +91,8 @@ uint32_t defaultGgmlType(GgufFileType f) {
       return kQ4_K;
     case GgufFileType::kQ4_0:
       return kQ4_0;
+    case GgufFileType::kMxfp4Moe:
+      return kQ8_0;  // the matrices that are not experts; ggufExpertType gives the experts'
   }
   return kF16;
 }
@@ -133,7 +135,11 @@ uint32_t fitRow(uint32_t id, int64_t row) {
 
 /// The type of block tensor `m` of layer `i` under llama_tensor_get_type_impl for the file
 /// types dlcost offers (the Q4_K_M/Q5_K_M/Q4_K_S branches; Q8_0, Q6_K, Q4_0 keep the default).
-uint32_t ggufBlockType(const Transformer& t, GgufFileType f, Category c, int64_t i, int64_t n) {
+/// MXFP4_MOE has a branch of its own before every name rule: a 3-D tensor (ne[2] > 1, the
+/// experts stacked) is MXFP4, any other Q8_0.
+uint32_t ggufBlockType(const Transformer& t, GgufFileType f, Category c, int64_t i, int64_t n,
+                       bool expert) {
+  if (f == GgufFileType::kMxfp4Moe) return expert ? kMxfp4 : kQ8_0;
   uint32_t type = defaultGgmlType(f);
   if (!isQuantizedGgml(type)) return type;
   const bool k_m = f == GgufFileType::kQ4_K_M || f == GgufFileType::kQ5_K_M;
@@ -174,7 +180,7 @@ uint32_t ggufBlockType(const Transformer& t, GgufFileType f, Category c, int64_t
 }
 
 /// The output tensor's type (and a tied token embedding's): Q6_K unless the default is Q8_0,
-/// Q8_0 for Falcon or rows that are not whole blocks (llama-quant.cpp).
+/// Q8_0 for Falcon, MXFP4_MOE or rows that are not whole blocks (llama-quant.cpp).
 uint32_t ggufOutputType(const Transformer& t, GgufFileType f) {
   const uint32_t type = defaultGgmlType(f);
   if (!isQuantizedGgml(type)) return type;
@@ -243,7 +249,7 @@ QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
         const int64_t index = c == Category::kFfnDown ? (t.experts > 1 ? i : down_seen++) : i;
         const int64_t count =
             c == Category::kFfnDown ? (t.experts > 1 ? t.layers : n_down) : t.layers;
-        const uint32_t type = fitRow(ggufBlockType(t, s.gguf_type, c, index, count), m.in);
+        const uint32_t type = fitRow(ggufBlockType(t, s.gguf_type, c, index, count, expert), m.in);
         values = mul(ggmlBytes(*ggmlType(type), n), m.copies);
         if (isQuantizedGgml(type)) q.quantized = add(q.quantized, mul(n, m.copies));
       } else if (s.quant == QuantFormat::kMxfp4 && t.experts > 0 && !expert) {

@@ -75,6 +75,8 @@ const char* ggufFileTypeName(GgufFileType t) {
       return "Q4_K_S";
     case GgufFileType::kQ4_0:
       return "Q4_0";
+    case GgufFileType::kMxfp4Moe:
+      return "MXFP4_MOE";
   }
   return "F16";
 }

@@ -45,11 +45,13 @@ const char* quantFormatName(QuantFormat q);
 std::optional<QuantFormat> parseQuantFormat(const std::string& name);
 
 /// llama-quantize's file types (LLAMA_FTYPE_MOSTLY_*): a default ggml type and the per-tensor
-/// exceptions of llama_tensor_get_type_impl (src/llama-quant.cpp).
-enum class GgufFileType { kF16, kBf16, kQ8_0, kQ6_K, kQ5_K_M, kQ4_K_M, kQ4_K_S, kQ4_0 };
+/// exceptions of llama_tensor_get_type_impl (src/llama-quant.cpp). MXFP4_MOE: the experts'
+/// 3-D tensors in MXFP4, every other matrix in Q8_0 (gpt-oss's GGUF files).
+enum class GgufFileType { kF16, kBf16, kQ8_0, kQ6_K, kQ5_K_M, kQ4_K_M, kQ4_K_S, kQ4_0, kMxfp4Moe };
 inline constexpr GgufFileType kGgufFileTypes[] = {
-    GgufFileType::kF16,    GgufFileType::kBf16,   GgufFileType::kQ8_0,   GgufFileType::kQ6_K,
-    GgufFileType::kQ5_K_M, GgufFileType::kQ4_K_M, GgufFileType::kQ4_K_S, GgufFileType::kQ4_0};
+    GgufFileType::kF16,    GgufFileType::kBf16,   GgufFileType::kQ8_0,
+    GgufFileType::kQ6_K,   GgufFileType::kQ5_K_M, GgufFileType::kQ4_K_M,
+    GgufFileType::kQ4_K_S, GgufFileType::kQ4_0,   GgufFileType::kMxfp4Moe};
 const char* ggufFileTypeName(GgufFileType t);
 std::optional<GgufFileType> parseGgufFileType(const std::string& name);
 
