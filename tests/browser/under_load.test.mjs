@@ -149,6 +149,8 @@ describe('the Under load section', () => {
         await page.fill('#ul-requests', '1000000');
         await page.click('#ul-run');
         await waitRunning();
+        mkdirSync(SHOTS, { recursive: true });
+        await page.locator('#under-load').screenshot({ path: join(SHOTS, `under-load-running-${lang}.png`) });
         await page.click('#ul-cancel');
         await page.locator('#ul-run:enabled').waitFor();
         assert.equal(await progressText(), zh ? '模拟已取消' : 'Simulation cancelled');
@@ -211,37 +213,50 @@ describe('the Under load section', () => {
             worker.postMessage({ id, doc: d });
           });
         await ask(0); // the worker loads the engine (not timed)
-        // The main thread's longest wait between two of its tasks while the worker simulates.
-        let longest = 0;
-        let last = performance.now();
-        let ticking = true;
-        const tick = () => {
-          const now = performance.now();
-          longest = Math.max(longest, now - last);
-          last = now;
-          if (ticking) setTimeout(tick, 0);
-        };
-        setTimeout(tick, 0);
-        const t0 = performance.now();
-        const viaWorker = await ask(1);
-        const workerMs = performance.now() - t0;
-        ticking = false;
+        const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+        const worker_ms = [];
+        const gap_ms = [];
+        const main_ms = [];
+        let same = true;
+        for (let round = 1; round <= 5; round += 1) {
+          // The main thread's longest wait between two of its tasks while the worker simulates
+          // (receiving the answer included: the structured clone of the engine's JSON).
+          let longest = 0;
+          let last = performance.now();
+          let ticking = true;
+          const tick = () => {
+            const now = performance.now();
+            longest = Math.max(longest, now - last);
+            last = now;
+            if (ticking) setTimeout(tick, 0);
+          };
+          setTimeout(tick, 0);
+          const t0 = performance.now();
+          const viaWorker = await ask(round);
+          worker_ms.push(performance.now() - t0);
+          ticking = false;
+          gap_ms.push(longest);
+          const t1 = performance.now();
+          const onMain = engine.default.serveSim(d);
+          main_ms.push(performance.now() - t1);
+          same = same && JSON.stringify(viaWorker.out) === JSON.stringify(onMain);
+          await new Promise((next) => setTimeout(next, 50));
+        }
         worker.terminate();
-        const t1 = performance.now();
-        const onMain = engine.default.serveSim(d);
-        const mainMs = performance.now() - t1;
         return {
-          workerMs,
-          longestGapMs: longest,
-          mainMs,
-          same: JSON.stringify(viaWorker.out) === JSON.stringify(onMain),
+          workerMs: median(worker_ms),
+          longestGapMs: median(gap_ms),
+          mainMs: median(main_ms),
+          all: { worker_ms, gap_ms, main_ms },
+          same,
         };
       }, doc);
       assert.equal(figures.same, true, 'the worker relays the engine JSON the main thread gets');
       // A figure for docs/benchmarks.md, not a pass mark (speed is measured, not timed in tests).
       console.log(
         `serve-sim 10,000 requests: worker ${figures.workerMs.toFixed(0)} ms, main thread's longest gap meanwhile ` +
-          `${figures.longestGapMs.toFixed(1)} ms; the same call on the main thread blocks it ${figures.mainMs.toFixed(0)} ms`,
+          `${figures.longestGapMs.toFixed(1)} ms; the same call on the main thread blocks it ${figures.mainMs.toFixed(0)} ms ` +
+          `(medians of 5: ${JSON.stringify(figures.all, (k, v) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))})`,
       );
       assert.deepEqual(problems, []);
     } finally {
