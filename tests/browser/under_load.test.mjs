@@ -264,6 +264,47 @@ describe('the Under load section', () => {
     }
   });
 
+  test('without a worker the page simulates on its main thread and shows the same figures', T, async () => {
+    /** The table after a 300-request run, and the thread that computed it. @param {object} page */
+    const run = async (page) => {
+      await chooseServing(page);
+      await fillLoad(page, '10');
+      await page.click('#ul-run');
+      await page.waitForFunction(() => document.querySelectorAll('#ul-chart-ttft circle').length === 8, null, {
+        timeout: 60000,
+      });
+      await page.locator('#ul-run:enabled').waitFor();
+      return {
+        via: await page.getAttribute('#ul-results', 'data-via'),
+        cells: await page.$$eval('#ul-table td, #ul-capacity', (els) => els.map((el) => el.textContent)),
+      };
+    };
+    const pages = [];
+    try {
+      const worker = await openPage(session);
+      pages.push(worker.page);
+      const inWorker = await run(worker.page);
+      assert.equal(inWorker.via, 'worker');
+      // A browser without Web Workers.
+      const noWorker = await openPage(session, { init: () => delete globalThis.Worker });
+      pages.push(noWorker.page);
+      assert.deepEqual(await run(noWorker.page), { ...inWorker, via: 'main-thread' });
+      // A worker whose script does not load (its error event): the main thread answers.
+      const broken = await openPage(session, { serviceWorkers: 'block' });
+      pages.push(broken.page);
+      await broken.page.context().route('**/js/serve_sim_worker.js', (route) => route.fulfill({ status: 404 }));
+      assert.deepEqual(await run(broken.page), { ...inWorker, via: 'main-thread' });
+      assert.deepEqual(worker.problems, []);
+      assert.deepEqual(noWorker.problems, []);
+      assert.deepEqual(
+        broken.problems.filter((p) => !/404|serve_sim_worker/.test(p)),
+        [],
+      );
+    } finally {
+      for (const page of pages) await page.close();
+    }
+  });
+
   test('a bad rate shows the engine error next to the rate field', T, async () => {
     const { page, problems } = await openPage(session);
     try {
