@@ -4,7 +4,8 @@
 // in English and Chinese, on a desktop and a phone; a bad rate is refused at its field. The
 // simulations run in the section's module Web Worker (#ul-results[data-via="worker"]) and give
 // the main thread's answer exactly; a run shows its progress, Cancel stops it and a newer input
-// cancels it, keeping the last finished run's figures. The time of a 10,000-request simulation
+// cancels it, keeping the last finished run's figures; without a worker (none in the browser,
+// or its script fails to load) the main thread shows the same figures. The time of a 10,000-request simulation
 // in the worker, against the main thread blocked by the same call, is printed for
 // docs/benchmarks.md (a figure, not a pass mark).
 
