@@ -91,7 +91,7 @@ export async function openSession() {
 /** Opens the page and waits for the engine; `problems` collects what must not happen. */
 export async function openPage(
   session,
-  { colorScheme = 'light', viewport, locale, path = '', serviceWorkers = 'allow' } = {},
+  { colorScheme = 'light', viewport, locale, path = '', serviceWorkers = 'allow', init } = {},
 ) {
   // A fresh context per page: its own storage, so no test sees another's preferences.
   // serviceWorkers 'block' for tests that answer requests with page.route: once the page's
@@ -119,6 +119,7 @@ export async function openPage(
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
     });
   });
+  if (init) await page.addInitScript(init); // a script run before the page's own (init: () => ...)
   if (locale) await page.addInitScript((l) => localStorage.setItem('dlcost.prefs', JSON.stringify({ lang: l })), locale);
   await page.goto(`${session.url}${path}`, { waitUntil: 'load', timeout: 20000 });
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });

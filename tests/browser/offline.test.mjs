@@ -1,8 +1,8 @@
 // Offline: after one visit the page works with no network. The service worker (dist/sw.js,
 // registered by js/offline.js) caches every file of the build; with the browser context cut
 // off the network, a reload still computes the same report (page.test.mjs checks those figures
-// against the CLI). Also: the manifest is linked and
-// names an icon that exists.
+// against the CLI), and the Under load section simulates in its Web Worker. Also: the
+// manifest is linked and names an icon that exists.
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -36,6 +36,17 @@ describe('offline', () => {
       const offline = await lastReport(page);
       assert.equal(offline.memory.total, online.memory.total);
       assert.deepEqual(offline.params, online.params);
+      // The Under load section's Web Worker (js/serve_sim_worker.js) and the engine module it
+      // loads come from the cache as well: a simulation runs offline, in the worker.
+      await page.selectOption('#preset', 'llama-3-8b');
+      await page.selectOption('#wl-mode', 'infer');
+      await page.selectOption('#wl-gpu', 'h100-sxm');
+      await page.selectOption('#wl-engine', 'vllm');
+      await page.fill('#ul-requests', '200');
+      await page.fill('#ul-prompt-a', '512');
+      await page.fill('#ul-output-a', '256');
+      await page.click('#ul-run');
+      await page.locator('#ul-results[data-via="worker"] #ul-table').waitFor({ timeout: 60000 });
       await page.context().setOffline(false);
       assert.deepEqual(problems.filter((p) => !/Failed to (update|register) a ServiceWorker|ERR_INTERNET_DISCONNECTED/.test(p)), []);
     } finally {

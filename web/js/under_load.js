@@ -4,13 +4,16 @@
 // flight or a trace file (read in this browser by loadTrace, never uploaded); lengths fixed,
 // uniform or normal; objectives; replicas. Output: latency percentiles, throughput, the
 // capacity answer (also in the verdict card), KV use and the queue over time, and P99 latency
-// against request rate from one serveSim call per rate, made one at a time with a pause
-// between them so the page stays responsive, with progress and Cancel. Every figure is the
+// against request rate from one serveSim call per rate, made one at a time. Each call runs in
+// a module Web Worker (serve_sim_runner.js, serve_sim_worker.js: the same engine, its JSON
+// relayed as it is) so the page stays responsive, with a progress bar and Cancel (which
+// terminates the worker); a change to the inputs cancels the run going on. Every figure is the
 // engine's; the page only writes the load the user typed into the document.
 // @ts-check
 
 import dlcost, { DlcostError, loadExtra } from './dlcost.js';
 import { h, replace } from './dom.js';
+import { createSimRunner } from './serve_sim_runner.js';
 import { applyI18n, engineText, getLang, t } from './i18n.js';
 import { formatRate, formatSignificant as num } from './units.js';
 import { xyChart } from './under_load_chart.js';
@@ -332,9 +335,6 @@ function kneeNodes(points, load) {
   ];
 }
 
-/** Lets the browser paint and handle input before the next simulation. */
-const pause = () => new Promise((done) => setTimeout(done, 0));
-
 /** The rates of the latency sweep: around the capacity, or the asked rate without one; none
  *  for a closed loop or a trace. @param {any} out @param {Record<string, unknown>} load */
 function sweepRates(out, load) {
@@ -343,13 +343,17 @@ function sweepRates(out, load) {
 }
 
 /** The section's state: its elements, the form (built when first shown), the trace read, the
- *  last run (the document it read, serveSim's answer, the sweep's points) and the run going on.
+ *  last run (the document it read, serveSim's answer, the sweep's points), the run going on
+ *  (the document it read), the runner that makes the engine calls and the progress line's
+ *  message (redrawn in a new language).
  *  @typedef {{
  *    root: HTMLElement, verdictLine: HTMLElement, getDocument: () => any,
  *    form: ReturnType<typeof buildForm> | null, trace: {name: string, rows: any[]} | null,
- *    last: {key: string, out: any, load: Record<string, unknown>, points: any[], sweep: [string, object] | null} | null,
- *    running: {cancelled: boolean} | null, shownLang: string,
- *    runButton: HTMLButtonElement, cancelButton: HTMLButtonElement, progress: HTMLElement, error: HTMLElement,
+ *    last: {key: string, out: any, load: Record<string, unknown>, points: any[], via: string} | null,
+ *    running: {cancelled: boolean, key: string} | null, shownLang: string,
+ *    runner: ReturnType<typeof createSimRunner>, message: [string, object] | null,
+ *    runButton: HTMLButtonElement, cancelButton: HTMLButtonElement, progress: HTMLElement,
+ *    progressBar: HTMLProgressElement, error: HTMLElement,
  *    results: HTMLElement, knee: HTMLElement, stale: HTMLElement,
  *  }} UnderLoad */
 
@@ -366,6 +370,8 @@ function sectionState(root, verdictLine, getDocument) {
     last: null,
     running: null,
     shownLang: '',
+    runner: createSimRunner(),
+    message: null,
     runButton: h('button', { type: 'button', id: 'ul-run', 'data-i18n': 'ulRun', text: t('ulRun') }),
     cancelButton: h('button', {
       type: 'button',
@@ -375,6 +381,14 @@ function sectionState(root, verdictLine, getDocument) {
       disabled: true,
     }),
     progress: h('p', { class: 'hint', id: 'ul-progress', 'aria-live': 'polite' }),
+    progressBar: /** @type {HTMLProgressElement} */ (
+      h('progress', {
+        id: 'ul-progress-bar',
+        'data-i18n-aria': 'ulProgress',
+        'aria-label': t('ulProgress'),
+        hidden: true,
+      })
+    ),
     error: h('p', { class: 'field-error', id: 'ul-error', role: 'alert' }),
     results: h('div', { id: 'ul-results', 'aria-live': 'polite' }),
     knee: h('div', { class: 'inference-charts', id: 'ul-knee' }),
@@ -428,6 +442,7 @@ function drawResults(ul) {
   const { last, verdictLine } = ul;
   if (!last) return;
   replace(ul.results, ...resultNodes(last.out));
+  ul.results.dataset.via = last.via; // which thread ran the engine: "worker" or "main-thread"
   replace(ul.knee, ...(last.points.length ? kneeNodes(last.points, last.load) : []));
   const line = capacityText(last.out.capacity);
   verdictLine.hidden = !line;
@@ -438,54 +453,72 @@ function drawResults(ul) {
 function setBusy(ul, busy) {
   ul.runButton.disabled = busy;
   ul.cancelButton.disabled = !busy;
+  ul.root.dataset.running = String(busy);
 }
 
-/** One serveSim call per rate, a pause before each; stops at Cancel.
+/** The progress line (a message key and its values, or null for none) and the bar under it:
+ *  simulations done of total, "busy" (a bar without a value) or null (hidden).
+ *  @param {UnderLoad} ul @param {[string, object] | null} message
+ *  @param {{done: number, total: number} | 'busy' | null} bar */
+function setProgress(ul, message, bar) {
+  ul.message = message;
+  ul.progress.textContent = message ? t(...message) : '';
+  const { progressBar } = ul;
+  progressBar.hidden = !bar;
+  if (bar === 'busy') progressBar.removeAttribute('value');
+  else if (bar) {
+    progressBar.max = bar.total;
+    progressBar.value = bar.done;
+  }
+}
+
+/** One serveSim call per rate, each awaited before the next; stops at Cancel.
  *  @param {UnderLoad} ul @param {{cancelled: boolean}} token @param {any} base @param {number[]} rates */
 async function sweep(ul, token, base, rates) {
   if (!ul.last) return;
   const run = ul.last;
-  const { progress } = ul;
   const { slo_ttft_ms, slo_itl_ms, replicas, ...rest } = run.load;
-  for (const [i, rate] of rates.entries()) {
-    progress.textContent = t('ulSweepProgress', { done: i, total: rates.length });
-    await pause();
-    if (token.cancelled) {
-      run.sweep = ['ulSweepCancelled', { done: i, total: rates.length }];
-      progress.textContent = t(...run.sweep);
-      return;
-    }
+  const total = rates.length;
+  for (const [done, rate] of rates.entries()) {
+    setProgress(ul, ['ulSweepProgress', { done, total }], { done, total });
     // Per instance at the capacity (its rate is one instance's); the asked replicas otherwise.
     const load = { ...rest, rate, ...(run.out.capacity ? {} : { replicas }) };
-    const r = dlcost.serveSim({ ...base, load }).result;
+    const answer = token.cancelled ? null : await ul.runner.run({ ...base, load });
+    if (!answer || token.cancelled) {
+      setProgress(ul, ['ulSweepCancelled', { done, total }], null);
+      return;
+    }
+    const r = answer.out.result;
     run.points.push({ rate, ttft: r.ttft_s.p99 * 1000, itl: r.itl_s.p99 * 1000 });
     replace(ul.knee, ...kneeNodes(run.points, run.load));
   }
-  progress.textContent = '';
+  setProgress(ul, null, null);
 }
 
 /** @param {UnderLoad} ul */
 async function simulate(ul) {
   if (!ul.form || ul.running) return;
-  const { progress } = ul;
   clearErrors(ul);
-  const token = { cancelled: false };
+  const base = ul.getDocument();
+  const token = { cancelled: false, key: JSON.stringify(base) };
   ul.running = token;
   setBusy(ul, true);
-  progress.textContent = t('ulRunning');
+  setProgress(ul, ['ulRunning', {}], 'busy');
   try {
-    await loadExtra();
-    await pause();
-    const base = ul.getDocument();
     const load = loadOf(ul.form.fields, ul.trace);
-    const out = dlcost.serveSim({ ...base, load });
-    ul.last = { key: JSON.stringify(base), out, load, points: [], sweep: null };
+    const answer = await ul.runner.run({ ...base, load });
+    if (!answer || token.cancelled) {
+      // The results on screen (if any) stay those of the last finished run.
+      setProgress(ul, [ul.last ? 'ulCancelledKept' : 'ulCancelled', {}], null);
+      return;
+    }
+    const { out, via } = answer;
+    ul.last = { key: token.key, out, load, points: [], via };
     ul.stale.hidden = true;
     drawResults(ul);
-    progress.textContent = '';
     await sweep(ul, token, base, sweepRates(out, load));
   } catch (e) {
-    progress.textContent = '';
+    setProgress(ul, null, null);
     showError(ul, e);
   } finally {
     ul.running = null;
@@ -493,10 +526,19 @@ async function simulate(ul) {
   }
 }
 
+/** Stops the run going on (Cancel, or an input changed under it). @param {UnderLoad} ul */
+function cancelRun(ul) {
+  if (!ul.running) return;
+  ul.running.cancelled = true;
+  ul.runner.cancel();
+}
+
 /** Builds the form and puts the section's parts on the page (the first time it is shown).
  *  @param {UnderLoad} ul */
 function mountSection(ul) {
   ul.form = buildForm((file) => readTrace(ul, file));
+  // A newer input cancels the older run: its answer would be for a load no longer asked.
+  for (const type of ['input', 'change']) ul.form.node.addEventListener(type, () => cancelRun(ul));
   replace(
     ul.root,
     h('h3', { 'data-i18n': 'ulTitle', text: t('ulTitle') }),
@@ -504,6 +546,7 @@ function mountSection(ul) {
     ul.form.node,
     h('div', { class: 'ul-actions' }, ul.runButton, ul.cancelButton),
     ul.progress,
+    ul.progressBar,
     ul.error,
     ul.stale,
     ul.results,
@@ -527,8 +570,10 @@ function updateSection(ul, report) {
     applyI18n(root);
     ul.form.relabel();
     drawResults(ul);
-    if (last && last.sweep && !ul.running) ul.progress.textContent = t(...last.sweep);
+    if (ul.message) ul.progress.textContent = t(...ul.message);
   }
+  // The model or workload changed under a run: it answers for a document no longer shown.
+  if (ul.running && ul.running.key !== JSON.stringify(ul.getDocument())) cancelRun(ul);
   const isStale = Boolean(last) && last?.key !== JSON.stringify(ul.getDocument());
   ul.stale.hidden = !isStale;
   ul.results.classList.toggle('stale', isStale);
@@ -547,9 +592,7 @@ export function createUnderLoad(root, verdictLine, getDocument) {
   ul.runButton.addEventListener('click', () => {
     simulate(ul);
   });
-  ul.cancelButton.addEventListener('click', () => {
-    if (ul.running) ul.running.cancelled = true;
-  });
+  ul.cancelButton.addEventListener('click', () => cancelRun(ul));
 
   /** @param {any} report the page's last report */
   return function update(report) {
