@@ -37,6 +37,11 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
     if (p.max_num_seqs > 0) out << " (max_num_seqs " << p.max_num_seqs << ")";
     out << "\n";
   }
+  if (!p.stage_layers.empty()) {
+    out << "  pipeline: " << p.stage_layers.size() << " stages of";
+    for (size_t i = 0; i < p.stage_layers.size(); ++i) out << (i ? ", " : " ") << p.stage_layers[i];
+    out << " layers; the pool is stage " << p.limiting_stage << "'s (the fewest blocks), shown\n";
+  }
   if (p.engine == Engine::kLlamaCpp && p.on_cpu) {
     out << "  n_ctx " << p.n_ctx << ", every layer on the CPU (-ngl 0)\n";
   } else if (p.engine == Engine::kLlamaCpp) {

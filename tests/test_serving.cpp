@@ -325,10 +325,9 @@ TEST_CASE("an engine or quant the device cannot run is an error at its field, no
       Case{"GPTQ in llama.cpp",
            with({{"engine", "llamacpp"}, {"gpu", "rtx-4090"}, {"quant", "gptq"}}),
            "/workload/quant", "does not load"},
-      // Pipeline stages of the paged engines and HF are not modelled: refused, not planned
-      // as the whole model on each GPU (llama.cpp's layer split is pp = gpus, modelled).
-      Case{"pp in vLLM", with({{"engine", "vllm"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
-           "/workload/pp", "pipeline parallelism is not modelled"},
+      // Pipeline stages of SGLang, TensorRT-LLM and HF are not modelled: refused, not planned
+      // as the whole model on each GPU (llama.cpp's layer split is pp = gpus and vLLM's
+      // stages are modelled, test_serving_pipeline.cpp).
       Case{"pp in SGLang",
            with({{"engine", "sglang"}, {"gpu", "h100-sxm"}, {"gpus", 2}, {"pp", 2}}),
            "/workload/pp", "pipeline parallelism is not modelled"},

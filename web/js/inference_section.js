@@ -161,6 +161,15 @@ export function renderInference(node, report, units, loadSweep) {
       }),
     );
   }
+  if (plan.pipeline) {
+    rows.push(
+      h('p', {
+        text:
+          `${t('inferencePipeline', {}, 'Pipeline stages')}: ${plan.pipeline.stage_layers.join(' + ')} ` +
+          `${t('inferenceLayers', {}, 'layers')} · ${t('inferenceLimiting', {}, 'the KV pool is that of stage')} ${plan.pipeline.limiting_stage}`,
+      }),
+    );
+  }
   if (plan.llamacpp) {
     rows.push(
       h('p', { text: `n_ctx ${plan.llamacpp.n_ctx} · -ngl ${plan.llamacpp.gpu_layers} / ${plan.llamacpp.layers}` }),

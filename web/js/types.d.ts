@@ -499,6 +499,8 @@ export interface ServingPlan {
     max_num_seqs: number;
     max_num_batched_tokens: number;
   };
+  /** vLLM over pipeline stages: decoder layers per stage; the pool is the limiting stage's. */
+  pipeline?: { stage_layers: number[]; limiting_stage: number };
   /** llama.cpp: what stays in system memory, and the layers offloaded. */
   host?: Memory;
   llamacpp?: { layers: number; gpu_layers: number; n_ctx: number };

@@ -222,7 +222,10 @@ void checkFormat(const Transformer& t, const Workload& w) {
 QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
   checkFormat(t, w);
   const ServingSettings& s = w.serving;
-  const int kept_bits = dtypeBits(layoutOf(w.precision).weights);
+  // Unquantized (quant none): every tensor as stored, in weight_dtype or the precision's.
+  const int kept_bits = s.quant == QuantFormat::kNone && w.weight_dtype
+                            ? dtypeBits(*w.weight_dtype)
+                            : dtypeBits(layoutOf(w.precision).weights);
   const bool gguf = s.quant == QuantFormat::kGguf;
   const TransformerParams all = countParams(t);
   QuantizedWeights q;
@@ -252,6 +255,8 @@ QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
         const uint32_t type = fitRow(ggufBlockType(t, s.gguf_type, c, index, count, expert), m.in);
         values = mul(ggmlBytes(*ggmlType(type), n), m.copies);
         if (isQuantizedGgml(type)) q.quantized = add(q.quantized, mul(n, m.copies));
+      } else if (s.quant == QuantFormat::kNone) {
+        values = bytesForBits(mul(n, m.copies), kept_bits);
       } else if (s.quant == QuantFormat::kMxfp4 && t.experts > 0 && !expert) {
         // gpt-oss's checkpoint: only the experts are MXFP4; attention stays bf16.
         values = bytesForBits(mul(n, m.copies), kept_bits);

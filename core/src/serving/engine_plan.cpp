@@ -16,6 +16,7 @@
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/ggml_types.hpp"
 #include "serving/llama_gguf.hpp"
+#include "serving/vllm_stages.hpp"
 #include "transformer/transformer_estimate.hpp"
 
 namespace dlcost {
@@ -358,6 +359,7 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
         << " --gpu-memory-utilization " << frac.str() << " --max-num-seqs "
         << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users));
     if (tp > 1) cmd << " --tensor-parallel-size " << tp;
+    if (w.hardware.parallel.pp > 1) cmd << " --pipeline-parallel-size " << w.hardware.parallel.pp;
     if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
     if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
   } else if (p.engine == Engine::kTrtllm) {
@@ -376,6 +378,66 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
     if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8_e4m3";
   }
   return cmd.str();
+}
+
+/// vLLM over pipeline stages (--pipeline-parallel-size): a GPU of each stage keeps what its
+/// budget leaves after the stage's weights and its profiled activations (the sampler runs on
+/// the last stage only) for the KV of its layers, num_blocks = available // page // layers
+/// (_get_kv_cache_config_uniform_type); the pool is the smallest stage's
+/// (get_kv_cache_configs). `terms` and p's block figures become that stage's GPU's.
+void planVllmStages(const Transformer& t, const Workload& w, const Report& r, int64_t layer_page,
+                    int64_t last_act, ServingPlan& p, std::vector<MemoryTerm>& terms) {
+  if (vllmKvGroups(t).sliding_groups > 0) {
+    throw InputError(ErrorCode::kValue, "/workload/pp",
+                     "vLLM's pipeline stages of a model with sliding-window layers (its hybrid "
+                     "KV cache groups over the stages) are not modelled: leave pp at 1");
+  }
+  const std::vector<PipelineStage> stages = vllmStages(t, w);
+  const int64_t other_act =
+      checkedAdd(forwardPeak(t, w, r, p),
+                 vllmNonTorchBytes(vllmProfile(w.serving.vllm_version), w.hardware.parallel.tp));
+  int64_t blocks = std::numeric_limits<int64_t>::max();
+  size_t limiting = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const int64_t act = i + 1 == stages.size() ? last_act : other_act;
+    const int64_t pool =
+        std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, stages[i].weight_bytes), act));
+    const int64_t n = pool / mul(layer_page, stages[i].layers);
+    p.stage_layers.push_back(stages[i].layers);
+    if (n < blocks) {
+      blocks = n;
+      limiting = i;
+    }
+  }
+  const PipelineStage& s = stages[limiting];
+  p.limiting_stage = static_cast<int64_t>(limiting);
+  p.num_blocks = blocks;
+  p.block_bytes = mul(layer_page, s.layers);
+  // The stage's GPU: its weights (quantized values and scales, tp's share) and activations.
+  terms.erase(std::remove_if(terms.begin(), terms.end(),
+                             [](const MemoryTerm& m) {
+                               return m.key == MemoryKey::kWeights ||
+                                      m.key == MemoryKey::kQuantScales;
+                             }),
+              terms.end());
+  terms.insert(
+      terms.begin(),
+      fixedTerm(MemoryKey::kWeights, s.weight_bytes,
+                "stage's layers (+ embeddings on the first, LM head on the last) / tp",
+                {{"stage", p.limiting_stage, "0-based, of " + std::to_string(stages.size())},
+                 {"first_layer", s.first_layer, ""},
+                 {"layers", s.layers, "vLLM get_pp_indices"}}));
+  if (limiting + 1 != stages.size()) {
+    for (MemoryTerm& m : terms) {
+      if (m.key != MemoryKey::kActivations) continue;
+      m.fixed = other_act;
+      m.formula = "forward peak + non-torch (the sampler runs on the last stage)";
+    }
+  }
+  p.notes.push_back("vLLM pipeline parallelism: " + std::to_string(stages.size()) +
+                    " stages; every stage's GPUs keep the same number of KV blocks, the smallest "
+                    "stage's (stage " +
+                    std::to_string(limiting) + "): its GPU is shown");
 }
 
 /// vLLM, SGLang and TensorRT-LLM: a budget, then a pool of KV blocks filling what is left.
@@ -399,6 +461,7 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
   p.block_bytes =
       vllm ? mul(layer_page, groups.group_size) : mul(p.block_size, p.kv_bytes_per_token);
   p.num_blocks = pool / p.block_bytes;
+  if (vllm && w.hardware.parallel.pp > 1) planVllmStages(t, w, r, layer_page, act, p, terms);
   // "GPU KV cache size": num_blocks // groups x block_size tokens.
   p.kv_tokens = mul(p.num_blocks / add(groups.full_groups, groups.sliding_groups), p.block_size);
   // get_max_concurrency_for_kv_cache_config: num_blocks / the blocks one request takes.
@@ -760,15 +823,18 @@ Workload withServingDefaults(const Transformer& t, const Workload& w) {
     v.hardware.parallel.pp = par.gpus;
     v.hardware.parallel.microbatches = 1;
   } else if (w.serving.engine != Engine::kNone && w.serving.engine != Engine::kLlamaCpp &&
-             par.pp > 1) {
-    // Each stage would hold its layers' weights and KV cache, and the pool would be the
-    // smallest stage's (vLLM takes the minimum of its workers' blocks): not modelled yet, and
-    // a plan of the whole model on one GPU would be a wrong answer.
+             w.serving.engine != Engine::kVllm && par.pp > 1) {
+    // Each stage holds its layers' weights and KV cache (vLLM's plan sizes them,
+    // vllm_stages.hpp); the others' stage splits are not modelled, and a plan of the whole
+    // model on one GPU would be a wrong answer.
     throw InputError(ErrorCode::kValue, "/workload/pp",
                      std::string(engineName(w.serving.engine)) +
                          "'s pipeline parallelism is not modelled in its serving plan: split "
-                         "the model over the GPUs with tp, or leave pp at 1");
+                         "the model over the GPUs with tp, or leave pp at 1 (vllm models it)");
   }
+  // vLLM's stages run whole batches, not a training step's micro-batches (the estimate's
+  // pipeline split of the batch): one, as for llama.cpp's layer split.
+  if (w.serving.engine == Engine::kVllm && par.pp > 1) v.hardware.parallel.microbatches = 1;
   if (w.cached_tokens > 0 && (w.serving.engine == Engine::kNone || w.mode != Mode::kInfer)) {
     throw InputError(ErrorCode::kValue, "/workload/cached_tokens",
                      "tokens already cached are a serving engine's KV cache: choose an engine");

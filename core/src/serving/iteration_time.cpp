@@ -50,6 +50,12 @@ IterationModel::IterationModel(const Transformer& t, const Workload& w, const Re
                          std::to_string(plan.layers + 1) +
                          " layers with the output layer in system RAM here)");
   }
+  if (!plan.stage_layers.empty()) {
+    throw InputError(ErrorCode::kValue, "/workload/pp",
+                     "the simulation under load runs one engine instance's iterations on one "
+                     "stage; vLLM's pipeline stages (batches in flight over them) are not "
+                     "simulated: leave pp at 1, or read the serving plan's steady state");
+  }
   if (!gpuComputePublished(fit.gpu)) {
     throw InputError(ErrorCode::kValue, "/workload/gpu",
                      fit.gpu.name +

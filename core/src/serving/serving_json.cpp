@@ -71,6 +71,10 @@ JsonObject servingPlanObject(const ServingPlan& p) {
                        .add("max_num_seqs", p.max_num_seqs)
                        .add("max_num_batched_tokens", p.max_num_batched_tokens));
   }
+  if (!p.stage_layers.empty()) {
+    j.add("pipeline",
+          JsonObject().add("stage_layers", p.stage_layers).add("limiting_stage", p.limiting_stage));
+  }
   if (p.engine == Engine::kLlamaCpp) {
     j.add("host", memoryObject(p.host, "bytes"))
         .add("llamacpp", JsonObject()

@@ -7,8 +7,10 @@
 // batches of 32+ tokens, for which llama.cpp copies their weights to the GPU over the host
 // link. On a CPU device every byte is read from system RAM at the CPU's bandwidth.
 #include <algorithm>
+#include <cmath>
 
 #include "dlcost/base/checked.hpp"
+#include "dlcost/gpu/collectives.hpp"
 #include "dlcost/gpu/fit.hpp"
 #include "dlcost/gpu/gpu_compute.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
@@ -19,6 +21,7 @@
 #include "serving/decode_kv_reads.hpp"
 #include "serving/iteration_time.hpp"
 #include "serving/llama_gguf.hpp"
+#include "serving/vllm_stages.hpp"
 
 namespace dlcost {
 
@@ -190,13 +193,29 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
         device_weights += q.layer_bytes[static_cast<size_t>(i)];
     }
   }
+  // vLLM's pipeline stages: pp batches in flight (its batch queue), each of users / pp
+  // sequences, and a user's token is one pass of its batch through every stage in turn: the
+  // weights of one GPU of each stage, the batch's KV cache, and a send of its hidden states
+  // at each of the pp - 1 boundaries (which the other batches' work does not hide from it).
+  const int64_t vllm_pp = plan.engine == Engine::kVllm ? w.hardware.parallel.pp : 1;
+  if (vllm_pp > 1) {
+    device_weights = 0;
+    for (const PipelineStage& st : vllmStages(t, w)) device_weights += st.weight_bytes;
+  }
+  const double batch = vllm_pp > 1 ? std::ceil(d(users) / d(vllm_pp)) : d(users);
+  const auto stage_sends = [&](double tokens) {
+    if (vllm_pp <= 1) return 0.0;
+    const GroupPlacement g = placeGroup(vllm_pp, w.hardware.parallel.tp, fit.network.gpus_per_node);
+    return d(vllm_pp - 1) *
+           collectiveTime(Collective::kSendRecv, tokens * d(t.hidden) * act_bytes, g, fit.network);
+  };
   // Under MoE only the experts the step's tokens are routed to are read: at most
   // users x experts_per_token of them per layer.
   double weights_read = d(device_weights);
   double host_read = d(host_weights);
   const double device_share = d(device_weights) / std::max(1.0, d(device_weights + host_weights));
   if (t.experts > 0) {
-    const double reached = std::min(1.0, d(users) * d(t.experts_per_token) / d(t.experts));
+    const double reached = std::min(1.0, batch * d(t.experts_per_token) / d(t.experts));
     const double experts = d(expertBytes(t, w)) / tp;
     weights_read -= experts * device_share * (1 - reached);
     host_read -= experts * (1 - device_share) * (1 - reached);
@@ -216,8 +235,8 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   const Interconnect* link = hostLink(fit.gpu);
   const double link_bw = link ? link->bandwidth_bytes_per_s : 0.0;
   const bool offload_decode = host_weights > 0 && link && users >= kLlamaOffloadMinBatch;
-  const double kv_read = d(users) * d(kv_one) * decodeKvReads(t, plan.engine, w);
-  const double flops = d(users) * decodeFlopsPerToken(t, context) / tp;
+  const double kv_read = batch * d(kv_one) * decodeKvReads(t, plan.engine, w);
+  const double flops = batch * decodeFlopsPerToken(t, context) / tp;
   const double host_kv = kv_read * (1 - gpu_layer_share);
   const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers
   // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
@@ -229,20 +248,20 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
   // prefill's time unknown (ttft_s stays 0).
   step.op.flops = compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) : 0.0;
-  step.op.rows = d(users);
+  step.op.rows = batch;
   step.op.bytes = weights_read + kv_read * gpu_layer_share;
   step.op.dequant_weights = read_params;
   step.op.dequant_ops = dequant_ops;
   step.layers = t.layers;
   step.tp = w.hardware.parallel.tp;
   step.stages = stages;
-  step.allreduce_bytes = d(users) * d(t.hidden) * act_bytes;
+  step.allreduce_bytes = batch * d(t.hidden) * act_bytes;
   step.network = &fit.network;
   step.score_bytes =
-      scoreBytes(w, fit.gpu, false) * d(t.layers) * d(t.heads) / tp * d(users) * d(context);
+      scoreBytes(w, fit.gpu, false) * d(t.layers) * d(t.heads) / tp * batch * d(context);
   const ForwardTime decode = forwardTime(ctx, step);
   s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
-  s.itl_s = decode.total_s + host_s;
+  s.itl_s = decode.total_s + host_s + stage_sends(batch);
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
   s.step_flops = static_cast<int64_t>(flops);
   if (s.itl_s > 0) {
@@ -297,7 +316,7 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
       const double share = pipelineOverlaps(plan, t, fit.gpu)
                                ? pipelinedShare(prompt * static_cast<int64_t>(sequences), stages)
                                : 1.0;
-      return serial * share + host_prefill_s;
+      return serial * share + host_prefill_s + stage_sends(d(prompt) * sequences);
     };
     s.ttft_s = prefill(1.0);
     s.batch_prefill_s = prefill(d(users));

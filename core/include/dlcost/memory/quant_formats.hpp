@@ -29,9 +29,11 @@ struct QuantizedWeights {
 };
 
 /// The weights of `t` stored as `w.serving.quant` (with quant_bits, quant_group_size,
-/// bnb_double_quant, gguf_type). Throws InputError at /workload/quant (and its parameters)
-/// for a model or shape the format cannot store: encoder models, a row length that is not a
-/// multiple of the format's block, AWQ at other than 4 bits. Throws ArithmeticOverflow.
+/// bnb_double_quant, gguf_type); with quant none, every tensor unquantized in weight_dtype (an
+/// unquantized one) or the precision's weights format, layer by layer. Throws InputError at
+/// /workload/quant (and its parameters) for a model or shape the format cannot store: encoder
+/// models, a row length that is not a multiple of the format's block, AWQ at other than 4 bits.
+/// Throws ArithmeticOverflow.
 QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w);
 
 /// Replaces the weights and quant_scales terms of `terms` with those of `q`.

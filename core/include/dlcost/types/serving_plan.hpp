@@ -39,11 +39,12 @@ struct ServingPlan {
   /// What one GPU holds (the terms of dlcost/memory_terms.hpp); for vLLM and SGLang the KV
   /// cache term is the whole preallocated pool.
   MemoryBreakdown device;
-  MemoryBreakdown host;            ///< llama.cpp: what stays in system RAM
-  bool on_cpu = false;             ///< the device is a CPU: `device` is system RAM
-  int64_t capacity_bytes = 0;      ///< one GPU's memory as the driver reports it (0: none given)
-  int64_t budget_bytes = 0;        ///< what the engine lets itself use of it
-  int64_t kv_bytes_per_token = 0;  ///< one token of one sequence, all layers, on one GPU
+  MemoryBreakdown host;        ///< llama.cpp: what stays in system RAM
+  bool on_cpu = false;         ///< the device is a CPU: `device` is system RAM
+  int64_t capacity_bytes = 0;  ///< one GPU's memory as the driver reports it (0: none given)
+  int64_t budget_bytes = 0;    ///< what the engine lets itself use of it
+  /// One token of one sequence, all layers, on one GPU (over pipeline stages: one GPU of each).
+  int64_t kv_bytes_per_token = 0;
   // --- paged engines (vLLM, SGLang) ---------------------------------------------------------
   std::optional<double> memory_fraction;  ///< gpu_memory_utilization / mem_fraction_static
   int64_t block_size = 0;                 ///< tokens per KV block (page)
@@ -53,6 +54,11 @@ struct ServingPlan {
   double max_concurrency = 0;             ///< sequences of `context` tokens the pool holds
   int64_t max_num_seqs = 0;               ///< the scheduler's cap on running sequences
   int64_t max_num_batched_tokens = 0;     ///< tokens per step (the profiled dummy batch)
+  /// vLLM --pipeline-parallel-size: decoder layers per stage (get_pp_indices); empty with one
+  /// stage. The pool's blocks are the smallest stage's (vLLM takes the minimum of its workers'),
+  /// and `device` is what a GPU of that stage holds.
+  std::vector<int64_t> stage_layers;
+  int64_t limiting_stage = 0;  ///< the stage whose GPUs hold the fewest blocks (0-based)
   // --- llama.cpp ----------------------------------------------------------------------------
   int64_t layers = 0;      ///< decoder layers
   int64_t gpu_layers = 0;  ///< -ngl as planned: layers on the GPU (+1 with the output layer)
