@@ -165,7 +165,8 @@ static std::string serveSimUsage() {
 )";
 }
 
-std::string usageText() {
+/// The commands, one by one.
+static std::string commandsUsage() {
   return R"(dlcost - what a deep-learning model costs: parameters, MACs/FLOPs, memory
 
 usage:
@@ -222,8 +223,12 @@ usage:
   dlcost schema [--json]                   the workload fields: flags, ranges, defaults
   dlcost --help | --version
 
-)" + workloadHelp() +
-         R"(
+)";
+}
+
+/// How numbers are written, --task and the output flags, and the exit status.
+static std::string outputUsage() {
+  return R"(
 numbers: spaces around them are ignored; 4, +4, 2.0, 1e3 and .5 are numbers (no hex,
 separators, inf or nan); integer fields take any exact whole value (2.0 = 2, 1e3 = 1000,
 2.5 is refused); byte sizes may carry a unit: 1.5GiB, 800MB (B, kB, MB, GB, TB, KiB, MiB,
@@ -253,6 +258,10 @@ output:
 
 exit status: 0 success, 2 bad input or usage (the message names the field), 1 internal error
 )";
+}
+
+std::string usageText() {
+  return commandsUsage() + workloadHelp() + outputUsage();
 }
 
 namespace {
