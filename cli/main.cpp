@@ -69,8 +69,9 @@ void readFileKind(dlcost::cli::Options& o) {
   }
 }
 
-json buildDocument(const dlcost::cli::Options& o) {
-  json doc;
+/// The document that the command line names: one MODEL.json, preset, Hugging Face config, GGUF
+/// or ONNX file, or share link.
+json readNamedDocument(const dlcost::cli::Options& o) {
   if ((o.preset ? 1 : 0) + (o.link ? 1 : 0) + (o.hf ? 1 : 0) + (o.gguf ? 1 : 0) + (o.onnx ? 1 : 0) +
               (o.positional.empty() ? 0 : 1) !=
           1 ||
@@ -80,25 +81,31 @@ json buildDocument(const dlcost::cli::Options& o) {
         "FRAGMENT"};
   }
   if (o.gguf) {
-    doc = dlcost::cli::ggufConfig(dlcost::cli::inspectFile(*o.gguf));
-  } else if (o.onnx) {
-    doc = json{{"model", dlcost::onnxModelOrError(dlcost::cli::inspectFile(*o.onnx))}};
+    return dlcost::cli::ggufConfig(dlcost::cli::inspectFile(*o.gguf));
+  }
+  if (o.onnx) {
+    json doc = json{{"model", dlcost::onnxModelOrError(dlcost::cli::inspectFile(*o.onnx))}};
     // The graph's own name is torch's "torch_jit" more often than not: the file names it.
     doc["model"]["name"] = std::filesystem::path(*o.onnx).stem().string();
-  } else if (o.hf) {
-    doc = dlcost::parseDocumentText(dlcost::cli::readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
-  } else if (o.preset) {
-    doc = json{{"model", {{"preset", *o.preset}}}};
-  } else if (o.link) {
+    return doc;
+  }
+  if (o.hf) {
+    return dlcost::parseDocumentText(dlcost::cli::readFile(dlcost::cli::findCachedHfConfig(*o.hf)));
+  }
+  if (o.preset) return json{{"model", {{"preset", *o.preset}}}};
+  if (o.link) {
     const json state = dlcost::decodeShareLink(*o.link);
     if (!dlcost::shareLinkHasDocument(state)) {
       throw InputError(ErrorCode::kValue, "", "share link: it carries no model document");
     }
-    doc = state["doc"];
-  } else {
-    doc = dlcost::parseDocumentText(dlcost::cli::readFile(o.positional[0]));
+    return state["doc"];
   }
-  if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  return dlcost::parseDocumentText(dlcost::cli::readFile(o.positional[0]));
+}
+
+/// A config.json wrapped as a model document, with the flags that go on the model: --approximate,
+/// --text-only and the tensor bytes of --weights (or --gguf).
+void applyModelFlags(json& doc, const dlcost::cli::Options& o) {
   if (dlcost::isHfConfig(doc)) {
     // A config.json has no workload of its own: wrap it so the flags have one to go in.
     json workload = doc.contains("workload") ? doc["workload"] : json::object();
@@ -124,6 +131,11 @@ json buildDocument(const dlcost::cli::Options& o) {
     }
     doc["model"]["weights_file"] = summary["weights_file"];
   }
+}
+
+/// A named --task's settings over the document's workload, then the workload flags on top.
+void applyWorkloadFlags(json& doc, const dlcost::cli::Options& o) {
+  const bool has_model = doc.contains("model") && doc["model"].is_object();
   if (o.task && has_model) {
     // The task's settings for this kind of model over the document's workload, as the page's
     // task menu applies them; the flags below go on top.
@@ -147,6 +159,13 @@ json buildDocument(const dlcost::cli::Options& o) {
     if (!doc["workload"].is_object()) break;  // parseConfig reports it
     doc["workload"][it.key()] = *it;
   }
+}
+
+json buildDocument(const dlcost::cli::Options& o) {
+  json doc = readNamedDocument(o);
+  if (!doc.is_object()) return doc;  // parseConfig reports the type error
+  applyModelFlags(doc, o);
+  applyWorkloadFlags(doc, o);
   // The fields neither the document nor the flags set come from the task the workload implies
   // (training, or inference with --mode infer or an engine), as on the page's first screen for
   // the same model; a share link carries its whole workload, and a named task was applied above.

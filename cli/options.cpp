@@ -165,7 +165,8 @@ static std::string serveSimUsage() {
 )";
 }
 
-std::string usageText() {
+/// The commands, one by one.
+static std::string commandsUsage() {
   return R"(dlcost - what a deep-learning model costs: parameters, MACs/FLOPs, memory
 
 usage:
@@ -222,8 +223,12 @@ usage:
   dlcost schema [--json]                   the workload fields: flags, ranges, defaults
   dlcost --help | --version
 
-)" + workloadHelp() +
-         R"(
+)";
+}
+
+/// How numbers are written, --task and the output flags, and the exit status.
+static std::string outputUsage() {
+  return R"(
 numbers: spaces around them are ignored; 4, +4, 2.0, 1e3 and .5 are numbers (no hex,
 separators, inf or nan); integer fields take any exact whole value (2.0 = 2, 1e3 = 1000,
 2.5 is refused); byte sizes may carry a unit: 1.5GiB, 800MB (B, kB, MB, GB, TB, KiB, MiB,
@@ -255,6 +260,10 @@ exit status: 0 success, 2 bad input or usage (the message names the field), 1 in
 )";
 }
 
+std::string usageText() {
+  return commandsUsage() + workloadHelp() + outputUsage();
+}
+
 namespace {
 
 /// `--device N`: a CUDA device index, written as decimal digits (0 to 1048576, as many as a
@@ -268,6 +277,57 @@ int parseDevice(const std::string& text) {
                      ", not '" + text + "'"};
   }
   return static_cast<int>(std::stol(text));
+}
+
+/// The switch a flag that takes no value sets, or null.
+bool Options::*switchFlag(const std::string& flag) {
+  static const std::pair<const char*, bool Options::*> kSwitches[] = {
+      {"--json", &Options::json},           {"--approximate", &Options::approximate},
+      {"--text-only", &Options::text_only}, {"--csv", &Options::csv},
+      {"--decode", &Options::decode},       {"--explain", &Options::explain}};
+  for (const auto& [name, member] : kSwitches)
+    if (flag == name) return member;
+  return nullptr;
+}
+
+/// The option a flag whose value is kept as written sets, or null.
+std::optional<std::string> Options::*textFlag(const std::string& flag) {
+  static const std::pair<const char*, std::optional<std::string> Options::*> kTexts[] = {
+      {"--trace", &Options::trace},     {"--measured", &Options::measured},
+      {"--batches", &Options::batches}, {"--contexts", &Options::contexts},
+      {"--preset", &Options::preset},   {"--hf", &Options::hf},
+      {"--gguf", &Options::gguf},       {"--onnx", &Options::onnx},
+      {"--weights", &Options::weights}, {"--task", &Options::task},
+      {"--link", &Options::link}};
+  for (const auto& [name, member] : kTexts)
+    if (flag == name) return member;
+  return nullptr;
+}
+
+/// The flags whose value is checked (--device, --sort, --lang, --units) and the workload's
+/// fields; false for any other.
+template <typename Value>
+bool readCheckedFlag(const std::string& a, Value& value, Options& o) {
+  if (a == "--device") {
+    o.device = parseDevice(value(a));
+  } else if (a == "--sort") {
+    o.sort = value(a);
+  } else if (a == "--lang") {
+    o.lang = value(a);
+    if (*o.lang != "en" && *o.lang != "zh") throw UsageError{"--lang must be en or zh"};
+  } else if (a == "--units") {
+    const std::string u = value(a);
+    auto parsed = parseByteUnits(u);
+    if (!parsed) throw UsageError{"--units must be binary or decimal, not '" + u + "'"};
+    o.units = *parsed;
+    o.units_given = true;
+  } else if (const WorkloadField* f = findWorkloadFlag(a)) {
+    // A boolean flag takes no value: its presence sets the field.
+    o.workload[f->key] = f->type == FieldType::kBoolean ? "true" : value(a);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -295,61 +355,14 @@ Options parseOptions(int argc, const char* const* argv) {
   };
   while (i < args.size()) {
     const std::string a = args[i++];
-    if (a == "--json") {
-      o.json = true;
-    } else if (a == "--approximate") {
-      o.approximate = true;
-    } else if (a == "--text-only") {
-      o.text_only = true;
-    } else if (a == "--csv") {
-      o.csv = true;
+    if (bool Options::*on = switchFlag(a)) {
+      o.*on = true;
     } else if (const std::string* key = loadFlagKey(a)) {
       o.load[*key] = value(a);
-    } else if (a == "--trace") {
-      o.trace = value(a);
-    } else if (a == "--measured") {
-      o.measured = value(a);
-    } else if (a == "--device") {
-      o.device = parseDevice(value(a));
-    } else if (a == "--batches") {
-      o.batches = value(a);
-    } else if (a == "--contexts") {
-      o.contexts = value(a);
-    } else if (a == "--sort") {
-      o.sort = value(a);
-    } else if (a == "--preset") {
-      o.preset = value(a);
-    } else if (a == "--hf") {
-      o.hf = value(a);
-    } else if (a == "--gguf") {
-      o.gguf = value(a);
-    } else if (a == "--onnx") {
-      o.onnx = value(a);
-    } else if (a == "--weights") {
-      o.weights = value(a);
-    } else if (a == "--task") {
-      o.task = value(a);
-    } else if (a == "--link") {
-      o.link = value(a);
-    } else if (a == "--decode") {
-      o.decode = true;
-    } else if (a == "--explain") {
-      o.explain = true;
-    } else if (a == "--lang") {
-      o.lang = value(a);
-      if (*o.lang != "en" && *o.lang != "zh") throw UsageError{"--lang must be en or zh"};
-    } else if (a == "--units") {
-      const std::string u = value(a);
-      auto parsed = parseByteUnits(u);
-      if (!parsed) throw UsageError{"--units must be binary or decimal, not '" + u + "'"};
-      o.units = *parsed;
-      o.units_given = true;
-    } else if (const WorkloadField* f = findWorkloadFlag(a)) {
-      // A boolean flag takes no value: its presence sets the field.
-      o.workload[f->key] = f->type == FieldType::kBoolean ? "true" : value(a);
-    } else if (a.rfind("--", 0) == 0) {
-      throw UsageError{"unknown option '" + a + "' (try dlcost --help)"};
-    } else {
+    } else if (std::optional<std::string> Options::*text = textFlag(a)) {
+      o.*text = value(a);
+    } else if (!readCheckedFlag(a, value, o)) {
+      if (a.rfind("--", 0) == 0) throw UsageError{"unknown option '" + a + "' (try dlcost --help)"};
       o.positional.push_back(a);
     }
   }

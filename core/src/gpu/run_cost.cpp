@@ -1,11 +1,11 @@
-// Steps, wall time, GPU-hours, money and energy of a training run (dlcost/run_cost.hpp).
+// Steps, wall time, GPU-hours, money and energy of a training run (dlcost/gpu/run_cost.hpp;
+// the value type RunCost in dlcost/types/run_cost.hpp).
 
-#include "dlcost/types/run_cost.hpp"
+#include "dlcost/gpu/run_cost.hpp"
 
 #include <cmath>
 
 #include "dlcost/base/error.hpp"
-#include "dlcost/gpu/run_cost.hpp"
 #include "dlcost/types/report.hpp"
 
 namespace dlcost {

@@ -1,5 +1,6 @@
 // Which collectives a multi-GPU step runs, their sizes and how much of them the step waits
-// for, on top of the roofline's compute time (dlcost/step_breakdown.hpp).
+// for, on top of the roofline's compute time: stepBreakdown (dlcost/gpu/fit.hpp), its value type
+// in dlcost/types/step_breakdown.hpp.
 
 #include <algorithm>
 #include <cmath>

@@ -219,19 +219,18 @@ void checkFormat(const Transformer& t, const Workload& w) {
 
 }  // namespace
 
-QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
-  checkFormat(t, w);
+namespace {
+
+/// The block tensors, layer by layer (a dense and a MoE layer differ): their values and
+/// scales as the format stores them, the rest of each layer kept.
+void addBlockTensors(const Transformer& t, const Workload& w, QuantizedWeights& q) {
   const ServingSettings& s = w.serving;
   // Unquantized (quant none): every tensor as stored, in weight_dtype or the precision's.
   const int kept_bits = s.quant == QuantFormat::kNone && w.weight_dtype
                             ? dtypeBits(*w.weight_dtype)
                             : dtypeBits(layoutOf(w.precision).weights);
   const bool gguf = s.quant == QuantFormat::kGguf;
-  const TransformerParams all = countParams(t);
-  QuantizedWeights q;
   q.layer_bytes.assign(static_cast<size_t>(t.layers), 0);
-
-  // Block tensors, layer by layer (a dense and a MoE layer differ).
   int64_t n_down = 0;  // llama-quant's n_ffn_down: tensors named ffn_down*
   for (int64_t i = 0; i < t.layers; ++i)
     for (const LinearModule& m : blockLinearModules(oneLayer(t, !isMoeLayer(t, i))))
@@ -289,8 +288,14 @@ QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
     q.kept = add(q.kept, rest_bytes);
     q.layer_bytes[static_cast<size_t>(i)] = add(bytes, rest_bytes);
   }
+}
 
-  // Embeddings, LM head and final norm.
+/// The embeddings, LM head and final norm.
+void addEmbeddingsAndHead(const Transformer& t, const Workload& w, const TransformerParams& all,
+                          QuantizedWeights& q) {
+  const ServingSettings& s = w.serving;
+  const int kept_bits = dtypeBits(layoutOf(w.precision).weights);
+  const bool gguf = s.quant == QuantFormat::kGguf;
   const int64_t token_table = mul(t.vocab, t.hidden);
   const int64_t other_tables = checkedSub(all.embeddings, token_table);  // positions, types
   const int64_t final_norm = t.final_norm ? normParams(t) : 0;
@@ -318,6 +323,16 @@ QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
                       ? "attention, embeddings, LM head, norms and router in 16 bits (gpt-oss)"
                       : "embeddings, LM head, norms, biases and routers in 16 bits";
   }
+}
+
+}  // namespace
+
+QuantizedWeights quantizedWeights(const Transformer& t, const Workload& w) {
+  checkFormat(t, w);
+  const TransformerParams all = countParams(t);
+  QuantizedWeights q;
+  addBlockTensors(t, w, q);
+  addEmbeddingsAndHead(t, w, all, q);
   q.total = add(add(q.values, q.scales), q.kept);
   return q;
 }

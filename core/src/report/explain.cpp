@@ -280,9 +280,8 @@ void explainMemory(const Report& r, const Writer& t, std::vector<Explanation>& o
   }
 }
 
-void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out) {
-  if (!r.gpu_fit) return;
-  const GpuFit& f = *r.gpu_fit;
+/// Usable memory per GPU and the headroom left in it.
+void explainGpuMemory(const GpuFit& f, const Writer& t, std::vector<Explanation>& out) {
   out.push_back(make(
       "/gpu_fit/gpu_memory/usable_bytes", t.w({"usable GPU memory", "可用显存"}), "C − R − F",
       {{"C", t.w({"capacity as nvidia-smi reports it", "nvidia-smi 报告的容量"}),
@@ -297,6 +296,10 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
                      "usable − per-GPU total", {},
                      Writer::num(f.usable_bytes) + " − " + Writer::num(f.per_gpu.total),
                      t.bytes(f.headroom_bytes)));
+}
+
+/// The roofline's step time, then the step with communication, bubble and optimizer.
+void explainStepTime(const GpuFit& f, const Writer& t, std::vector<Explanation>& out) {
   out.push_back(
       make("/gpu_fit/step_time_s", t.w({"step time (roofline)", "单步时间（屋顶线模型）"}),
            "Σ max(FLOPs / (peak × u), bytes / bandwidth)",
@@ -327,8 +330,12 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
                ms(s.ep_comm_s) + " + " + ms(s.dp_comm_s) + " + " + ms(s.bubble_s) + " + " +
                ms(s.optimizer_s),
            ms(s.step_s)));
-  const Parallelism& p = r.workload.hardware.parallel;
-  const int64_t mb = p.microbatchCount();
+}
+
+/// The largest batch that fits on the GPUs.
+void explainGpuMaxBatch(const Report& r, const Writer& t, std::vector<Explanation>& out) {
+  const GpuFit& f = *r.gpu_fit;
+  const int64_t mb = r.workload.hardware.parallel.microbatchCount();
   if (f.max_batch < kMaxBatchReported && !f.per_gpu.phases.empty()) {
     // Training peaks in the larger of a few lines (backward steps, the optimizer step): the
     // replica batch is the smallest ⌊(U − F) / S⌋ over them (MemoryBreakdown::maxBatch).
@@ -361,6 +368,12 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
             Writer::num(mb) + " × " + Writer::num(f.data_parallel),
         Writer::num(f.max_batch)));
   }
+}
+
+/// What bounds the step, the decode speed and the samples per second.
+void explainGpuRates(const Report& r, const Writer& t, std::vector<Explanation>& out) {
+  const GpuFit& f = *r.gpu_fit;
+  const Parallelism& p = r.workload.hardware.parallel;
   // gpu_json.cpp's stepBound: whichever of the step's two sums takes longer.
   out.push_back(make("/gpu_fit/roofline/bound", t.w({"bound by", "瓶颈"}),
                      "compute if t_compute ≥ t_memory, else memory",
@@ -401,6 +414,14 @@ void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out)
         Writer::num(r.workload.batch) + " / " + Writer::real(f.time.step_s) + " s",
         Writer::real(f.time.samples_per_s) + " /s"));
   }
+}
+
+void explainGpu(const Report& r, const Writer& t, std::vector<Explanation>& out) {
+  if (!r.gpu_fit) return;
+  explainGpuMemory(*r.gpu_fit, t, out);
+  explainStepTime(*r.gpu_fit, t, out);
+  explainGpuMaxBatch(r, t, out);
+  explainGpuRates(r, t, out);
 }
 
 std::string shapeText(const Shape& s) {

@@ -211,62 +211,6 @@ void readDropout(const HfFields& f, Transformer& t) {
                                          "hidden_dropout", "dropout_rate"});
 }
 
-/// Defaults of each config class (transformers' configuration_<model_type>.py) for the size
-/// keys, used where a config omits them: a multimodal wrapper's text_config keeps only the
-/// keys that differ from its class's defaults (PretrainedConfig.to_diff_dict).
-std::map<std::string, int64_t> configDefaults(const std::string& family) {
-  using D = std::map<std::string, int64_t>;
-  if (family == "llama")  // LlamaConfig
-    return D{{"vocab_size", 32000},        {"hidden_size", 4096},
-             {"intermediate_size", 11008}, {"num_hidden_layers", 32},
-             {"num_attention_heads", 32},  {"max_position_embeddings", 2048}};
-  if (family == "mistral" || family == "mixtral")  // MistralConfig, MixtralConfig
-    return D{{"vocab_size", 32000},
-             {"hidden_size", 4096},
-             {"intermediate_size", 14336},
-             {"num_hidden_layers", 32},
-             {"num_attention_heads", 32},
-             {"num_key_value_heads", 8},
-             {"max_position_embeddings", 131072},
-             {"num_local_experts", 8},
-             {"num_experts_per_tok", 2}};
-  if (family == "qwen2" || family == "qwen3")  // Qwen2Config, Qwen3Config
-    return D{{"vocab_size", 151936},       {"hidden_size", 4096},
-             {"intermediate_size", 22016}, {"num_hidden_layers", 32},
-             {"num_attention_heads", 32},  {"max_position_embeddings", 32768},
-             {"max_window_layers", 28},    {"sliding_window", 4096}};
-  if (family == "stablelm")  // StableLmConfig
-    return D{{"vocab_size", 50304},
-             {"hidden_size", 2560},
-             {"intermediate_size", 6912},
-             {"num_hidden_layers", 32},
-             {"num_attention_heads", 32},
-             {"num_key_value_heads", 32},
-             {"max_position_embeddings", 4096}};
-  if (family == "gemma")  // GemmaConfig
-    return D{{"vocab_size", 256000},
-             {"hidden_size", 3072},
-             {"intermediate_size", 24576},
-             {"num_hidden_layers", 28},
-             {"num_attention_heads", 16},
-             {"num_key_value_heads", 16},
-             {"head_dim", 256},
-             {"max_position_embeddings", 8192}};
-  if (family == "gemma2")  // Gemma2Config
-    return D{{"vocab_size", 256000},      {"hidden_size", 2304},
-             {"intermediate_size", 9216}, {"num_hidden_layers", 26},
-             {"num_attention_heads", 8},  {"num_key_value_heads", 4},
-             {"head_dim", 256},           {"max_position_embeddings", 8192},
-             {"sliding_window", 4096}};
-  if (family == "gemma3_text")  // Gemma3TextConfig
-    return D{{"vocab_size", 262208},      {"hidden_size", 2304},
-             {"intermediate_size", 9216}, {"num_hidden_layers", 26},
-             {"num_attention_heads", 8},  {"num_key_value_heads", 4},
-             {"head_dim", 256},           {"max_position_embeddings", 131072},
-             {"sliding_window", 4096},    {"sliding_window_pattern", 6}};
-  return {};
-}
-
 /// Marks the layers whose attention is local from `layer_types` ("sliding_attention" or
 /// "full_attention", transformers >= 4.53), or from `fallback(layer)` without it.
 template <typename Local>
@@ -374,13 +318,6 @@ void readLlamaLike(HfFields& f, Transformer& t, const std::string& family) {
 /// sigmoid gate.
 void readQwenMoe(HfFields& f, Transformer& t, const std::string& family) {
   const bool v2 = family == "qwen2_moe";
-  f.defaults = {{"vocab_size", 151936},
-                {"hidden_size", 2048},
-                {"intermediate_size", v2 ? 5632 : 6144},
-                {"num_hidden_layers", 24},
-                {"num_attention_heads", v2 ? 16 : 32},
-                {"num_key_value_heads", v2 ? 16 : 4},
-                {"max_position_embeddings", 32768}};
   readLlamaLike(f, t, family);
   t.qk_norm = !v2;  // Qwen3MoeAttention's q_norm and k_norm over head_dim
   t.experts = f.intOr("experts", "num_experts", v2 ? 60 : 128, 0);
@@ -404,11 +341,6 @@ void readQwenMoe(HfFields& f, Transformer& t, const std::string& family) {
 /// multi-head latent attention; V3's router carries e_score_correction_bias.
 void readDeepseek(HfFields& f, Transformer& t, const std::string& family) {
   const bool v3 = family == "deepseek_v3";
-  if (v3) {
-    f.defaults = {{"vocab_size", 129280},       {"hidden_size", 7168},
-                  {"intermediate_size", 18432}, {"num_hidden_layers", 61},
-                  {"num_attention_heads", 128}, {"max_position_embeddings", 4096}};
-  }
   readLlamaLike(f, t, family);
   t.kv_heads = t.heads;
   if (family != "deepseek") {
@@ -458,14 +390,6 @@ void readPhimoe(HfFields& f, Transformer& t) {
 /// gpt-oss: biased q/k/v/o, one sink logit per head, experts with biases behind a biased
 /// router, alternating sliding (128) and full attention.
 void readGptOss(HfFields& f, Transformer& t) {
-  f.defaults = {{"vocab_size", 201088},
-                {"hidden_size", 2880},
-                {"intermediate_size", 2880},
-                {"num_hidden_layers", 36},
-                {"num_attention_heads", 64},
-                {"num_key_value_heads", 8},
-                {"head_dim", 64},
-                {"max_position_embeddings", 131072}};
   readLlamaLike(f, t, "gpt_oss");
   // modeling_gpt_oss.py eager_attention_forward: softmax over the logits and sinks in their
   // own dtype (`dtype=combined_logits.dtype`), no fp32 copy.
@@ -933,31 +857,108 @@ void anyType(HfFields& f, Transformer& t, const std::string& /*family*/) {
   Read(f, t);
 }
 
-/// The model_types whose every parameter dlcost counts exactly, each with its reader: the
-/// dispatch and the "supported" list of the error messages both come from here.
+/// A config class's defaults for the size keys (transformers' configuration_<model_type>.py),
+/// used where a config omits them: a multimodal wrapper's text_config keeps only the keys that
+/// differ from its class's defaults (PretrainedConfig.to_diff_dict).
+using ConfigDefaults = std::map<std::string, int64_t>;
+
+const ConfigDefaults kLlamaConfig = {
+    {"vocab_size", 32000},     {"hidden_size", 4096},       {"intermediate_size", 11008},
+    {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"max_position_embeddings", 2048}};
+const ConfigDefaults kMistralConfig = {  // MistralConfig, MixtralConfig
+    {"vocab_size", 32000},
+    {"hidden_size", 4096},
+    {"intermediate_size", 14336},
+    {"num_hidden_layers", 32},
+    {"num_attention_heads", 32},
+    {"num_key_value_heads", 8},
+    {"max_position_embeddings", 131072},
+    {"num_local_experts", 8},
+    {"num_experts_per_tok", 2}};
+const ConfigDefaults kQwen2Config = {  // Qwen2Config, Qwen3Config
+    {"vocab_size", 151936},    {"hidden_size", 4096},       {"intermediate_size", 22016},
+    {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"max_position_embeddings", 32768},
+    {"max_window_layers", 28}, {"sliding_window", 4096}};
+const ConfigDefaults kQwen2MoeConfig = {{"vocab_size", 151936},
+                                        {"hidden_size", 2048},
+                                        {"intermediate_size", 5632},
+                                        {"num_hidden_layers", 24},
+                                        {"num_attention_heads", 16},
+                                        {"num_key_value_heads", 16},
+                                        {"max_position_embeddings", 32768}};
+const ConfigDefaults kQwen3MoeConfig = {{"vocab_size", 151936},
+                                        {"hidden_size", 2048},
+                                        {"intermediate_size", 6144},
+                                        {"num_hidden_layers", 24},
+                                        {"num_attention_heads", 32},
+                                        {"num_key_value_heads", 4},
+                                        {"max_position_embeddings", 32768}};
+const ConfigDefaults kGemmaConfig = {{"vocab_size", 256000},
+                                     {"hidden_size", 3072},
+                                     {"intermediate_size", 24576},
+                                     {"num_hidden_layers", 28},
+                                     {"num_attention_heads", 16},
+                                     {"num_key_value_heads", 16},
+                                     {"head_dim", 256},
+                                     {"max_position_embeddings", 8192}};
+const ConfigDefaults kGemma2Config = {
+    {"vocab_size", 256000},      {"hidden_size", 2304},
+    {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+    {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+    {"head_dim", 256},           {"max_position_embeddings", 8192},
+    {"sliding_window", 4096}};
+const ConfigDefaults kGemma3TextConfig = {
+    {"vocab_size", 262208},      {"hidden_size", 2304},
+    {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+    {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+    {"head_dim", 256},           {"max_position_embeddings", 131072},
+    {"sliding_window", 4096},    {"sliding_window_pattern", 6}};
+const ConfigDefaults kDeepseekV3Config = {
+    {"vocab_size", 129280},    {"hidden_size", 7168},        {"intermediate_size", 18432},
+    {"num_hidden_layers", 61}, {"num_attention_heads", 128}, {"max_position_embeddings", 4096}};
+const ConfigDefaults kGptOssConfig = {{"vocab_size", 201088},
+                                      {"hidden_size", 2880},
+                                      {"intermediate_size", 2880},
+                                      {"num_hidden_layers", 36},
+                                      {"num_attention_heads", 64},
+                                      {"num_key_value_heads", 8},
+                                      {"head_dim", 64},
+                                      {"max_position_embeddings", 131072}};
+const ConfigDefaults kStablelmConfig = {{"vocab_size", 50304},
+                                        {"hidden_size", 2560},
+                                        {"intermediate_size", 6912},
+                                        {"num_hidden_layers", 32},
+                                        {"num_attention_heads", 32},
+                                        {"num_key_value_heads", 32},
+                                        {"max_position_embeddings", 4096}};
+
+/// The model_types whose every parameter dlcost counts exactly, each with its reader and its
+/// config class's defaults (none: the reader needs none): the dispatch, the defaults and the
+/// "supported" list of the error messages all come from here.
 struct ExactFamily {
   const char* model_type;
   FamilyReader read;
+  const ConfigDefaults* defaults = nullptr;
 };
-constexpr ExactFamily kExactFamilies[] = {
-    {"llama", readLlamaLike},
-    {"mistral", readLlamaLike},
-    {"mixtral", readLlamaLike},
-    {"qwen2", readLlamaLike},
-    {"qwen3", readLlamaLike},
-    {"qwen2_moe", readQwenMoe},
-    {"qwen3_moe", readQwenMoe},
-    {"gemma", readLlamaLike},
-    {"gemma2", readLlamaLike},
-    {"gemma3_text", readLlamaLike},
+const ExactFamily kExactFamilies[] = {
+    {"llama", readLlamaLike, &kLlamaConfig},
+    {"mistral", readLlamaLike, &kMistralConfig},
+    {"mixtral", readLlamaLike, &kMistralConfig},
+    {"qwen2", readLlamaLike, &kQwen2Config},
+    {"qwen3", readLlamaLike, &kQwen2Config},
+    {"qwen2_moe", readQwenMoe, &kQwen2MoeConfig},
+    {"qwen3_moe", readQwenMoe, &kQwen3MoeConfig},
+    {"gemma", readLlamaLike, &kGemmaConfig},
+    {"gemma2", readLlamaLike, &kGemma2Config},
+    {"gemma3_text", readLlamaLike, &kGemma3TextConfig},
     {"phi", anyType<readPhi>},
     {"phi3", anyType<readPhi3>},
     {"phimoe", anyType<readPhimoe>},
     {"olmoe", anyType<readOlmoe>},
     {"deepseek", readDeepseek},
     {"deepseek_v2", readDeepseek},
-    {"deepseek_v3", readDeepseek},
-    {"gpt_oss", anyType<readGptOss>},
+    {"deepseek_v3", readDeepseek, &kDeepseekV3Config},
+    {"gpt_oss", anyType<readGptOss>, &kGptOssConfig},
     {"gpt2", anyType<readGpt2>},
     {"gpt_neox", anyType<readGptNeox>},
     {"falcon", anyType<readFalcon>},
@@ -975,7 +976,7 @@ constexpr ExactFamily kExactFamilies[] = {
     {"cohere", anyType<readCohere>},
     {"internlm2", anyType<readInternlm2>},
     {"baichuan", anyType<readBaichuan>},
-    {"stablelm", anyType<readStablelm>},
+    {"stablelm", anyType<readStablelm>, &kStablelmConfig},
     {"olmo", readOlmo},
     {"olmo2", readOlmo},
     {"distilbert", anyType<readDistilbert>},
@@ -1044,64 +1045,66 @@ std::string supportedList() {
 
 }  // namespace
 
-Transformer readHfConfig(const json& config, const std::string& path,
-                         std::vector<std::string>& warnings, bool approximate, bool text_only) {
-  HfFields f(config, path);
-  std::string family = familyOf(f, config, path);
-  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, PaliGemma, ...) keep the language
-  // model's config in text_config (Qwen2-VL at the top level): read that, then the vision
-  // tower and projector, unless the user asked for the language model alone.
-  const auto wrapper = wrapperTextTypes().find(family);
-  const bool is_wrapper = wrapper != wrapperTextTypes().end();
-  auto addVision = [&](Transformer& t) {
-    if (text_only) {
-      t.text_only_of = family;
-      warnings.push_back("text only, as asked: the language model of '" + family +
-                         "'; its vision tower and projector are left out of every figure");
-    } else {
-      t.vision = readHfVision(config, path, family, t);
-    }
-  };
-  const json* text = f.find({"text_config"});
-  // (PaliGemma repeats the text hidden_size at the top level.)
-  if (text && text->is_object() && (is_wrapper || !f.find({"hidden_size", "n_embd", "d_model"}))) {
-    if (!is_wrapper && !approximate) {
-      throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
-                       "multimodal model_type '" + family +
-                           "' is not one dlcost models; supported: " + supportedList() +
-                           ". For an approximate count of its language model, ask for the "
-                           "generic reading (\"approximate\": true next to hf_config, or "
-                           "--approximate)");
-    }
-    json inner = *text;
-    if (!inner.contains("model_type") || inner["model_type"].is_null())
-      inner["model_type"] = is_wrapper ? wrapper->second : family + "_text";
-    Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings, approximate);
-    if (is_wrapper) {
-      addVision(t);
-    } else {
-      warnings.push_back("read the language model of '" + family +
-                         "' from text_config, as asked (approximate); its vision tower and "
-                         "projector are not counted");
-    }
-    return t;
-  }
-  std::string text_only_of;
-  if (is_wrapper) {
-    // Older Qwen2-VL files keep the language model's keys at the top level.
-    if (!text_only) {
-      if (family == "qwen2_vl" || family == "qwen2_5_vl")
-        readHfVision(config, path, family, Transformer{});  // refuses, saying why
-      throw InputError(ErrorCode::kMissingField, childPath(path, "text_config"),
-                       "model_type '" + family +
-                           "' keeps its language model in text_config; ask for text_only to "
-                           "read these top-level keys as its language model alone");
-    }
+namespace {
+
+/// A wrapper's vision tower and projector, or with `text_only` a warning that they are left out.
+void addVision(Transformer& t, const json& config, const std::string& path,
+               const std::string& family, bool text_only, std::vector<std::string>& warnings) {
+  if (text_only) {
+    t.text_only_of = family;
     warnings.push_back("text only, as asked: the language model of '" + family +
                        "'; its vision tower and projector are left out of every figure");
-    text_only_of = family;
-    family = wrapper->second;
+  } else {
+    t.vision = readHfVision(config, path, family, t);
   }
+}
+
+/// A multimodal config that keeps its language model in text_config: that model, then for a
+/// wrapper (`text_type`: its language model's model_type) the vision tower and projector. Any
+/// other multimodal model_type only approximately, its language model alone.
+Transformer readTextConfig(const json& config, const json& text, const std::string& path,
+                           const std::string& family, const std::string* text_type,
+                           std::vector<std::string>& warnings, bool approximate, bool text_only) {
+  if (!text_type && !approximate) {
+    throw InputError(ErrorCode::kValue, childPath(path, "model_type"),
+                     "multimodal model_type '" + family +
+                         "' is not one dlcost models; supported: " + supportedList() +
+                         ". For an approximate count of its language model, ask for the "
+                         "generic reading (\"approximate\": true next to hf_config, or "
+                         "--approximate)");
+  }
+  json inner = text;
+  if (!inner.contains("model_type") || inner["model_type"].is_null())
+    inner["model_type"] = text_type ? *text_type : family + "_text";
+  Transformer t = readHfConfig(inner, childPath(path, "text_config"), warnings, approximate);
+  if (text_type) {
+    addVision(t, config, path, family, text_only, warnings);
+  } else {
+    warnings.push_back("read the language model of '" + family +
+                       "' from text_config, as asked (approximate); its vision tower and "
+                       "projector are not counted");
+  }
+  return t;
+}
+
+/// A wrapper whose language model's keys sit at the top level (older Qwen2-VL files), read as
+/// that language model alone when the user asked for it: refused otherwise.
+void requireTextOnly(const json& config, const std::string& path, const std::string& family,
+                     bool text_only, std::vector<std::string>& warnings) {
+  if (!text_only) {
+    if (family == "qwen2_vl" || family == "qwen2_5_vl")
+      readHfVision(config, path, family, Transformer{});  // refuses, saying why
+    throw InputError(ErrorCode::kMissingField, childPath(path, "text_config"),
+                     "model_type '" + family +
+                         "' keeps its language model in text_config; ask for text_only to "
+                         "read these top-level keys as its language model alone");
+  }
+  warnings.push_back("text only, as asked: the language model of '" + family +
+                     "'; its vision tower and projector are left out of every figure");
+}
+
+/// Refuses a family that is no decoder LLM, and one not counted exactly unless `approximate`.
+void refuseUncounted(const std::string& family, const std::string& path, bool approximate) {
   if (const char* kind = notADecoder(family); kind && !exactFamily(family)) {
     // The generic reading is a Llama-like decoder LLM: no figure of it would be near an
     // encoder's or a vision model's, so even an approximate one is refused.
@@ -1118,12 +1121,15 @@ Transformer readHfConfig(const json& config, const std::string& path,
                          ". For an approximate count (a generic Llama-like decoder), ask for "
                          "it: \"approximate\": true next to hf_config, or --approximate");
   }
-  f.model_type = family;
-  f.nested = path.find("text_config") != std::string::npos;
-  f.defaults = configDefaults(family);
+}
+
+/// The family's reader from kExactFamilies (with its config class's defaults), or the generic
+/// reading; then head_dim, given or derived, and the checks of the whole.
+Transformer readFamily(HfFields& f, const std::string& family, std::vector<std::string>& warnings) {
   Transformer t;
   t.architecture = family;
   if (const ExactFamily* exact = exactFamily(family)) {
+    if (exact->defaults) f.defaults = *exact->defaults;
     exact->read(f, t, family);
   } else {
     readGeneric(f, t, family, warnings);
@@ -1144,6 +1150,34 @@ Transformer readHfConfig(const json& config, const std::string& path,
   }
   validateTransformer(t, f.paths, head_dim_given);
   if (!head_dim_given) t.head_dim = t.hidden / t.heads;
+  return t;
+}
+
+}  // namespace
+
+Transformer readHfConfig(const json& config, const std::string& path,
+                         std::vector<std::string>& warnings, bool approximate, bool text_only) {
+  HfFields f(config, path);
+  std::string family = familyOf(f, config, path);
+  // Multimodal wrappers (LLaVA, Gemma 3, Mistral 3, PaliGemma, ...) keep the language
+  // model's config in text_config (Qwen2-VL at the top level): read that, then the vision
+  // tower and projector, unless the user asked for the language model alone.
+  const auto wrapper = wrapperTextTypes().find(family);
+  const std::string* text_type = wrapper == wrapperTextTypes().end() ? nullptr : &wrapper->second;
+  const json* text = f.find({"text_config"});
+  // (PaliGemma repeats the text hidden_size at the top level.)
+  if (text && text->is_object() && (text_type || !f.find({"hidden_size", "n_embd", "d_model"})))
+    return readTextConfig(config, *text, path, family, text_type, warnings, approximate, text_only);
+  std::string text_only_of;
+  if (text_type) {
+    requireTextOnly(config, path, family, text_only, warnings);
+    text_only_of = family;
+    family = *text_type;
+  }
+  refuseUncounted(family, path, approximate);
+  f.model_type = family;
+  f.nested = path.find("text_config") != std::string::npos;
+  Transformer t = readFamily(f, family, warnings);
   t.text_only_of = text_only_of;
   return t;
 }

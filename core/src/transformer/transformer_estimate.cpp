@@ -431,14 +431,10 @@ void resolveImages(const Transformer& t, const Workload& w, Settings& s,
   }
 }
 
-Settings resolveSettings(const Transformer& t, const Workload& w,
-                         std::vector<std::string>& warnings) {
-  Settings s;
-  s.train = w.mode == Mode::kTrain;
-  s.lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
-  s.decoder_side = t.kind != TransformerKind::kEncoder;
-  s.full_recompute = w.recompute == Recompute::kFull;
-  s.drop_core = w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
+/// The dtypes of weights, KV cache and activations, LoRA's adapters, and the refusals of
+/// quantized weights where they are not modelled.
+void resolvePrecision(const Transformer& t, const Workload& w, Settings& s,
+                      std::vector<std::string>& warnings) {
   s.layout = layoutOf(w.precision);
   if (s.layout.autocast) {
     // The transformer estimator does not follow autocast's op lists or its cast cache (the
@@ -498,7 +494,12 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
             " with word_embed_proj_dim != hidden_size (project_in / project_out) "
             "are not modelled");
   }
-  // Sequence lengths: the model's context caps the default; learned positions cap any.
+}
+
+/// Sequence lengths, images and the longest context: the model's context caps the default;
+/// learned positions cap any.
+void resolveTokens(const Transformer& t, const Workload& w, Settings& s,
+                   std::vector<std::string>& warnings) {
   const int64_t ctx = t.max_positions;
   s.seq = w.seq_len ? *w.seq_len : (ctx > 0 ? std::min<int64_t>(2048, ctx) : 2048);
   s.prompt = w.prompt_tokens ? *w.prompt_tokens : s.seq;
@@ -527,6 +528,18 @@ Settings resolveSettings(const Transformer& t, const Workload& w,
     warnings.push_back(std::to_string(s.longest) + " tokens exceed the model's context of " +
                        std::to_string(ctx) + " (max_position_embeddings)");
   }
+}
+
+Settings resolveSettings(const Transformer& t, const Workload& w,
+                         std::vector<std::string>& warnings) {
+  Settings s;
+  s.train = w.mode == Mode::kTrain;
+  s.lora = w.finetune == Finetune::kLora || w.finetune == Finetune::kQlora;
+  s.decoder_side = t.kind != TransformerKind::kEncoder;
+  s.full_recompute = w.recompute == Recompute::kFull;
+  s.drop_core = w.recompute == Recompute::kSelective && w.attention == AttentionImpl::kEager;
+  resolvePrecision(t, w, s, warnings);
+  resolveTokens(t, w, s, warnings);
   return s;
 }
 

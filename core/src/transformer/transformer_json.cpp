@@ -6,6 +6,47 @@
 
 namespace dlcost {
 
+namespace {
+
+/// "kind": "decoder" (the default) or "encoder".
+TransformerKind readKind(ObjectReader& r) {
+  const std::string kind = r.optionalString("kind", "decoder");
+  if (kind == "decoder") return TransformerKind::kDecoder;
+  if (kind == "encoder") return TransformerKind::kEncoder;
+  throw InputError(ErrorCode::kValue, r.pathOf("kind"),
+                   "must be \"decoder\" or \"encoder\", not \"" + kind + "\"");
+}
+
+/// "norm" ("rmsnorm", the default, or "layernorm") and "bias" on every projection
+/// (and on a LayerNorm).
+void readNormAndBias(ObjectReader& r, Transformer& t) {
+  const std::string norm = r.optionalString("norm", "rmsnorm");
+  if (norm == "rmsnorm") {
+    t.norm = NormKind::kRmsNorm;
+    t.norm_bias = false;
+  } else if (norm == "layernorm") {
+    t.norm = NormKind::kLayerNorm;
+  } else {
+    throw InputError(ErrorCode::kValue, r.pathOf("norm"),
+                     "must be \"rmsnorm\" or \"layernorm\", not \"" + norm + "\"");
+  }
+  const bool bias = r.optionalBool("bias", false);
+  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
+  if (t.norm == NormKind::kLayerNorm) t.norm_bias = bias;
+}
+
+/// "positions": "rotary" (the default), "learned" or "none".
+PositionKind readPositions(ObjectReader& r) {
+  const std::string pos = r.optionalString("positions", "rotary");
+  if (pos == "rotary") return PositionKind::kRotary;
+  if (pos == "learned") return PositionKind::kLearned;
+  if (pos == "none") return PositionKind::kNone;
+  throw InputError(ErrorCode::kValue, r.pathOf("positions"),
+                   "must be \"rotary\", \"learned\" or \"none\", not \"" + pos + "\"");
+}
+
+}  // namespace
+
 Transformer readGenericTransformer(const nlohmann::json& form, const std::string& path) {
   ObjectReader r(form, path);
   r.rejectUnknown({"name",
@@ -35,15 +76,7 @@ Transformer readGenericTransformer(const nlohmann::json& form, const std::string
                         "experts_per_token", "max_positions"})
     paths[f] = r.pathOf(f);
 
-  const std::string kind = r.optionalString("kind", "decoder");
-  if (kind == "decoder") {
-    t.kind = TransformerKind::kDecoder;
-  } else if (kind == "encoder") {
-    t.kind = TransformerKind::kEncoder;
-  } else {
-    throw InputError(ErrorCode::kValue, r.pathOf("kind"),
-                     "must be \"decoder\" or \"encoder\", not \"" + kind + "\"");
-  }
+  t.kind = readKind(r);
   t.layers = r.requiredInt("layers", 1, kMaxLayers);
   t.hidden = r.requiredInt("hidden", 1, kMaxDimension);
   t.heads = r.requiredInt("heads", 1, kMaxDimension);
@@ -53,31 +86,9 @@ Transformer readGenericTransformer(const nlohmann::json& form, const std::string
   t.ffn = r.requiredInt("ffn", 1, kMaxDimension);
   t.vocab = r.requiredInt("vocab", 1, kMaxDimension);
   t.gated_mlp = r.optionalBool("gated_mlp", true);
-  const std::string norm = r.optionalString("norm", "rmsnorm");
-  if (norm == "rmsnorm") {
-    t.norm = NormKind::kRmsNorm;
-    t.norm_bias = false;
-  } else if (norm == "layernorm") {
-    t.norm = NormKind::kLayerNorm;
-  } else {
-    throw InputError(ErrorCode::kValue, r.pathOf("norm"),
-                     "must be \"rmsnorm\" or \"layernorm\", not \"" + norm + "\"");
-  }
-  const bool bias = r.optionalBool("bias", false);
-  t.qkv_bias = t.out_bias = t.mlp_bias = bias;
-  if (t.norm == NormKind::kLayerNorm) t.norm_bias = bias;
+  readNormAndBias(r, t);
   t.tied_embeddings = r.optionalBool("tied_embeddings", false);
-  const std::string pos = r.optionalString("positions", "rotary");
-  if (pos == "rotary") {
-    t.positions = PositionKind::kRotary;
-  } else if (pos == "learned") {
-    t.positions = PositionKind::kLearned;
-  } else if (pos == "none") {
-    t.positions = PositionKind::kNone;
-  } else {
-    throw InputError(ErrorCode::kValue, r.pathOf("positions"),
-                     "must be \"rotary\", \"learned\" or \"none\", not \"" + pos + "\"");
-  }
+  t.positions = readPositions(r);
   t.max_positions = r.optionalInt("max_positions", 0, 1, kMaxDimension);
   t.parallel_block = r.optionalBool("parallel_block", false);
   t.norms_per_layer = t.parallel_block ? 1 : 2;

@@ -1,4 +1,6 @@
 // Exact parameter counts of a Transformer, component by component.
+#include <optional>
+
 #include "dlcost/base/checked.hpp"
 #include "dlcost/types/transformer.hpp"
 
@@ -143,124 +145,176 @@ TransformerParams countParams(const Transformer& t) {
   return p;
 }
 
-std::vector<LinearModule> blockLinearModules(const Transformer& t) {
-  const int64_t h = t.hidden, f = t.ffn;
-  const int64_t q = checkedMul(t.heads, t.head_dim);
-  const int64_t kv = checkedMul(t.kv_heads, t.head_dim);
-  const int64_t e = isMoe(t) ? t.experts : 1;
+namespace {
+
+using Names = std::vector<std::string>;
+const Names kQ{"q_proj"}, kK{"k_proj"}, kV{"v_proj"}, kO{"o_proj"},
+    kQkv{"q_proj", "k_proj", "v_proj"};
+const Names kGate{"gate_proj"}, kUp{"up_proj"}, kDown{"down_proj"};
+
+/// The widths a block's projections are made of.
+struct BlockWidths {
+  int64_t h, f, q, kv;
+  explicit BlockWidths(const Transformer& t)
+      : h(t.hidden),
+        f(t.ffn),
+        q(checkedMul(t.heads, t.head_dim)),
+        kv(checkedMul(t.kv_heads, t.head_dim)) {}
+  int64_t qkv() const { return checkedAdd(q, checkedMul(2, kv)); }
+};
+
+/// T5's encoder layers (self-attention, MLP), then its decoder layers (self-attention,
+/// cross-attention (EncDecAttention), MLP).
+std::vector<LinearModule> t5Modules(const Transformer& t) {
+  const BlockWidths w(t);
+  std::vector<LinearModule> mlp;
+  if (t.gated_mlp) {
+    mlp = {{"wi_0", kGate, w.h, w.f}, {"wi_1", kUp, w.h, w.f}};
+  } else {
+    mlp = {{"wi", kUp, w.h, w.f}};
+  }
+  mlp.push_back({"wo", kDown, w.f, w.h});
+  const std::vector<LinearModule> attention = {
+      {"q", kQ, w.h, w.q}, {"k", kK, w.h, w.kv}, {"v", kV, w.h, w.kv}, {"o", kO, w.q, w.h}};
+  std::vector<LinearModule> all;
+  for (LinearModule m : attention) {
+    m.encoder = true;
+    all.push_back(m);
+  }
+  for (LinearModule m : mlp) {
+    m.encoder = true;
+    all.push_back(m);
+  }
+  for (int k = 0; k < 2; ++k)
+    for (const LinearModule& m : attention) all.push_back(m);
+  for (const LinearModule& m : mlp) all.push_back(m);
+  return all;
+}
+
+/// MPT: llm-foundry's attn.Wqkv (fused_qkv, the default; Wq, Wk, Wv without it),
+/// attn.out_proj, ffn.up_proj (gate_proj too under mptglu) and ffn.down_proj.
+std::vector<LinearModule> mptModules(const Transformer& t) {
+  const BlockWidths w(t);
+  std::vector<LinearModule> mpt = {{"Wqkv", kQkv, w.h, w.qkv()}, {"out_proj", kO, w.q, w.h}};
+  if (t.gated_mlp) mpt.push_back({"gate_proj", kGate, w.h, w.f});
+  mpt.push_back({"up_proj", kUp, w.h, w.f});
+  mpt.push_back({"down_proj", kDown, w.f, w.h});
+  return mpt;
+}
+
+/// The modules of the families that name them their own way (every layer alike), or nothing
+/// for Llama's names.
+std::optional<std::vector<LinearModule>> namedModules(const Transformer& t) {
+  const BlockWidths w(t);
+  const int64_t h = w.h, f = w.f, q = w.q, kv = w.kv;
   const std::string& a = t.architecture;
-  using V = std::vector<std::string>;
-  const V kQ{"q_proj"}, kK{"k_proj"}, kV{"v_proj"}, kO{"o_proj"},
-      kQkv{"q_proj", "k_proj", "v_proj"};
-  const V kGate{"gate_proj"}, kUp{"up_proj"}, kDown{"down_proj"};
   if (a == "gptj" || a == "opt") {
     const bool j = a == "gptj";
-    return {{"q_proj", kQ, h, q},
-            {"k_proj", kK, h, kv},
-            {"v_proj", kV, h, kv},
-            {"out_proj", kO, q, h},
-            {j ? "fc_in" : "fc1", kUp, h, f},
-            {j ? "fc_out" : "fc2", kDown, f, h}};
+    return {{{"q_proj", kQ, h, q},
+             {"k_proj", kK, h, kv},
+             {"v_proj", kV, h, kv},
+             {"out_proj", kO, q, h},
+             {j ? "fc_in" : "fc1", kUp, h, f},
+             {j ? "fc_out" : "fc2", kDown, f, h}}};
   }
   if (a == "starcoder2") {
-    return {{"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv},
-            {"o_proj", kO, q, h}, {"c_fc", kUp, h, f},   {"c_proj", kDown, f, h}};
+    return {{{"q_proj", kQ, h, q},
+             {"k_proj", kK, h, kv},
+             {"v_proj", kV, h, kv},
+             {"o_proj", kO, q, h},
+             {"c_fc", kUp, h, f},
+             {"c_proj", kDown, f, h}}};
   }
   if (a == "distilbert") {
-    return {{"q_lin", kQ, h, q},   {"k_lin", kK, h, kv}, {"v_lin", kV, h, kv},
-            {"out_lin", kO, q, h}, {"lin1", kUp, h, f},  {"lin2", kDown, f, h}};
+    return {{{"q_lin", kQ, h, q},
+             {"k_lin", kK, h, kv},
+             {"v_lin", kV, h, kv},
+             {"out_lin", kO, q, h},
+             {"lin1", kUp, h, f},
+             {"lin2", kDown, f, h}}};
   }
   if (a == "gpt2" || a == "gpt_bigcode") {
     // Conv1D modules; attention's and the MLP's output projections are both "c_proj".
-    return {{"c_attn", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
-            {"c_proj", kO, q, h},
-            {"c_fc", kUp, h, f},
-            {"c_proj", kDown, f, h}};
+    return {{{"c_attn", kQkv, h, w.qkv()},
+             {"c_proj", kO, q, h},
+             {"c_fc", kUp, h, f},
+             {"c_proj", kDown, f, h}}};
   }
   if (a == "gpt_neox" || a == "bloom" || a == "falcon" || a == "refinedweb" ||
       a == "refinedwebmodel") {
-    return {{"query_key_value", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
-            {"dense", kO, q, h},
-            {"dense_h_to_4h", kUp, h, f},
-            {"dense_4h_to_h", kDown, f, h}};
+    return {{{"query_key_value", kQkv, h, w.qkv()},
+             {"dense", kO, q, h},
+             {"dense_h_to_4h", kUp, h, f},
+             {"dense_4h_to_h", kDown, f, h}}};
   }
-  if (a == "mpt") {
-    // llm-foundry's attn.Wqkv (fused_qkv, the default; Wq, Wk, Wv without it), attn.out_proj,
-    // ffn.up_proj (gate_proj too under mptglu) and ffn.down_proj.
-    std::vector<LinearModule> mpt = {{"Wqkv", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
-                                     {"out_proj", kO, q, h}};
-    if (t.gated_mlp) mpt.push_back({"gate_proj", kGate, h, f});
-    mpt.push_back({"up_proj", kUp, h, f});
-    mpt.push_back({"down_proj", kDown, f, h});
-    return mpt;
-  }
+  if (a == "mpt") return mptModules(t);
   if (a == "internlm2" || a == "baichuan") {
     // InternLM2's attention.wqkv/wo and feed_forward.w1/w3/w2; Baichuan's W_pack, o_proj
     // and Llama's MLP names.
     const bool intern = a == "internlm2";
-    return {{intern ? "wqkv" : "W_pack", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
-            {intern ? "wo" : "o_proj", kO, q, h},
-            {intern ? "w1" : "gate_proj", kGate, h, f},
-            {intern ? "w3" : "up_proj", kUp, h, f},
-            {intern ? "w2" : "down_proj", kDown, f, h}};
+    return {{{intern ? "wqkv" : "W_pack", kQkv, h, w.qkv()},
+             {intern ? "wo" : "o_proj", kO, q, h},
+             {intern ? "w1" : "gate_proj", kGate, h, f},
+             {intern ? "w3" : "up_proj", kUp, h, f},
+             {intern ? "w2" : "down_proj", kDown, f, h}}};
   }
   if (a == "phi3") {
-    return {{"qkv_proj", kQkv, h, checkedAdd(q, checkedMul(2, kv))},
-            {"o_proj", kO, q, h},
-            {"gate_up_proj", V{"gate_proj", "up_proj"}, h, checkedMul(2, f)},
-            {"down_proj", kDown, f, h}};
+    return {{{"qkv_proj", kQkv, h, w.qkv()},
+             {"o_proj", kO, q, h},
+             {"gate_up_proj", Names{"gate_proj", "up_proj"}, h, checkedMul(2, f)},
+             {"down_proj", kDown, f, h}}};
   }
   if (a == "phi") {
-    return {{"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv},
-            {"dense", kO, q, h},  {"fc1", kUp, h, f},    {"fc2", kDown, f, h}};
+    return {{{"q_proj", kQ, h, q},
+             {"k_proj", kK, h, kv},
+             {"v_proj", kV, h, kv},
+             {"dense", kO, q, h},
+             {"fc1", kUp, h, f},
+             {"fc2", kDown, f, h}}};
   }
   if (a == "bert" || a == "roberta" || a == "xlm-roberta") {
     // BertSelfAttention query/key/value, BertSelfOutput/BertIntermediate/BertOutput dense.
-    return {{"query", kQ, h, q}, {"key", kK, h, kv},   {"value", kV, h, kv},
-            {"dense", kO, q, h}, {"dense", kUp, h, f}, {"dense", kDown, f, h}};
+    return {{{"query", kQ, h, q},
+             {"key", kK, h, kv},
+             {"value", kV, h, kv},
+             {"dense", kO, q, h},
+             {"dense", kUp, h, f},
+             {"dense", kDown, f, h}}};
   }
-  if (a == "t5" || a == "mt5") {
-    std::vector<LinearModule> mlp;
-    if (t.gated_mlp) {
-      mlp = {{"wi_0", kGate, h, f}, {"wi_1", kUp, h, f}};
-    } else {
-      mlp = {{"wi", kUp, h, f}};
-    }
-    mlp.push_back({"wo", kDown, f, h});
-    const std::vector<LinearModule> attention = {
-        {"q", kQ, h, q}, {"k", kK, h, kv}, {"v", kV, h, kv}, {"o", kO, q, h}};
-    std::vector<LinearModule> all;
-    for (LinearModule m : attention) {  // encoder: self-attention, MLP
-      m.encoder = true;
-      all.push_back(m);
-    }
-    for (LinearModule m : mlp) {
-      m.encoder = true;
-      all.push_back(m);
-    }
-    for (int k = 0; k < 2; ++k)  // decoder: self-attention, cross-attention (EncDecAttention)
-      for (const LinearModule& m : attention) all.push_back(m);
-    for (const LinearModule& m : mlp) all.push_back(m);
-    return all;
-  }
+  if (a == "t5" || a == "mt5") return t5Modules(t);
+  return std::nullopt;
+}
+
+/// Llama's attention modules, or DeepSeek's MLA: q through a low-rank pair (or q_proj), k and
+/// v from one latent.
+std::vector<LinearModule> llamaAttentionModules(const Transformer& t) {
+  const BlockWidths w(t);
+  const int64_t h = w.h, q = w.q, kv = w.kv;
+  if (t.kv_lora_rank == 0)
+    return {
+        {"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv}, {"o_proj", kO, q, h}};
   std::vector<LinearModule> m;
-  if (t.kv_lora_rank > 0) {
-    // DeepSeek's MLA: q through a low-rank pair (or q_proj), k and v from one latent.
-    const int64_t nope = t.head_dim - t.qk_rope_head_dim;
-    if (t.q_lora_rank > 0) {
-      m.push_back({"q_a_proj", kQ, h, t.q_lora_rank});
-      m.push_back({"q_b_proj", kQ, t.q_lora_rank, q});
-    } else {
-      m.push_back({"q_proj", kQ, h, q});
-    }
-    m.push_back({"kv_a_proj_with_mqa", V{"k_proj", "v_proj"}, h,
-                 checkedAdd(t.kv_lora_rank, t.qk_rope_head_dim)});
-    m.push_back({"kv_b_proj", V{"k_proj", "v_proj"}, t.kv_lora_rank,
-                 checkedMul(t.heads, checkedAdd(nope, t.v_head_dim))});
-    m.push_back({"o_proj", kO, checkedMul(t.heads, t.v_head_dim), h});
+  const int64_t nope = t.head_dim - t.qk_rope_head_dim;
+  if (t.q_lora_rank > 0) {
+    m.push_back({"q_a_proj", kQ, h, t.q_lora_rank});
+    m.push_back({"q_b_proj", kQ, t.q_lora_rank, q});
   } else {
-    m = {{"q_proj", kQ, h, q}, {"k_proj", kK, h, kv}, {"v_proj", kV, h, kv}, {"o_proj", kO, q, h}};
+    m.push_back({"q_proj", kQ, h, q});
   }
+  m.push_back({"kv_a_proj_with_mqa", Names{"k_proj", "v_proj"}, h,
+               checkedAdd(t.kv_lora_rank, t.qk_rope_head_dim)});
+  m.push_back({"kv_b_proj", Names{"k_proj", "v_proj"}, t.kv_lora_rank,
+               checkedMul(t.heads, checkedAdd(nope, t.v_head_dim))});
+  m.push_back({"o_proj", kO, checkedMul(t.heads, t.v_head_dim), h});
+  return m;
+}
+
+/// Llama's MLP modules appended to `m`: the dense MLP, the experts (Mixtral's and gpt-oss's
+/// by their own names) and the shared expert, each in the layers that hold it.
+void addLlamaMlpModules(const Transformer& t, std::vector<LinearModule>& m) {
+  const int64_t h = t.hidden, f = t.ffn;
+  const int64_t e = isMoe(t) ? t.experts : 1;
+  const std::string& a = t.architecture;
   int64_t moe_layers = 0;
   for (int64_t i = 0; i < t.layers; ++i) moe_layers += isMoeLayer(t, i) ? 1 : 0;
   const int64_t dense_layers = t.layers - moe_layers;
@@ -274,7 +328,7 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
   };
   if (!isMoe(t)) {
     mlp("gate_proj", "up_proj", "down_proj", f, 1, t.layers);
-    return m;
+    return;
   }
   const int64_t ef = t.expert_ffn > 0 ? t.expert_ffn : f;
   mlp("gate_proj", "up_proj", "down_proj", f, 1, dense_layers);
@@ -285,13 +339,22 @@ std::vector<LinearModule> blockLinearModules(const Transformer& t) {
     m.push_back({"w2", kDown, ef, h, e, moe_layers});
   } else if (a == "gpt_oss") {
     // GptOssExperts: fused 3-D parameters, not nn.Linear modules.
-    m.push_back({"gate_up_proj", V{"gate_proj", "up_proj"}, h, checkedMul(2, ef), e, moe_layers});
+    m.push_back(
+        {"gate_up_proj", Names{"gate_proj", "up_proj"}, h, checkedMul(2, ef), e, moe_layers});
     m.push_back({"down_proj", kDown, ef, h, e, moe_layers});
   } else {
     mlp("gate_proj", "up_proj", "down_proj", ef, e, moe_layers);
   }
   if (t.shared_expert_ffn > 0)
     mlp("gate_proj", "up_proj", "down_proj", t.shared_expert_ffn, 1, moe_layers);
+}
+
+}  // namespace
+
+std::vector<LinearModule> blockLinearModules(const Transformer& t) {
+  if (auto named = namedModules(t)) return *named;
+  std::vector<LinearModule> m = llamaAttentionModules(t);
+  addLlamaMlpModules(t, m);
   return m;
 }
 
