@@ -544,135 +544,233 @@ int64_t llamaLayerGpu(int64_t position, int64_t act, int64_t gpus) {
   return std::min(gpus - 1, position * gpus / std::max<int64_t>(1, act));
 }
 
-void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
-                  int64_t usable) {
+/// What llama.cpp's placement of a GGUF file over the GPUs and system RAM depends on.
+struct LlamaShape {
+  const Transformer* t = nullptr;
+  const Workload* w = nullptr;
+  QuantizedWeights q;  ///< the GGUF file's tensors, layer by layer
+  bool cpu = false;    ///< a CPU as the device: everything in system RAM
+  int64_t cell = 0;    ///< one KV cell of one layer: K and V rows in the cache type
+  int64_t gpus = 1;    ///< -sm layer over this many GPUs
+  int64_t users = 1;   ///< slots (-np)
+};
+
+/// KV cells layer `i` keeps: n_ctx, or for a sliding-window layer n_swa x slots + n_ubatch
+/// (llama_kv_cache_iswa).
+int64_t llamaLayerCells(const LlamaShape& l, int64_t i, int64_t n_ctx) {
+  if (!isLocalLayer(*l.t, i)) return n_ctx;
+  return std::min(n_ctx, add(mul(l.t->sliding_window, l.users), kLlamaUbatch));
+}
+
+/// The compute buffer: the graph reserved for n_ubatch tokens with n_ubatch outputs (fp32
+/// logits), or without flash attention the fp32 scores of n_ubatch x n_ctx x heads.
+int64_t llamaComputeBuffer(const LlamaShape& l, int64_t n_ctx) {
+  const Transformer& t = *l.t;
+  const int64_t logits = mul(mul(4, kLlamaUbatch), add(t.vocab, t.hidden));
+  const int64_t scores =
+      l.w->attention == AttentionImpl::kFlash ? 0 : mul(mul(4, kLlamaUbatch), mul(n_ctx, t.heads));
+  const int64_t ffn = mul(mul(4, kLlamaUbatch), add(mul(2, t.ffn), mul(2, t.hidden)));
+  return std::max(logits, add(scores, ffn));
+}
+
+/// Bytes each GPU and system RAM hold for -ngl `ngl` at `n_ctx` cells.
+struct LlamaSplit {
+  std::vector<int64_t> weights, kv, layers;  ///< per GPU
+  int64_t host_weights = 0, host_kv = 0;
+  int64_t on_gpu = 0;  ///< decoder layers on the GPUs
+  size_t fullest = 0;  ///< the GPU holding most
+};
+
+/// Layers [layers - ngl, layers) run on the GPUs (llama-model.cpp: i_gpu_start = n_layer -
+/// n_gpu_layers); ngl > layers also puts the output layer there. The token embeddings stay on
+/// the CPU. Over several GPUs (-sm layer, the default) each offloaded layer goes to the GPU
+/// its position falls in (llamaLayerGpu). On a CPU the device holds every tensor.
+LlamaSplit llamaSplit(const LlamaShape& l, int64_t ngl, int64_t n_ctx) {
+  const Transformer& t = *l.t;
+  if (l.cpu) ngl = t.layers + 1;
+  LlamaSplit out;
+  out.on_gpu = std::min(ngl, t.layers);
+  const int64_t start = t.layers - out.on_gpu, act = std::min(ngl, t.layers + 1);
+  const auto n = static_cast<size_t>(l.gpus);
+  out.weights.assign(n, 0);
+  out.kv.assign(n, 0);
+  out.layers.assign(n, 0);
+  out.host_weights = l.cpu ? 0 : l.q.input_bytes;
+  if (l.cpu) out.weights[0] = l.q.input_bytes;
+  for (int64_t i = 0; i <= t.layers; ++i) {
+    const bool output = i == t.layers;
+    const int64_t lb = output ? l.q.output_bytes : l.q.layer_bytes[static_cast<size_t>(i)];
+    const int64_t kv = output ? 0 : mul(l.cell, llamaLayerCells(l, i, n_ctx));
+    if (i < start || i - start >= act) {
+      out.host_weights = add(out.host_weights, lb);
+      out.host_kv = add(out.host_kv, kv);
+      continue;
+    }
+    const auto d = static_cast<size_t>(llamaLayerGpu(i - start, act, l.gpus));
+    out.weights[d] = add(out.weights[d], lb);
+    out.kv[d] = add(out.kv[d], kv);
+    if (!output) ++out.layers[d];
+  }
+  for (size_t d = 1; d < n; ++d)
+    if (add(out.weights[d], out.kv[d]) > add(out.weights[out.fullest], out.kv[out.fullest]))
+      out.fullest = d;
+  return out;
+}
+
+/// The fullest GPU's memory terms (on a CPU, system RAM's) for -ngl `ngl` at `n_ctx` cells.
+MemoryBreakdown llamaDevice(const LlamaShape& l, int64_t ngl, int64_t n_ctx) {
+  const LlamaSplit sp = llamaSplit(l, ngl, n_ctx);
+  const size_t f = sp.fullest;
+  MemoryTerm weights;
+  if (l.cpu) {
+    // The whole file is mapped into RAM.
+    weights =
+        fixedTerm(MemoryKey::kWeights, sp.weights[0],
+                  "every GGUF tensor, memory-mapped from the file", {{"layers", l.t->layers, ""}});
+  } else {
+    std::vector<TermInput> in = {{"gpu_layers", sp.layers[f], ""},
+                                 {"output_on_gpu", ngl > l.t->layers ? 1 : 0, ""}};
+    if (l.gpus > 1) in.push_back({"gpus", l.gpus, "-sm layer: each holds a run of layers"});
+    weights = fixedTerm(MemoryKey::kWeights, sp.weights[f],
+                        l.gpus > 1 ? "GGUF tensors of this GPU's layers (the fullest GPU)"
+                                   : "GGUF tensors of the GPU layers",
+                        std::move(in));
+  }
+  const CacheType cache = l.w->serving.cache_type;
+  return sumTerms(
+      {weights,
+       fixedTerm(
+           MemoryKey::kKvCache, sp.kv[f],
+           l.cpu ? "cells × layers × (K + V row bytes)"
+                 : "cells × layers on GPU × (K + V row bytes)",
+           {{"n_ctx", n_ctx, "cells"}, {"bytes_per_cell_and_layer", l.cell, cacheTypeName(cache)}}),
+       fixedTerm(MemoryKey::kComputeBuffer, ngl > 0 || l.cpu ? llamaComputeBuffer(l, n_ctx) : 0,
+                 "n_ubatch × 4 × max(vocab + hidden, [n_ctx × heads] + 2 ffn + 2 hidden)",
+                 {{"n_ubatch", kLlamaUbatch, "tokens"}})},
+      1);
+}
+
+/// What system RAM holds beside the GPUs: the token embeddings and the CPU layers.
+MemoryBreakdown llamaHost(const LlamaShape& l, int64_t ngl, int64_t n_ctx) {
+  const LlamaSplit sp = llamaSplit(l, ngl, n_ctx);
+  return sumTerms({fixedTerm(MemoryKey::kWeights, sp.host_weights, "token embeddings + CPU layers",
+                             {{"cpu_layers", l.t->layers - sp.on_gpu, ""}}),
+                   fixedTerm(MemoryKey::kKvCache, sp.host_kv, "cells × CPU layers × row bytes",
+                             {{"n_ctx", n_ctx, "cells"}})},
+                  1);
+}
+
+/// The plan's notes on where llama.cpp runs what.
+void llamaNotes(const LlamaShape& l, ServingPlan& p) {
+  const int64_t layers = l.t->layers;
+  if (l.cpu) {
+    p.notes.push_back(
+        "CPU: llama.cpp memory-maps the GGUF file (mmap), so the weights are the file's pages in "
+        "the page cache and must stay resident; the KV cache and compute buffer are allocated in "
+        "system RAM; decode reads every weight once per step at the memory bandwidth");
+  } else if (p.gpu_layers <= layers) {
+    p.notes.push_back(std::to_string(layers - std::min(p.gpu_layers, layers)) +
+                      " layers and the output layer run on the CPU from system RAM: each decode "
+                      "step reads them at host_bandwidth_gb_s");
+    // ggml-backend's scheduler runs a batch of 32+ tokens on the GPU even for weights held in
+    // system RAM (the CUDA backend's offload_op), copying them over PCIe per micro-batch.
+    p.notes.push_back(
+        "prompt micro-batches (and decode steps) of 32+ tokens run the CPU layers' matmuls on "
+        "the GPU, copying their weights over the host link each time (ggml's offload_op, "
+        "min_batch_size 32): the time to first token includes one copy per 512-token "
+        "micro-batch");
+  }
+  if (l.gpus > 1) {
+    p.notes.push_back(
+        "llama.cpp splits the layers over the " + std::to_string(l.gpus) +
+        " GPUs (-sm layer, its default; in proportion to their free memory, here equal): each "
+        "token passes through them one after the other, so decode reads every weight once per "
+        "step as on one GPU, plus one hop per GPU boundary; a prompt's 512-token micro-batches "
+        "overlap across the GPUs (pipeline parallelism, n_batch 2048) where the GPUs have "
+        "peer-to-peer access, which GeForce cards lack (there they take turns). The memory "
+        "shown is the fullest GPU's");
+  }
+  p.notes.push_back(
+      "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
+      "estimated from the largest tensors (approximate)");
+}
+
+/// llama-server's launch command for the plan, and Ollama's settings as a note.
+void llamaCommand(const LlamaShape& l, const Report& r, ServingPlan& p) {
+  const Workload& w = *l.w;
+  const CacheType cache = w.serving.cache_type;
+  const bool flash = w.attention == AttentionImpl::kFlash;
+  TextBuilder cmd;
+  cmd << "llama-server -m " << modelArg(r) << "-"
+      << ggufFileTypeName(asLlamaCppGguf(w).serving.gguf_type) << ".gguf -c " << p.n_ctx << " -np "
+      << p.users << " -ngl " << p.gpu_layers;
+  if (l.gpus > 1) cmd << " -sm layer";
+  if (flash) cmd << " -fa on";
+  if (cache != CacheType::kF16)
+    cmd << " --cache-type-k " << cacheTypeName(cache) << " --cache-type-v " << cacheTypeName(cache);
+  p.command = cmd.str();
+  TextBuilder ollama;
+  ollama << "Ollama: OLLAMA_CONTEXT_LENGTH=" << p.context << " OLLAMA_NUM_PARALLEL=" << p.users;
+  if (flash) ollama << " OLLAMA_FLASH_ATTENTION=1";
+  if (cache != CacheType::kF16) ollama << " OLLAMA_KV_CACHE_TYPE=" << cacheTypeName(cache);
+  p.notes.push_back(ollama.str());
+}
+
+LlamaShape llamaShape(const Transformer& t, const Workload& w, int64_t users) {
   const ServingSettings& s = w.serving;
   if (s.cache_type != CacheType::kF16 && w.attention != AttentionImpl::kFlash) {
     throw InputError(ErrorCode::kValue, "/workload/cache_type",
                      "llama.cpp quantizes the V cache only with flash attention (-fa); set "
                      "attention to flash or cache_type to f16");
   }
-  const Workload gguf = asLlamaCppGguf(w);
-  const QuantizedWeights q = quantizedWeights(t, gguf);
-  // A CPU as the device: every tensor, the KV cache and the compute buffer in system RAM.
-  const bool cpu = w.hardware.gpu && w.hardware.gpu->cpu;
-  p.layers = t.layers;
-  // n_ctx: every slot's context (llama-server splits -c over -np slots), padded.
-  p.n_ctx = mul(ceilDiv(mul(p.users, p.context), kLlamaCtxPad), kLlamaCtxPad);
+  LlamaShape l;
+  l.t = &t;
+  l.w = &w;
+  l.q = quantizedWeights(t, asLlamaCppGguf(w));
+  l.cpu = w.hardware.gpu && w.hardware.gpu->cpu;
   // One cell of one layer: K and V rows of kv_heads x head_dim values in the cache type
   // (llama_kv_cache: ggml_row_size(type_k, n_embd_k_gqa) per cell).
   const int64_t row =
       t.kv_lora_rank > 0 ? kvCacheWidth(t, w.mla_cache) : mul(t.kv_heads, t.head_dim);
-  const int64_t cell = t.kv_lora_rank > 0 ? cacheRowBytes(s.cache_type, row)
-                                          : mul(2, cacheRowBytes(s.cache_type, row));
-  auto layerCells = [&](int64_t i, int64_t n_ctx) {
-    // Sliding-window layers keep n_swa x slots + n_ubatch cells (llama_kv_cache_iswa).
-    if (!isLocalLayer(t, i)) return n_ctx;
-    return std::min(n_ctx, add(mul(t.sliding_window, p.users), kLlamaUbatch));
-  };
-  p.kv_bytes_per_token = mul(cell, t.layers);
-  // The compute buffer: the graph reserved for n_ubatch tokens with n_ubatch outputs (fp32
-  // logits), or without flash attention the fp32 scores of n_ubatch x n_ctx x heads.
-  auto compute = [&](int64_t n_ctx) {
-    const int64_t logits = mul(mul(4, kLlamaUbatch), add(t.vocab, t.hidden));
-    const int64_t scores =
-        w.attention == AttentionImpl::kFlash ? 0 : mul(mul(4, kLlamaUbatch), mul(n_ctx, t.heads));
-    const int64_t ffn = mul(mul(4, kLlamaUbatch), add(mul(2, t.ffn), mul(2, t.hidden)));
-    return std::max(logits, add(scores, ffn));
-  };
-  // Layers [layers - ngl, layers) run on the GPUs (llama-model.cpp: i_gpu_start =
-  // n_layer - n_gpu_layers); ngl > layers also puts the output layer there. The token
-  // embeddings stay on the CPU. Over several GPUs (-sm layer, the default) each offloaded
-  // layer goes to the GPU its position falls in (llamaLayerGpu); `gpu` is the fullest one.
-  const int64_t gpus = cpu ? 1 : w.hardware.parallel.pp;
-  auto split = [&](int64_t ngl, int64_t n_ctx, MemoryBreakdown* gpu, MemoryBreakdown* host) {
-    // On a CPU the device holds what llama.cpp would put on the GPU and the host's share.
-    if (cpu) ngl = t.layers + 1;
-    const int64_t on_gpu = std::min(ngl, t.layers);
-    const int64_t start = t.layers - on_gpu, act = std::min(ngl, t.layers + 1);
-    std::vector<int64_t> gw(static_cast<size_t>(gpus), 0), gkv(gw.size(), 0), gl(gw.size(), 0);
-    int64_t hw = cpu ? 0 : q.input_bytes, hkv = 0;
-    if (cpu) gw[0] = q.input_bytes;
-    for (int64_t i = 0; i <= t.layers; ++i) {
-      const bool output = i == t.layers;
-      const int64_t lb = output ? q.output_bytes : q.layer_bytes[static_cast<size_t>(i)];
-      const int64_t kv = output ? 0 : mul(cell, layerCells(i, n_ctx));
-      if (i < start || i - start >= act) {
-        hw = add(hw, lb);
-        hkv = add(hkv, kv);
-        continue;
-      }
-      const auto d = static_cast<size_t>(llamaLayerGpu(i - start, act, gpus));
-      gw[d] = add(gw[d], lb);
-      gkv[d] = add(gkv[d], kv);
-      if (!output) ++gl[d];
-    }
-    const bool output_gpu = ngl > t.layers;
-    const int64_t comp = ngl > 0 ? compute(n_ctx) : 0;
-    size_t fullest = 0;
-    for (size_t d = 1; d < gw.size(); ++d)
-      if (add(gw[d], gkv[d]) > add(gw[fullest], gkv[fullest])) fullest = d;
-    if (gpu) {
-      // On a CPU the "device" holds every tensor (the whole file is mapped into RAM).
-      MemoryTerm weights;
-      if (cpu) {
-        weights =
-            fixedTerm(MemoryKey::kWeights, gw[0], "every GGUF tensor, memory-mapped from the file",
-                      {{"layers", t.layers, ""}});
-      } else {
-        std::vector<TermInput> in = {{"gpu_layers", gl[fullest], ""},
-                                     {"output_on_gpu", output_gpu ? 1 : 0, ""}};
-        if (gpus > 1) in.push_back({"gpus", gpus, "-sm layer: each holds a run of layers"});
-        weights = fixedTerm(MemoryKey::kWeights, gw[fullest],
-                            gpus > 1 ? "GGUF tensors of this GPU's layers (the fullest GPU)"
-                                     : "GGUF tensors of the GPU layers",
-                            std::move(in));
-      }
-      *gpu = sumTerms(
-          {weights,
-           fixedTerm(MemoryKey::kKvCache, gkv[fullest],
-                     cpu ? "cells × layers × (K + V row bytes)"
-                         : "cells × layers on GPU × (K + V row bytes)",
-                     {{"n_ctx", n_ctx, "cells"},
-                      {"bytes_per_cell_and_layer", cell, cacheTypeName(s.cache_type)}}),
-           fixedTerm(MemoryKey::kComputeBuffer, comp,
-                     "n_ubatch × 4 × max(vocab + hidden, [n_ctx × heads] + 2 ffn + 2 hidden)",
-                     {{"n_ubatch", kLlamaUbatch, "tokens"}})},
-          1);
-    }
-    if (host && !cpu) {
-      *host = sumTerms({fixedTerm(MemoryKey::kWeights, hw, "token embeddings + CPU layers",
-                                  {{"cpu_layers", t.layers - on_gpu, ""}}),
-                        fixedTerm(MemoryKey::kKvCache, hkv, "cells × CPU layers × row bytes",
-                                  {{"n_ctx", n_ctx, "cells"}})},
-                       1);
-    }
-  };
-  auto gpuBytes = [&](int64_t ngl, int64_t n_ctx) {
-    MemoryBreakdown g;
-    split(ngl, n_ctx, &g, nullptr);
-    return g.total;
-  };
-  if (cpu && s.n_gpu_layers && *s.n_gpu_layers > 0) {
+  l.cell = t.kv_lora_rank > 0 ? cacheRowBytes(s.cache_type, row)
+                              : mul(2, cacheRowBytes(s.cache_type, row));
+  l.gpus = l.cpu ? 1 : w.hardware.parallel.pp;
+  l.users = users;
+  return l;
+}
+
+void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p,
+                  int64_t usable) {
+  const ServingSettings& s = w.serving;
+  const LlamaShape l = llamaShape(t, w, p.users);
+  p.layers = t.layers;
+  // n_ctx: every slot's context (llama-server splits -c over -np slots), padded.
+  p.n_ctx = mul(ceilDiv(mul(p.users, p.context), kLlamaCtxPad), kLlamaCtxPad);
+  p.kv_bytes_per_token = mul(l.cell, t.layers);
+  if (l.cpu && s.n_gpu_layers && *s.n_gpu_layers > 0) {
     throw InputError(ErrorCode::kValue, "/workload/n_gpu_layers",
                      w.hardware.gpu->name +
                          " is a CPU: there is no GPU to offload layers to; "
                          "leave n_gpu_layers out or set it to 0");
   }
-  p.gpu_layers = cpu              ? 0
+  const auto gpuBytes = [&](int64_t ngl, int64_t n_ctx) {
+    return llamaDevice(l, ngl, n_ctx).total;
+  };
+  p.gpu_layers = l.cpu            ? 0
                  : s.n_gpu_layers ? std::min(*s.n_gpu_layers, t.layers + 1)
                                   : largest(t.layers + 1, [&](int64_t n) {
                                       return n == 0 || gpuBytes(n, p.n_ctx) <= usable;
                                     });
-  split(p.gpu_layers, p.n_ctx, &p.device, &p.host);
+  p.device = llamaDevice(l, p.gpu_layers, p.n_ctx);
+  if (!l.cpu) p.host = llamaHost(l, p.gpu_layers, p.n_ctx);
   p.budget_bytes = usable;
   // Without an -ngl of the user's, fitting means everything on the GPU; with one, the GPU's
   // share fitting (the rest runs from system RAM, checked when system_ram_gib is given). On a
   // CPU, everything fitting in its RAM.
-  const int64_t planned = cpu || s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
+  const int64_t planned = l.cpu || s.n_gpu_layers ? p.gpu_layers : t.layers + 1;
   p.fits = p.device.total <= usable && p.gpu_layers >= planned;
   // With the machine's RAM given, the layers left in system RAM must fit there too.
-  if (!cpu && w.hardware.system_ram_bytes) {
+  if (!l.cpu && w.hardware.system_ram_bytes) {
     const int64_t ram = std::max<int64_t>(0, *w.hardware.system_ram_bytes - kDefaultOsReserveBytes);
     p.fits = p.fits && p.host.total <= ram;
     p.notes.push_back(
@@ -684,51 +782,8 @@ void planLlamaCpp(const Transformer& t, const Workload& w, const Report& r, Serv
     const int64_t ctx = mul(ceilDiv(mul(n, p.context), kLlamaCtxPad), kLlamaCtxPad);
     return gpuBytes(planned, ctx) <= usable;
   });
-  if (cpu) {
-    p.notes.push_back(
-        "CPU: llama.cpp memory-maps the GGUF file (mmap), so the weights are the file's pages in "
-        "the page cache and must stay resident; the KV cache and compute buffer are allocated in "
-        "system RAM; decode reads every weight once per step at the memory bandwidth");
-  } else if (p.gpu_layers <= t.layers) {
-    p.notes.push_back(std::to_string(t.layers - std::min(p.gpu_layers, t.layers)) +
-                      " layers and the output layer run on the CPU from system RAM: each decode "
-                      "step reads them at host_bandwidth_gb_s");
-    // ggml-backend's scheduler runs a batch of 32+ tokens on the GPU even for weights held in
-    // system RAM (the CUDA backend's offload_op), copying them over PCIe per micro-batch.
-    p.notes.push_back(
-        "prompt micro-batches (and decode steps) of 32+ tokens run the CPU layers' matmuls on "
-        "the GPU, copying their weights over the host link each time (ggml's offload_op, "
-        "min_batch_size 32): the time to first token includes one copy per 512-token "
-        "micro-batch");
-  }
-  if (gpus > 1) {
-    p.notes.push_back(
-        "llama.cpp splits the layers over the " + std::to_string(gpus) +
-        " GPUs (-sm layer, its default; in proportion to their free memory, here equal): each "
-        "token passes through them one after the other, so decode reads every weight once per "
-        "step as on one GPU, plus one hop per GPU boundary; a prompt's 512-token micro-batches "
-        "overlap across the GPUs (pipeline parallelism, n_batch 2048) where the GPUs have "
-        "peer-to-peer access, which GeForce cards lack (there they take turns). The memory "
-        "shown is the fullest GPU's");
-  }
-  p.notes.push_back(
-      "the compute buffer is llama.cpp's graph allocation for n_ubatch = 512, "
-      "estimated from the largest tensors (approximate)");
-  TextBuilder cmd;
-  cmd << "llama-server -m " << modelArg(r) << "-" << ggufFileTypeName(gguf.serving.gguf_type)
-      << ".gguf -c " << p.n_ctx << " -np " << p.users << " -ngl " << p.gpu_layers;
-  if (gpus > 1) cmd << " -sm layer";
-  if (w.attention == AttentionImpl::kFlash) cmd << " -fa on";
-  if (s.cache_type != CacheType::kF16)
-    cmd << " --cache-type-k " << cacheTypeName(s.cache_type) << " --cache-type-v "
-        << cacheTypeName(s.cache_type);
-  p.command = cmd.str();
-  TextBuilder ollama;
-  ollama << "Ollama: OLLAMA_CONTEXT_LENGTH=" << p.context << " OLLAMA_NUM_PARALLEL=" << p.users;
-  if (w.attention == AttentionImpl::kFlash) ollama << " OLLAMA_FLASH_ATTENTION=1";
-  if (s.cache_type != CacheType::kF16)
-    ollama << " OLLAMA_KV_CACHE_TYPE=" << cacheTypeName(s.cache_type);
-  p.notes.push_back(ollama.str());
+  llamaNotes(l, p);
+  llamaCommand(l, r, p);
 }
 
 /// Which formats each engine loads.

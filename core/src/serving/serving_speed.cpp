@@ -152,134 +152,174 @@ int64_t expertBytes(const Transformer& t, const Workload& w) {
   return bytesForBits(n, dtypeBits(wd));
 }
 
-ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report& r,
-                          const ServingPlan& plan, int64_t users, int64_t context) {
-  ServingSpeed s;
-  s.users = users;
-  s.context = context;
-  if (!r.gpu_fit) return s;
-  const GpuFit& fit = *r.gpu_fit;
-  const bool cpu = fit.gpu.cpu;
-  TimeContext ctx = timeContext(w, fit);
-  ctx.engine = plan.engine;
-  const bool compute_known = gpuComputePublished(fit.gpu);
-  // Layers llama.cpp keeps in system RAM are read by the CPU at what its memory reaches.
-  const double host_bw =
-      w.serving.host_bandwidth.value_or(kDefaultHostBandwidth) *
-      timeParams().families[static_cast<size_t>(DeviceFamily::kCpu)].bandwidth_efficiency;
-  const double tp = d(w.hardware.parallel.tp);
-  const double act_bytes = dtypeBits(layoutOf(w.precision).activations) / 8.0;
+namespace {
 
-  // Weights read per step: on the GPU (all of the plan's device weights) and, for llama.cpp,
-  // the CPU layers (the token embeddings are gathered row by row, not read whole).
-  int64_t device_weights =
+/// What a serving step reads and where, as the engine places the plan's weights, with the
+/// device's time context: shared by the decode step and the prefill.
+struct SpeedSetup {
+  TimeContext ctx;
+  const GpuFit* fit = nullptr;
+  bool cpu = false;
+  bool compute_known = false;
+  double host_bw = 0;  ///< what the CPU's memory reaches for llama.cpp's CPU layers
+  double tp = 1;
+  double act_bytes = 2;  ///< bytes per activation value
+  /// Weights read per step: on the GPU (all of the plan's device weights) and, for llama.cpp,
+  /// the CPU layers (the token embeddings are gathered row by row, not read whole).
+  int64_t device_weights = 0;
+  int64_t host_weights = 0;
+  int64_t host_output = 0;  ///< the output layer's bytes when it sits in system RAM
+  /// llama.cpp's layer split over several GPUs: a token passes through all, one after the
+  /// other, so a step reads every GPU's weights in turn.
+  int64_t stages = 1;
+  /// vLLM's pipeline stages: pp batches in flight (its batch queue), each of users / pp
+  /// sequences; a user's token is one pass of its batch through every stage in turn.
+  int64_t vllm_pp = 1;
+  double device_share = 1;   ///< of the weights, those on the device
+  double device_params = 0;  ///< parameters the device unpacks per forward (quantized)
+  double dequant_ops = 0;
+  const Interconnect* link = nullptr;  ///< the host link llama.cpp copies CPU layers over
+  double link_bw = 0;
+};
+
+/// The weights a llama.cpp or vLLM step reads on the device and in system RAM.
+void placeWeights(const Transformer& t, const Workload& w, const ServingPlan& plan, SpeedSetup& u) {
+  u.device_weights =
       plan.device.bytesOf(MemoryKey::kWeights) + plan.device.bytesOf(MemoryKey::kQuantScales);
-  int64_t host_weights = plan.host.bytesOf(MemoryKey::kWeights);
-  int64_t host_output = 0;  // the output layer's bytes when it sits in system RAM
-  // A layer split over several GPUs (its stages: pp, which withServingDefaults sets to gpus
-  // for llama.cpp, as its plan splits them): the plan's device is one of them; a token passes
-  // through all, one after the other, so a step reads every GPU's weights in turn.
-  const int64_t stages =
-      plan.engine == Engine::kLlamaCpp && !cpu
-          ? std::min(w.hardware.parallel.pp, std::min(plan.gpu_layers, t.layers + 1))
-          : 1;
-  if (plan.engine == Engine::kLlamaCpp && (host_weights > 0 || cpu || stages > 1)) {
+  u.host_weights = plan.host.bytesOf(MemoryKey::kWeights);
+  // llama.cpp's stages: pp, which withServingDefaults sets to gpus, as its plan splits them;
+  // the plan's device is one of them.
+  u.stages = plan.engine == Engine::kLlamaCpp && !u.cpu
+                 ? std::min(w.hardware.parallel.pp, std::min(plan.gpu_layers, t.layers + 1))
+                 : 1;
+  if (plan.engine == Engine::kLlamaCpp && (u.host_weights > 0 || u.cpu || u.stages > 1)) {
     const QuantizedWeights q = quantizedWeights(t, asLlamaCppGguf(w));
-    (cpu ? device_weights : host_weights) -= q.input_bytes;
-    if (plan.gpu_layers <= t.layers && !cpu) host_output = q.output_bytes;
-    if (stages > 1) {
-      device_weights = plan.gpu_layers > t.layers ? q.output_bytes : 0;
+    (u.cpu ? u.device_weights : u.host_weights) -= q.input_bytes;
+    if (plan.gpu_layers <= t.layers && !u.cpu) u.host_output = q.output_bytes;
+    if (u.stages > 1) {
+      u.device_weights = plan.gpu_layers > t.layers ? q.output_bytes : 0;
       for (int64_t i = t.layers - std::min(plan.gpu_layers, t.layers); i < t.layers; ++i)
-        device_weights += q.layer_bytes[static_cast<size_t>(i)];
+        u.device_weights += q.layer_bytes[static_cast<size_t>(i)];
     }
   }
-  // vLLM's pipeline stages: pp batches in flight (its batch queue), each of users / pp
-  // sequences, and a user's token is one pass of its batch through every stage in turn: the
-  // weights of one GPU of each stage, the batch's KV cache, and a send of its hidden states
-  // at each of the pp - 1 boundaries (which the other batches' work does not hide from it).
-  const int64_t vllm_pp = plan.engine == Engine::kVllm ? w.hardware.parallel.pp : 1;
-  if (vllm_pp > 1) {
-    device_weights = 0;
-    for (const PipelineStage& st : vllmStages(t, w)) device_weights += st.weight_bytes;
+  // vLLM's stages: the weights of one GPU of each.
+  u.vllm_pp = plan.engine == Engine::kVllm ? w.hardware.parallel.pp : 1;
+  if (u.vllm_pp > 1) {
+    u.device_weights = 0;
+    for (const PipelineStage& st : vllmStages(t, w)) u.device_weights += st.weight_bytes;
   }
-  const double batch = vllm_pp > 1 ? std::ceil(d(users) / d(vllm_pp)) : d(users);
-  const auto stage_sends = [&](double tokens) {
-    if (vllm_pp <= 1) return 0.0;
-    const GroupPlacement g = placeGroup(vllm_pp, w.hardware.parallel.tp, fit.network.gpus_per_node);
-    return d(vllm_pp - 1) *
-           collectiveTime(Collective::kSendRecv, tokens * d(t.hidden) * act_bytes, g, fit.network);
-  };
-  // Under MoE only the experts the step's tokens are routed to are read: at most
-  // users x experts_per_token of them per layer.
-  double weights_read = d(device_weights);
-  double host_read = d(host_weights);
-  const double device_share = d(device_weights) / std::max(1.0, d(device_weights + host_weights));
-  if (t.experts > 0) {
-    const double reached = std::min(1.0, batch * d(t.experts_per_token) / d(t.experts));
-    const double experts = d(expertBytes(t, w)) / tp;
-    weights_read -= experts * device_share * (1 - reached);
-    host_read -= experts * (1 - device_share) * (1 - reached);
-  }
-  // Weights the device unpacks per forward (quantized formats), in proportion to the bytes read.
-  const double device_params = d(r.params.total) / tp * device_share;
-  const double dequant_ops = dequantOpsOf(w);
-  const double read_params =
-      device_weights > 0 ? device_params * weights_read / d(device_weights) : 0.0;
-  const int64_t kv_one = planKvBytes(t, plan, context);
-  const double gpu_layer_share =
-      plan.engine == Engine::kLlamaCpp && !cpu
-          ? d(std::min(plan.gpu_layers, t.layers)) / d(std::max<int64_t>(1, t.layers))
-          : 1.0;
+}
+
+SpeedSetup speedSetup(const Transformer& t, const Workload& w, const Report& r,
+                      const ServingPlan& plan) {
+  SpeedSetup u;
+  u.fit = &*r.gpu_fit;
+  u.cpu = u.fit->gpu.cpu;
+  u.ctx = timeContext(w, *u.fit);
+  u.ctx.engine = plan.engine;
+  u.compute_known = gpuComputePublished(u.fit->gpu);
+  // Layers llama.cpp keeps in system RAM are read by the CPU at what its memory reaches.
+  u.host_bw = w.serving.host_bandwidth.value_or(kDefaultHostBandwidth) *
+              timeParams().families[static_cast<size_t>(DeviceFamily::kCpu)].bandwidth_efficiency;
+  u.tp = d(w.hardware.parallel.tp);
+  u.act_bytes = dtypeBits(layoutOf(w.precision).activations) / 8.0;
+  placeWeights(t, w, plan, u);
+  u.device_share = d(u.device_weights) / std::max(1.0, d(u.device_weights + u.host_weights));
+  // Weights the device unpacks per forward (quantized formats), in proportion to the bytes
+  // read.
+  u.device_params = d(r.params.total) / u.tp * u.device_share;
+  u.dequant_ops = dequantOpsOf(w);
   // Batches of 32+ tokens run the CPU layers' matmuls on the GPU after copying their weights
   // (all of them: a MoE layer's whole expert tensor) over the host link.
-  const Interconnect* link = hostLink(fit.gpu);
-  const double link_bw = link ? link->bandwidth_bytes_per_s : 0.0;
-  const bool offload_decode = host_weights > 0 && link && users >= kLlamaOffloadMinBatch;
+  u.link = hostLink(u.fit->gpu);
+  u.link_bw = u.link ? u.link->bandwidth_bytes_per_s : 0.0;
+  return u;
+}
+
+/// vLLM's sends of `tokens` hidden states over the pp - 1 stage boundaries of one pass (the
+/// other batches' work does not hide them from this one).
+double stageSends(const SpeedSetup& u, const Transformer& t, const Workload& w, double tokens) {
+  if (u.vllm_pp <= 1) return 0.0;
+  const GroupPlacement g =
+      placeGroup(u.vllm_pp, w.hardware.parallel.tp, u.fit->network.gpus_per_node);
+  return d(u.vllm_pp - 1) * collectiveTime(Collective::kSendRecv,
+                                           tokens * d(t.hidden) * u.act_bytes, g, u.fit->network);
+}
+
+/// One decode step of `users` sequences at `context` tokens: the inter-token latency and
+/// tokens/s into `s`. Returns the CPU's pass over llama.cpp's CPU layers, which the prefill
+/// of a short prompt repeats.
+double decodeSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w,
+                   const ServingPlan& plan, int64_t users, int64_t context, ServingSpeed& s) {
+  const double batch = u.vllm_pp > 1 ? std::ceil(d(users) / d(u.vllm_pp)) : d(users);
+  // Under MoE only the experts the step's tokens are routed to are read: at most
+  // users x experts_per_token of them per layer.
+  double weights_read = d(u.device_weights);
+  double host_read = d(u.host_weights);
+  if (t.experts > 0) {
+    const double reached = std::min(1.0, batch * d(t.experts_per_token) / d(t.experts));
+    const double experts = d(expertBytes(t, w)) / u.tp;
+    weights_read -= experts * u.device_share * (1 - reached);
+    host_read -= experts * (1 - u.device_share) * (1 - reached);
+  }
+  const double read_params =
+      u.device_weights > 0 ? u.device_params * weights_read / d(u.device_weights) : 0.0;
+  const int64_t kv_one = planKvBytes(t, plan, context);
+  const double gpu_layer_share =
+      plan.engine == Engine::kLlamaCpp && !u.cpu
+          ? d(std::min(plan.gpu_layers, t.layers)) / d(std::max<int64_t>(1, t.layers))
+          : 1.0;
+  const bool offload_decode = u.host_weights > 0 && u.link && users >= kLlamaOffloadMinBatch;
   const double kv_read = batch * d(kv_one) * decodeKvReads(t, plan.engine, w);
-  const double flops = batch * decodeFlopsPerToken(t, context) / tp;
+  const double flops = batch * decodeFlopsPerToken(t, context) / u.tp;
   const double host_kv = kv_read * (1 - gpu_layer_share);
-  const double cpu_pass_s = (host_read + host_kv) / host_bw;  // the CPU runs its layers
+  const double cpu_pass_s = (host_read + host_kv) / u.host_bw;  // the CPU runs its layers
   // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
   // layers' KV cache crosses the link with their weights.
-  const double host_s = offload_decode ? (d(host_weights) + host_kv) / link_bw : cpu_pass_s;
+  const double host_s = offload_decode ? (d(u.host_weights) + host_kv) / u.link_bw : cpu_pass_s;
 
-  // One decode step of `users` sequences: the time model's forward (dlcost/time_model.hpp).
+  // The time model's forward (dlcost/time_model.hpp).
   ForwardWork step;
   // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
   // prefill's time unknown (ttft_s stays 0).
-  step.op.flops = compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) : 0.0;
+  step.op.flops = u.compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) : 0.0;
   step.op.rows = batch;
   step.op.bytes = weights_read + kv_read * gpu_layer_share;
   step.op.dequant_weights = read_params;
-  step.op.dequant_ops = dequant_ops;
+  step.op.dequant_ops = u.dequant_ops;
   step.layers = t.layers;
   step.tp = w.hardware.parallel.tp;
-  step.stages = stages;
-  step.allreduce_bytes = batch * d(t.hidden) * act_bytes;
-  step.network = &fit.network;
+  step.stages = u.stages;
+  step.allreduce_bytes = batch * d(t.hidden) * u.act_bytes;
+  step.network = &u.fit->network;
   step.score_bytes =
-      scoreBytes(w, fit.gpu, false) * d(t.layers) * d(t.heads) / tp * batch * d(context);
-  const ForwardTime decode = forwardTime(ctx, step);
+      scoreBytes(w, u.fit->gpu, false) * d(t.layers) * d(t.heads) / u.tp * batch * d(context);
+  const ForwardTime decode = forwardTime(u.ctx, step);
   s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
-  s.itl_s = decode.total_s + host_s + stage_sends(batch);
+  s.itl_s = decode.total_s + host_s + stageSends(u, t, w, batch);
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
   s.step_flops = static_cast<int64_t>(flops);
   if (s.itl_s > 0) {
     s.tokens_per_s_per_user = 1.0 / s.itl_s;
     s.tokens_per_s = d(users) / s.itl_s;
   }
+  return cpu_pass_s;
+}
 
-  // Time to first token: one user's prompt (the report's prefill at batch 1). With layers in
-  // system RAM, each micro-batch of 32+ tokens copies their matmul weights to the GPU (the
-  // output layer computes the last token's logits only, below the threshold, so it stays);
-  // a prompt of fewer tokens runs them on the CPU, reading them once.
+/// Time to first token (one user's prompt: the report's prefill at batch 1) and the prefill of
+/// every user's prompt at once, into `s`.
+void prefillSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w, const Report& r,
+                  const ServingPlan& plan, int64_t users, double cpu_pass_s, ServingSpeed& s) {
+  // With layers in system RAM, each micro-batch of 32+ tokens copies their matmul weights to
+  // the GPU (the output layer computes the last token's logits only, below the threshold, so
+  // it stays); a prompt of fewer tokens runs them on the CPU, reading them once.
   const int64_t prompt = r.transformer->seq_len;
-  const int64_t copies = link && host_weights > 0 ? offloadedUbatches(prompt) : 0;
-  s.prefill_copy_bytes = checkedMul(copies, host_weights - host_output);
+  const int64_t copies = u.link && u.host_weights > 0 ? offloadedUbatches(prompt) : 0;
+  s.prefill_copy_bytes = checkedMul(copies, u.host_weights - u.host_output);
   const int64_t tail = prompt % kLlamaUbatch;
   const bool cpu_tail = tail > 0 && tail < kLlamaOffloadMinBatch;
   const double host_prefill_s =
-      copies > 0 ? d(s.prefill_copy_bytes) / link_bw + (cpu_tail ? cpu_pass_s : 0.0) : cpu_pass_s;
+      copies > 0 ? d(s.prefill_copy_bytes) / u.link_bw + (cpu_tail ? cpu_pass_s : 0.0) : cpu_pass_s;
   // llama.cpp runs a prompt in n_ubatch pieces, each a forward that unpacks the weights again.
   const double pieces = plan.engine == Engine::kLlamaCpp
                             ? d(std::max<int64_t>(1, (prompt + kLlamaUbatch - 1) / kLlamaUbatch))
@@ -288,39 +328,52 @@ ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report&
   // them (its QK^T and AV, the computed share); the prefill reads their KV cache too.
   const int64_t cached = w.cached_tokens;
   for (const PhaseWork& ph : r.phases) {
-    if (ph.name != "prefill" || !compute_known) continue;
+    if (ph.name != "prefill" || !u.compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
     const auto prefill = [&](double sequences) {
       ForwardWork f;
-      f.op.flops = d(ph.flops) / b * sequences / tp;
-      f.op.attention_flops = d(ph.attention_flops) / b * sequences / tp;
+      f.op.flops = d(ph.flops) / b * sequences / u.tp;
+      f.op.attention_flops = d(ph.attention_flops) / b * sequences / u.tp;
       f.op.attention_computed = ph.attention_computed;
       f.op.rows = d(prompt) * sequences;
       f.op.bytes =
-          d(device_weights) + sequences * d(planKvBytes(t, plan, checkedAdd(cached, prompt)));
-      f.op.dequant_weights = device_params * pieces;
-      f.op.dequant_ops = dequant_ops;
+          d(u.device_weights) + sequences * d(planKvBytes(t, plan, checkedAdd(cached, prompt)));
+      f.op.dequant_weights = u.device_params * pieces;
+      f.op.dequant_ops = u.dequant_ops;
       f.layers = t.layers;
       f.prefill = true;
       f.tp = w.hardware.parallel.tp;
-      f.stages = stages;
-      f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * act_bytes;
-      f.network = &fit.network;
-      f.score_bytes = scoreBytes(w, fit.gpu, true) * d(t.layers) * d(t.heads) / tp *
+      f.stages = u.stages;
+      f.allreduce_bytes = d(prompt) * sequences * d(t.hidden) * u.act_bytes;
+      f.network = &u.fit->network;
+      f.score_bytes = scoreBytes(w, u.fit->gpu, true) * d(t.layers) * d(t.heads) / u.tp *
                       prefillScores(plan.engine, prompt, cached, sequences);
       // Each further micro-batch launches its kernels and crosses the GPUs again; over a
       // fully offloaded layer split the micro-batches overlap (pipelinedShare).
       const double serial =
-          forwardTime(ctx, f).total_s +
-          (pieces - 1) * (forwardOverhead(ctx, t.layers, true) + stageHopTime(ctx, stages));
-      const double share = pipelineOverlaps(plan, t, fit.gpu)
-                               ? pipelinedShare(prompt * static_cast<int64_t>(sequences), stages)
+          forwardTime(u.ctx, f).total_s +
+          (pieces - 1) * (forwardOverhead(u.ctx, t.layers, true) + stageHopTime(u.ctx, u.stages));
+      const double share = pipelineOverlaps(plan, t, u.fit->gpu)
+                               ? pipelinedShare(prompt * static_cast<int64_t>(sequences), u.stages)
                                : 1.0;
-      return serial * share + host_prefill_s + stage_sends(d(prompt) * sequences);
+      return serial * share + host_prefill_s + stageSends(u, t, w, d(prompt) * sequences);
     };
     s.ttft_s = prefill(1.0);
     s.batch_prefill_s = prefill(d(users));
   }
+}
+
+}  // namespace
+
+ServingSpeed servingSpeed(const Transformer& t, const Workload& w, const Report& r,
+                          const ServingPlan& plan, int64_t users, int64_t context) {
+  ServingSpeed s;
+  s.users = users;
+  s.context = context;
+  if (!r.gpu_fit) return s;
+  const SpeedSetup u = speedSetup(t, w, r, plan);
+  const double cpu_pass_s = decodeSpeed(u, t, w, plan, users, context, s);
+  prefillSpeed(u, t, w, r, plan, users, cpu_pass_s, s);
   return s;
 }
 
