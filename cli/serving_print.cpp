@@ -60,6 +60,11 @@ void printServing(std::ostream& out, const ServingPlan& p, ByteUnits units) {
         << " ms\n         " << approx(s.tokens_per_s_per_user, TimeKind::kDecode, true, 1)
         << " tokens/s per user, " << approx(s.tokens_per_s, all, true, 1) << " in all (" << s.bound
         << "-bound)\n";
+    if (s.tokens_per_step > 0) {
+      out << "  speculative decoding: " << fixed(s.tokens_per_step, 2)
+          << " tokens a step per user; a step is the draft's forwards " << fixed(s.draft_s * 1e3, 2)
+          << " ms + the model's check " << fixed(s.verify_s * 1e3, 2) << " ms\n";
+    }
     if (p.speed.prefill_copy_bytes > 0) {
       out << "  prompt: " << formatBytes(p.speed.prefill_copy_bytes, units)
           << " of CPU-held weights copied to the GPU (in the time to first token)\n";

@@ -114,6 +114,52 @@ function sweepDetails(plan, loadSweep, units) {
   return details;
 }
 
+/** The engine's own lines of a plan: its KV blocks, speculative steps, pipeline stages or
+ *  llama.cpp's cells and layers.
+ *  @param {import('./types').ServingPlan} plan
+ *  @returns {HTMLElement[]} */
+function engineLines(plan) {
+  /** @type {HTMLElement[]} */
+  const rows = [];
+  if (plan.paged) {
+    rows.push(
+      h('p', {
+        text:
+          `${t('inferenceBlocks', {}, 'KV blocks')}: ${plan.paged.num_blocks} × ${plan.paged.block_size} = ` +
+          `${plan.paged.kv_tokens} tokens · ${t('inferenceConcurrency', {}, 'max concurrency')} ` +
+          `${num(plan.paged.max_concurrency)}x`,
+      }),
+    );
+  }
+  if (plan.speed && plan.speed.speculative) {
+    const spec = plan.speed.speculative;
+    rows.push(
+      h('p', {
+        text:
+          `${t('inferenceSpeculative', {}, 'Speculative decoding')}: ${num(spec.tokens_per_step)} ` +
+          `${t('inferencePerStep', {}, 'tokens a step per user')} · ` +
+          `${t('inferenceDraftPart', {}, 'draft')} ${num(spec.draft_s * 1e3)} ms + ` +
+          `${t('inferenceVerifyPart', {}, 'check')} ${num(spec.verify_s * 1e3)} ms`,
+      }),
+    );
+  }
+  if (plan.pipeline) {
+    rows.push(
+      h('p', {
+        text:
+          `${t('inferencePipeline', {}, 'Pipeline stages')}: ${plan.pipeline.stage_layers.join(' + ')} ` +
+          `${t('inferenceLayers', {}, 'layers')} · ${t('inferenceLimiting', {}, 'the KV pool is that of stage')} ${plan.pipeline.limiting_stage}`,
+      }),
+    );
+  }
+  if (plan.llamacpp) {
+    rows.push(
+      h('p', { text: `n_ctx ${plan.llamacpp.n_ctx} · -ngl ${plan.llamacpp.gpu_layers} / ${plan.llamacpp.layers}` }),
+    );
+  }
+  return rows;
+}
+
 /** Fills `node` with report.serving, or empties and hides it when the report has none.
  *  `loadSweep` (users, contexts) => the engine's servingSweep for the same document, or a
  *  promise of it (called when opened; null: the engine's choice of users or the workload's
@@ -151,30 +197,7 @@ export function renderInference(node, report, units, loadSweep) {
       }),
     );
   }
-  if (plan.paged) {
-    rows.push(
-      h('p', {
-        text:
-          `${t('inferenceBlocks', {}, 'KV blocks')}: ${plan.paged.num_blocks} × ${plan.paged.block_size} = ` +
-          `${plan.paged.kv_tokens} tokens · ${t('inferenceConcurrency', {}, 'max concurrency')} ` +
-          `${num(plan.paged.max_concurrency)}x`,
-      }),
-    );
-  }
-  if (plan.pipeline) {
-    rows.push(
-      h('p', {
-        text:
-          `${t('inferencePipeline', {}, 'Pipeline stages')}: ${plan.pipeline.stage_layers.join(' + ')} ` +
-          `${t('inferenceLayers', {}, 'layers')} · ${t('inferenceLimiting', {}, 'the KV pool is that of stage')} ${plan.pipeline.limiting_stage}`,
-      }),
-    );
-  }
-  if (plan.llamacpp) {
-    rows.push(
-      h('p', { text: `n_ctx ${plan.llamacpp.n_ctx} · -ngl ${plan.llamacpp.gpu_layers} / ${plan.llamacpp.layers}` }),
-    );
-  }
+  rows.push(...engineLines(plan));
   rows.push(
     plan.on_cpu
       ? memoryList(t('inferenceCpu', {}, 'In system RAM (the CPU is the device)'), plan.device, units)

@@ -87,6 +87,9 @@ export interface Workload {
   n_gpu_layers?: number;
   cache_type?: string;
   host_bandwidth_gb_s?: number;
+  draft_preset?: string;
+  draft_tokens?: number;
+  draft_acceptance?: number;
   /** Multi-GPU network and a whole run (core/src/schema/workload_schema.cpp, run_cost.hpp). */
   nodes?: number;
   gpus_per_node?: number;
@@ -470,6 +473,8 @@ export interface ServingSpeed {
   step_flops: number;
   /** llama.cpp with layers in system RAM: weights copied to the GPU during the prompt. */
   prefill_copy_bytes: number;
+  /** Speculative decoding with a draft model: tokens a step yields, and the step's parts. */
+  speculative?: { tokens_per_step: number; draft_s: number; verify_s: number };
 }
 
 /** The serving plan, report.serving (core/src/serving/serving_json.cpp servingPlanToJson). */

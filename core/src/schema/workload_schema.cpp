@@ -7,13 +7,16 @@
 #include <cmath>
 
 #include "dlcost/base/engine_limits.hpp"
+#include "dlcost/base/error.hpp"
 #include "dlcost/base/units.hpp"
 #include "dlcost/base/units_json.hpp"
 #include "dlcost/gpu/gpu_json.hpp"
 #include "dlcost/gpu/interconnect_table.hpp"
+#include "dlcost/schema/presets.hpp"
 #include "dlcost/schema/task_defaults.hpp"
 #include "dlcost/types/interconnect.hpp"
 #include "dlcost/types/parallel.hpp"
+#include "transformer/hf_config.hpp"
 
 namespace dlcost {
 
@@ -880,6 +883,74 @@ void addLlamaCppFields(std::vector<Row>& rows) {
               }));
 }
 
+/// "none" and every preset read from a Hugging Face config: what a draft model may be.
+std::vector<std::string> draftPresetNames() {
+  std::vector<std::string> names = {"none"};
+  for (const PresetInfo& p : presetList())
+    if (p.family == "hf") names.push_back(p.name);
+  return names;
+}
+
+/// The draft model of `name` (a decoder LLM preset), or none for "none".
+void applyDraftPreset(const std::string& name, Workload& w, const std::string& path) {
+  w.serving.draft.reset();
+  w.serving.draft_preset.clear();
+  w.serving.draft_id.clear();
+  if (name == "none") return;
+  std::vector<std::string> warnings;
+  const json config = json::parse(presetJson(name));
+  // A multimodal preset drafts with its language model.
+  Transformer d = readHfConfig(config, path, warnings, false, true);
+  if (d.kind != TransformerKind::kDecoder) {
+    throw InputError(ErrorCode::kValue, path,
+                     name + " is not a decoder LLM: a draft model proposes next tokens");
+  }
+  w.serving.draft = std::move(d);
+  w.serving.draft_preset = name;
+  w.serving.draft_id = config.value("_name_or_path", name);
+}
+
+/// Speculative decoding with a draft model (docs/serving.md).
+void addSpeculativeFields(std::vector<Row>& rows) {
+  rows.push_back(
+      Row("draft_preset", FieldType::kEnum, "--draft-preset")
+          .names(draftPresetNames())
+          .byDefault("none")
+          .when(kServing, "transformer")
+          .text({"Draft model (speculative decoding)", "草稿模型（投机解码）"},
+                {"a smaller model of the same vocabulary that proposes tokens the model checks "
+                 "in one forward (vLLM's draft_model method)",
+                 "词表相同的小模型先提出 token，由主模型一次前向验证（vLLM 的 draft_model 方法）"})
+          .io([](const json& v, Workload& w,
+                 const std::string& path) { applyDraftPreset(v.get<std::string>(), w, path); },
+              [](const Workload& w) {
+                return json(w.serving.draft_preset.empty() ? "none" : w.serving.draft_preset);
+              }));
+  rows.push_back(Row("draft_tokens", FieldType::kInteger, "--draft-tokens")
+                     .range(1, 64, "tokens")
+                     .byDefault(5)
+                     .when(kServing, "transformer")
+                     .text({"Draft tokens per step", "每步草稿 token 数"},
+                           {"tokens the draft proposes per step (num_speculative_tokens)",
+                            "草稿模型每步提出的 token 数（num_speculative_tokens）"})
+                     .io([](const json& v, Workload& w,
+                            const std::string&) { w.serving.draft_tokens = v.get<int64_t>(); },
+                         [](const Workload& w) { return json(w.serving.draft_tokens); }));
+  rows.push_back(
+      Row("draft_acceptance", FieldType::kNumber, "--draft-acceptance")
+          .range(0.01, 0.99, "")
+          .derived({"none: required with a draft model", "无：使用草稿模型时必填"})
+          .when(kServing, "transformer")
+          .text({"Draft acceptance rate", "草稿接受率"},
+                {"chance that the model accepts one proposed token (0.01-0.99); it depends on "
+                 "the prompts and the pair of models: measure it (vLLM logs it) or assume",
+                 "主模型接受单个草稿 token 的概率（0.01–0.99）；取决于提示与模型搭配：请实测"
+                 "（vLLM 日志给出）或自行假设"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.serving.draft_acceptance = v.get<double>(); },
+              [](const Workload& w) { return orNull(w.serving.draft_acceptance); }));
+}
+
 /// What a whole training run processes and what it costs (dlcost/run_cost.hpp).
 void addRunFields(std::vector<Row>& rows) {
   rows.push_back(
@@ -942,6 +1013,7 @@ std::vector<WorkloadField> buildFields() {
   addCheckpointFields(rows);
   addEngineMemoryFields(rows);
   addLlamaCppFields(rows);
+  addSpeculativeFields(rows);
   addRunFields(rows);
   std::vector<WorkloadField> fields;
   for (Row& r : rows) fields.push_back(std::move(r.f));

@@ -15,6 +15,7 @@
 #include "dlcost/memory/quant_formats.hpp"
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/ggml_types.hpp"
+#include "serving/draft_model.hpp"
 #include "serving/llama_gguf.hpp"
 #include "serving/vllm_stages.hpp"
 #include "transformer/transformer_estimate.hpp"
@@ -101,26 +102,6 @@ double sglangFraction(int64_t tp) {
   if (tp >= 4) return 0.85;
   if (tp >= 2) return 0.87;
   return 0.88;
-}
-
-/// Bytes per value of the KV cache for HF, vLLM and SGLang: kv_dtype, else the activations'.
-int kvBits(const Workload& w) {
-  return dtypeBits(w.kv_dtype ? *w.kv_dtype : layoutOf(w.precision).activations);
-}
-
-/// KV values (K and V together) one sequence of `tokens` keeps in layer `layer`.
-int64_t layerKvValues(const Transformer& t, const Workload& w, int64_t layer, int64_t tokens) {
-  return mul(kvCacheWidth(t, w.mla_cache), attendedKeys(t, layer, tokens));
-}
-
-/// KV bytes of one sequence of `tokens` tokens on one GPU (GQA heads split over tp, a head
-/// kept whole when there are fewer heads than GPUs).
-int64_t kvBytes(const Transformer& t, const Workload& w, int64_t tokens) {
-  int64_t values = 0;
-  for (int64_t i = 0; i < t.layers; ++i) values = add(values, layerKvValues(t, w, i, tokens));
-  const int64_t tp = w.hardware.parallel.tp;
-  const int64_t split = t.kv_lora_rank > 0 ? 1 : std::min(tp, std::max<int64_t>(1, t.kv_heads));
-  return bytesForBits(values / split, kvBits(w));
 }
 
 /// Sets `v` to sequences of `tokens` positions in all: a vision-language model's image tokens
@@ -360,6 +341,11 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
         << std::min<int64_t>(p.max_num_seqs, std::max<int64_t>(1, p.users));
     if (tp > 1) cmd << " --tensor-parallel-size " << tp;
     if (w.hardware.parallel.pp > 1) cmd << " --pipeline-parallel-size " << w.hardware.parallel.pp;
+    if (w.serving.draft) {
+      cmd << " --speculative-config '{\"method\": \"draft_model\", \"model\": \""
+          << w.serving.draft_id << "\", \"num_speculative_tokens\": " << w.serving.draft_tokens
+          << "}'";
+    }
     if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8";
     if (p.block_size != kVllmBlockSize) cmd << " --block-size " << p.block_size;
   } else if (p.engine == Engine::kTrtllm) {
@@ -378,6 +364,34 @@ std::string pagedCommand(const Workload& w, const Report& r, const ServingPlan& 
     if (w.kv_dtype == DType::kFp8) cmd << " --kv-cache-dtype fp8_e4m3";
   }
   return cmd.str();
+}
+
+/// What speculative decoding with a draft model needs, or an error at its field.
+void checkDraft(const Transformer& t, const Workload& w) {
+  const ServingSettings& s = w.serving;
+  const Transformer& d = *s.draft;
+  if (s.engine != Engine::kVllm) {
+    throw InputError(ErrorCode::kValue, "/workload/draft_preset",
+                     std::string("speculative decoding with a draft model is modelled for vllm; ") +
+                         engineName(s.engine) + "'s is not");
+  }
+  if (!s.draft_acceptance) {
+    throw InputError(ErrorCode::kMissingField, "/workload/draft_acceptance",
+                     "give the chance that the model accepts a proposed token (0.01-0.99): it "
+                     "depends on the prompts and the two models, so dlcost does not assume one");
+  }
+  if (d.vocab != t.vocab) {
+    throw InputError(ErrorCode::kValue, "/workload/draft_preset",
+                     s.draft_preset + "'s vocabulary (" + std::to_string(d.vocab) +
+                         " tokens) is not the model's (" + std::to_string(t.vocab) +
+                         "): a draft must propose tokens of the same vocabulary");
+  }
+  if (w.hardware.parallel.pp > 1 || vllmKvGroups(t).sliding_groups > 0 ||
+      vllmKvGroups(d).sliding_groups > 0) {
+    throw InputError(ErrorCode::kValue, "/workload/draft_preset",
+                     "a draft model beside pipeline stages or sliding-window layers (vLLM's "
+                     "hybrid KV cache groups) is not modelled");
+  }
 }
 
 /// vLLM over pipeline stages (--pipeline-parallel-size): a GPU of each stage keeps what its
@@ -444,6 +458,13 @@ void planVllmStages(const Transformer& t, const Workload& w, const Report& r, in
 void planPaged(const Transformer& t, const Workload& w, const Report& r, ServingPlan& p) {
   const bool vllm = p.engine == Engine::kVllm;
   std::vector<MemoryTerm> terms = weightTerms(r, w.hardware.parallel.tp);
+  if (w.serving.draft) {
+    // The draft model's weights beside the model's, on every GPU of the group.
+    const int64_t draft = draftWeightBytes(w);
+    terms.front().fixed = checkedAdd(terms.front().fixed, draft);
+    terms.front().formula += " + draft weights";
+    terms.front().inputs.push_back({"draft_weights", draft, w.serving.draft_preset});
+  }
   const int64_t weights = sumFixed(terms);
   pagedDefaults(w, p);
   const int64_t act = pagedReserve(t, w, r, weights, p, terms);
@@ -460,6 +481,10 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
       mul(p.block_size, p.kv_bytes_per_token / std::max<int64_t>(1, t.layers));
   p.block_bytes =
       vllm ? mul(layer_page, groups.group_size) : mul(p.block_size, p.kv_bytes_per_token);
+  // A draft model's layers take their pages of every block too (its attention layers join
+  // the KV cache spec): a block id spans both models' layers.
+  const int64_t draft_kv = w.serving.draft ? kvBytes(*w.serving.draft, w, 1) : 0;
+  if (draft_kv > 0) p.block_bytes = mul(p.block_size, add(p.kv_bytes_per_token, draft_kv));
   p.num_blocks = pool / p.block_bytes;
   if (vllm && w.hardware.parallel.pp > 1) planVllmStages(t, w, r, layer_page, act, p, terms);
   // "GPU KV cache size": num_blocks // groups x block_size tokens.
@@ -475,7 +500,8 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
                             {{"num_blocks", p.num_blocks, "budget - weights - activations"},
                              {"block_size", p.block_size, "tokens"},
                              {"block_bytes", p.block_bytes, "one block id, every layer it spans"},
-                             {"kv_bytes_per_token", p.kv_bytes_per_token, "all layers"}}));
+                             {"kv_bytes_per_token", p.kv_bytes_per_token, "all layers"},
+                             {"draft_kv_bytes_per_token", draft_kv, "the draft's layers"}}));
   p.device = sumTerms(std::move(terms), 1);
   p.fits = p.users <= p.max_users && p.max_concurrency >= 1;
   if (vllm && groups.sliding_groups > 0) {
@@ -956,6 +982,7 @@ ServingPlan servingPlan(const Transformer& t, const Workload& w, const Report& r
       throw InputError(ErrorCode::kValue, device ? "/workload/engine" : "/workload/quant", why);
     }
   }
+  if (s.draft) checkDraft(t, w);
   const TransformerSummary& sum = *r.transformer;
   // The sequence the cache holds: the tokens already cached, then the prompt and the answer.
   p.context = s.context.value_or(sum.context_tokens);

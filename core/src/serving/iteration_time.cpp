@@ -50,6 +50,11 @@ IterationModel::IterationModel(const Transformer& t, const Workload& w, const Re
                          std::to_string(plan.layers + 1) +
                          " layers with the output layer in system RAM here)");
   }
+  if (w.serving.draft) {
+    throw InputError(ErrorCode::kValue, "/workload/draft_preset",
+                     "speculative decoding is not simulated under load (its steps' accepted "
+                     "tokens vary per request): read the serving plan's steady state");
+  }
   if (!plan.stage_layers.empty()) {
     throw InputError(ErrorCode::kValue, "/workload/pp",
                      "the simulation under load runs one engine instance's iterations on one "

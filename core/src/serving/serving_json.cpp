@@ -39,6 +39,12 @@ JsonObject servingSpeedObject(const ServingSpeed& s) {
       .add("step_bytes", s.step_bytes)
       .add("step_flops", s.step_flops)
       .add("prefill_copy_bytes", s.prefill_copy_bytes);
+  if (s.tokens_per_step > 0) {
+    j.add("speculative", JsonObject()
+                             .add("tokens_per_step", s.tokens_per_step)
+                             .add("draft_s", s.draft_s)
+                             .add("verify_s", s.verify_s));
+  }
   return j;
 }
 

@@ -19,6 +19,7 @@
 #include "dlcost/serving/serving.hpp"
 #include "dlcost/types/interconnect.hpp"
 #include "serving/decode_kv_reads.hpp"
+#include "serving/draft_model.hpp"
 #include "serving/iteration_time.hpp"
 #include "serving/llama_gguf.hpp"
 #include "serving/vllm_stages.hpp"
@@ -252,12 +253,16 @@ double stageSends(const SpeedSetup& u, const Transformer& t, const Workload& w, 
 double decodeSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w,
                    const ServingPlan& plan, int64_t users, int64_t context, ServingSpeed& s) {
   const double batch = u.vllm_pp > 1 ? std::ceil(d(users) / d(u.vllm_pp)) : d(users);
+  // Speculative decoding: the model verifies the draft's k tokens and its own next one in one
+  // forward, k + 1 queries a sequence over the same KV cache.
+  const int64_t proposed = w.serving.draft ? w.serving.draft_tokens : 0;
+  const double queries = d(proposed + 1);
   // Under MoE only the experts the step's tokens are routed to are read: at most
   // users x experts_per_token of them per layer.
   double weights_read = d(u.device_weights);
   double host_read = d(u.host_weights);
   if (t.experts > 0) {
-    const double reached = std::min(1.0, batch * d(t.experts_per_token) / d(t.experts));
+    const double reached = std::min(1.0, batch * queries * d(t.experts_per_token) / d(t.experts));
     const double experts = d(expertBytes(t, w)) / u.tp;
     weights_read -= experts * u.device_share * (1 - reached);
     host_read -= experts * (1 - u.device_share) * (1 - reached);
@@ -271,7 +276,7 @@ double decodeSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w,
           : 1.0;
   const bool offload_decode = u.host_weights > 0 && u.link && users >= kLlamaOffloadMinBatch;
   const double kv_read = batch * d(kv_one) * decodeKvReads(t, plan.engine, w);
-  const double flops = batch * decodeFlopsPerToken(t, context) / u.tp;
+  const double flops = batch * queries * decodeFlopsPerToken(t, context) / u.tp;
   const double host_kv = kv_read * (1 - gpu_layer_share);
   const double cpu_pass_s = (host_read + host_kv) / u.host_bw;  // the CPU runs its layers
   // Offloaded, the whole batch's computation runs on the GPU (llama.cpp PR #6083), so the CPU
@@ -283,20 +288,31 @@ double decodeSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w,
   // No published compute rate (dlcost/gpu_compute.hpp): the step is its memory bound and the
   // prefill's time unknown (ttft_s stays 0).
   step.op.flops = u.compute_known ? flops * (offload_decode ? 1.0 : gpu_layer_share) : 0.0;
-  step.op.rows = batch;
+  step.op.rows = batch * queries;
   step.op.bytes = weights_read + kv_read * gpu_layer_share;
   step.op.dequant_weights = read_params;
   step.op.dequant_ops = u.dequant_ops;
   step.layers = t.layers;
   step.tp = w.hardware.parallel.tp;
   step.stages = u.stages;
-  step.allreduce_bytes = batch * d(t.hidden) * u.act_bytes;
+  step.allreduce_bytes = batch * queries * d(t.hidden) * u.act_bytes;
   step.network = &u.fit->network;
-  step.score_bytes =
-      scoreBytes(w, u.fit->gpu, false) * d(t.layers) * d(t.heads) / u.tp * batch * d(context);
+  step.score_bytes = scoreBytes(w, u.fit->gpu, false) * d(t.layers) * d(t.heads) / u.tp * batch *
+                     queries * d(context);
   const ForwardTime decode = forwardTime(u.ctx, step);
   s.bound = decode.op.compute_s > decode.op.memory_s ? "compute" : "memory";
   s.itl_s = decode.total_s + host_s + stageSends(u, t, w, batch);
+  if (proposed > 0) {
+    // A step: the draft's k forwards, one token each, then the model's; it yields
+    // tokens_per_step tokens a sequence on average, so a token takes the step over that.
+    ForwardWork draft =
+        draftDecodeWork(w, u.fit->network, batch, context,
+                        u.compute_known ? decodeFlopsPerToken(*w.serving.draft, context) : 0.0);
+    s.verify_s = s.itl_s;
+    s.draft_s = d(proposed) * forwardTime(u.ctx, draft).total_s;
+    s.tokens_per_step = tokensPerStep(*w.serving.draft_acceptance, proposed);
+    s.itl_s = (s.draft_s + s.verify_s) / s.tokens_per_step;
+  }
   s.step_bytes = static_cast<int64_t>(weights_read + host_read + kv_read);
   s.step_flops = static_cast<int64_t>(flops);
   if (s.itl_s > 0) {
@@ -327,6 +343,17 @@ void prefillSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w, 
   // Tokens already cached: the report's prefill phase counts the prompt's attention over
   // them (its QK^T and AV, the computed share); the prefill reads their KV cache too.
   const int64_t cached = w.cached_tokens;
+  // A draft model fills its own KV cache with the prompt first: its weights once, every
+  // prompt token's FLOPs (a causal prompt's keys average (prompt + 1) / 2 a query).
+  const auto draftPrefill = [&](double sequences) {
+    if (!w.serving.draft) return 0.0;
+    const double tokens = d(prompt) * sequences;
+    ForwardWork f = draftDecodeWork(
+        w, u.fit->network, tokens, 0,
+        decodeFlopsPerToken(*w.serving.draft, checkedAdd(cached, (prompt + 1) / 2)));
+    f.prefill = true;
+    return forwardTime(u.ctx, f).total_s;
+  };
   for (const PhaseWork& ph : r.phases) {
     if (ph.name != "prefill" || !u.compute_known) continue;
     const double b = d(std::max<int64_t>(1, r.workload.batch));
@@ -356,7 +383,8 @@ void prefillSpeed(const SpeedSetup& u, const Transformer& t, const Workload& w, 
       const double share = pipelineOverlaps(plan, t, u.fit->gpu)
                                ? pipelinedShare(prompt * static_cast<int64_t>(sequences), u.stages)
                                : 1.0;
-      return serial * share + host_prefill_s + stageSends(u, t, w, d(prompt) * sequences);
+      return serial * share + host_prefill_s + stageSends(u, t, w, d(prompt) * sequences) +
+             draftPrefill(sequences);
     };
     s.ttft_s = prefill(1.0);
     s.batch_prefill_s = prefill(d(users));

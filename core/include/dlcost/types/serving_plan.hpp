@@ -29,6 +29,12 @@ struct ServingSpeed {
   /// llama.cpp with layers in system RAM: bytes of their weights copied to the GPU over the
   /// host link while the prompt is processed (one copy per micro-batch of 32+ tokens).
   int64_t prefill_copy_bytes = 0;
+  /// Speculative decoding: tokens one step yields per sequence on average, (1 - a^(k+1)) /
+  /// (1 - a) for k proposed tokens each accepted with chance a (Leviathan et al. 2023, eq. 1);
+  /// 0 without a draft model. itl_s is then a step's time over it.
+  double tokens_per_step = 0;
+  double draft_s = 0;   ///< the draft's k forwards of one step
+  double verify_s = 0;  ///< the target's forward over k + 1 tokens per sequence
 };
 
 /// The engine's plan on the workload's GPU (or memory size).

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "dlcost/types/transformer.hpp"
+
 namespace dlcost {
 
 /// The program that runs the model. Each keeps its memory its own way (docs/serving.md).
@@ -113,6 +115,15 @@ struct ServingSettings {
   /// Bytes per second at which the CPU reads layers left in system RAM; absent:
   /// kDefaultHostBandwidth.
   std::optional<double> host_bandwidth;
+  /// Speculative decoding with a draft model (vLLM's speculative_config method "draft_model"):
+  /// the preset it names ("" for none) and its architecture, read from that preset.
+  std::string draft_preset;
+  std::optional<Transformer> draft;
+  std::string draft_id;      ///< the draft's Hugging Face id (its config's _name_or_path)
+  int64_t draft_tokens = 5;  ///< tokens the draft proposes per step (num_speculative_tokens)
+  /// Chance that the target accepts one proposed token (Leviathan et al. 2023's alpha): it
+  /// depends on the prompts and the pair of models, so the user gives it.
+  std::optional<double> draft_acceptance;
 };
 
 }  // namespace dlcost
