@@ -83,7 +83,8 @@ void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteU
   out << "\non " << f.gpu.name;
   if (p.gpus > 1) {
     out << " x " << p.gpus << " (data parallel " << f.data_parallel << ", tp " << p.tp << ", pp "
-        << p.pp << ", ZeRO " << p.zero << (p.sp ? ", sequence parallel" : "") << ")";
+        << p.pp << (p.cp > 1 ? ", cp " + std::to_string(p.cp) : std::string()) << ", ZeRO "
+        << p.zero << (p.sp ? ", sequence parallel" : "") << ")";
   }
   out << ": " << (f.fits ? "fits" : "DOES NOT FIT") << "\n";
   auto line = [&](const char* label, int64_t bytes) {
@@ -130,8 +131,10 @@ void printStepTime(std::ostream& out, const GpuFit& f, const Workload& w, bool s
   // The parts a layout has: a single GPU has no communication and no bubble to list.
   out << "  = compute " << seconds(s.compute_s);
   const std::pair<const char*, double> parts[] = {
-      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
-      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
+      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s},
+      {"ep comm", s.ep_comm_s},           {"cp ring (exposed)", s.cp_comm_s},
+      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},
+      {"optimizer", s.optimizer_s}};
   for (const auto& [part, time_s] : parts) {
     if (time_s > 0) out << " + " << part << " " << seconds(time_s);
   }
@@ -414,7 +417,9 @@ std::string layoutName(const nlohmann::json& r) {
                   std::to_string(r["tp"].get<int64_t>()) + " x " +
                   std::to_string(r["pp"].get<int64_t>());
   const int64_t ep = r.value("ep", int64_t{1}), v = r.value("virtual_stages", int64_t{1});
+  const int64_t cp = r.value("cp", int64_t{1});
   if (ep > 1) s += " (ep " + std::to_string(ep) + ")";
+  if (cp > 1) s += " (cp " + std::to_string(cp) + ")";
   if (v > 1) s += " (v " + std::to_string(v) + ")";
   return s;
 }

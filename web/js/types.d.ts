@@ -58,6 +58,8 @@ export interface Workload {
   microbatches?: number;
   virtual_stages?: number;
   ep?: number;
+  cp?: number;
+  cp_load_balance?: boolean;
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
@@ -276,6 +278,8 @@ export interface GpuFit {
     sp: boolean;
     microbatches: number;
     ep: number;
+    cp: number;
+    cp_load_balance: boolean;
     virtual_stages: number;
   };
   samples_per_s_per_watt: number;
@@ -341,6 +345,7 @@ export interface StepTime {
   tp_comm_s: number;
   pp_comm_s: number;
   ep_comm_s: number;
+  cp_comm_s: number;
   dp_comm_s: number;
   bubble_s: number;
   bubble_fraction: number;

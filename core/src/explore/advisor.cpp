@@ -192,11 +192,13 @@ void transformerInference(const Advising& a) {
 
 /// A higher ZeRO stage over the data-parallel GPUs already there.
 void higherZeroStage(const Advising& a) {
-  if (!a.train() || a.fit.data_parallel <= 1) return;
+  // ZeRO shards over every data-parallel GPU, the context-parallel ones included.
+  const int64_t sharding = a.w.hardware.parallel.dataParallel();
+  if (!a.train() || sharding <= 1) return;
   for (int s = a.w.hardware.parallel.zero + 1; s <= 3; ++s) {
     Workload c = a.w;
     c.hardware.parallel.zero = s;
-    const std::string stage = std::to_string(s), dp = std::to_string(a.fit.data_parallel);
+    const std::string stage = std::to_string(s), dp = std::to_string(sharding);
     if (a.offer({"ZeRO stage " + stage + " over the " + dp + " data-parallel GPUs",
                  "在 " + dp + " 个数据并行 GPU 上使用 ZeRO 第 " + stage + " 阶段"},
                 c))
@@ -211,7 +213,7 @@ void moreGpus(const Advising& a) {
   for (int64_t factor = 2; factor <= 64; factor *= 2) {
     Workload c = a.w;
     c.hardware.parallel.gpus = p.gpus * factor;
-    const int64_t dp = c.hardware.parallel.dataParallel();
+    const int64_t dp = c.hardware.parallel.batchReplicas();
     if (a.w.batch % (dp * p.microbatchCount()) != 0) return;  // the batch no longer splits
     const std::string gpus = std::to_string(c.hardware.parallel.gpus);
     if (a.offer({gpus + " GPUs (data parallel " + std::to_string(dp) + ")",
