@@ -411,7 +411,8 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
 
 namespace {
 
-/// "8 x 4 x 2", with "(ep 4)" and "(v 2)" where the layout splits experts or interleaves.
+/// "8 x 4 x 2", with "(ep 4)", "(cp 2)" and "(v 2)" where the layout splits experts or
+/// sequences, or interleaves.
 std::string layoutName(const nlohmann::json& r) {
   std::string s = std::to_string(r["dp"].get<int64_t>()) + " x " +
                   std::to_string(r["tp"].get<int64_t>()) + " x " +
@@ -432,7 +433,7 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
       << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
       << ")\n\n";
   // micro: the pipeline's micro-batches, or without a pipeline the gradient accumulation.
-  const std::vector<std::string> head = {"dp x tp x pp (ep, v)",
+  const std::vector<std::string> head = {"dp x tp x pp (ep, cp, v)",
                                          "ZeRO",
                                          "micro",
                                          "fits",
@@ -442,6 +443,7 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                                          "tp comm",
                                          "pp comm",
                                          "ep comm",
+                                         "cp comm",
                                          "dp comm",
                                          "bubble",
                                          "MFU",
@@ -457,8 +459,8 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                     formatBytes(r["per_gpu_bytes"].get<int64_t>(), units),
                     seconds(r["step_s"].get<double>()), seconds(s["compute_s"].get<double>()),
                     seconds(s["tp_comm_s"].get<double>()), seconds(s["pp_comm_s"].get<double>()),
-                    seconds(s["ep_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
-                    seconds(s["bubble_s"].get<double>()),
+                    seconds(s["ep_comm_s"].get<double>()), seconds(s["cp_comm_s"].get<double>()),
+                    seconds(s["dp_comm_s"].get<double>()), seconds(s["bubble_s"].get<double>()),
                     fixed(100 * r["mfu"].get<double>(), 1) + " %",
                     run.is_null() || run["cost_usd"].is_null()
                         ? "-"

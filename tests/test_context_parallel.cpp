@@ -8,6 +8,7 @@
 
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
+#include "dlcost/explore/layouts.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
@@ -202,4 +203,19 @@ TEST_CASE("context-parallel input errors name the field", "[multigpu][context][e
   const dlcost::Error e = errorOf(c.doc);
   CHECK(e.path == c.path);
   CHECK_THAT(e.message, Contains(c.message));
+}
+
+TEST_CASE("layouts keep the workload's cp in the splits it divides",
+          "[multigpu][context][layouts]") {
+  // 8 GPUs, cp 4: tp x pp of 1 x 1, 2 x 1 and 1 x 2 leave 8, 4 and 4 data-parallel GPUs
+  // for cp 4; tp or pp of 4 or 8 leave too few and are not listed.
+  const json l = dlcost::layoutsDocument(llama8b(workload(4)));
+  REQUIRE(l["rows"].size() == 3);
+  for (const json& r : l["rows"]) {
+    CAPTURE(r.dump());
+    CHECK(r["cp"] == 4);
+    CHECK(r["set"]["cp"] == 4);
+    CHECK(r["dp"].get<int64_t>() * r["tp"].get<int64_t>() * r["pp"].get<int64_t>() * 4 == 8);
+  }
+  CHECK(l["refused"].empty());
 }
