@@ -148,13 +148,14 @@ TEST_CASE("context parallelism without load balancing waits for the last chunk's
   // load-balance note): with cp 4 the step's compute grows, by less than 7/4.
   json w = workload(4);
   const json balanced = dlcost::estimateDocument(llama8b(w))["gpu_fit"];
-  w["cp_load_balance"] = false;
+  w["cp_load_balance"] = "none";
   const json plain = dlcost::estimateDocument(llama8b(w))["gpu_fit"];
   const double b = balanced["step_time"]["compute_s"].get<double>();
   const double p = plain["step_time"]["compute_s"].get<double>();
   CHECK(p > b);
   CHECK(p < b * 7 / 4);
-  CHECK(plain["parallel"]["cp_load_balance"] == false);
+  CHECK(plain["parallel"]["cp_load_balance"] == "none");
+  CHECK(balanced["parallel"]["cp_load_balance"] == "head_tail");
 }
 
 TEST_CASE("context-parallel input errors name the field", "[multigpu][context][errors]") {
@@ -167,7 +168,7 @@ TEST_CASE("context-parallel input errors name the field", "[multigpu][context][e
   json seq = workload(4);
   seq["seq_len"] = 1004;  // 1004 = 4 x 251: cp divides it, 2 x cp does not
   json seq_plain = seq;
-  seq_plain["cp_load_balance"] = false;
+  seq_plain["cp_load_balance"] = "none";
   seq_plain["seq_len"] = 1002;
   json infer = workload(2);
   infer["mode"] = "infer";
@@ -193,6 +194,11 @@ TEST_CASE("context-parallel input errors name the field", "[multigpu][context][e
            "does not split into 4 equal chunks"},
       Case{"inference", llama8b(infer), "/workload/cp", "training only"},
       Case{"serving", llama8b(serve), "/workload/cp", "training only"},
+      Case{"load balancing an encoder's bidirectional attention",
+           json{{"model", {{"preset", "bert-base-uncased"}}},
+                {"workload",
+                 {{"gpu", "h100-sxm"}, {"gpus", 2}, {"cp", 2}, {"batch", 1}, {"seq_len", 512}}}},
+           "/workload/cp_load_balance", "bidirectional"},
       Case{"a layer graph",
            json{{"model", {{"preset", "resnet18"}}},
                 {"workload", {{"gpu", "h100-sxm"}, {"gpus", 2}, {"cp", 2}, {"batch", 2}}}},

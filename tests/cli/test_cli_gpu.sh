@@ -136,6 +136,8 @@ check "context parallelism (text)" 0 "$DLCOST" estimate "${CP_ARGS[@]}"
 contains "cp in the layout line" "cp 4" "$out"
 contains "cp ring in the step line" "cp ring (exposed)" "$out"
 contains "cp ring buffers in memory" "CP ring K/V buffers" "$out"
+check "cp without load balancing" 0 "$DLCOST" estimate "${CP_ARGS[@]}" --cp-load-balance none --json
+json_true "cp_load_balance none" "d.gpu_fit.parallel.cp_load_balance === 'none'"
 check "cp not dividing the GPUs" 2 "$DLCOST" estimate --preset llama-3.1-8b --gpu h100-sxm --gpus 8 --cp 3 --batch 3
 contains "names --cp" "--cp" "$err"
 check "links state NCCL's efficiency" 0 "$DLCOST" links --json

@@ -59,7 +59,7 @@ export interface Workload {
   virtual_stages?: number;
   ep?: number;
   cp?: number;
-  cp_load_balance?: boolean;
+  cp_load_balance?: string;
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
@@ -279,7 +279,7 @@ export interface GpuFit {
     microbatches: number;
     ep: number;
     cp: number;
-    cp_load_balance: boolean;
+    cp_load_balance: string;
     virtual_stages: number;
   };
   samples_per_s_per_watt: number;

@@ -93,6 +93,12 @@ void checkContextParallel(const Model& model, const Workload& w, int64_t seq_len
                      "context parallelism is modelled for decoder-only and encoder-only "
                      "transformers, not encoder-decoder ones (cp must be 1)");
   }
+  if (t->kind == TransformerKind::kEncoder && p.cp_load_balance) {
+    // PyTorch's _templated_ring_attention: "Load balancing requires `is_causal=True`".
+    throw InputError(ErrorCode::kValue, "/workload/cp_load_balance",
+                     "context-parallel load balancing evens out causal attention; an "
+                     "encoder's attention is bidirectional (set cp_load_balance none)");
+  }
   if (p.dataParallel() % p.cp != 0) {
     throw InputError(ErrorCode::kValue, "/workload/cp",
                      "context-parallel degree " + cp +

@@ -331,7 +331,7 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* s
                            .add("microbatches", p.microbatchCount())
                            .add("ep", p.ep)
                            .add("cp", p.cp)
-                           .add("cp_load_balance", p.cp_load_balance)
+                           .add("cp_load_balance", p.cp_load_balance ? "head_tail" : "none")
                            .add("virtual_stages", p.virtual_stages))
       .add("network", networkObject(f.network))
       .add("step_time", stepBreakdownObject(f.step))
