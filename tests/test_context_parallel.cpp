@@ -225,3 +225,21 @@ TEST_CASE("layouts keep the workload's cp in the splits it divides",
   }
   CHECK(l["refused"].empty());
 }
+
+TEST_CASE("the advisor offers context parallelism where a sequence does not fit one GPU",
+          "[multigpu][context][advice]") {
+  // batch 8 on 8 GPUs, one 131,072-token sequence per GPU: 237 GiB of activations and
+  // temporaries each. cp 2 leaves about 128 GiB (no fit), cp 4 about 71 GiB (fits, the table
+  // above): batch 2 x 4 accumulation steps keeps the optimizer step's 8 sequences.
+  json w = workload(1);
+  w["batch"] = 8;
+  const json f = dlcost::estimateDocument(llama8b(w))["gpu_fit"];
+  REQUIRE_FALSE(f["fits"].get<bool>());
+  const json* cp = nullptr;
+  for (const json& a : f["advice"])
+    if (a["change"].get<std::string>().rfind("context parallelism", 0) == 0) cp = &a;
+  REQUIRE(cp != nullptr);
+  CHECK_THAT((*cp)["change"].get<std::string>(), Contains("over 4 GPUs"));
+  // The workload fields the advice changes (what the page's "Apply" sets).
+  CHECK((*cp)["set"] == json{{"cp", 4}, {"batch", 2}, {"grad_accum", 4}});
+}
