@@ -83,7 +83,8 @@ void printFitMemory(std::ostream& out, const GpuFit& f, const Workload& w, ByteU
   out << "\non " << f.gpu.name;
   if (p.gpus > 1) {
     out << " x " << p.gpus << " (data parallel " << f.data_parallel << ", tp " << p.tp << ", pp "
-        << p.pp << ", ZeRO " << p.zero << (p.sp ? ", sequence parallel" : "") << ")";
+        << p.pp << (p.cp > 1 ? ", cp " + std::to_string(p.cp) : std::string()) << ", ZeRO "
+        << p.zero << (p.sp ? ", sequence parallel" : "") << ")";
   }
   out << ": " << (f.fits ? "fits" : "DOES NOT FIT") << "\n";
   auto line = [&](const char* label, int64_t bytes) {
@@ -130,8 +131,10 @@ void printStepTime(std::ostream& out, const GpuFit& f, const Workload& w, bool s
   // The parts a layout has: a single GPU has no communication and no bubble to list.
   out << "  = compute " << seconds(s.compute_s);
   const std::pair<const char*, double> parts[] = {
-      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s}, {"ep comm", s.ep_comm_s},
-      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},   {"optimizer", s.optimizer_s}};
+      {"tp comm", s.tp_comm_s},           {"pp comm", s.pp_comm_s},
+      {"ep comm", s.ep_comm_s},           {"cp ring (exposed)", s.cp_comm_s},
+      {"dp comm (exposed)", s.dp_comm_s}, {"bubble", s.bubble_s},
+      {"optimizer", s.optimizer_s}};
   for (const auto& [part, time_s] : parts) {
     if (time_s > 0) out << " + " << part << " " << seconds(time_s);
   }
@@ -408,13 +411,16 @@ void printCompare(std::ostream& out, const nlohmann::json& result, ByteUnits uni
 
 namespace {
 
-/// "8 x 4 x 2", with "(ep 4)" and "(v 2)" where the layout splits experts or interleaves.
+/// "8 x 4 x 2", with "(ep 4)", "(cp 2)" and "(v 2)" where the layout splits experts or
+/// sequences, or interleaves.
 std::string layoutName(const nlohmann::json& r) {
   std::string s = std::to_string(r["dp"].get<int64_t>()) + " x " +
                   std::to_string(r["tp"].get<int64_t>()) + " x " +
                   std::to_string(r["pp"].get<int64_t>());
   const int64_t ep = r.value("ep", int64_t{1}), v = r.value("virtual_stages", int64_t{1});
+  const int64_t cp = r.value("cp", int64_t{1});
   if (ep > 1) s += " (ep " + std::to_string(ep) + ")";
+  if (cp > 1) s += " (cp " + std::to_string(cp) + ")";
   if (v > 1) s += " (v " + std::to_string(v) + ")";
   return s;
 }
@@ -427,7 +433,7 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
       << net["nodes"].get<int64_t>() << " node(s) of " << net["gpus_per_node"].get<int64_t>()
       << ")\n\n";
   // micro: the pipeline's micro-batches, or without a pipeline the gradient accumulation.
-  const std::vector<std::string> head = {"dp x tp x pp (ep, v)",
+  const std::vector<std::string> head = {"dp x tp x pp (ep, cp, v)",
                                          "ZeRO",
                                          "micro",
                                          "fits",
@@ -437,6 +443,7 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                                          "tp comm",
                                          "pp comm",
                                          "ep comm",
+                                         "cp comm",
                                          "dp comm",
                                          "bubble",
                                          "MFU",
@@ -452,8 +459,8 @@ void printLayouts(std::ostream& out, const nlohmann::json& result, ByteUnits uni
                     formatBytes(r["per_gpu_bytes"].get<int64_t>(), units),
                     seconds(r["step_s"].get<double>()), seconds(s["compute_s"].get<double>()),
                     seconds(s["tp_comm_s"].get<double>()), seconds(s["pp_comm_s"].get<double>()),
-                    seconds(s["ep_comm_s"].get<double>()), seconds(s["dp_comm_s"].get<double>()),
-                    seconds(s["bubble_s"].get<double>()),
+                    seconds(s["ep_comm_s"].get<double>()), seconds(s["cp_comm_s"].get<double>()),
+                    seconds(s["dp_comm_s"].get<double>()), seconds(s["bubble_s"].get<double>()),
                     fixed(100 * r["mfu"].get<double>(), 1) + " %",
                     run.is_null() || run["cost_usd"].is_null()
                         ? "-"

@@ -86,7 +86,7 @@ rm -f /tmp/dlcost_gpu_err.$$
 # Multi-GPU step, run cost and layouts (issue 18).
 check "step breakdown and run" 0 "$DLCOST" estimate --preset llama-2-7b --batch 32 --dtype bf16 --gpu h100-sxm --gpus 16 --nodes 2 --tp 2 --tokens 1e12 --price 2.5 --json
 json_true "step_time and run in gpu_fit" \
-  "d.gpu_fit.step_time.parts.length === 7 && d.gpu_fit.run.steps > 0 && d.gpu_fit.run.price_source.kind === 'user' && d.gpu_fit.network.nodes === 2"
+  "d.gpu_fit.step_time.parts.length === 8 && d.gpu_fit.run.steps > 0 && d.gpu_fit.run.price_source.kind === 'user' && d.gpu_fit.network.nodes === 2"
 check "layouts ranks splits" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8 --json
 json_true "layouts rows and refused" "d.schema === 'dlcost.layouts/1' && d.rows.length + d.refused.length === 10"
 check "layouts prints a table" 0 "$DLCOST" layouts --preset gpt2 --batch 16 --gpu a100-sxm4-80gb --gpus 8
@@ -127,6 +127,19 @@ check "interleaving without pp" 2 "$DLCOST" estimate --preset gpt2 --gpu h100-sx
 contains "names --virtual-stages" "--virtual-stages" "$err"
 check "interleaved pipeline" 0 "$DLCOST" estimate --preset gpt2 --gpu h100-sxm --gpus 4 --pp 4 --virtual-stages 3 --microbatches 8 --batch 8 --json
 json_true "interleaved bubble" "Math.abs(d.gpu_fit.step_time.bubble_fraction - 1 / 9) < 1e-12 && d.gpu_fit.step_time.virtual_stages === 3"
+# Context parallelism (issue 32 item 4): Llama 3.1 8B, 128k tokens, FSDP (ZeRO-3) x cp 4.
+CP_ARGS=(--preset llama-3.1-8b --batch 2 --seq-len 131072 --dtype mixed --gpu-dtype bf16 --gpu h100-sxm --gpus 8 --zero 3 --recompute full --cp 4)
+check "context parallelism" 0 "$DLCOST" estimate "${CP_ARGS[@]}" --json
+json_true "cp ring in the step and memory" \
+  "d.gpu_fit.parallel.cp === 4 && d.gpu_fit.parallel.data_parallel === 2 && d.gpu_fit.step_time.collectives.some(c => c.purpose === 'cp_kv' && c.group === 'context' && c.ranks === 4) && d.gpu_fit.per_gpu.terms.some(t => t.key === 'cp_ring_buffers' && t.bytes > 0)"
+check "context parallelism (text)" 0 "$DLCOST" estimate "${CP_ARGS[@]}"
+contains "cp in the layout line" "cp 4" "$out"
+contains "cp ring in the step line" "cp ring (exposed)" "$out"
+contains "cp ring buffers in memory" "CP ring K/V buffers" "$out"
+check "cp without load balancing" 0 "$DLCOST" estimate "${CP_ARGS[@]}" --cp-load-balance none --json
+json_true "cp_load_balance none" "d.gpu_fit.parallel.cp_load_balance === 'none'"
+check "cp not dividing the GPUs" 2 "$DLCOST" estimate --preset llama-3.1-8b --gpu h100-sxm --gpus 8 --cp 3 --batch 3
+contains "names --cp" "--cp" "$err"
 check "links state NCCL's efficiency" 0 "$DLCOST" links --json
 json_true "links carry bus efficiency" "d.links.links.every(l => l.bus_efficiency > 0 && l.bus_efficiency <= 1 && l.efficiency_source)"
 

@@ -36,7 +36,7 @@ test('the step breakdown and the run come back from wasm as from the CLI', () =>
   const parts = wasm.gpu_fit.step_time.parts;
   assert.deepEqual(
     parts.map((p) => p.key),
-    ['compute', 'tp_comm', 'pp_comm', 'ep_comm', 'dp_comm', 'bubble', 'optimizer'],
+    ['compute', 'tp_comm', 'pp_comm', 'ep_comm', 'cp_comm', 'dp_comm', 'bubble', 'optimizer'],
   );
 });
 

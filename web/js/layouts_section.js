@@ -61,7 +61,8 @@ Object.assign(DICTIONARIES.zh, {
 /** "dp 8 × tp 4 × pp 2" (and "× ep N" for experts), with the ZeRO stage and the gradient
  *  accumulation the engine's search gave it where it needed them. @param {LayoutRow} r */
 export function layoutName(r) {
-  const split = `dp ${r.dp} × tp ${r.tp} × pp ${r.pp}${r.ep > 1 ? ` × ep ${r.ep}` : ''}`;
+  const split =
+    `dp ${r.dp} × tp ${r.tp} × pp ${r.pp}${r.ep > 1 ? ` × ep ${r.ep}` : ''}` + (r.cp > 1 ? ` × cp ${r.cp}` : '');
   const zero = r.zero > 0 ? ` · ${t('layoutsZero', { zero: r.zero })}` : '';
   const accum = r.pp === 1 && r.grad_accum > 1 ? ` · ${t('layoutsAccum', { k: r.grad_accum })}` : '';
   return split + zero + accum;

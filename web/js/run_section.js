@@ -27,12 +27,14 @@ const TEXT = {
     noRun: "Give training tokens or samples (Run fields) for the run's time and cost.",
     layout: 'Layout',
     experts: 'expert parallel',
+    context: 'context parallel',
     interleaved: 'interleaved pipeline, chunks per GPU',
     bubbleShare: 'bubble',
     compute: 'compute',
     tp_comm: 'tensor-parallel comm',
     pp_comm: 'pipeline sends',
     ep_comm: 'expert all-to-all',
+    cp_comm: 'context-parallel K/V ring (exposed)',
     dp_comm: 'data-parallel comm (exposed)',
     bubble: 'pipeline bubble',
     optimizer: 'optimizer',
@@ -41,6 +43,7 @@ const TEXT = {
     title: '整体训练',
     layout: '并行布局',
     experts: '专家并行',
+    context: '上下文并行',
     interleaved: '交错流水线，每 GPU 分块',
     bubbleShare: '气泡占比',
     step: '单步时间',
@@ -62,6 +65,7 @@ const TEXT = {
     tp_comm: '张量并行通信',
     pp_comm: '流水线传输',
     ep_comm: '专家 all-to-all',
+    cp_comm: '上下文并行 K/V 环（未被掩盖）',
     dp_comm: '数据并行通信（未被掩盖）',
     bubble: '流水线气泡',
     optimizer: '优化器',
@@ -107,6 +111,7 @@ function partsBar(parts, text) {
 function layoutLine(parallel, step, text) {
   const bits = [`dp ${parallel.data_parallel} × tp ${parallel.tp} × pp ${parallel.pp}`];
   if (parallel.ep > 1) bits.push(`${text.experts} ${parallel.ep}`);
+  if (parallel.cp > 1) bits.push(`${text.context} ${parallel.cp}`);
   if (step.virtual_stages > 1) bits.push(`${text.interleaved} ${step.virtual_stages}`);
   if (parallel.pp > 1) bits.push(`${text.bubbleShare} ${formatPercent(step.bubble_fraction)} %`);
   return h('p', { class: 'run-layout', id: 'run-layout' }, `${text.layout}: ${bits.join(' · ')}`);

@@ -58,6 +58,8 @@ export interface Workload {
   microbatches?: number;
   virtual_stages?: number;
   ep?: number;
+  cp?: number;
+  cp_load_balance?: string;
   utilization?: number;
   reserve_bytes?: number;
   fragmentation?: number;
@@ -279,6 +281,8 @@ export interface GpuFit {
     sp: boolean;
     microbatches: number;
     ep: number;
+    cp: number;
+    cp_load_balance: string;
     virtual_stages: number;
   };
   samples_per_s_per_watt: number;
@@ -344,6 +348,7 @@ export interface StepTime {
   tp_comm_s: number;
   pp_comm_s: number;
   ep_comm_s: number;
+  cp_comm_s: number;
   dp_comm_s: number;
   bubble_s: number;
   bubble_fraction: number;

@@ -192,11 +192,13 @@ void transformerInference(const Advising& a) {
 
 /// A higher ZeRO stage over the data-parallel GPUs already there.
 void higherZeroStage(const Advising& a) {
-  if (!a.train() || a.fit.data_parallel <= 1) return;
+  // ZeRO shards over every data-parallel GPU, the context-parallel ones included.
+  const int64_t sharding = a.w.hardware.parallel.dataParallel();
+  if (!a.train() || sharding <= 1) return;
   for (int s = a.w.hardware.parallel.zero + 1; s <= 3; ++s) {
     Workload c = a.w;
     c.hardware.parallel.zero = s;
-    const std::string stage = std::to_string(s), dp = std::to_string(a.fit.data_parallel);
+    const std::string stage = std::to_string(s), dp = std::to_string(sharding);
     if (a.offer({"ZeRO stage " + stage + " over the " + dp + " data-parallel GPUs",
                  "在 " + dp + " 个数据并行 GPU 上使用 ZeRO 第 " + stage + " 阶段"},
                 c))
@@ -211,7 +213,7 @@ void moreGpus(const Advising& a) {
   for (int64_t factor = 2; factor <= 64; factor *= 2) {
     Workload c = a.w;
     c.hardware.parallel.gpus = p.gpus * factor;
-    const int64_t dp = c.hardware.parallel.dataParallel();
+    const int64_t dp = c.hardware.parallel.batchReplicas();
     if (a.w.batch % (dp * p.microbatchCount()) != 0) return;  // the batch no longer splits
     const std::string gpus = std::to_string(c.hardware.parallel.gpus);
     if (a.offer({gpus + " GPUs (data parallel " + std::to_string(dp) + ")",
@@ -245,12 +247,41 @@ void tensorParallelInference(const Advising& a) {
   if (!a.train()) offerTensorParallel(a);
 }
 
+/// Transformer training on several GPUs: each sequence split over more of the data-parallel
+/// GPUs (context parallelism, 2, 4, ... times the workload's cp while it divides them), which
+/// divides each GPU's tokens and so its activations. The same GPUs then hold fewer batch
+/// replicas: the batch falls by the same factor and gradient accumulation makes up for it, so
+/// the optimizer step keeps its tokens. The first that fits is offered.
+void contextParallel(const Advising& a) {
+  const Workload& w = a.w;
+  if (!a.transformer() || !a.train()) return;
+  const Parallelism& p = w.hardware.parallel;
+  for (int64_t k = 2; p.cp * k <= p.dataParallel(); k *= 2) {
+    const int64_t cp = p.cp * k;
+    if (p.dataParallel() % cp != 0 || w.batch % k != 0 || w.grad_accum > kMaxBatch / k) return;
+    Workload c = w;
+    c.hardware.parallel.cp = cp;
+    c.batch = w.batch / k;
+    c.grad_accum = w.grad_accum * k;
+    const std::string n = std::to_string(cp), b = std::to_string(c.batch),
+                      g = std::to_string(c.grad_accum);
+    if (a.offer({"context parallelism over " + n + " GPUs (each sequence split " + n +
+                     " ways), batch " + b + " with " + g +
+                     " gradient-accumulation steps (the same tokens per optimizer step)",
+                 "在 " + n + " 个 GPU 上做上下文并行（每条序列切成 " + n + " 份），批大小 " + b +
+                     "，梯度累积 " + g + " 步（每次优化器更新的 token 数不变）"},
+                c, k))
+      return;
+  }
+}
+
 /// The strategies, in the order their advice is listed: changes to the run itself first, then
 /// lighter number formats and optimizers, then changes to the model's training, then hardware.
 using Strategy = void (*)(const Advising&);
 constexpr Strategy kStrategies[] = {
     smallerBatch,         sixteenBitPrecision, lighterOptimizer, transformerTraining,
-    transformerInference, higherZeroStage,     moreGpus,         tensorParallelInference};
+    transformerInference, higherZeroStage,     moreGpus,         tensorParallelInference,
+    contextParallel};
 
 /// A serving question (inference with an engine) is answered by the serving plan: advice for
 /// it is what an operator changes (the weights' format, the context, the users, tensor

@@ -43,10 +43,11 @@ bool ranksBefore(const LayoutOption& a, const LayoutOption& b) {
 /// micro-batches carries the one-click fix: the next batch that does ("fix": {"batch": n}).
 json optionJson(const LayoutOption& o, int64_t batch) {
   const Parallelism& p = o.parallel;
-  json j = {{"dp", p.dataParallel()},
+  json j = {{"dp", p.batchReplicas()},
             {"tp", p.tp},
             {"pp", p.pp},
             {"ep", p.ep},
+            {"cp", p.cp},
             {"virtual_stages", p.virtual_stages},
             {"zero", p.zero},
             {"sp", p.sp},
@@ -54,14 +55,19 @@ json optionJson(const LayoutOption& o, int64_t batch) {
             {"batch", o.batch},
             {"grad_accum", o.grad_accum}};
   // The workload fields that apply this row (the page's "Use" button sets exactly these).
-  j["set"] = {{"tp", p.tp},     {"pp", p.pp},       {"ep", p.ep},
-              {"zero", p.zero}, {"batch", o.batch}, {"grad_accum", o.grad_accum}};
+  j["set"] = {{"tp", p.tp},
+              {"pp", p.pp},
+              {"ep", p.ep},
+              {"cp", p.cp},
+              {"zero", p.zero},
+              {"batch", o.batch},
+              {"grad_accum", o.grad_accum}};
   if (p.pp > 1) j["set"]["microbatches"] = p.microbatchCount();
   if (!o.fit) {
     j["error"] = {{"code", errorCodeName(o.error->code)},
                   {"path", o.error->path},
                   {"message", o.error->message}};
-    const int64_t step = p.dataParallel() * p.microbatchCount();
+    const int64_t step = p.batchReplicas() * p.microbatchCount();
     if (o.error->path == "/workload/batch" && step > 0 && batch <= kMaxBatch - step)
       j["fix"] = {{"batch", (batch + step - 1) / step * step}};
     return j;
@@ -116,9 +122,9 @@ Savings savingsOf(const Model& model, const Workload& w) {
   const Parallelism& p = w.hardware.parallel;
   for (int z = p.zero; z <= (p.dataParallel() > 1 ? 3 : p.zero); ++z) s.zero.push_back(z);
   const bool accumulates = std::holds_alternative<Transformer>(model.body) &&
-                           w.mode == Mode::kTrain && p.pp == 1 && w.batch % p.dataParallel() == 0;
+                           w.mode == Mode::kTrain && p.pp == 1 && w.batch % p.batchReplicas() == 0;
   if (!accumulates) return {s.zero, {1}};
-  for (int64_t k : divisors(w.batch / p.dataParallel()))
+  for (int64_t k : divisors(w.batch / p.batchReplicas()))
     if (w.grad_accum <= kMaxBatch / k) s.accumulation.push_back(k);
   return s;
 }
@@ -178,6 +184,9 @@ std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& work
   std::vector<LayoutOption> options;
   for (int64_t tp : divisors(gpus)) {
     for (int64_t pp : divisors(gpus / tp)) {
+      // The workload's context-parallel degree, in the splits whose data-parallel GPUs it
+      // divides.
+      if ((gpus / tp / pp) % workload.hardware.parallel.cp != 0) continue;
       for (int64_t ep : divisors(gpus / tp / pp)) {
         if (ep > 1 && (experts == 0 || experts % ep != 0)) continue;
         Workload w = workload;
@@ -188,8 +197,8 @@ std::vector<LayoutOption> layoutOptions(const Model& model, const Workload& work
         // The workload's interleaving where there is a pipeline to interleave.
         if (pp == 1) p.virtual_stages = 1;
         if (workload.hardware.parallel.microbatches == 0 && pp > 1 &&
-            w.batch % p.dataParallel() == 0) {
-          p.microbatches = w.batch / p.dataParallel();
+            w.batch % p.batchReplicas() == 0) {
+          p.microbatches = w.batch / p.batchReplicas();
         }
         options.push_back(bestOfSplit(model, w));
       }
@@ -227,6 +236,8 @@ json layoutsDocument(const json& document) {
             "same optimizer step); else it shows the least memory per GPU they reach",
             "mixture-of-experts models: every expert-parallel degree ep dividing the "
             "data-parallel GPUs and the expert count; the workload's virtual_stages where pp > 1",
+            "the workload's context-parallel degree cp, in the splits whose gpus / (tp x pp) it "
+            "divides (dp counts the batch's replicas: gpus / (tp x pp x cp))",
             "tensor-parallel ranks are adjacent (inside a node while tp <= GPUs per node), "
             "then data-parallel, then pipeline stages (Megatron-LM's order)"}}};
 }

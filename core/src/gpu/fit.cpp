@@ -70,6 +70,53 @@ void checkExperts(const Transformer& t, const Parallelism& p) {
   }
 }
 
+/// Context parallelism splits a decoder's (or encoder's) training sequence over cp GPUs of
+/// the data-parallel group (torchtitan: the cp mesh dimension inside dp_shard; Megatron-Core:
+/// context_parallel_size divides the data-parallel world).
+void checkContextParallel(const Model& model, const Workload& w, int64_t seq_len) {
+  const Parallelism& p = w.hardware.parallel;
+  if (p.cp == 1) return;
+  const std::string cp = std::to_string(p.cp);
+  const auto* t = std::get_if<Transformer>(&model.body);
+  if (!t) {
+    throw InputError(ErrorCode::kValue, "/workload/cp",
+                     "context parallelism splits a transformer's sequence; a layer graph has "
+                     "none (cp must be 1)");
+  }
+  if (w.mode != Mode::kTrain) {
+    throw InputError(ErrorCode::kValue, "/workload/cp",
+                     "context parallelism is modelled for training only; inference and "
+                     "serving run each sequence on its tensor-parallel GPUs (cp must be 1)");
+  }
+  if (t->kind == TransformerKind::kEncoderDecoder) {
+    throw InputError(ErrorCode::kValue, "/workload/cp",
+                     "context parallelism is modelled for decoder-only and encoder-only "
+                     "transformers, not encoder-decoder ones (cp must be 1)");
+  }
+  if (t->kind == TransformerKind::kEncoder && p.cp_load_balance) {
+    // PyTorch's _templated_ring_attention: "Load balancing requires `is_causal=True`".
+    throw InputError(ErrorCode::kValue, "/workload/cp_load_balance",
+                     "context-parallel load balancing evens out causal attention; an "
+                     "encoder's attention is bidirectional (set cp_load_balance none)");
+  }
+  if (p.dataParallel() % p.cp != 0) {
+    throw InputError(ErrorCode::kValue, "/workload/cp",
+                     "context-parallel degree " + cp +
+                         " does not divide gpus / (tp x pp) = " + std::to_string(p.dataParallel()) +
+                         ": each sequence is split over cp of the data-parallel GPUs");
+  }
+  const int64_t chunks = p.cp_load_balance ? 2 * p.cp : p.cp;
+  if (seq_len % chunks != 0) {
+    throw InputError(
+        ErrorCode::kValue, "/workload/cp",
+        "the sequence length " + std::to_string(seq_len) + " does not split into " +
+            std::to_string(chunks) + " equal chunks" +
+            (p.cp_load_balance ? " (2 x cp: load balancing gives each GPU two chunks, one from "
+                                 "each end, as torchtitan and Megatron do)"
+                               : " (cp)"));
+  }
+}
+
 /// The interleaved schedule gives each GPU virtual_stages chunks of whole layers and, as
 /// Megatron-LM requires, a number of micro-batches that is a multiple of pp.
 void checkInterleaving(int64_t layers, const Parallelism& p) {
@@ -95,13 +142,15 @@ void checkInterleaving(int64_t layers, const Parallelism& p) {
 }
 
 /// Layouts the model cannot take, named by the workload field (or layer field) at fault.
-void checkLayout(const Model& model, const Workload& w) {
+void checkLayout(const Model& model, const Workload& w, const Report& r) {
   const Parallelism& p = w.hardware.parallel;
-  const int64_t dp = p.dataParallel();
+  checkContextParallel(model, w, r.transformer ? r.transformer->seq_len : 0);
+  const int64_t dp = p.batchReplicas();
   if (w.batch % dp != 0) {
     throw InputError(ErrorCode::kValue, "/workload/batch",
                      "batch " + std::to_string(w.batch) + " does not split evenly over the " +
-                         std::to_string(dp) + " data-parallel replicas (gpus / (tp x pp))");
+                         std::to_string(dp) + " data-parallel replicas (gpus / (tp x pp" +
+                         (p.cp > 1 ? " x cp" : "") + "))");
   }
   const int64_t replica = w.batch / dp;
   if (replica % p.microbatchCount() != 0) {
@@ -168,7 +217,24 @@ void checkLayout(const Model& model, const Workload& w) {
 
 }  // namespace
 
-PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
+int64_t cpRingBuffersPerSample(const Transformer& t, const Report& r, const Parallelism& p) {
+  if (p.cp <= 1 || !r.transformer) return 0;
+  const int64_t s = r.transformer->seq_len;
+  const int64_t head_dim = t.head_dim > 0 ? t.head_dim : t.hidden / std::max<int64_t>(1, t.heads);
+  // Heads split over tp; K/V heads too, each GPU keeping at least one (replicated past
+  // kv_heads, as Megatron does).
+  const int64_t q = checkedMul(t.heads / p.tp, head_dim);
+  const int64_t kv_heads = t.kv_heads > 0 ? t.kv_heads : t.heads;
+  const int64_t kv = checkedMul(std::max<int64_t>(1, kv_heads / p.tp), head_dim);
+  const int64_t a = dtypeBits(layoutOf(r.workload.precision).activations) / 8;
+  const int64_t local = s / p.cp;
+  const int64_t gathered = checkedMul(checkedMul(s, 2 * kv), a);
+  const int64_t accumulators = checkedMul(checkedMul(local, checkedAdd(q, 2 * kv)), 4);
+  const int64_t dkv_blocks = checkedMul(checkedMul(2 * local, 2 * kv), 4);
+  return checkedAdd(gathered, checkedAdd(accumulators, dkv_blocks));
+}
+
+PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p, const Transformer* model) {
   const int64_t dp = p.dataParallel();
   const int64_t split = checkedMul(p.tp, p.pp);
   // Tensor parallelism: a fraction num/den of the activations stays on each GPU.
@@ -178,7 +244,8 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
   const int64_t mb = p.microbatchCount();
   const int64_t in_flight = std::min(p.pp, mb);
   int64_t act_num = checkedMul(tp_num, in_flight);
-  int64_t act_den = checkedMul(tp_den, p.pp);
+  // Context parallelism: each GPU keeps seq_len / cp tokens of every activation.
+  int64_t act_den = checkedMul(checkedMul(tp_den, p.pp), p.cp);
   if (p.virtual_stages > 1) {
     // Interleaving keeps 1 + (p - 1) / (p v) times the activations of plain 1F1B on the
     // first stage (Korthikanti et al. 2022, sec. 4.2.3).
@@ -244,7 +311,22 @@ PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p) {
     if (delta) share(delta->sharding, c.gradient_delta, none, true);
     if (extra) share(extra->sharding, none, c.extra_per_sample, true);
   }
-  return sumTerms(std::move(terms), r.workload.batch / dp, std::move(candidates));
+  if (model && p.cp > 1 && r.workload.mode == Mode::kTrain) {
+    // One layer's ring at a time, for one micro-batch: per sample of the replica's batch,
+    // the micro-batch's share.
+    const int64_t ring = cpRingBuffersPerSample(*model, r, p);
+    MemoryTerm term = activationTerm(
+        MemoryKey::kCpRingBuffers, 0, scaleUp(ring, 1, mb),
+        "batch / microbatches × (seq_len × 2 × kv × act_bytes + seq_len / cp × (q + 2 kv) × 4 "
+        "+ 2 × seq_len / cp × 2 kv × 4)",
+        {{"seq_len", r.transformer->seq_len, ""},
+         {"cp", p.cp, ""},
+         {"microbatches", mb, ""},
+         {"bytes_per_sample", ring, "PyTorch context_parallel, all-gather rotation"}});
+    term.phase = MemoryPhase::kBackward;
+    terms.push_back(std::move(term));
+  }
+  return sumTerms(std::move(terms), r.workload.batch / p.batchReplicas(), std::move(candidates));
 }
 
 ModelShape modelShape(const Model& model) {
@@ -320,7 +402,7 @@ void fillTimes(const Model& model, const Workload& w, const Report& r, GpuFit& f
 GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
   const HardwareSettings& hw = w.hardware;
   const Parallelism& p = hw.parallel;
-  checkLayout(model, w);
+  checkLayout(model, w, r);
   if (hw.gpu->cpu && p.gpus > 1) {
     throw InputError(ErrorCode::kValue, "/workload/gpus",
                      hw.gpu->name +
@@ -330,7 +412,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
 
   GpuFit f;
   f.gpu = *hw.gpu;
-  f.data_parallel = p.dataParallel();
+  f.data_parallel = p.batchReplicas();
   f.replica_batch = w.batch / f.data_parallel;
   f.utilization = hw.utilization.value_or(0.0);  // set by fillTimes
   f.math = hw.math.value_or(defaultMath(w.precision));
@@ -341,7 +423,7 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     f.peak_flops = f.gpu.fp32_flops;
   }
   try {
-    f.per_gpu = perGpuMemory(r, p);
+    f.per_gpu = perGpuMemory(r, p, std::get_if<Transformer>(&model.body));
     // A CPU's memory is the RAM installed, less what the OS keeps; no caching allocator.
     f.capacity_bytes =
         f.gpu.cpu ? hw.system_ram_bytes.value_or(f.gpu.memory_bytes) : gpuCapacityBytes(f.gpu);
@@ -385,6 +467,13 @@ GpuFit fitOnGpu(const Model& model, const Workload& w, const Report& r) {
     }
   } else {
     fillTimes(model, w, r, f);
+  }
+  if (p.cp > 1) {
+    f.notes.push_back(
+        "context parallelism " + std::to_string(p.cp) +
+        ": each GPU keeps seq_len / cp tokens of every activation, plus one layer's ring "
+        "buffers (PyTorch context_parallel's default all-gather of K and V, fp32 dK/dV); the "
+        "batch splits over gpus / (tp x pp x cp) replicas, ZeRO / FSDP over dp x cp");
   }
   if (p.tp > 1 && !p.sp) {
     f.notes.push_back(

@@ -240,6 +240,7 @@ json workloadPatch(const Workload& from, const Workload& to) {
   if (a.zero != b.zero) j["zero"] = b.zero;
   if (a.tp != b.tp) j["tp"] = b.tp;
   if (a.pp != b.pp) j["pp"] = b.pp;
+  if (a.cp != b.cp) j["cp"] = b.cp;
   // Serving advice: the engine's settings and the GPU.
   if (from.serving.quant != to.serving.quant) j["quant"] = quantFormatName(to.serving.quant);
   if (from.serving.users != to.serving.users) j["users"] = to.serving.users;
@@ -330,6 +331,8 @@ JsonObject gpuFitObject(const GpuFit& f, const Workload& w, const ServingPlan* s
                            .add("sp", p.sp)
                            .add("microbatches", p.microbatchCount())
                            .add("ep", p.ep)
+                           .add("cp", p.cp)
+                           .add("cp_load_balance", p.cp_load_balance ? "head_tail" : "none")
                            .add("virtual_stages", p.virtual_stages))
       .add("network", networkObject(f.network))
       .add("step_time", stepBreakdownObject(f.step))

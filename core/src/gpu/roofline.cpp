@@ -87,6 +87,20 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
       work.serial_bytes = serial * share / tp;
       work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
       work.attention_computed = ph.attention_computed;
+      if (p.cp > 1 && !p.cp_load_balance && ph.attention_computed < 1) {
+        // Causal attention over contiguous chunks: the last of the cp GPUs attends to every
+        // earlier chunk, cp - 1/2 blocks against the mean cp/2, (2 cp - 1) / cp times the
+        // balanced share; the others wait for it (PyTorch's _attention.py note "Context
+        // parallelism load balance algorithm for causal masking").
+        const double c = static_cast<double>(p.cp);
+        const double extra = work.attention_flops * ((2 * c - 1) / c - 1);
+        work.flops += extra;
+        work.attention_flops += extra;
+      }
+      const double rate = attentionRate(ctx);
+      const double attention_s =
+          rate > 0 ? work.attention_flops * work.attention_computed / rate : 0.0;
+      (ph.name == "backward" ? t.attention_backward_s : t.attention_forward_s) += attention_s;
       (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
     }
   }

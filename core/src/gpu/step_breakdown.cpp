@@ -43,6 +43,14 @@ constexpr const char* kEpCritical =
     "and again in the backward (GShard, Lepikhin et al. 2020, sec. 3.2; DeepSpeed-MoE, "
     "Rajbhandari et al. 2022; Megatron-Core's all-to-all token dispatcher), 2 more with full "
     "recomputation; tokens routed evenly (no capacity overflow)";
+constexpr const char* kCpOverlap =
+    "context-parallel ring attention: per attention layer cp - 1 steps, each sending the K/V "
+    "block of seq_len / cp tokens to the next GPU (the backward also its dK/dV in fp32) "
+    "while the attention of the current block runs, so a step takes max(attention, send); "
+    "the last dK/dV send is exposed (Liu et al. 2023, Ring Attention; PyTorch's "
+    "_templated_ring_attention(_backward), torch/distributed/tensor/experimental/"
+    "_attention.py; Megatron-Core / TransformerEngine's p2p ring); the forward again under "
+    "full recomputation";
 
 /// Collective calls of one kind: `calls` of `bytes` each.
 struct Calls {
@@ -253,7 +261,10 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   b.micro_steps = r.transformer && train ? w.grad_accum : 1;
   b.microbatches = p.microbatchCount();
   const int64_t dp = p.dataParallel();
-  const double micro = static_cast<double>(w.batch / dp / b.microbatches);
+  // Samples of one micro-batch on one GPU; with context parallelism each GPU holds 1/cp of
+  // each sample's tokens, counted here as 1/cp of a sample.
+  const double micro =
+      static_cast<double>(w.batch / p.batchReplicas() / b.microbatches) / static_cast<double>(p.cp);
   const double ga = static_cast<double>(b.micro_steps), m = static_cast<double>(b.microbatches);
   const double pp = static_cast<double>(p.pp);
   const int64_t gpn = net.gpus_per_node;
@@ -264,6 +275,9 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   // group is every ep-th of them (Megatron-Core's expert and expert-data-parallel groups).
   const GroupPlacement ep_group = placeGroup(p.ep, p.tp, gpn);
   const GroupPlacement expert_dp_group = placeGroup(dp / p.ep, p.tp * p.ep, gpn);
+  // Context-parallel GPUs are adjacent data-parallel ranks (torchtitan's mesh
+  // [pp, dp_replicate, dp_shard, cp, tp]; Megatron's tp-cp-ep-dp-pp order).
+  const GroupPlacement cp_group = placeGroup(p.cp, p.tp, gpn);
   const double v = static_cast<double>(p.virtual_stages);
 
   MicroComm mc;
@@ -290,6 +304,51 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
     ep_micro = c.time_s / (ga * m);
     b.collectives.push_back(c);
   }
+  double cp_micro = 0;
+  const auto* cp_model = std::get_if<Transformer>(&model.body);
+  if (p.cp > 1 && train && cp_model && r.transformer) {
+    // Per GPU and micro-batch: K and V of its seq_len / cp tokens, kv_heads / tp heads each.
+    const Transformer& tr = *cp_model;
+    const double head_dim = static_cast<double>(
+        tr.head_dim > 0 ? tr.head_dim : tr.hidden / std::max<int64_t>(1, tr.heads));
+    const double kv_heads = static_cast<double>(
+        std::max<int64_t>(1, (tr.kv_heads > 0 ? tr.kv_heads : tr.heads) / p.tp));
+    const double tokens = micro * static_cast<double>(r.transformer->seq_len);
+    const double kv_block = activationBytes(tokens * 2 * kv_heads * head_dim, w);
+    const double dkv_block = tokens * 2 * kv_heads * head_dim * 4;  // fp32 accumulators
+    const int64_t layers = tr.layers + tr.encoder_layers;
+    const int64_t per_stage = (layers + p.pp - 1) / p.pp;
+    const double steps = static_cast<double>(p.cp - 1), c = static_cast<double>(p.cp);
+    const bool recompute = w.recompute == Recompute::kFull;
+    // Attention time per layer and ring step of one micro-batch; the backward's without the
+    // recomputed forward's.
+    const double fwd_att = t.attention_forward_s / static_cast<double>(layers) / c;
+    const double bwd_att =
+        std::max(0.0, t.attention_backward_s - (recompute ? t.attention_forward_s : 0.0)) /
+        static_cast<double>(layers) / c;
+    const double kv_s = collectiveTime(Collective::kSendRecv, kv_block, cp_group, net);
+    const double dkv_s = collectiveTime(Collective::kSendRecv, dkv_block, cp_group, net);
+    const int64_t forwards = recompute ? 2 : 1;
+    const double fwd_exposed =
+        static_cast<double>(forwards) * steps * std::max(0.0, kv_s - fwd_att);
+    const double bwd_exposed = steps * std::max(0.0, kv_s + dkv_s - bwd_att);
+    const double per_layer = fwd_exposed + bwd_exposed + dkv_s;  // the last dK/dV send
+    const double stage_layers = static_cast<double>(per_stage);
+    cp_micro = per_layer * stage_layers;
+    const int64_t micro_calls = b.micro_steps * b.microbatches * per_stage;
+    CollectiveCost kv = cost("cp_kv", Collective::kSendRecv, "context", cp_group, net, kv_block,
+                             (forwards + 1) * (p.cp - 1) * micro_calls, kCpOverlap);
+    CollectiveCost dkv = cost("cp_dkv", Collective::kSendRecv, "context", cp_group, net, dkv_block,
+                              p.cp * micro_calls, kCpOverlap);
+    // The backward's overlapped steps carry both sends: their exposed time is shared in
+    // proportion.
+    const double bwd_kv = kv_s + dkv_s > 0 ? bwd_exposed * kv_s / (kv_s + dkv_s) : 0.0;
+    const double scale = ga * m * stage_layers;
+    kv.exposed_s = (fwd_exposed + bwd_kv) * scale;
+    dkv.exposed_s = (bwd_exposed - bwd_kv + dkv_s) * scale;
+    b.collectives.push_back(kv);
+    b.collectives.push_back(dkv);
+  }
   if (p.pp > 1) {
     // Interleaving: a micro-batch leaves each GPU once per model chunk.
     const int64_t sends = (train ? 2 : 1) * p.virtual_stages;
@@ -303,12 +362,13 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   // One stage's slot per micro-batch; 1F1B runs m slots plus pp - 1 of fill and drain, the
   // interleaved schedule (pp - 1) / v (Narayanan et al. 2021, sec. 2.2.2: bubble
   // (p - 1) / (v m) of the ideal time).
-  const double slot = stage_fwd + stage_bwd + tp_micro + pp_micro + ep_micro;
+  const double slot = stage_fwd + stage_bwd + tp_micro + pp_micro + ep_micro + cp_micro;
   const double fill = (pp - 1) / v;
   b.compute_s = ga * m * (stage_fwd + stage_bwd);
   b.tp_comm_s = ga * m * tp_micro;
   b.pp_comm_s = ga * m * pp_micro;
   b.ep_comm_s = ga * m * ep_micro;
+  b.cp_comm_s = ga * m * cp_micro;
   b.bubble_s = ga * fill * slot;
   b.bubble_fraction = fill / (m + fill);
   b.virtual_stages = p.virtual_stages;
@@ -338,8 +398,8 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
     for (const CollectiveCost& k : b.collectives)
       if (k.group == "data" || k.group == "expert_data") b.dp_comm_s += k.exposed_s;
   }
-  b.step_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.ep_comm_s + b.dp_comm_s + b.bubble_s +
-             b.optimizer_s;
+  b.step_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.ep_comm_s + b.cp_comm_s + b.dp_comm_s +
+             b.bubble_s + b.optimizer_s;
   b.model_flops = modelFlops(r);
   const double gpus = static_cast<double>(p.gpus);
   if (b.step_s > 0 && peak_flops > 0) b.mfu = b.model_flops / (b.step_s * gpus * peak_flops);

@@ -140,8 +140,8 @@ JsonObject stepBreakdownObject(const StepBreakdown& b) {
   for (const auto& [key, seconds] :
        {std::pair{"compute", b.compute_s}, std::pair{"tp_comm", b.tp_comm_s},
         std::pair{"pp_comm", b.pp_comm_s}, std::pair{"ep_comm", b.ep_comm_s},
-        std::pair{"dp_comm", b.dp_comm_s}, std::pair{"bubble", b.bubble_s},
-        std::pair{"optimizer", b.optimizer_s}}) {
+        std::pair{"cp_comm", b.cp_comm_s}, std::pair{"dp_comm", b.dp_comm_s},
+        std::pair{"bubble", b.bubble_s}, std::pair{"optimizer", b.optimizer_s}}) {
     const double share = b.step_s > 0 ? seconds / b.step_s : 0.0;
     parts.push(JsonObject()
                    .add("key", key)
@@ -157,6 +157,7 @@ JsonObject stepBreakdownObject(const StepBreakdown& b) {
       .add("tp_comm_s", b.tp_comm_s)
       .add("pp_comm_s", b.pp_comm_s)
       .add("ep_comm_s", b.ep_comm_s)
+      .add("cp_comm_s", b.cp_comm_s)
       .add("dp_comm_s", b.dp_comm_s)
       .add("bubble_s", b.bubble_s)
       .add("optimizer_s", b.optimizer_s)
@@ -168,7 +169,8 @@ JsonObject stepBreakdownObject(const StepBreakdown& b) {
       .add("mfu", b.mfu)
       .add("collectives", collectives)
       .add("convention",
-           "step_s = compute_s + tp_comm_s + pp_comm_s + ep_comm_s + dp_comm_s (exposed) + "
+           "step_s = compute_s + tp_comm_s + pp_comm_s + ep_comm_s + cp_comm_s + dp_comm_s "
+           "(exposed) + "
            "bubble_s + "
            "optimizer_s, for one optimizer step (micro_steps gradient-accumulation steps of "
            "microbatches pipeline micro-batches); bytes per call and per GPU; mfu = "

@@ -41,6 +41,8 @@ const char* memoryKeyName(MemoryKey key) {
       return "overhead";
     case MemoryKey::kComputeBuffer:
       return "compute_buffer";
+    case MemoryKey::kCpRingBuffers:
+      return "cp_ring_buffers";
   }
   return "";
 }
@@ -79,6 +81,8 @@ const char* memoryKeyLabel(MemoryKey key, Mode mode) {
       return "overhead";
     case MemoryKey::kComputeBuffer:
       return "compute buffer";
+    case MemoryKey::kCpRingBuffers:
+      return "CP ring K/V buffers";
   }
   return "";
 }

@@ -154,6 +154,8 @@ Words termTitle(MemoryKey key, Mode mode) {
       return {"overhead", "额外开销"};
     case MemoryKey::kComputeBuffer:
       return {"compute buffer", "计算缓冲区"};
+    case MemoryKey::kCpRingBuffers:
+      return {"context-parallel ring K/V buffers", "上下文并行环形注意力的 K/V 缓冲区"};
   }
   return {"", ""};
 }
@@ -316,19 +318,21 @@ void explainStepTime(const GpuFit& f, const Writer& t, std::vector<Explanation>&
   auto ms = [](double seconds) { return Writer::real(seconds * 1e3) + " ms"; };
   out.push_back(
       make("/gpu_fit/step_time/step_s", t.w({"step time with communication", "含通信的单步时间"}),
-           "C + T + P + E + D + B + O",
+           "C + T + P + E + X + D + B + O",
            {{"C", t.w({"roofline compute of every micro-batch", "各微批次的屋顶线计算"}),
              ms(s.compute_s)},
             {"T", t.w({"tensor-parallel collectives", "张量并行集合通信"}), ms(s.tp_comm_s)},
             {"P", t.w({"pipeline sends", "流水线传输"}), ms(s.pp_comm_s)},
             {"E", t.w({"expert all-to-alls", "专家 all-to-all"}), ms(s.ep_comm_s)},
+            {"X", t.w({"context-parallel K/V ring (exposed)", "上下文并行 K/V 环（未被掩盖部分）"}),
+             ms(s.cp_comm_s)},
             {"D", t.w({"exposed data-parallel communication", "未被掩盖的数据并行通信"}),
              ms(s.dp_comm_s)},
             {"B", t.w({"pipeline bubble", "流水线气泡"}), ms(s.bubble_s)},
             {"O", t.w({"optimizer update", "优化器更新"}), ms(s.optimizer_s)}},
            ms(s.compute_s) + " + " + ms(s.tp_comm_s) + " + " + ms(s.pp_comm_s) + " + " +
-               ms(s.ep_comm_s) + " + " + ms(s.dp_comm_s) + " + " + ms(s.bubble_s) + " + " +
-               ms(s.optimizer_s),
+               ms(s.ep_comm_s) + " + " + ms(s.cp_comm_s) + " + " + ms(s.dp_comm_s) + " + " +
+               ms(s.bubble_s) + " + " + ms(s.optimizer_s),
            ms(s.step_s)));
 }
 

@@ -49,8 +49,9 @@ constexpr const char* kQloraScript =
 /// layout in a one-GPU serving question).
 json cleared() {
   json j = json::object();
-  for (const char* key : {"weight_dtype", "kv_dtype", "recompute", "grad_accum", "gpus", "zero",
-                          "tp", "pp", "sp", "ep", "microbatches", "virtual_stages"})
+  for (const char* key :
+       {"weight_dtype", "kv_dtype", "recompute", "grad_accum", "gpus", "zero", "tp", "pp", "sp",
+        "ep", "cp", "cp_load_balance", "microbatches", "virtual_stages"})
     j[key] = nullptr;
   return j;
 }

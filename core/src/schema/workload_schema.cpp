@@ -579,6 +579,40 @@ void addModelParallelFields(std::vector<Row>& rows) {
                      .io([](const json& v, Workload& w,
                             const std::string&) { w.hardware.parallel.ep = v.get<int64_t>(); },
                          [](const Workload& w) { return json(w.hardware.parallel.ep); }));
+  rows.push_back(
+      Row("cp", FieldType::kInteger, "--cp")
+          .range(1, kMaxGpus, "GPUs")
+          .byDefault(1)
+          .when(kWhenGpu | kWhenTrain | kWhenTransformer, "parallel")
+          .text({"Context parallel", "上下文并行度"},
+                {"context-parallel degree: each sequence split over cp of the data-parallel GPUs, "
+                 "attention run as a ring passing K/V blocks (training)",
+                 "上下文并行度：每条序列切分到 cp 块数据并行 GPU 上，注意力以环形传递 K/V "
+                 "块计算（训练）"})
+          .io([](const json& v, Workload& w,
+                 const std::string&) { w.hardware.parallel.cp = v.get<int64_t>(); },
+              [](const Workload& w) { return json(w.hardware.parallel.cp); }));
+  rows.push_back(
+      Row("cp_load_balance", FieldType::kEnum, "--cp-load-balance")
+          .names({"head_tail", "none"})
+          .valueLabel("head_tail", {"head-tail: 2 x cp chunks, one from each end per GPU",
+                                    "首尾：2 × cp 块，每块 GPU 取首尾各一块"})
+          .valueLabel("none", {"none: cp contiguous chunks", "无：cp 个连续块"})
+          .byDefault("head_tail")
+          .when(kWhenGpu | kWhenTrain | kWhenTransformer, "parallel")
+          .text({"Context parallel load balancing", "上下文并行负载均衡"},
+                {"head_tail splits the sequence into 2 x cp chunks, one from each end per GPU, so "
+                 "causal attention costs every GPU the same (torchtitan, Megatron); none keeps "
+                 "cp contiguous chunks",
+                 "head_tail 将序列切成 2 × cp 块，每块 GPU 取首尾各一块，使因果注意力在各 GPU "
+                 "上的计算量相同（torchtitan、Megatron）；none 为 cp 个连续块"})
+          .io(
+              [](const json& v, Workload& w, const std::string&) {
+                w.hardware.parallel.cp_load_balance = v.get<std::string>() == "head_tail";
+              },
+              [](const Workload& w) {
+                return json(w.hardware.parallel.cp_load_balance ? "head_tail" : "none");
+              }));
 }
 
 /// The roofline's settings and what the allocator keeps back (docs/gpu-fit.md).

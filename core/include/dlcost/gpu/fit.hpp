@@ -19,9 +19,26 @@ namespace dlcost {
 ///   with sequence parallelism, and otherwise leaves the 10 of 34 sbh bytes per layer
 ///   (LayerNorm and dropout inputs) replicated (Korthikanti et al. 2022, sec. 4.2.2); the
 ///   first pipeline stage holds 1/pp of the layers' activations for min(pp, micro-batches)
-///   micro-batches in flight under 1F1B (Narayanan et al. 2021).
+///   micro-batches in flight under 1F1B (Narayanan et al. 2021);
+/// - context parallelism (cp > 1): the batch splits over N_d / cp replicas, each GPU of a
+///   replica keeping seq_len / cp tokens of every sample, so the activation terms divide by
+///   cp; ZeRO still shards over N_d (= dp x cp, as torchtitan's FSDP mesh dp_shard x cp).
+///   With the transformer `t`, the ring's buffers are added as the kCpRingBuffers term
+///   (cpRingBuffersPerSample).
 /// Rounds every division up. Throws ArithmeticOverflow past 64 bits.
-PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p);
+PerGpuMemory perGpuMemory(const Report& r, const Parallelism& p, const Transformer* t = nullptr);
+
+/// Bytes one GPU of a context-parallel group holds for the attention ring of the layer that
+/// runs, per sample of its micro-batch, in PyTorch's context_parallel as torchtitan runs it
+/// (torch/distributed/tensor/experimental/_attention.py, pytorch/pytorch at 0123248a: the
+/// default rotate method ALL_GATHER all-gathers each layer's K and V once; the backward
+/// accumulates dQ, dK, dV in fp32 (convert_to_f32) and passes dK/dV around the ring by
+/// all-to-all): the whole sequence's K and V in the activations' format
+/// (s x 2 x kv x a), plus in the backward the fp32 accumulators of the local chunk
+/// (s / cp x (q + 2 kv) x 4) and one dK/dV block sent and one received
+/// (2 x s / cp x 2 kv x 4); q = heads x head_dim and kv = kv_heads x head_dim per
+/// tensor-parallel GPU. 0 when cp = 1.
+int64_t cpRingBuffersPerSample(const Transformer& t, const Report& r, const Parallelism& p);
 
 /// What the time model needs of the model beyond the report: layers launched per forward
 /// and, for tensor-parallel decode, the width of the hidden states all-reduced per layer.

@@ -30,6 +30,10 @@ struct StepTime {
   /// layer or phase): the forward, and the backward (0 in inference).
   double forward_s = 0;
   double backward_s = 0;
+  /// Of forward_s and backward_s: the fused attention kernels' time (transformers), which
+  /// a context-parallel ring's K/V sends overlap with.
+  double attention_forward_s = 0;
+  double attention_backward_s = 0;
   double samples_per_s = 0;  ///< global batch / step_s
   /// Decode tokens per second (from a "decode" phase, or one token per sequence per forward
   /// for layer graphs reading token ids at inference); absent otherwise.
@@ -54,7 +58,7 @@ struct GpuFit {
   MathFormat math = MathFormat::kFp32;  ///< the arithmetic the roofline uses
   double peak_flops = 0;                ///< dense peak for `math` (FP32's where it has none)
   double utilization = 0;
-  int64_t data_parallel = 1;        ///< gpus / (tp x pp)
+  int64_t data_parallel = 1;        ///< batch replicas: gpus / (tp x pp x cp)
   int64_t replica_batch = 1;        ///< batch / data_parallel
   int64_t capacity_bytes = 0;       ///< per GPU, as nvidia-smi reports it
   int64_t reserve_bytes = 0;        ///< CUDA context, framework, NCCL

@@ -41,10 +41,15 @@ enum class MemoryKey {
   kOverhead,  ///< the workload's fixed overhead_bytes
   /// Serving: llama.cpp's compute graph buffer (reserved for one micro-batch).
   kComputeBuffer,
+  /// Training with context parallelism (per GPU only): the ring's K/V buffers of the layer
+  /// running attention: the all-gathered K and V of the whole sequence (PyTorch's default
+  /// rotate method), and in the backward the fp32 dQ/dK/dV accumulators and the dK/dV block
+  /// in flight (dlcost/gpu/fit.hpp).
+  kCpRingBuffers,
 };
 
 /// "weights", "quant_scales", ..., "backward_peak_extra", "backward_gradient_delta",
-/// "optimizer_step", "kv_cache", "overhead".
+/// "optimizer_step", "kv_cache", "overhead", "compute_buffer", "cp_ring_buffers".
 const char* memoryKeyName(MemoryKey key);
 
 /// What a term is, in a few English words for tables ("activations (saved)" in training,

@@ -11,7 +11,8 @@
 
 namespace dlcost {
 
-/// Multi-GPU layout. gpus = data-parallel degree x tp x pp; the workload's batch is the
+/// Multi-GPU layout. gpus = data-parallel degree x tp x pp (the data-parallel degree
+/// including cp); the workload's batch is the
 /// global batch of one optimizer step, split evenly over the data-parallel replicas.
 struct Parallelism {
   int64_t gpus = 1;  ///< >= 1
@@ -36,8 +37,23 @@ struct Parallelism {
   /// layers / (pp x v) layers, shrinking the bubble v-fold for v times the pipeline sends;
   /// 1 = plain 1F1B.
   int64_t virtual_stages = 1;
+  /// Context parallelism (transformer training): each layer's sequence split over cp GPUs of
+  /// the data-parallel group, attention run as a ring passing K/V blocks between them
+  /// (Liu et al. 2023, "Ring Attention"; PyTorch's context_parallel, torchtitan's
+  /// --parallelism.context_parallel_degree; Megatron-Core's context_parallel_size). cp divides
+  /// gpus / (tp x pp); the data-parallel sharding group (FSDP / ZeRO) spans dp x cp. 1 = off.
+  int64_t cp = 1;
+  /// With cp > 1: the sequence is split into 2 x cp chunks and rank r keeps chunks r and
+  /// 2cp - 1 - r, so causal attention's work is the same on every rank (torchtitan's and
+  /// PyTorch's _HeadTailLoadBalancer, Megatron's zig-zag). Needs seq_len divisible by 2 x cp.
+  bool cp_load_balance = true;
 
+  /// GPUs that hold a whole copy of the model's (tp x pp) shards: gpus / (tp x pp). With
+  /// context parallelism cp of them share one sample's sequence, so the batch splits over
+  /// dataParallel() / cp replicas (batchReplicas()).
   int64_t dataParallel() const { return gpus / (tp * pp); }
+  /// Replicas the global batch splits over: dataParallel() / cp.
+  int64_t batchReplicas() const { return dataParallel() / (cp > 0 ? cp : 1); }
   int64_t microbatchCount() const { return microbatches > 0 ? microbatches : pp; }
 };
 

@@ -15,9 +15,11 @@ namespace dlcost {
 /// of its calls take and how much of that the step waits for.
 struct CollectiveCost {
   std::string purpose;  ///< "dp_gradients", "zero_gradients", "zero_params", "tp_activations",
-                        ///< "pp_activations", "ep_tokens"
+                        ///< "pp_activations", "ep_tokens", "cp_kv",
+                        ///< "cp_dkv"
   Collective collective = Collective::kAllReduce;
-  std::string group;         ///< "data", "tensor", "pipeline", "expert", "expert_data"
+  std::string group;         ///< "data", "tensor", "pipeline", "expert", "expert_data",
+                             ///< "context"
   GroupPlacement placement;  ///< GPUs, per node, nodes
   std::string links;         ///< "nvlink4", "nvlink4 + ib-ndr"
   double bytes = 0;          ///< per call, per GPU (collectives.hpp's convention)
@@ -33,6 +35,7 @@ struct StepBreakdown {
   double tp_comm_s = 0;    ///< tensor-parallel collectives (not overlapped)
   double pp_comm_s = 0;    ///< activations sent between pipeline stages (not overlapped)
   double ep_comm_s = 0;    ///< expert-parallel all-to-alls of MoE layers (not overlapped)
+  double cp_comm_s = 0;    ///< context-parallel K/V ring: sends outlasting their attention
   double dp_comm_s = 0;    ///< exposed data-parallel / ZeRO communication
   double bubble_s = 0;     ///< 1F1B fill and drain: (pp - 1) stage slots per micro-step
   double optimizer_s = 0;  ///< the memory-bound optimizer update
