@@ -2,6 +2,7 @@
 // (dlcost/time_model.hpp), plus the fixed cost of its kernel launches per forward.
 
 #include <algorithm>
+#include <optional>
 
 #include "dlcost/base/checked.hpp"
 #include "dlcost/gpu/fit.hpp"
@@ -31,6 +32,101 @@ double layerRows(const Shape& out, double samples) {
   return samples * static_cast<double>(elementCount(out)) / static_cast<double>(largest);
 }
 
+/// A layer graph's forward and backward, layer by layer, for one GPU's `share` of the batch.
+void graphTerms(const Report& r, const TimeContext& ctx, double share, double tp, Term& fwd,
+                Term& bwd) {
+  const Workload& w = r.workload;
+  const bool train = w.mode == Mode::kTrain;
+  const double batch = static_cast<double>(w.batch);
+  const int weight_bits = dtypeBits(layoutOf(w.precision).weights);
+  const double bwd_ratio = r.macs.forward > 0 ? static_cast<double>(r.macs.backward) /
+                                                    static_cast<double>(r.macs.forward)
+                                              : 0.0;
+  for (size_t i = 1; i < r.layers.size(); ++i) {
+    const LayerReport& l = r.layers[i];
+    if (l.bytes_accessed == 0 && l.macs == 0) continue;  // views move nothing
+    const double flops = 2.0 * static_cast<double>(l.macs) * share / tp;
+    // The weight part of the traffic is read once per micro-batch whatever its size.
+    // (An embedding's gathered rows grow with the batch: all of its traffic scales.)
+    const double weights =
+        l.type == "embedding"
+            ? 0.0
+            : std::min<double>(static_cast<double>(bytesForBits(l.params, weight_bits)),
+                               static_cast<double>(l.bytes_accessed));
+    const double acts = static_cast<double>(l.bytes_accessed) - weights;
+    const double bytes = (weights + acts * share) / tp;
+    const double rows = layerRows(l.output_shape, batch * share);
+    fwd.add(opTime(ctx, {flops, rows, bytes, 0, 0}));
+    if (train) bwd.add(opTime(ctx, {flops * bwd_ratio, rows, 2 * bytes, 0, 0}));
+  }
+}
+
+/// A transformer's phases (forward, backward, prefill) for one GPU's `share` of the batch;
+/// their attention times into `t`.
+void phaseTerms(const Report& r, const Parallelism& p, const TimeContext& ctx, double share,
+                double tp, double dequant, Term& fwd, Term& bwd, StepTime& t) {
+  const bool train = r.workload.mode == Mode::kTrain;
+  const double weights_count = static_cast<double>(r.params.total) / tp;
+  // A training step's saved activations are written by the ops between the GEMMs in the
+  // forward and read back by their gradients: that traffic runs in kernels of its own
+  // (transformer_estimate.cpp's rooflinePhases counts it in each phase's bytes).
+  const double activations =
+      train ? static_cast<double>(r.memory.bytesOf(MemoryKey::kActivations)) : 0.0;
+  for (const PhaseWork& ph : r.phases) {
+    if (ph.name == "decode") continue;
+    const double rows = std::max(1.0, static_cast<double>(ph.tokens) * share);
+    const double serial = std::min(activations, static_cast<double>(ph.bytes));
+    OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
+                (static_cast<double>(ph.bytes) - serial) * share / tp,
+                ph.name == "prefill" ? weights_count : 0.0, dequant};
+    work.serial_bytes = serial * share / tp;
+    work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
+    work.attention_computed = ph.attention_computed;
+    if (p.cp > 1 && !p.cp_load_balance && ph.attention_computed < 1) {
+      // Causal attention over contiguous chunks: the last of the cp GPUs attends to every
+      // earlier chunk, cp - 1/2 blocks against the mean cp/2, (2 cp - 1) / cp times the
+      // balanced share; the others wait for it (PyTorch's _attention.py note "Context
+      // parallelism load balance algorithm for causal masking").
+      const double c = static_cast<double>(p.cp);
+      const double extra = work.attention_flops * ((2 * c - 1) / c - 1);
+      work.flops += extra;
+      work.attention_flops += extra;
+    }
+    const double rate = attentionRate(ctx);
+    const double attention_s =
+        rate > 0 ? work.attention_flops * work.attention_computed / rate : 0.0;
+    (ph.name == "backward" ? t.attention_backward_s : t.attention_forward_s) += attention_s;
+    (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
+  }
+}
+
+/// Decode tokens per second of the report's decode phase (none without one).
+std::optional<double> decodeTokensPerS(const Report& r, const Parallelism& p,
+                                       const TimeContext& ctx, const ModelShape& shape,
+                                       const Network* net, double dequant) {
+  const Workload& w = r.workload;
+  const double tp = static_cast<double>(p.tp);
+  const double weights_count = static_cast<double>(r.params.total) / tp;
+  std::optional<double> tokens_per_s;
+  for (const PhaseWork& ph : r.phases) {
+    if (ph.name != "decode") continue;
+    const double dp = static_cast<double>(p.dataParallel());
+    // Every replica reads all of its weights for each token, so traffic is not divided by dp.
+    ForwardWork f;
+    f.op = {static_cast<double>(ph.flops) / (dp * tp), static_cast<double>(ph.tokens) / dp,
+            static_cast<double>(ph.bytes) / tp, weights_count, dequant};
+    f.layers = shape.layers;
+    f.tp = p.tp;
+    f.network = net;
+    // Each all-reduce sums the step's hidden states in the activations' format.
+    f.allreduce_bytes = static_cast<double>(ph.tokens) / dp * static_cast<double>(shape.hidden) *
+                        dtypeBits(layoutOf(w.precision).activations) / 8.0;
+    const double s = forwardTime(ctx, f).total_s;
+    if (s > 0) tokens_per_s = static_cast<double>(ph.tokens) / s;
+  }
+  return tokens_per_s;
+}
+
 }  // namespace
 
 StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory& per_gpu,
@@ -45,64 +141,13 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
   const double share = 1.0 / (static_cast<double>(p.dataParallel()) * mb);
   const bool train = w.mode == Mode::kTrain;
   const double dequant = train ? 0.0 : dequantOpsOf(w);
-  const double weights_count = static_cast<double>(r.params.total) / tp;
 
   Term fwd, bwd;
   StepTime t;
   if (r.model_kind == "layers") {
-    const int weight_bits = dtypeBits(layoutOf(w.precision).weights);
-    const double bwd_ratio = r.macs.forward > 0 ? static_cast<double>(r.macs.backward) /
-                                                      static_cast<double>(r.macs.forward)
-                                                : 0.0;
-    for (size_t i = 1; i < r.layers.size(); ++i) {
-      const LayerReport& l = r.layers[i];
-      if (l.bytes_accessed == 0 && l.macs == 0) continue;  // views move nothing
-      const double flops = 2.0 * static_cast<double>(l.macs) * share / tp;
-      // The weight part of the traffic is read once per micro-batch whatever its size.
-      // (An embedding's gathered rows grow with the batch: all of its traffic scales.)
-      const double weights =
-          l.type == "embedding"
-              ? 0.0
-              : std::min<double>(static_cast<double>(bytesForBits(l.params, weight_bits)),
-                                 static_cast<double>(l.bytes_accessed));
-      const double acts = static_cast<double>(l.bytes_accessed) - weights;
-      const double bytes = (weights + acts * share) / tp;
-      const double rows = layerRows(l.output_shape, batch * share);
-      fwd.add(opTime(ctx, {flops, rows, bytes, 0, 0}));
-      if (train) bwd.add(opTime(ctx, {flops * bwd_ratio, rows, 2 * bytes, 0, 0}));
-    }
+    graphTerms(r, ctx, share, tp, fwd, bwd);
   } else {
-    // A training step's saved activations are written by the ops between the GEMMs in the
-    // forward and read back by their gradients: that traffic runs in kernels of its own
-    // (transformer_estimate.cpp's rooflinePhases counts it in each phase's bytes).
-    const double activations =
-        train ? static_cast<double>(r.memory.bytesOf(MemoryKey::kActivations)) : 0.0;
-    for (const PhaseWork& ph : r.phases) {
-      if (ph.name == "decode") continue;
-      const double rows = std::max(1.0, static_cast<double>(ph.tokens) * share);
-      const double serial = std::min(activations, static_cast<double>(ph.bytes));
-      OpWork work{static_cast<double>(ph.flops) * share / tp, rows,
-                  (static_cast<double>(ph.bytes) - serial) * share / tp,
-                  ph.name == "prefill" ? weights_count : 0.0, dequant};
-      work.serial_bytes = serial * share / tp;
-      work.attention_flops = static_cast<double>(ph.attention_flops) * share / tp;
-      work.attention_computed = ph.attention_computed;
-      if (p.cp > 1 && !p.cp_load_balance && ph.attention_computed < 1) {
-        // Causal attention over contiguous chunks: the last of the cp GPUs attends to every
-        // earlier chunk, cp - 1/2 blocks against the mean cp/2, (2 cp - 1) / cp times the
-        // balanced share; the others wait for it (PyTorch's _attention.py note "Context
-        // parallelism load balance algorithm for causal masking").
-        const double c = static_cast<double>(p.cp);
-        const double extra = work.attention_flops * ((2 * c - 1) / c - 1);
-        work.flops += extra;
-        work.attention_flops += extra;
-      }
-      const double rate = attentionRate(ctx);
-      const double attention_s =
-          rate > 0 ? work.attention_flops * work.attention_computed / rate : 0.0;
-      (ph.name == "backward" ? t.attention_backward_s : t.attention_forward_s) += attention_s;
-      (ph.name == "backward" ? bwd : fwd).add(opTime(ctx, work));
-    }
+    phaseTerms(r, p, ctx, share, tp, dequant, fwd, bwd, t);
   }
   // Kernel launches: once per layer in the forward, about twice more in the backward.
   const double launches = forwardOverhead(ctx, layers, true);
@@ -128,22 +173,7 @@ StepTime rooflineStep(const Report& r, const Parallelism& p, const PerGpuMemory&
   t.step_s = pipeline + t.optimizer_s;
   if (t.step_s > 0) t.samples_per_s = batch / t.step_s;
 
-  for (const PhaseWork& ph : r.phases) {
-    if (ph.name != "decode") continue;
-    const double dp = static_cast<double>(p.dataParallel());
-    // Every replica reads all of its weights for each token, so traffic is not divided by dp.
-    ForwardWork f;
-    f.op = {static_cast<double>(ph.flops) / (dp * tp), static_cast<double>(ph.tokens) / dp,
-            static_cast<double>(ph.bytes) / tp, weights_count, dequant};
-    f.layers = layers;
-    f.tp = p.tp;
-    f.network = net;
-    // Each all-reduce sums the step's hidden states in the activations' format.
-    f.allreduce_bytes = static_cast<double>(ph.tokens) / dp * static_cast<double>(shape.hidden) *
-                        dtypeBits(layoutOf(w.precision).activations) / 8.0;
-    const double s = forwardTime(ctx, f).total_s;
-    if (s > 0) t.tokens_per_s = static_cast<double>(ph.tokens) / s;
-  }
+  t.tokens_per_s = decodeTokensPerS(r, p, ctx, shape, net, dequant);
   return t;
 }
 

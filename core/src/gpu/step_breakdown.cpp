@@ -238,6 +238,138 @@ void addDataParallel(StepBreakdown& b, const char* group, const GroupPlacement& 
   b.collectives.push_back(rs);
 }
 
+/// Tensor parallelism's activation collectives, on the critical path; returns one
+/// micro-batch's seconds.
+double addTensorParallel(StepBreakdown& b, const MicroComm& mc, const Network& net,
+                         const GroupPlacement& group) {
+  const double ga = static_cast<double>(b.micro_steps), m = static_cast<double>(b.microbatches);
+  double micro = 0;
+  for (const Calls& k : mc.tp) {
+    CollectiveCost c = cost("tp_activations", k.collective, "tensor", group, net, k.bytes,
+                            k.calls * b.micro_steps * b.microbatches, kTpCritical);
+    c.exposed_s = c.time_s;
+    micro += c.time_s / (ga * m);
+    b.collectives.push_back(c);
+  }
+  return micro;
+}
+
+/// Expert parallelism's token all-to-alls, on the critical path; returns one micro-batch's
+/// seconds.
+double addExpertParallel(StepBreakdown& b, const MicroComm& mc, const Network& net,
+                         const GroupPlacement& group) {
+  const double ga = static_cast<double>(b.micro_steps), m = static_cast<double>(b.microbatches);
+  CollectiveCost c = cost("ep_tokens", Collective::kAllToAll, "expert", group, net, mc.ep.bytes,
+                          mc.ep.calls * b.micro_steps * b.microbatches, kEpCritical);
+  c.exposed_s = c.time_s;
+  b.collectives.push_back(c);
+  return c.time_s / (ga * m);
+}
+
+/// The pipeline's activation sends between stages (interleaving: a micro-batch leaves each
+/// GPU once per model chunk); returns one micro-batch's seconds.
+double addPipeline(StepBreakdown& b, const MicroComm& mc, const Parallelism& p, const Network& net,
+                   const GroupPlacement& group, bool train) {
+  const int64_t sends = (train ? 2 : 1) * p.virtual_stages;
+  CollectiveCost k = cost("pp_activations", Collective::kSendRecv, "pipeline", group, net,
+                          mc.pp_bytes, sends * b.micro_steps * b.microbatches, kPpCritical);
+  k.exposed_s = k.time_s;
+  b.collectives.push_back(k);
+  return static_cast<double>(sends) *
+         collectiveTime(Collective::kSendRecv, mc.pp_bytes, group, net);
+}
+
+/// Context parallelism's ring (PyTorch context_parallel, Megatron's cp): per attention layer
+/// and micro-batch, cp - 1 steps each sending a K/V block of seq_len / cp tokens (in the
+/// forward, again in a recomputed forward, and in the backward with the fp32 dK/dV block),
+/// each hidden behind that block's attention where it is shorter; the last dK/dV send is
+/// exposed. Adds the cp_kv and cp_dkv collectives to `b`; returns one micro-batch's exposed
+/// seconds on one stage. `micro`: samples of one micro-batch on one GPU (1/cp of a sample's
+/// tokens counted as 1/cp of a sample).
+double addContextParallel(StepBreakdown& b, const Transformer& tr, const Report& r,
+                          const Parallelism& p, const Network& net, const StepTime& t,
+                          double micro) {
+  const Workload& w = r.workload;
+  const double ga = static_cast<double>(b.micro_steps), m = static_cast<double>(b.microbatches);
+  // Context-parallel GPUs are adjacent data-parallel ranks (torchtitan's mesh
+  // [pp, dp_replicate, dp_shard, cp, tp]; Megatron's tp-cp-ep-dp-pp order).
+  const GroupPlacement cp_group = placeGroup(p.cp, p.tp, net.gpus_per_node);
+  // Per GPU and micro-batch: K and V of its seq_len / cp tokens, kv_heads / tp heads each.
+  const double head_dim = static_cast<double>(
+      tr.head_dim > 0 ? tr.head_dim : tr.hidden / std::max<int64_t>(1, tr.heads));
+  const double kv_heads =
+      static_cast<double>(std::max<int64_t>(1, (tr.kv_heads > 0 ? tr.kv_heads : tr.heads) / p.tp));
+  const double tokens = micro * static_cast<double>(r.transformer->seq_len);
+  const double kv_block = activationBytes(tokens * 2 * kv_heads * head_dim, w);
+  const double dkv_block = tokens * 2 * kv_heads * head_dim * 4;  // fp32 accumulators
+  const int64_t layers = tr.layers + tr.encoder_layers;
+  const int64_t per_stage = (layers + p.pp - 1) / p.pp;
+  const double steps = static_cast<double>(p.cp - 1), c = static_cast<double>(p.cp);
+  const bool recompute = w.recompute == Recompute::kFull;
+  // Attention time per layer and ring step of one micro-batch; the backward's without the
+  // recomputed forward's.
+  const double fwd_att = t.attention_forward_s / static_cast<double>(layers) / c;
+  const double bwd_att =
+      std::max(0.0, t.attention_backward_s - (recompute ? t.attention_forward_s : 0.0)) /
+      static_cast<double>(layers) / c;
+  const double kv_s = collectiveTime(Collective::kSendRecv, kv_block, cp_group, net);
+  const double dkv_s = collectiveTime(Collective::kSendRecv, dkv_block, cp_group, net);
+  const int64_t forwards = recompute ? 2 : 1;
+  const double fwd_exposed = static_cast<double>(forwards) * steps * std::max(0.0, kv_s - fwd_att);
+  const double bwd_exposed = steps * std::max(0.0, kv_s + dkv_s - bwd_att);
+  const double per_layer = fwd_exposed + bwd_exposed + dkv_s;  // the last dK/dV send
+  const double stage_layers = static_cast<double>(per_stage);
+  const double cp_micro = per_layer * stage_layers;
+  const int64_t micro_calls = b.micro_steps * b.microbatches * per_stage;
+  CollectiveCost kv = cost("cp_kv", Collective::kSendRecv, "context", cp_group, net, kv_block,
+                           (forwards + 1) * (p.cp - 1) * micro_calls, kCpOverlap);
+  CollectiveCost dkv = cost("cp_dkv", Collective::kSendRecv, "context", cp_group, net, dkv_block,
+                            p.cp * micro_calls, kCpOverlap);
+  // The backward's overlapped steps carry both sends: their exposed time is shared in
+  // proportion.
+  const double bwd_kv = kv_s + dkv_s > 0 ? bwd_exposed * kv_s / (kv_s + dkv_s) : 0.0;
+  const double scale = ga * m * stage_layers;
+  kv.exposed_s = (fwd_exposed + bwd_kv) * scale;
+  dkv.exposed_s = (bwd_exposed - bwd_kv + dkv_s) * scale;
+  b.collectives.push_back(kv);
+  b.collectives.push_back(dkv);
+  return cp_micro;
+}
+
+/// Data parallelism's gradient reduction and ZeRO's gathers, over the data-parallel group and,
+/// under expert parallelism, the experts' own data-parallel group; adds them to `b` with
+/// their exposed time in b.dp_comm_s.
+void addDataParallelGroups(StepBreakdown& b, const Report& r, const Parallelism& p,
+                           const Network& net, double stage_fwd, double stage_bwd) {
+  const int64_t dp = p.dataParallel();
+  const GroupPlacement dp_group = placeGroup(dp, p.tp, net.gpus_per_node);
+  // Expert-parallel GPUs are adjacent data-parallel ranks; the experts' own data-parallel
+  // group is every ep-th of them (Megatron-Core's expert and expert-data-parallel groups).
+  const GroupPlacement expert_dp_group = placeGroup(dp / p.ep, p.tp * p.ep, net.gpus_per_node);
+  // Per GPU, before ZeRO's split: gradients, and the weights ZeRO-3 gathers. Under expert
+  // parallelism the routed experts' share reduces over the expert data-parallel group,
+  // each GPU holding 1/ep of it.
+  const double split = static_cast<double>(p.tp * p.pp);
+  const double grads = static_cast<double>(r.memory.bytesSharded(Sharding::kZero2)) / split;
+  const double weights = static_cast<double>(r.memory.bytesSharded(Sharding::kZero3)) / split;
+  double expert_share = 0;
+  if (p.ep > 1 && r.transformer && r.transformer->params.total > 0) {
+    expert_share = static_cast<double>(r.transformer->params.routed_experts) /
+                   static_cast<double>(r.transformer->params.total);
+  }
+  const double dense = 1 - expert_share, expert = expert_share / static_cast<double>(p.ep);
+  const int64_t micro_calls = b.micro_steps * b.microbatches;
+  Windows win{stage_fwd, stage_bwd};
+  addDataParallel(b, "data", dp_group, net, grads * dense, weights * dense, p.zero, micro_calls,
+                  win);
+  if (expert_share > 0) {
+    addDataParallel(b, "expert_data", expert_dp_group, net, grads * expert, weights * expert,
+                    p.zero, micro_calls, win);
+  }
+  for (const CollectiveCost& k : b.collectives)
+    if (k.group == "data" || k.group == "expert_data") b.dp_comm_s += k.exposed_s;
+}
+
 /// Model FLOPs of one step, recomputation excluded (the MFU numerator of Chowdhery et al.
 /// 2022, PaLM, appendix B): training a transformer 3x its forward (2x with frozen base
 /// weights under LoRA, whose backward computes input gradients only); a layer graph its
@@ -269,15 +401,9 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   const double pp = static_cast<double>(p.pp);
   const int64_t gpn = net.gpus_per_node;
   const GroupPlacement tp_group = placeGroup(p.tp, 1, gpn);
-  const GroupPlacement dp_group = placeGroup(dp, p.tp, gpn);
   const GroupPlacement pp_group = placeGroup(p.pp, p.tp * dp, gpn);
-  // Expert-parallel GPUs are adjacent data-parallel ranks; the experts' own data-parallel
-  // group is every ep-th of them (Megatron-Core's expert and expert-data-parallel groups).
+  // Expert-parallel GPUs are adjacent data-parallel ranks (Megatron-Core's expert group).
   const GroupPlacement ep_group = placeGroup(p.ep, p.tp, gpn);
-  const GroupPlacement expert_dp_group = placeGroup(dp / p.ep, p.tp * p.ep, gpn);
-  // Context-parallel GPUs are adjacent data-parallel ranks (torchtitan's mesh
-  // [pp, dp_replicate, dp_shard, cp, tp]; Megatron's tp-cp-ep-dp-pp order).
-  const GroupPlacement cp_group = placeGroup(p.cp, p.tp, gpn);
   const double v = static_cast<double>(p.virtual_stages);
 
   MicroComm mc;
@@ -287,78 +413,14 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
     mc = graphComm(*g, r, p, micro, tp_group, net);
   }
   const double stage_fwd = t.forward_s / pp, stage_bwd = t.backward_s / pp;
-  double tp_micro = 0, pp_micro = 0, ep_micro = 0;
-  if (p.tp > 1) {
-    for (const Calls& k : mc.tp) {
-      CollectiveCost c = cost("tp_activations", k.collective, "tensor", tp_group, net, k.bytes,
-                              k.calls * b.micro_steps * b.microbatches, kTpCritical);
-      c.exposed_s = c.time_s;
-      tp_micro += c.time_s / (ga * m);
-      b.collectives.push_back(c);
-    }
-  }
-  if (p.ep > 1 && mc.ep.calls > 0) {
-    CollectiveCost c = cost("ep_tokens", Collective::kAllToAll, "expert", ep_group, net,
-                            mc.ep.bytes, mc.ep.calls * b.micro_steps * b.microbatches, kEpCritical);
-    c.exposed_s = c.time_s;
-    ep_micro = c.time_s / (ga * m);
-    b.collectives.push_back(c);
-  }
-  double cp_micro = 0;
+  const double tp_micro = p.tp > 1 ? addTensorParallel(b, mc, net, tp_group) : 0.0;
+  const double ep_micro =
+      p.ep > 1 && mc.ep.calls > 0 ? addExpertParallel(b, mc, net, ep_group) : 0.0;
   const auto* cp_model = std::get_if<Transformer>(&model.body);
-  if (p.cp > 1 && train && cp_model && r.transformer) {
-    // Per GPU and micro-batch: K and V of its seq_len / cp tokens, kv_heads / tp heads each.
-    const Transformer& tr = *cp_model;
-    const double head_dim = static_cast<double>(
-        tr.head_dim > 0 ? tr.head_dim : tr.hidden / std::max<int64_t>(1, tr.heads));
-    const double kv_heads = static_cast<double>(
-        std::max<int64_t>(1, (tr.kv_heads > 0 ? tr.kv_heads : tr.heads) / p.tp));
-    const double tokens = micro * static_cast<double>(r.transformer->seq_len);
-    const double kv_block = activationBytes(tokens * 2 * kv_heads * head_dim, w);
-    const double dkv_block = tokens * 2 * kv_heads * head_dim * 4;  // fp32 accumulators
-    const int64_t layers = tr.layers + tr.encoder_layers;
-    const int64_t per_stage = (layers + p.pp - 1) / p.pp;
-    const double steps = static_cast<double>(p.cp - 1), c = static_cast<double>(p.cp);
-    const bool recompute = w.recompute == Recompute::kFull;
-    // Attention time per layer and ring step of one micro-batch; the backward's without the
-    // recomputed forward's.
-    const double fwd_att = t.attention_forward_s / static_cast<double>(layers) / c;
-    const double bwd_att =
-        std::max(0.0, t.attention_backward_s - (recompute ? t.attention_forward_s : 0.0)) /
-        static_cast<double>(layers) / c;
-    const double kv_s = collectiveTime(Collective::kSendRecv, kv_block, cp_group, net);
-    const double dkv_s = collectiveTime(Collective::kSendRecv, dkv_block, cp_group, net);
-    const int64_t forwards = recompute ? 2 : 1;
-    const double fwd_exposed =
-        static_cast<double>(forwards) * steps * std::max(0.0, kv_s - fwd_att);
-    const double bwd_exposed = steps * std::max(0.0, kv_s + dkv_s - bwd_att);
-    const double per_layer = fwd_exposed + bwd_exposed + dkv_s;  // the last dK/dV send
-    const double stage_layers = static_cast<double>(per_stage);
-    cp_micro = per_layer * stage_layers;
-    const int64_t micro_calls = b.micro_steps * b.microbatches * per_stage;
-    CollectiveCost kv = cost("cp_kv", Collective::kSendRecv, "context", cp_group, net, kv_block,
-                             (forwards + 1) * (p.cp - 1) * micro_calls, kCpOverlap);
-    CollectiveCost dkv = cost("cp_dkv", Collective::kSendRecv, "context", cp_group, net, dkv_block,
-                              p.cp * micro_calls, kCpOverlap);
-    // The backward's overlapped steps carry both sends: their exposed time is shared in
-    // proportion.
-    const double bwd_kv = kv_s + dkv_s > 0 ? bwd_exposed * kv_s / (kv_s + dkv_s) : 0.0;
-    const double scale = ga * m * stage_layers;
-    kv.exposed_s = (fwd_exposed + bwd_kv) * scale;
-    dkv.exposed_s = (bwd_exposed - bwd_kv + dkv_s) * scale;
-    b.collectives.push_back(kv);
-    b.collectives.push_back(dkv);
-  }
-  if (p.pp > 1) {
-    // Interleaving: a micro-batch leaves each GPU once per model chunk.
-    const int64_t sends = (train ? 2 : 1) * p.virtual_stages;
-    pp_micro = static_cast<double>(sends) *
-               collectiveTime(Collective::kSendRecv, mc.pp_bytes, pp_group, net);
-    CollectiveCost k = cost("pp_activations", Collective::kSendRecv, "pipeline", pp_group, net,
-                            mc.pp_bytes, sends * b.micro_steps * b.microbatches, kPpCritical);
-    k.exposed_s = k.time_s;
-    b.collectives.push_back(k);
-  }
+  const double cp_micro = p.cp > 1 && train && cp_model && r.transformer
+                              ? addContextParallel(b, *cp_model, r, p, net, t, micro)
+                              : 0.0;
+  const double pp_micro = p.pp > 1 ? addPipeline(b, mc, p, net, pp_group, train) : 0.0;
   // One stage's slot per micro-batch; 1F1B runs m slots plus pp - 1 of fill and drain, the
   // interleaved schedule (pp - 1) / v (Narayanan et al. 2021, sec. 2.2.2: bubble
   // (p - 1) / (v m) of the ideal time).
@@ -374,30 +436,7 @@ StepBreakdown stepBreakdown(const Model& model, const Report& r, const Paralleli
   b.virtual_stages = p.virtual_stages;
   b.optimizer_s = t.optimizer_s;
 
-  if (train && dp > 1) {
-    // Per GPU, before ZeRO's split: gradients, and the weights ZeRO-3 gathers. Under expert
-    // parallelism the routed experts' share reduces over the expert data-parallel group,
-    // each GPU holding 1/ep of it.
-    const double split = static_cast<double>(p.tp * p.pp);
-    const double grads = static_cast<double>(r.memory.bytesSharded(Sharding::kZero2)) / split;
-    const double weights = static_cast<double>(r.memory.bytesSharded(Sharding::kZero3)) / split;
-    double expert_share = 0;
-    if (p.ep > 1 && r.transformer && r.transformer->params.total > 0) {
-      expert_share = static_cast<double>(r.transformer->params.routed_experts) /
-                     static_cast<double>(r.transformer->params.total);
-    }
-    const double dense = 1 - expert_share, expert = expert_share / static_cast<double>(p.ep);
-    const int64_t micro_calls = b.micro_steps * b.microbatches;
-    Windows win{stage_fwd, stage_bwd};
-    addDataParallel(b, "data", dp_group, net, grads * dense, weights * dense, p.zero, micro_calls,
-                    win);
-    if (expert_share > 0) {
-      addDataParallel(b, "expert_data", expert_dp_group, net, grads * expert, weights * expert,
-                      p.zero, micro_calls, win);
-    }
-    for (const CollectiveCost& k : b.collectives)
-      if (k.group == "data" || k.group == "expert_data") b.dp_comm_s += k.exposed_s;
-  }
+  if (train && dp > 1) addDataParallelGroups(b, r, p, net, stage_fwd, stage_bwd);
   b.step_s = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.ep_comm_s + b.cp_comm_s + b.dp_comm_s +
              b.bubble_s + b.optimizer_s;
   b.model_flops = modelFlops(r);
