@@ -259,10 +259,17 @@ int64_t forwardPeak(const Transformer& t, const Workload& w, const Report& r,
   return ceilDiv(prof.memory.bytesOf(MemoryKey::kActivations), w.hardware.parallel.tp);
 }
 
+/// The activations a paged engine reserves beside its KV pool on a GPU.
+struct PagedActivations {
+  int64_t reserved = 0;  ///< max(forward peak, sampler) + non-torch: what `terms` holds
+  /// vLLM's pipeline stages before the last, which run no sampler: forward peak + non-torch.
+  int64_t without_sampler = 0;
+};
+
 /// Sets p.budget_bytes (what the engine may hold: weights, activations and the KV pool) and
 /// returns the activations it reserves beside the pool, adding their term to `terms`.
-int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, int64_t weights,
-                     ServingPlan& p, std::vector<MemoryTerm>& terms) {
+PagedActivations pagedReserve(const Transformer& t, const Workload& w, const Report& r,
+                              int64_t weights, ServingPlan& p, std::vector<MemoryTerm>& terms) {
   const double fraction = *p.memory_fraction;
   if (p.engine == Engine::kTrtllm) {
     // TensorRT-LLM: the engine's activation memory is fixed at build time for max_num_tokens
@@ -281,7 +288,7 @@ int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, i
         "TensorRT-LLM: the KV pool is kv_cache_free_gpu_mem_fraction of the memory free after "
         "the CUDA context, the weights and the engine's activations (fixed at build time for "
         "max_num_tokens); in-flight batching up to max_batch_size sequences");
-    return act;
+    return {act, act};
   }
   // Budget: vLLM requested_memory = ceil(total x gpu_memory_utilization) (vllm/utils
   // request_memory); SGLang keeps total x mem_fraction_static, less what was in use before
@@ -293,7 +300,7 @@ int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, i
     p.notes.push_back(
         "SGLang: activations and CUDA graphs live in the (1 - mem_fraction_static) "
         "share; 512 MiB of CUDA context is taken from the budget");
-    return 0;
+    return {};
   }
   // profile_run: one dummy forward of max_num_batched_tokens tokens, then the sampler over
   // min(max_num_seqs, max_num_batched_tokens) rows of logits; the peak is the larger.
@@ -326,7 +333,7 @@ int64_t pagedReserve(const Transformer& t, const Workload& w, const Report& r, i
       "CUDA graphs are captured after the KV cache is allocated, in the " +
       std::to_string(static_cast<int>(std::lround((1 - fraction) * 100))) +
       " % left outside gpu_memory_utilization (unless VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)");
-  return act;
+  return {act, checkedAdd(forward, non_torch)};
 }
 
 /// The engine's launch command for the plan.
@@ -399,23 +406,20 @@ void checkDraft(const Transformer& t, const Workload& w) {
 /// the last stage only) for the KV of its layers, num_blocks = available // page // layers
 /// (_get_kv_cache_config_uniform_type); the pool is the smallest stage's
 /// (get_kv_cache_configs). `terms` and p's block figures become that stage's GPU's.
-void planVllmStages(const Transformer& t, const Workload& w, const Report& r, int64_t layer_page,
-                    int64_t last_act, ServingPlan& p, std::vector<MemoryTerm>& terms) {
+void planVllmStages(const Transformer& t, const Workload& w, int64_t layer_page,
+                    const PagedActivations& act, ServingPlan& p, std::vector<MemoryTerm>& terms) {
   if (vllmKvGroups(t).sliding_groups > 0) {
     throw InputError(ErrorCode::kValue, "/workload/pp",
                      "vLLM's pipeline stages of a model with sliding-window layers (its hybrid "
                      "KV cache groups over the stages) are not modelled: leave pp at 1");
   }
   const std::vector<PipelineStage> stages = vllmStages(t, w);
-  const int64_t other_act =
-      checkedAdd(forwardPeak(t, w, r, p),
-                 vllmNonTorchBytes(vllmProfile(w.serving.vllm_version), w.hardware.parallel.tp));
   int64_t blocks = std::numeric_limits<int64_t>::max();
   size_t limiting = 0;
   for (size_t i = 0; i < stages.size(); ++i) {
-    const int64_t act = i + 1 == stages.size() ? last_act : other_act;
-    const int64_t pool =
-        std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, stages[i].weight_bytes), act));
+    const int64_t reserved = i + 1 == stages.size() ? act.reserved : act.without_sampler;
+    const int64_t pool = std::max<int64_t>(
+        0, checkedSub(checkedSub(p.budget_bytes, stages[i].weight_bytes), reserved));
     const int64_t n = pool / mul(layer_page, stages[i].layers);
     p.stage_layers.push_back(stages[i].layers);
     if (n < blocks) {
@@ -444,7 +448,7 @@ void planVllmStages(const Transformer& t, const Workload& w, const Report& r, in
   if (limiting + 1 != stages.size()) {
     for (MemoryTerm& m : terms) {
       if (m.key != MemoryKey::kActivations) continue;
-      m.fixed = other_act;
+      m.fixed = act.without_sampler;
       m.formula = "forward peak + non-torch (the sampler runs on the last stage)";
     }
   }
@@ -467,8 +471,9 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
   }
   const int64_t weights = sumFixed(terms);
   pagedDefaults(w, p);
-  const int64_t act = pagedReserve(t, w, r, weights, p, terms);
-  const int64_t pool = std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, weights), act));
+  const PagedActivations act = pagedReserve(t, w, r, weights, p, terms);
+  const int64_t pool =
+      std::max<int64_t>(0, checkedSub(checkedSub(p.budget_bytes, weights), act.reserved));
   // vLLM: one page per layer = block_size x 2 x kv_heads x head_size x dtype bytes
   // (FullAttentionSpec.page_size_bytes); num_blocks = available // page // layers
   // (kv_cache_utils.get_num_blocks). SGLang: max_total_num_tokens = rest // cell_size.
@@ -486,7 +491,7 @@ void planPaged(const Transformer& t, const Workload& w, const Report& r, Serving
   const int64_t draft_kv = w.serving.draft ? kvBytes(*w.serving.draft, w, 1) : 0;
   if (draft_kv > 0) p.block_bytes = mul(p.block_size, add(p.kv_bytes_per_token, draft_kv));
   p.num_blocks = pool / p.block_bytes;
-  if (vllm && w.hardware.parallel.pp > 1) planVllmStages(t, w, r, layer_page, act, p, terms);
+  if (vllm && w.hardware.parallel.pp > 1) planVllmStages(t, w, layer_page, act, p, terms);
   // "GPU KV cache size": num_blocks // groups x block_size tokens.
   p.kv_tokens = mul(p.num_blocks / add(groups.full_groups, groups.sliding_groups), p.block_size);
   // get_max_concurrency_for_kv_cache_config: num_blocks / the blocks one request takes.
