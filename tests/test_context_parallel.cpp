@@ -9,10 +9,12 @@
 #include "dlcost/api.hpp"
 #include "dlcost/base/error.hpp"
 #include "dlcost/explore/layouts.hpp"
+#include "document_error.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using dlcost::testing::errorOf;
 using nlohmann::json;
 
 namespace {
@@ -50,16 +52,6 @@ const json* collective(const json& step, const std::string& purpose) {
   for (const json& c : step["collectives"])
     if (c["purpose"] == purpose) return &c;
   return nullptr;
-}
-
-dlcost::Error errorOf(const json& doc) {
-  try {
-    dlcost::estimateDocument(doc);
-  } catch (const dlcost::InputError& e) {
-    return e.error();
-  }
-  FAIL("no error for " << doc.dump());
-  return {};
 }
 
 }  // namespace

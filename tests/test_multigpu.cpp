@@ -15,12 +15,14 @@
 #include "dlcost/schema/config_json.hpp"
 #include "dlcost/types/collective.hpp"
 #include "dlcost/types/interconnect.hpp"
+#include "document_error.hpp"
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using dlcost::Collective;
 using dlcost::GroupPlacement;
 using dlcost::Network;
+using dlcost::testing::errorOf;
 using nlohmann::json;
 
 namespace {
@@ -36,16 +38,6 @@ const dlcost::Interconnect& link(const char* id) {
 
 json estimateJson(const json& doc) {
   return dlcost::estimateDocument(doc);
-}
-
-dlcost::Error errorOf(const json& doc) {
-  try {
-    dlcost::estimateDocument(doc);
-  } catch (const dlcost::InputError& e) {
-    return e.error();
-  }
-  FAIL("no error for " << doc.dump());
-  return {};
 }
 
 json gpt2(const json& workload) {
